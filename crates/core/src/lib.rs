@@ -1,1 +1,41 @@
-//! placeholder
+//! mnemo-core: the domain of durable LLM memory and its pure rules.
+//!
+//! Read it in the order data flows: [`message`] (the trace's unit) → [`extract`] (proposed
+//! [`op`]s) → [`gate`] (a [`verdict`] per op) → [`memory`] rows → [`recall`] (path A exact, path B
+//! ranked by [`score`] and [`decay`]) → [`assemble`] (the token-budgeted block) → [`trace`].
+//! Nothing here performs I/O or blocks; every rule is unit- and property-tested.
+#![deny(missing_docs)]
+
+pub mod assemble;
+pub mod config;
+pub mod decay;
+pub mod error;
+pub mod extract;
+pub mod gate;
+pub mod id;
+pub mod kind;
+pub mod memory;
+pub mod message;
+pub mod op;
+pub mod pii;
+pub mod policy;
+pub mod recall;
+pub mod scope;
+pub mod score;
+pub mod text;
+pub mod tokens;
+pub mod trace;
+pub mod verdict;
+
+pub use assemble::{ContextBlock, Section, SectionName};
+pub use config::Tuning;
+pub use error::{CoreError, Result};
+pub use id::{AgentId, ChatId, MemoryId, MessageId, TenantId, UserId};
+pub use kind::{Kind, Status, StatusKind, Surface};
+pub use memory::{HistoryEntry, HistoryEvent, Link, LinkKind, Memory, Provenance, Sensitivity};
+pub use message::{Message, NewMessage, Role};
+pub use op::{Action, Draft, ProposedOp, Target};
+pub use policy::Policy;
+pub use recall::{RecallItem, RecallMode};
+pub use scope::{Layer, Scope};
+pub use verdict::{RejectReason, Verdict};

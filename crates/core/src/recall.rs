@@ -1,0 +1,303 @@
+//! Recall, the pure half: path A selection (exact, exhaustive) and path B ranking (scored,
+//! tiered, floored). The engine fetches candidates within scope; this module decides.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::config::Tuning;
+use crate::id::MemoryId;
+use crate::kind::{Kind, text_enum};
+use crate::memory::Memory;
+use crate::policy::Policy;
+use crate::score::{ScoreParts, Tier, composite, tier};
+
+text_enum!(
+    /// Which retrieval signals produced path B's candidates: the cascade's rung, recorded so a
+    /// degraded recall shows up in the trace instead of failing.
+    RecallMode, "recall mode" {
+        /// Lexical and vector.
+        Hybrid => "hybrid",
+        /// Vector only (lexical unavailable or empty).
+        VectorOnly => "vector_only",
+        /// Lexical only (no embedder).
+        LexicalOnly => "lexical_only",
+        /// Plain substring match, the last resort.
+        Substring => "substring",
+    }
+);
+
+text_enum!(
+    /// Why path A included a memory.
+    ExactReason, "exact reason" {
+        /// Pinned by a person.
+        Pinned => "pinned",
+        /// A preference (most specific layer wins).
+        Preference => "preference",
+        /// A protocol or boundary.
+        Protocol => "protocol",
+        /// An open loop overdue or due soon.
+        DueSoon => "due_soon",
+    }
+);
+
+/// One recalled memory with how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallItem {
+    /// The memory.
+    pub memory: Memory,
+    /// Path A: why it is always included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<ExactReason>,
+    /// Path B: its score parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<ScoreParts>,
+    /// Path B: its tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// The current message seems to contradict it (reconsolidation).
+    #[serde(default)]
+    pub possibly_outdated: bool,
+}
+
+impl RecallItem {
+    /// The score used for ordering: path A items first, then by total.
+    pub fn total(&self) -> f32 {
+        self.score.map_or(f32::INFINITY, |s| s.total)
+    }
+}
+
+/// Path A's result: everything that applies to this turn, no top-k.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ExactSet {
+    /// Policies in force.
+    pub policies: Vec<Policy>,
+    /// Pinned memories, preferences, protocols, loops due soon; in a deterministic order.
+    pub items: Vec<RecallItem>,
+    /// Preferences shadowed by a more specific layer: (shadowed, winner).
+    pub shadowed: Vec<(MemoryId, MemoryId)>,
+}
+
+/// Picks path A's items from the active memories of exact kinds, pinned rows and open loops.
+///
+/// Preferences with the same key resolve to one: the most specific layer wins, then the newest.
+/// Output order depends only on the state, never on query or retrieval order, so the block's
+/// stable prefix stays byte-identical between turns.
+pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTime<Utc>, t: &Tuning) -> ExactSet {
+    let due_by = now + Duration::seconds((t.ranking.due_soon_days * 86_400.0) as i64);
+    let mut keyed: BTreeMap<(Kind, String), Vec<Memory>> = BTreeMap::new();
+    let mut items = Vec::new();
+    let mut shadowed = Vec::new();
+    let mut seen = HashSet::new();
+    for m in candidates {
+        if !seen.insert(m.id) {
+            continue;
+        }
+        let reason = if m.pinned {
+            ExactReason::Pinned
+        } else if m.kind == Kind::Preference {
+            ExactReason::Preference
+        } else if m.kind == Kind::Protocol {
+            ExactReason::Protocol
+        } else if m.kind == Kind::OpenLoop && m.due_at.is_some_and(|d| d <= due_by) {
+            ExactReason::DueSoon
+        } else {
+            continue;
+        };
+        match (&m.key, reason) {
+            (Some(k), ExactReason::Preference | ExactReason::Protocol) => {
+                keyed.entry((m.kind, k.clone())).or_default().push(m);
+            }
+            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None, possibly_outdated: false }),
+        }
+    }
+    for (_, mut group) in keyed {
+        group.sort_by(|a, b| b.owner.layer().cmp(&a.owner.layer()).then(b.created_at.cmp(&a.created_at)).then(b.id.cmp(&a.id)));
+        let winner = group.remove(0);
+        shadowed.extend(group.iter().map(|m| (m.id, winner.id)));
+        let reason = if winner.kind == Kind::Protocol { ExactReason::Protocol } else { ExactReason::Preference };
+        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None, possibly_outdated: false });
+    }
+    items.sort_by(|a, b| {
+        let (x, y) = (&a.memory, &b.memory);
+        a.exact
+            .cmp(&b.exact)
+            .then(x.kind.cmp(&y.kind))
+            .then(x.key.cmp(&y.key))
+            .then(x.owner.layer().cmp(&y.owner.layer()))
+            .then(x.created_at.cmp(&y.created_at))
+            .then(x.id.cmp(&y.id))
+    });
+    let mut policies: Vec<Policy> = policies.into_iter().filter(|p| p.in_force(now)).collect();
+    policies.sort_by(|a, b| a.key.cmp(&b.key).then(a.agent.cmp(&b.agent)).then(a.version.cmp(&b.version)));
+    ExactSet { policies, items, shadowed }
+}
+
+/// A path B candidate: a memory within scope and its raw signals.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The memory.
+    pub memory: Memory,
+    /// Lexical signal normalised to 0..=1 against the best lexical hit of this query.
+    pub lexical: Option<f32>,
+    /// Cosine with the query.
+    pub vector: Option<f32>,
+}
+
+/// Path B's result before assembly.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ranked {
+    /// Items above the floor, best first, at most k.
+    pub items: Vec<RecallItem>,
+    /// Candidates dropped for relevance below the floor.
+    pub below_floor: Vec<(MemoryId, f32)>,
+}
+
+/// Scores, floors, orders and cuts path B's candidates. `exclude` holds path A's ids.
+pub fn rank(candidates: Vec<Candidate>, exclude: &HashSet<MemoryId>, k: usize, now: DateTime<Utc>, t: &Tuning) -> Ranked {
+    let mut out = Ranked::default();
+    let mut seen = HashSet::new();
+    for c in candidates {
+        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) {
+            continue;
+        }
+        let parts = composite(&c.memory, c.lexical, c.vector, now, t);
+        if parts.relevance < t.ranking.min_relevance {
+            out.below_floor.push((c.memory.id, parts.relevance));
+            continue;
+        }
+        out.items.push(RecallItem {
+            tier: Some(tier(parts.relevance, t)),
+            score: Some(parts),
+            exact: None,
+            memory: c.memory,
+            possibly_outdated: false,
+        });
+    }
+    out.items.sort_by(|a, b| b.total().total_cmp(&a.total()).then(a.memory.id.cmp(&b.memory.id)));
+    out.items.truncate(k);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::MemoryId;
+    use crate::kind::{Status, Surface};
+    use crate::memory::{Provenance, Sensitivity};
+    use crate::scope::Scope;
+
+    fn now() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn mem(kind: Kind, owner: Scope, content: &str) -> Memory {
+        Memory {
+            id: MemoryId::new(),
+            owner,
+            kind,
+            content: content.into(),
+            key: None,
+            value: None,
+            confidence: 0.9,
+            salience: 0.6,
+            pinned: false,
+            surface: kind.default_surface(),
+            status: Status::Active,
+            due_at: None,
+            valid_from: None,
+            valid_until: None,
+            provenance: Provenance::default(),
+            content_hash: String::new(),
+            created_at: now(),
+            updated_at: now(),
+            last_accessed: None,
+            last_surfaced: None,
+            access_count: 0,
+            distinct_sessions: 0,
+            reinforcements: 0,
+            expires_at: None,
+            sensitivity: Sensitivity::Normal,
+        }
+    }
+
+    fn user() -> Scope {
+        Scope::parse("acme", None, Some("dana"), None).unwrap()
+    }
+
+    #[test]
+    fn most_specific_layer_wins_per_key() {
+        let tenant = Scope::parse("acme", None, None, None).unwrap();
+        let mut general = mem(Kind::Preference, tenant, "Answers are detailed");
+        general.key = Some("answer_length".into());
+        let mut mine = mem(Kind::Preference, user(), "User wants short answers");
+        mine.key = Some("answer_length".into());
+        let unkeyed = mem(Kind::Preference, user(), "User likes dry humour");
+        let set = select_exact(vec![general.clone(), mine.clone(), unkeyed.clone()], vec![], now(), &Tuning::default());
+        let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
+        assert!(ids.contains(&mine.id) && ids.contains(&unkeyed.id) && !ids.contains(&general.id));
+        assert_eq!(set.shadowed, vec![(general.id, mine.id)]);
+    }
+
+    #[test]
+    fn path_a_takes_pinned_protocols_and_loops_due_soon_only() {
+        let mut pinned = mem(Kind::Event, user(), "pinned event");
+        pinned.pinned = true;
+        let boundary = mem(Kind::Protocol, user(), "never mention the divorce");
+        let mut soon = mem(Kind::OpenLoop, user(), "call mom");
+        soon.due_at = Some(now() + Duration::days(1));
+        let mut later = mem(Kind::OpenLoop, user(), "renew passport");
+        later.due_at = Some(now() + Duration::days(30));
+        let plain = mem(Kind::Profile, user(), "name is Dana");
+        let set = select_exact(
+            vec![plain.clone(), later.clone(), soon.clone(), boundary.clone(), pinned.clone()],
+            vec![],
+            now(),
+            &Tuning::default(),
+        );
+        let got: Vec<_> = set.items.iter().map(|i| (i.memory.id, i.exact.unwrap())).collect();
+        assert_eq!(
+            got,
+            vec![(pinned.id, ExactReason::Pinned), (boundary.id, ExactReason::Protocol), (soon.id, ExactReason::DueSoon)]
+        );
+    }
+
+    #[test]
+    fn path_a_order_is_independent_of_input_order() {
+        let ms: Vec<_> = (0..6)
+            .map(|i| {
+                let mut m = mem(Kind::Preference, user(), &format!("pref {i}"));
+                m.key = Some(format!("k{}", i % 3));
+                m.created_at = now() - Duration::minutes(i);
+                m
+            })
+            .collect();
+        let a = select_exact(ms.clone(), vec![], now(), &Tuning::default());
+        let mut rev = ms;
+        rev.reverse();
+        let b = select_exact(rev, vec![], now(), &Tuning::default());
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn ranking_floors_orders_and_excludes() {
+        let t = Tuning::default();
+        let a = mem(Kind::Profile, user(), "a");
+        let b = mem(Kind::Profile, user(), "b");
+        let c = mem(Kind::Profile, user(), "c");
+        let excluded = mem(Kind::Profile, user(), "d");
+        let cands = vec![
+            Candidate { memory: a.clone(), lexical: None, vector: Some(0.5) },
+            Candidate { memory: b.clone(), lexical: Some(1.0), vector: Some(0.6) },
+            Candidate { memory: c.clone(), lexical: None, vector: Some(0.1) },
+            Candidate { memory: excluded.clone(), lexical: Some(1.0), vector: Some(0.9) },
+        ];
+        let r = rank(cands, &HashSet::from([excluded.id]), 10, now(), &t);
+        let ids: Vec<_> = r.items.iter().map(|i| i.memory.id).collect();
+        assert_eq!(ids, vec![b.id, a.id]);
+        assert_eq!(r.below_floor.len(), 1);
+        assert_eq!(r.items[0].tier, Some(Tier::High));
+        assert_eq!(r.items[0].memory.surface, Surface::Speak);
+    }
+}

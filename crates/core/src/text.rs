@@ -1,0 +1,82 @@
+//! Text normalisation shared by dedup, lexical search and extraction.
+
+use sha2::{Digest, Sha256};
+
+/// Words that carry no retrieval signal; dropped from lexical queries so "what is my dog's
+/// name" matches on "dog" and "name", not on "what" and "is".
+const STOPWORDS: &[&str] = &[
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his", "how", "i", "i'm", "if", "in",
+    "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "she", "so", "some", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
+    "where", "which", "who", "why", "will", "with", "would", "you", "your", "user", "user's", "s", "t", "just",
+    "tell", "know", "remember", "again", "any", "all", "should", "ll", "ve", "re", "d",
+];
+
+/// Whether a lower-cased word is a stopword.
+pub fn is_stopword(word: &str) -> bool {
+    STOPWORDS.contains(&word)
+}
+
+/// Lower-cased words of a text (letters, digits, apostrophes inside words).
+pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\'').to_lowercase())
+        .filter(|w| !w.is_empty())
+}
+
+/// The content words of a query, deduplicated in order: what lexical search looks for.
+pub fn query_terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(text) {
+        let w = w.strip_suffix("'s").map(str::to_string).unwrap_or(w);
+        if w.len() < 2 && !w.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if is_stopword(&w) || out.contains(&w) {
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Canonical form for exact dedup: case, punctuation and spacing do not make a new memory.
+pub fn normalize(text: &str) -> String {
+    words(text).collect::<Vec<_>>().join(" ")
+}
+
+/// Hash of the normalised content: the exact half of the dedup key (scope is the other half).
+pub fn content_hash(text: &str) -> String {
+    let digest = Sha256::digest(normalize(text).as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Collapses runs of whitespace and trims, for storing content as people wrote it.
+pub fn tidy(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_ignores_case_spacing_and_punctuation() {
+        assert_eq!(content_hash("User likes  Tea!"), content_hash("user likes tea"));
+        assert_ne!(content_hash("user likes tea"), content_hash("user likes coffee"));
+        assert_eq!(content_hash("x").len(), 32);
+    }
+
+    #[test]
+    fn query_terms_drop_stopwords_and_possessives() {
+        assert_eq!(query_terms("What is my dog's name?"), vec!["dog", "name"]);
+        assert_eq!(query_terms("the THE the"), Vec::<String>::new());
+        assert_eq!(query_terms("born in 1990, 1990"), vec!["born", "1990"]);
+    }
+
+    #[test]
+    fn tidy_collapses_whitespace() {
+        assert_eq!(tidy("  a \n b\tc "), "a b c");
+    }
+}

@@ -1,0 +1,77 @@
+//! The trace envelope: what a recall or context call retrieved, in which mode, what it held
+//! back and why, and how many tokens it cost — so any answer can be explained and replayed.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::assemble::HeldBack;
+use crate::id::MemoryId;
+use crate::kind::text_enum;
+use crate::recall::{ExactReason, RecallMode};
+use crate::scope::Scope;
+use crate::score::{ScoreParts, Tier};
+
+text_enum!(
+    /// Which engine call left the envelope.
+    TraceOp, "trace op" {
+        /// `recall`.
+        Recall => "recall",
+        /// `context`.
+        Context => "context",
+    }
+);
+
+/// One retrieved item as the trace records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TracedItem {
+    /// The memory.
+    pub id: MemoryId,
+    /// Path A reason, if exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<ExactReason>,
+    /// Path B score parts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<ScoreParts>,
+    /// Path B tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+}
+
+/// The envelope of one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceEnvelope {
+    /// Turn id: how `mnemo trace` and the API find it again.
+    pub turn_id: String,
+    /// Who asked.
+    pub scope: Scope,
+    /// Which call.
+    pub op: TraceOp,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The query or current message.
+    pub query: String,
+    /// Path B's retrieval mode.
+    pub mode: RecallMode,
+    /// What came back, path A then path B.
+    pub retrieved: Vec<TracedItem>,
+    /// Memories placed in the block (context only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub surfaced: Vec<MemoryId>,
+    /// Candidates dropped below the relevance floor, with their relevance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub below_floor: Vec<(MemoryId, f32)>,
+    /// What assembly left out and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_back: Vec<HeldBack>,
+    /// Why a degraded mode was used, if it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
+    /// Tokens of the block (context only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// Token budget (context only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<usize>,
+    /// Wall time of the call in microseconds, embedding included.
+    pub micros: u64,
+}

@@ -1,0 +1,75 @@
+//! The `Embedder` trait every backend implements, plus the vector helpers that make its
+//! "unit length, so dot product = cosine" promise cheap to keep and to rely on.
+
+use crate::error::Result;
+
+/// Turns text into fixed-size vectors so the store can rank memories by meaning.
+///
+/// Implementations are shared across threads behind an `Arc<dyn Embedder>`, hence the
+/// `Send + Sync` bound.
+pub trait Embedder: Send + Sync {
+    /// Stable identifier stored beside every vector so a store knows when it must re-embed,
+    /// e.g. "local:all-MiniLM-L6-v2", "hash:384", "openai:text-embedding-3-small".
+    fn id(&self) -> &str;
+    /// Output dimension.
+    fn dim(&self) -> usize;
+    /// Embeds a batch; every returned vector is L2-normalised (so dot product = cosine).
+    /// An empty batch returns an empty Vec.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Scales `v` to unit L2 length in place so later similarity is a plain dot product.
+///
+/// A zero (or non-finite-norm) vector is left untouched: there is no direction to keep.
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 && norm.is_finite() {
+        let inv = 1.0 / norm;
+        v.iter_mut().for_each(|x| *x *= inv);
+    }
+}
+
+/// Cosine similarity that tolerates unnormalised input, so callers need not trust the source.
+///
+/// Returns 0.0 when either vector is all zeros. Only the common prefix is compared if the
+/// lengths differ (a caller bug, flagged in debug builds).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len(), "cosine of vectors with different lengths");
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_makes_unit_length() {
+        let mut v = vec![3.0, 4.0];
+        normalize(&mut v);
+        assert!((v[0] - 0.6).abs() < 1e-6 && (v[1] - 0.8).abs() < 1e-6);
+    }
+
+    #[test]
+    fn normalize_leaves_zero_vector() {
+        let mut v = vec![0.0; 4];
+        normalize(&mut v);
+        assert_eq!(v, vec![0.0; 4]);
+    }
+
+    #[test]
+    fn cosine_basics() {
+        assert!((cosine(&[1.0, 0.0], &[2.0, 0.0]) - 1.0).abs() < 1e-6);
+        assert!(cosine(&[1.0, 0.0], &[0.0, 5.0]).abs() < 1e-6);
+        assert!((cosine(&[1.0, 1.0], &[-1.0, -1.0]) + 1.0).abs() < 1e-6);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+    }
+}
