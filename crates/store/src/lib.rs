@@ -1,1 +1,15 @@
-//! placeholder
+//! mnemo-store: the [`Store`] trait and its embedded SQLite backend.
+//!
+//! The trait speaks only in domain types (scope, memory, change sets); no SQL leaks above it, so
+//! a PostgreSQL backend can implement the same contract and pass the same conformance tests.
+//! Every read takes the caller's scope and filters by it before any ranking; every write is a
+//! [`ChangeSet`] applied in one transaction.
+#![deny(missing_docs)]
+
+mod error;
+pub mod sqlite;
+mod store;
+
+pub use error::{Result, StoreError};
+pub use sqlite::SqliteStore;
+pub use store::{Change, ChangeSet, Embedding, ListFilter, Store};

@@ -1,0 +1,493 @@
+//! The embedded default: one SQLite file in WAL mode, FTS5 for BM25, vectors as blobs scored
+//! exactly within scope.
+
+mod apply;
+mod rows;
+mod schema;
+mod vectors;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use mnemo_core::trace::{TraceEnvelope, TraceOp};
+use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
+
+use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt};
+use self::vectors::VectorCache;
+use crate::error::{Result, StoreError};
+use crate::store::{ChangeSet, ListFilter, Store};
+
+/// Readers kept open beside the writer; WAL lets them run while a write is in progress.
+const READERS: usize = 4;
+
+/// The SQLite backend.
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    vectors: VectorCache,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    // NORMAL in WAL mode never corrupts; FULL also makes every acknowledged commit survive a
+    // power cut, which is the promise we make.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "cache_size", -16_000)?;
+    Ok(())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store file `path`, migrating it to the latest schema.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Open { path: dir.to_path_buf(), reason: format!("cannot create directory: {e}") })?;
+        }
+        let open_err = |e: rusqlite::Error| StoreError::Open { path: path.clone(), reason: e.to_string() };
+        let mut writer = Connection::open(&path).map_err(open_err)?;
+        writer.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
+        configure(&writer).map_err(open_err)?;
+        schema::migrate(&mut writer)?;
+        let readers = (0..READERS)
+            .map(|_| {
+                let c = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                    .map_err(open_err)?;
+                configure(&c).map_err(open_err)?;
+                Ok(Mutex::new(c))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { path, writer: Mutex::new(writer), readers, vectors: VectorCache::default() })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` on a free reader (or waits for one).
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        for r in &self.readers {
+            if let Ok(conn) = r.try_lock() {
+                return f(&conn);
+            }
+        }
+        let conn = self.readers[0].lock().expect("reader lock");
+        f(&conn)
+    }
+
+    /// Runs `f` inside an IMMEDIATE transaction on the writer; commits when it returns Ok.
+    fn write<T>(&self, op: &'static str, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer.lock().expect("writer lock");
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
+        let out = f(&tx)?;
+        tx.commit().map_err(StoreError::sql(op))?;
+        Ok(out)
+    }
+
+    fn memories(&self, op: &'static str, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Memory>> {
+        self.read(|c| {
+            let mut stmt = c.prepare_cached(sql).map_err(StoreError::sql(op))?;
+            stmt.query_map(params, rows::memory).and_then(|r| r.collect()).map_err(StoreError::sql(op))
+        })
+    }
+}
+
+fn message(row: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
+    Ok(Message { id: parse(row, 0)?, scope: rows::scope(row, 1)?, role: parse(row, 5)?, content: row.get(6)?, at: time(row, 7)? })
+}
+
+const MESSAGE_COLUMNS: &str = "id, tenant, agent, user_id, chat, role, content, at";
+
+/// `?5, ?6, ...` placeholders for a list after the four scope parameters.
+fn placeholders(n: usize, first: usize) -> String {
+    (first..first + n).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// An FTS5 query matching any of the terms, each quoted so user text is never FTS syntax.
+fn fts_query(terms: &[String]) -> String {
+    terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
+}
+
+impl Store for SqliteStore {
+    fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
+        self.write("append messages", |tx| {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(StoreError::sql("append messages"))?;
+            messages
+                .iter()
+                .map(|m| {
+                    let [t, a, u, c] = m.scope.key_parts();
+                    stmt.execute(params![m.id.as_str(), t, a, u, c, m.role.as_str(), m.content, ms(m.at)])
+                        .map(|n| n == 1)
+                        .map_err(StoreError::sql("append messages"))
+                })
+                .collect()
+        })
+    }
+
+    fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
+        let [t, a, u, c] = scope.key_parts();
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 \
+                     AND chat = ?4 ORDER BY at DESC, rowid DESC LIMIT ?5"
+                ))
+                .map_err(StoreError::sql("recent messages"))?;
+            let mut out: Vec<Message> = stmt
+                .query_map(params![t, a, u, c, limit as i64], message)
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("recent messages"))?;
+            out.reverse();
+            Ok(out)
+        })
+    }
+
+    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.read(|conn| {
+            let sql = format!(
+                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND id IN ({}) ORDER BY at, rowid",
+                placeholders(ids.len(), 2)
+            );
+            let mut stmt = conn.prepare(&sql).map_err(StoreError::sql("messages"))?;
+            let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
+            stmt.query_map(params_from_iter(args), message).and_then(|r| r.collect()).map_err(StoreError::sql("messages"))
+        })
+    }
+
+    fn get(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Memory>> {
+        self.read(|c| {
+            c.prepare_cached(&format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ?1 AND m.id = ?2"))
+                .and_then(|mut s| s.query_row(params![tenant.as_str(), id.to_string()], rows::memory).optional())
+                .map_err(StoreError::sql("get memory"))
+        })
+    }
+
+    fn get_many(&self, scope: &Scope, ids: &[MemoryId]) -> Result<Vec<Memory>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let [t, a, u, c] = scope.key_parts();
+        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id IN ({})", placeholders(ids.len(), 5));
+        let id_strs: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
+        let args = [t, a, u, c].into_iter().map(str::to_string).chain(id_strs);
+        let mut found = self.memories("get memories", &sql, params_from_iter(args))?;
+        let pos: std::collections::HashMap<MemoryId, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+        found.sort_by_key(|m| pos.get(&m.id).copied().unwrap_or(usize::MAX));
+        Ok(found)
+    }
+
+    fn list(&self, scope: &Scope, f: &ListFilter) -> Result<Vec<Memory>> {
+        let [t, a, u, c] = scope.key_parts();
+        let mut sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE}");
+        let mut args: Vec<String> = [t, a, u, c].into_iter().map(str::to_string).collect();
+        if !f.kinds.is_empty() {
+            sql.push_str(&format!(" AND m.kind IN ({})", placeholders(f.kinds.len(), args.len() + 1)));
+            args.extend(f.kinds.iter().map(|k| k.as_str().to_string()));
+        }
+        if !f.statuses.is_empty() {
+            sql.push_str(&format!(" AND m.status IN ({})", placeholders(f.statuses.len(), args.len() + 1)));
+            args.extend(f.statuses.iter().map(|s| s.as_str().to_string()));
+        }
+        if let Some(text) = f.text.as_ref().filter(|t| !t.is_empty()) {
+            sql.push_str(&format!(" AND instr(lower(m.content), lower(?{})) > 0", args.len() + 1));
+            args.push(text.clone());
+        }
+        sql.push_str(" ORDER BY m.created_at DESC, m.id DESC");
+        if f.limit > 0 {
+            sql.push_str(&format!(" LIMIT {} OFFSET {}", f.limit, f.offset));
+        } else if f.offset > 0 {
+            sql.push_str(&format!(" LIMIT -1 OFFSET {}", f.offset));
+        }
+        self.memories("list memories", &sql, params_from_iter(args))
+    }
+
+    fn find_by_hash(&self, scope: &Scope, hash: &str) -> Result<Option<Memory>> {
+        let [t, a, u, c] = scope.key_parts();
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.content_hash = ?5 AND m.status = 'active' \
+             ORDER BY m.created_at LIMIT 1"
+        );
+        Ok(self.memories("find by hash", &sql, params![t, a, u, c, hash])?.into_iter().next())
+    }
+
+    fn find_by_key(&self, owner: &Scope, kind: Kind, key: &str) -> Result<Option<Memory>> {
+        let [t, a, u, c] = owner.key_parts();
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 \
+             AND m.chat = ?4 AND m.kind = ?5 AND m.key = ?6 AND m.status = 'active' ORDER BY m.created_at DESC LIMIT 1"
+        );
+        Ok(self.memories("find by key", &sql, params![t, a, u, c, kind.as_str(), key])?.into_iter().next())
+    }
+
+    fn exact_candidates(&self, scope: &Scope, due_by: DateTime<Utc>) -> Result<Vec<Memory>> {
+        let [t, a, u, c] = scope.key_parts();
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.status = 'active' AND \
+             (m.pinned = 1 OR m.kind IN ('preference', 'protocol') OR (m.kind = 'open_loop' AND m.due_at <= ?5))"
+        );
+        self.memories("exact candidates", &sql, params![t, a, u, c, ms(due_by)])
+    }
+
+    fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let [t, a, u, c] = scope.key_parts();
+        // Scope and status are predicates of the same query, applied before ORDER BY/LIMIT.
+        // BM25's document frequencies come from the whole FTS table; they shape scores within
+        // the scoped set, never membership of it.
+        let sql = format!(
+            "SELECT m.id, bm25(memory_fts) AS s FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid \
+             WHERE memory_fts MATCH ?5 AND {VISIBLE} AND m.status = 'active' ORDER BY s LIMIT ?6"
+        );
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&sql).map_err(StoreError::sql("lexical search"))?;
+            stmt.query_map(params![t, a, u, c, fts_query(terms), limit as i64], |r| {
+                Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("lexical search"))
+        })
+    }
+
+    fn vector(&self, scope: &Scope, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
+        self.read(|conn| self.vectors.search(conn, scope, model, query, limit))
+    }
+
+    fn cosines(&self, scope: &Scope, model: &str, query: &[f32], ids: &[MemoryId]) -> Result<Vec<(MemoryId, f32)>> {
+        self.read(|conn| self.vectors.cosines(conn, scope, model, query, ids))
+    }
+
+    fn substring(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<MemoryId>> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let [t, a, u, c] = scope.key_parts();
+        let like = (0..terms.len()).map(|i| format!("instr(lower(m.content), ?{}) > 0", i + 5)).collect::<Vec<_>>().join(" OR ");
+        let sql = format!(
+            "SELECT m.id FROM memories m WHERE {VISIBLE} AND m.status = 'active' AND ({like}) \
+             ORDER BY m.updated_at DESC LIMIT {limit}"
+        );
+        let args = [t, a, u, c].into_iter().map(str::to_string).chain(terms.iter().map(|t| t.to_lowercase()));
+        self.read(|conn| {
+            let mut stmt = conn.prepare(&sql).map_err(StoreError::sql("substring search"))?;
+            stmt.query_map(params_from_iter(args), |r| parse::<MemoryId>(r, 0))
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("substring search"))
+        })
+    }
+
+    fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>> {
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT memory_id, at, event, from_status, to_status, reason, sources FROM history \
+                     WHERE tenant = ?1 AND memory_id = ?2 ORDER BY rowid",
+                )
+                .map_err(StoreError::sql("history"))?;
+            stmt.query_map(params![tenant.as_str(), id.to_string()], |r| {
+                let dec = |i: usize, s: String| {
+                    serde_json::from_str(&s).map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into()))
+                };
+                Ok(HistoryEntry {
+                    memory: parse(r, 0)?,
+                    at: time(r, 1)?,
+                    event: parse(r, 2)?,
+                    from_status: r.get::<_, Option<String>>(3)?.map(|s| dec(3, s)).transpose()?,
+                    to_status: dec(4, r.get(4)?)?,
+                    reason: r.get(5)?,
+                    sources: rows::message_ids(r, 6)?,
+                })
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("history"))
+        })
+    }
+
+    fn links(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<Link>> {
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT from_id, to_id, kind, at FROM links WHERE tenant = ?1 AND (from_id = ?2 OR to_id = ?2) ORDER BY at, rowid",
+                )
+                .map_err(StoreError::sql("links"))?;
+            stmt.query_map(params![tenant.as_str(), id.to_string()], |r| {
+                Ok(Link { from: parse(r, 0)?, to: parse(r, 1)?, kind: parse(r, 2)?, at: time(r, 3)? })
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("links"))
+        })
+    }
+
+    fn apply(&self, changes: &ChangeSet) -> Result<()> {
+        if changes.changes.is_empty() {
+            return Ok(());
+        }
+        self.write("apply", |tx| apply::apply(tx, changes))
+    }
+
+    fn touch(&self, tenant: &TenantId, ids: &[MemoryId], at: DateTime<Utc>, session: Option<&str>, surfaced: bool) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.write("touch", |tx| {
+            for id in ids {
+                let rowid: Option<i64> = tx
+                    .prepare_cached("SELECT rowid FROM memories WHERE tenant = ?1 AND id = ?2")
+                    .and_then(|mut s| s.query_row(params![tenant.as_str(), id.to_string()], |r| r.get(0)).optional())
+                    .map_err(StoreError::sql("touch"))?;
+                let Some(rowid) = rowid else { continue };
+                let new_session = match session {
+                    Some(s) => tx
+                        .prepare_cached("INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")
+                        .and_then(|mut st| st.execute(params![rowid, s]))
+                        .map_err(StoreError::sql("touch"))?,
+                    None => 0,
+                };
+                tx.prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?1, \
+                     distinct_sessions = distinct_sessions + ?2, \
+                     last_surfaced = CASE WHEN ?3 THEN ?1 ELSE last_surfaced END WHERE rowid = ?4",
+                )
+                .and_then(|mut s| s.execute(params![ms(at), new_session as i64, surfaced, rowid]))
+                .map_err(StoreError::sql("touch"))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn put_policy(&self, p: &Policy) -> Result<Policy> {
+        let agent = p.agent.as_ref().map_or("", |a| a.as_str()).to_string();
+        self.write("put policy", |tx| {
+            let latest: Option<i64> = tx
+                .query_row(
+                    "SELECT max(version) FROM policies WHERE tenant = ?1 AND agent = ?2 AND key = ?3",
+                    params![p.tenant.as_str(), agent, p.key],
+                    |r| r.get(0),
+                )
+                .map_err(StoreError::sql("put policy"))?;
+            tx.execute(
+                "UPDATE policies SET effective_until = ?1 WHERE tenant = ?2 AND agent = ?3 AND key = ?4 \
+                 AND (effective_until IS NULL OR effective_until > ?1)",
+                params![ms(p.effective_from), p.tenant.as_str(), agent, p.key],
+            )
+            .map_err(StoreError::sql("put policy"))?;
+            let stored = Policy { version: latest.unwrap_or(0) as u32 + 1, ..p.clone() };
+            tx.execute(
+                "INSERT INTO policies (tenant, agent, key, version, text, value, effective_from, effective_until) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    stored.tenant.as_str(),
+                    agent,
+                    stored.key,
+                    stored.version,
+                    stored.text,
+                    stored.value.to_string(),
+                    ms(stored.effective_from),
+                    rows::ms_opt(stored.effective_until)
+                ],
+            )
+            .map_err(StoreError::sql("put policy"))?;
+            Ok(stored)
+        })
+    }
+
+    fn policies(&self, scope: &Scope) -> Result<Vec<Policy>> {
+        let agent = scope.agent.as_ref().map_or("", |a| a.as_str());
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT tenant, agent, key, version, text, value, effective_from, effective_until FROM policies \
+                     WHERE tenant = ?1 AND agent IN ('', ?2) ORDER BY key, agent, version",
+                )
+                .map_err(StoreError::sql("policies"))?;
+            stmt.query_map(params![scope.tenant.as_str(), agent], |r| {
+                let agent: String = r.get(1)?;
+                let value: String = r.get(5)?;
+                Ok(Policy {
+                    tenant: parse(r, 0)?,
+                    agent: (!agent.is_empty()).then(|| agent.parse()).transpose().map_err(|e: mnemo_core::CoreError| {
+                        rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
+                    })?,
+                    key: r.get(2)?,
+                    version: r.get(3)?,
+                    text: r.get(4)?,
+                    value: serde_json::from_str(&value).unwrap_or(serde_json::Value::Null),
+                    effective_from: time(r, 6)?,
+                    effective_until: time_opt(r, 7)?,
+                })
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("policies"))
+        })
+    }
+
+    fn put_trace(&self, env: &TraceEnvelope) -> Result<()> {
+        let [t, a, u, c] = env.scope.key_parts();
+        let body = serde_json::to_string(env).expect("trace serialises");
+        let surfaced = serde_json::to_string(&env.surfaced).expect("ids serialise");
+        self.write("put trace", |tx| {
+            tx.prepare_cached(
+                "INSERT INTO traces (turn_id, tenant, agent, user_id, chat, op, at, surfaced, body) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )
+            .and_then(|mut s| s.execute(params![env.turn_id, t, a, u, c, env.op.as_str(), ms(env.at), surfaced, body]))
+            .map_err(StoreError::sql("put trace"))?;
+            Ok(())
+        })
+    }
+
+    fn trace(&self, tenant: &TenantId, turn_id: &str) -> Result<Option<TraceEnvelope>> {
+        let body: Option<String> = self.read(|conn| {
+            conn.prepare_cached("SELECT body FROM traces WHERE tenant = ?1 AND turn_id = ?2")
+                .and_then(|mut s| s.query_row(params![tenant.as_str(), turn_id], |r| r.get(0)).optional())
+                .map_err(StoreError::sql("get trace"))
+        })?;
+        body.map(|b| serde_json::from_str(&b).map_err(|e| StoreError::Corrupt { what: "trace", detail: e.to_string() }))
+            .transpose()
+    }
+
+    fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>> {
+        if turns == 0 {
+            return Ok(Vec::new());
+        }
+        let [t, a, u, c] = scope.key_parts();
+        let lists: Vec<String> = self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT surfaced FROM traces WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4 \
+                     AND op = ?5 ORDER BY at DESC, rowid DESC LIMIT ?6",
+                )
+                .map_err(StoreError::sql("recently surfaced"))?;
+            stmt.query_map(params![t, a, u, c, TraceOp::Context.as_str(), turns as i64], |r| r.get(0))
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("recently surfaced"))
+        })?;
+        let mut out = Vec::new();
+        for l in lists {
+            let ids: Vec<MemoryId> =
+                serde_json::from_str(&l).map_err(|e| StoreError::Corrupt { what: "trace surfaced ids", detail: e.to_string() })?;
+            out.extend(ids);
+        }
+        Ok(out)
+    }
+}

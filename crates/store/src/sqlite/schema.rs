@@ -1,0 +1,156 @@
+//! Versioned migrations, tracked in `PRAGMA user_version`; each runs in its own transaction.
+
+use rusqlite::Connection;
+
+use crate::error::{Result, StoreError};
+
+/// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE messages (
+    rowid     INTEGER PRIMARY KEY,
+    tenant    TEXT NOT NULL,
+    agent     TEXT NOT NULL,
+    user_id   TEXT NOT NULL,
+    chat      TEXT NOT NULL,
+    id        TEXT NOT NULL,
+    role      TEXT NOT NULL,
+    content   TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    UNIQUE (tenant, id)
+);
+CREATE INDEX messages_by_chat ON messages (tenant, user_id, chat, at);
+
+CREATE TABLE memories (
+    rowid             INTEGER PRIMARY KEY,
+    id                TEXT NOT NULL UNIQUE,
+    tenant            TEXT NOT NULL,
+    agent             TEXT NOT NULL,
+    user_id           TEXT NOT NULL,
+    chat              TEXT NOT NULL,
+    kind              TEXT NOT NULL,
+    content           TEXT NOT NULL,
+    key               TEXT,
+    value             TEXT,
+    confidence        REAL NOT NULL,
+    salience          REAL NOT NULL,
+    pinned            INTEGER NOT NULL DEFAULT 0,
+    surface           TEXT NOT NULL,
+    status            TEXT NOT NULL,
+    superseded_by     TEXT,
+    due_at            INTEGER,
+    valid_from        INTEGER,
+    valid_until       INTEGER,
+    sources           TEXT NOT NULL,
+    source_chat       TEXT,
+    extractor         TEXT NOT NULL,
+    extractor_version TEXT NOT NULL,
+    content_hash      TEXT NOT NULL,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    last_accessed     INTEGER,
+    last_surfaced     INTEGER,
+    access_count      INTEGER NOT NULL DEFAULT 0,
+    distinct_sessions INTEGER NOT NULL DEFAULT 0,
+    reinforcements    INTEGER NOT NULL DEFAULT 0,
+    expires_at        INTEGER,
+    sensitivity       TEXT NOT NULL,
+    CHECK (status <> 'superseded' OR superseded_by IS NOT NULL)
+);
+CREATE INDEX memories_by_scope ON memories (tenant, user_id, status, kind);
+CREATE INDEX memories_by_hash ON memories (tenant, content_hash);
+CREATE INDEX memories_by_key ON memories (tenant, kind, key) WHERE key IS NOT NULL;
+
+CREATE VIRTUAL TABLE memory_fts USING fts5 (content, tokenize = 'porter unicode61');
+
+CREATE TABLE embeddings (
+    memory_rowid INTEGER PRIMARY KEY REFERENCES memories (rowid),
+    model        TEXT NOT NULL,
+    dim          INTEGER NOT NULL,
+    vector       BLOB NOT NULL
+);
+
+CREATE TABLE links (
+    tenant  TEXT NOT NULL,
+    from_id TEXT NOT NULL,
+    to_id   TEXT NOT NULL,
+    kind    TEXT NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (from_id, to_id, kind)
+);
+CREATE INDEX links_to ON links (to_id);
+
+CREATE TABLE history (
+    rowid       INTEGER PRIMARY KEY,
+    tenant      TEXT NOT NULL,
+    memory_id   TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    event       TEXT NOT NULL,
+    from_status TEXT,
+    to_status   TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    sources     TEXT NOT NULL
+);
+CREATE INDEX history_by_memory ON history (memory_id);
+
+CREATE TABLE memory_sessions (
+    memory_rowid INTEGER NOT NULL,
+    session      TEXT NOT NULL,
+    PRIMARY KEY (memory_rowid, session)
+) WITHOUT ROWID;
+
+CREATE TABLE policies (
+    tenant          TEXT NOT NULL,
+    agent           TEXT NOT NULL,
+    key             TEXT NOT NULL,
+    version         INTEGER NOT NULL,
+    text            TEXT NOT NULL,
+    value           TEXT NOT NULL,
+    effective_from  INTEGER NOT NULL,
+    effective_until INTEGER,
+    PRIMARY KEY (tenant, agent, key, version)
+);
+
+CREATE TABLE traces (
+    rowid    INTEGER PRIMARY KEY,
+    turn_id  TEXT NOT NULL UNIQUE,
+    tenant   TEXT NOT NULL,
+    agent    TEXT NOT NULL,
+    user_id  TEXT NOT NULL,
+    chat     TEXT NOT NULL,
+    op       TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    surfaced TEXT NOT NULL,
+    body     TEXT NOT NULL
+);
+CREATE INDEX traces_by_chat ON traces (tenant, user_id, chat, op, at);
+
+-- One row per ownership partition; the version moves on every change that can alter which
+-- rows of the partition are recallable, so caches of other processes know to reload.
+CREATE TABLE partitions (
+    tenant  TEXT NOT NULL,
+    agent   TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    chat    TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (tenant, agent, user_id, chat)
+) WITHOUT ROWID;
+"#];
+
+/// The schema version this build writes.
+pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database to [`LATEST`], refusing databases from the future.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: i64 =
+        conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(StoreError::sql("read schema version"))?;
+    if current > LATEST {
+        return Err(StoreError::SchemaTooNew { found: current, supported: LATEST });
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction().map_err(StoreError::sql("migrate"))?;
+        tx.execute_batch(sql).map_err(StoreError::sql("migrate"))?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(StoreError::sql("migrate"))?;
+        tx.commit().map_err(StoreError::sql("migrate"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Exact vector search within scope, over an in-process cache of each ownership partition.
+//!
+//! Per-user sets are small, so exact scoring beats approximate indexes. Each partition's
+//! vectors are loaded once and kept while the partition's version (bumped by every apply that
+//! touches it, from any process) is unchanged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mnemo_core::{MemoryId, Scope};
+use rusqlite::{Connection, params};
+
+use super::rows::{blob_vector, parse};
+use crate::error::{Result, StoreError};
+
+type PartKey = (String, String, String, String, String);
+
+/// One partition's active vectors of one model, stored flat for cache-friendly scans.
+struct Part {
+    version: i64,
+    ids: Vec<MemoryId>,
+    index: HashMap<MemoryId, usize>,
+    dim: usize,
+    data: Vec<f32>,
+}
+
+/// The cache, shared by all readers of one store handle.
+#[derive(Default)]
+pub(crate) struct VectorCache {
+    parts: Mutex<HashMap<PartKey, Arc<Part>>>,
+}
+
+/// Dot product with independent accumulators so the compiler can vectorise it.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+impl VectorCache {
+    /// The current parts visible to the scope, reloading any whose version moved.
+    fn visible(&self, conn: &Connection, scope: &Scope, model: &str) -> Result<Vec<Arc<Part>>> {
+        let [t, a, u, c] = scope.key_parts();
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT agent, user_id, chat, version FROM partitions \
+                 WHERE tenant = ?1 AND agent IN ('', ?2) AND user_id IN ('', ?3) AND chat IN ('', ?4)",
+            )
+            .map_err(StoreError::sql("vector search"))?;
+        let rows: Vec<(String, String, String, i64)> = stmt
+            .query_map(params![t, a, u, c], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .and_then(|rows| rows.collect())
+            .map_err(StoreError::sql("vector search"))?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (agent, user, chat, version) in rows {
+            let key = (t.to_string(), agent, user, chat, model.to_string());
+            let cached = self.parts.lock().expect("vector cache lock").get(&key).cloned();
+            let part = match cached {
+                Some(p) if p.version == version => p,
+                _ => {
+                    let p = Arc::new(load(conn, &key, version)?);
+                    self.parts.lock().expect("vector cache lock").insert(key, p.clone());
+                    p
+                }
+            };
+            out.push(part);
+        }
+        Ok(out)
+    }
+
+    /// Top `limit` by cosine (vectors are normalised, so dot = cosine).
+    pub(crate) fn search(
+        &self,
+        conn: &Connection,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MemoryId, f32)>> {
+        let mut scored: Vec<(MemoryId, f32)> = Vec::new();
+        for part in self.visible(conn, scope, model)? {
+            check_dim(model, part.dim, query.len())?;
+            scored.extend(part.ids.iter().zip(part.data.chunks_exact(part.dim)).map(|(id, v)| (*id, dot(v, query))));
+        }
+        let by_score = |a: &(MemoryId, f32), b: &(MemoryId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if scored.len() > limit && limit > 0 {
+            scored.select_nth_unstable_by(limit - 1, by_score);
+            scored.truncate(limit);
+        }
+        scored.sort_by(by_score);
+        Ok(scored)
+    }
+
+    /// Cosines of specific ids (those without a vector of this model are omitted).
+    pub(crate) fn cosines(
+        &self,
+        conn: &Connection,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f32)>> {
+        let parts = self.visible(conn, scope, model)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            for p in &parts {
+                if let Some(&i) = p.index.get(id) {
+                    check_dim(model, p.dim, query.len())?;
+                    out.push((*id, dot(&p.data[i * p.dim..(i + 1) * p.dim], query)));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn check_dim(model: &str, expected: usize, got: usize) -> Result<()> {
+    if expected != 0 && expected != got {
+        return Err(StoreError::Dimension { model: model.to_string(), expected, got });
+    }
+    Ok(())
+}
+
+fn load(conn: &Connection, key: &PartKey, version: i64) -> Result<Part> {
+    let (t, a, u, c, model) = key;
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT m.id, e.vector FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid \
+             WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND m.chat = ?4 \
+             AND m.status = 'active' AND e.model = ?5 ORDER BY m.rowid",
+        )
+        .map_err(StoreError::sql("load vectors"))?;
+    let mut part = Part { version, ids: Vec::new(), index: HashMap::new(), dim: 0, data: Vec::new() };
+    let mut rows = stmt.query(params![t, a, u, c, model]).map_err(StoreError::sql("load vectors"))?;
+    while let Some(row) = rows.next().map_err(StoreError::sql("load vectors"))? {
+        let id: MemoryId = parse(row, 0).map_err(StoreError::sql("load vectors"))?;
+        let blob: Vec<u8> = row.get(1).map_err(StoreError::sql("load vectors"))?;
+        let v = blob_vector(&blob);
+        if part.dim == 0 {
+            part.dim = v.len();
+        }
+        check_dim(model, part.dim, v.len())?;
+        part.index.insert(id, part.ids.len());
+        part.ids.push(id);
+        part.data.extend_from_slice(&v);
+    }
+    Ok(part)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dot_matches_the_naive_sum() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
+        let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((super::dot(&a, &b) - naive).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,343 @@
+//! The store contract, written against `&dyn Store` so every backend runs the same checks.
+//! A backend adds one line to `backends!` below.
+
+use chrono::{DateTime, Duration, Utc};
+use mnemo_core::text::content_hash;
+use mnemo_core::trace::{TraceEnvelope, TraceOp};
+use mnemo_core::{
+    HistoryEvent, Kind, Link, LinkKind, Memory, MemoryId, Message, MessageId, Policy, Provenance, RecallMode, Role, Scope,
+    Sensitivity, Status, StatusKind, Surface,
+};
+use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store, StoreError};
+
+pub(crate) fn t0() -> DateTime<Utc> {
+    "2026-03-02T09:00:00Z".parse().unwrap()
+}
+
+pub(crate) fn scope(tenant: &str, user: Option<&str>, chat: Option<&str>) -> Scope {
+    Scope::parse(tenant, None, user, chat).unwrap()
+}
+
+pub(crate) fn memory(owner: &Scope, kind: Kind, content: &str) -> Memory {
+    Memory {
+        id: MemoryId::new(),
+        owner: owner.clone(),
+        kind,
+        content: content.into(),
+        key: None,
+        value: None,
+        confidence: 0.9,
+        salience: 0.6,
+        pinned: false,
+        surface: kind.default_surface(),
+        status: Status::Active,
+        due_at: None,
+        valid_from: None,
+        valid_until: None,
+        provenance: Provenance { sources: vec![MessageId::new("m1").unwrap()], chat: None, extractor: "test".into(), extractor_version: "1".into() },
+        content_hash: content_hash(content),
+        created_at: t0(),
+        updated_at: t0(),
+        last_accessed: None,
+        last_surfaced: None,
+        access_count: 0,
+        distinct_sessions: 0,
+        reinforcements: 0,
+        expires_at: None,
+        sensitivity: Sensitivity::Normal,
+    }
+}
+
+/// A unit vector along one axis, with a little of a second, so cosines are predictable.
+pub(crate) fn axis(i: usize, j: usize, mix: f32) -> Vec<f32> {
+    let mut v = vec![0.0; 8];
+    v[i] = 1.0;
+    v[j] += mix;
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+pub(crate) fn insert(store: &dyn Store, m: &Memory, vector: Option<Vec<f32>>) {
+    let cs = ChangeSet {
+        tenant: m.owner.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Insert {
+            memory: m.clone(),
+            embedding: vector.map(|v| Embedding { model: "test:8".into(), vector: v }),
+            reason: "written".into(),
+        }],
+    };
+    store.apply(&cs).unwrap();
+}
+
+fn msg(scope: &Scope, id: &str, text: &str, at: DateTime<Utc>) -> Message {
+    Message { id: MessageId::new(id).unwrap(), scope: scope.clone(), role: Role::User, content: text.into(), at }
+}
+
+pub(crate) fn messages_are_idempotent_and_chat_scoped(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let batch = vec![msg(&c1, "a", "first", t0()), msg(&c1, "b", "second", t0() + Duration::minutes(1))];
+    assert_eq!(store.append_messages(&batch).unwrap(), vec![true, true]);
+    assert_eq!(store.append_messages(&batch).unwrap(), vec![false, false]);
+    store.append_messages(&[msg(&c2, "c", "other chat", t0())]).unwrap();
+    let recent = store.recent_messages(&c1, 10).unwrap();
+    assert_eq!(recent.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), vec!["first", "second"]);
+    assert_eq!(store.recent_messages(&c1, 1).unwrap()[0].content, "second");
+    let other_tenant = scope("evil", Some("dana"), Some("c1"));
+    assert!(store.recent_messages(&other_tenant, 10).unwrap().is_empty());
+    assert_eq!(store.messages(&c1.tenant, &[MessageId::new("b").unwrap()]).unwrap()[0].content, "second");
+    assert!(store.messages(&other_tenant.tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
+}
+
+pub(crate) fn memories_round_trip(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let mut m = memory(&owner, Kind::OpenLoop, "Call mom this weekend");
+    m.due_at = Some(t0() + Duration::days(5));
+    m.key = Some("k".into());
+    m.value = Some("v".into());
+    m.provenance.chat = Some("c1".parse().unwrap());
+    insert(store, &m, Some(axis(0, 1, 0.0)));
+    let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
+    assert_eq!(got, m);
+    assert!(store.get(&"other".parse().unwrap(), m.id).unwrap().is_none(), "ids never cross tenants");
+    let hist = store.history(&owner.tenant, m.id).unwrap();
+    assert_eq!(hist.len(), 1);
+    assert_eq!(hist[0].event, HistoryEvent::Created);
+}
+
+pub(crate) fn every_read_is_scoped(store: &dyn Store) {
+    let dana = scope("acme", Some("dana"), None);
+    let dana_c1 = scope("acme", Some("dana"), Some("c1"));
+    let eve = scope("acme", Some("eve"), None);
+    let evil = scope("evil", Some("dana"), None);
+    let tenant_wide = scope("acme", None, None);
+    let mine = memory(&dana, Kind::Profile, "Dana keeps bees in the garden");
+    let chatty = memory(&dana_c1, Kind::Profile, "Dana mentioned bees in chat one");
+    let theirs = memory(&eve, Kind::Profile, "Eve keeps bees on the roof");
+    let foreign = memory(&evil, Kind::Profile, "Other tenant keeps bees too");
+    let shared = memory(&tenant_wide, Kind::Fact, "The office has bees on the roof");
+    for (m, v) in [(&mine, 0), (&chatty, 0), (&theirs, 0), (&foreign, 0), (&shared, 1)] {
+        insert(store, m, Some(axis(v, 2, 0.1)));
+    }
+    let terms = vec!["bees".to_string()];
+    let q = axis(0, 2, 0.1);
+    let ids = |v: Vec<(MemoryId, f32)>| v.into_iter().map(|x| x.0).collect::<Vec<_>>();
+    for (req, expect) in [
+        (&dana, vec![mine.id, shared.id]),
+        (&dana_c1, vec![mine.id, chatty.id, shared.id]),
+        (&eve, vec![theirs.id, shared.id]),
+        (&evil, vec![foreign.id]),
+    ] {
+        let mut lex = ids(store.lexical(req, &terms, 50).unwrap());
+        let mut vec = ids(store.vector(req, "test:8", &q, 50).unwrap());
+        let mut sub = store.substring(req, &terms, 50).unwrap();
+        let mut listed: Vec<_> = store.list(req, &ListFilter::default()).unwrap().into_iter().map(|m| m.id).collect();
+        let mut expect = expect.clone();
+        for v in [&mut lex, &mut vec, &mut sub, &mut listed, &mut expect] {
+            v.sort();
+        }
+        assert_eq!(lex, expect, "lexical for {req}");
+        assert_eq!(vec, expect, "vector for {req}");
+        assert_eq!(sub, expect, "substring for {req}");
+        assert_eq!(listed, expect, "list for {req}");
+    }
+    assert!(store.find_by_hash(&eve, &mine.content_hash).unwrap().is_none());
+    assert_eq!(store.find_by_hash(&dana, &mine.content_hash).unwrap().unwrap().id, mine.id);
+    assert!(store.get_many(&eve, &[mine.id, theirs.id]).unwrap().iter().all(|m| m.id == theirs.id));
+    // The vector ranking is by cosine, best first.
+    let ranked = store.vector(&dana, "test:8", &axis(1, 2, 0.1), 2).unwrap();
+    assert_eq!(ranked[0].0, shared.id);
+    assert!(ranked[0].1 > ranked[1].1);
+}
+
+pub(crate) fn status_changes_history_and_links(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let old = memory(&owner, Kind::Profile, "User is a backend engineer");
+    let new = memory(&owner, Kind::Profile, "User works in product design");
+    insert(store, &old, Some(axis(0, 1, 0.0)));
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0() + Duration::days(1),
+        changes: vec![
+            Change::Insert { memory: new.clone(), embedding: Some(Embedding { model: "test:8".into(), vector: axis(3, 1, 0.0) }), reason: "correction".into() },
+            Change::SetStatus {
+                id: old.id,
+                status: Status::Superseded { by: new.id },
+                event: HistoryEvent::Superseded,
+                reason: "corrected by the user".into(),
+                sources: vec![MessageId::new("m9").unwrap()],
+            },
+            Change::Link(Link { from: new.id, to: old.id, kind: LinkKind::Supersedes, at: t0() }),
+        ],
+    };
+    store.apply(&cs).unwrap();
+    let got = store.get(&owner.tenant, old.id).unwrap().unwrap();
+    assert_eq!(got.status, Status::Superseded { by: new.id });
+    let h = store.history(&owner.tenant, old.id).unwrap();
+    assert_eq!(h.iter().map(|e| e.event).collect::<Vec<_>>(), vec![HistoryEvent::Created, HistoryEvent::Superseded]);
+    assert_eq!(h[1].from_status, Some(Status::Active));
+    assert_eq!(store.links(&owner.tenant, old.id).unwrap().len(), 1);
+    // Superseded rows leave every recall path at once.
+    let v = store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert!(v.iter().all(|(id, _)| *id != old.id));
+    assert!(store.lexical(&owner, &["backend".into()], 10).unwrap().is_empty());
+    let active = store.list(&owner, &ListFilter { statuses: vec![StatusKind::Active], ..Default::default() }).unwrap();
+    assert_eq!(active.iter().map(|m| m.id).collect::<Vec<_>>(), vec![new.id]);
+}
+
+pub(crate) fn a_failed_change_set_writes_nothing(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    let missing = MemoryId::new();
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: vec![
+            Change::Insert { memory: m.clone(), embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }), reason: "w".into() },
+            Change::SetStatus { id: missing, status: Status::Archived, event: HistoryEvent::Forgotten, reason: "x".into(), sources: vec![] },
+        ],
+    };
+    assert!(matches!(store.apply(&cs), Err(StoreError::MemoryNotFound { .. })));
+    assert!(store.get(&owner.tenant, m.id).unwrap().is_none());
+    assert!(store.history(&owner.tenant, m.id).unwrap().is_empty());
+    assert!(store.lexical(&owner, &["dana".into()], 10).unwrap().is_empty());
+    assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+}
+
+pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    insert(store, &m, None);
+    for (i, session) in ["c1", "c1", "c2"].iter().enumerate() {
+        let cs = ChangeSet {
+            tenant: owner.tenant.clone(),
+            at: t0() + Duration::hours(i as i64 + 1),
+            changes: vec![Change::Reinforce {
+                id: m.id,
+                sources: vec![MessageId::new(format!("r{i}")).unwrap()],
+                session: Some(session.to_string()),
+                reason: "same statement".into(),
+            }],
+        };
+        store.apply(&cs).unwrap();
+    }
+    store.touch(&owner.tenant, &[m.id], t0() + Duration::days(1), Some("c3"), true).unwrap();
+    let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
+    assert_eq!(got.reinforcements, 3);
+    assert_eq!(got.distinct_sessions, 3, "c1, c2, c3");
+    assert_eq!(got.access_count, 1);
+    assert_eq!(got.provenance.sources.len(), 4);
+    assert_eq!(got.last_surfaced, Some(t0() + Duration::days(1)));
+    assert_eq!(got.updated_at, t0() + Duration::hours(3));
+}
+
+pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let pref = memory(&owner, Kind::Preference, "User prefers short answers");
+    let mut boundary = memory(&owner, Kind::Protocol, "Do not bring up the divorce");
+    boundary.surface = Surface::Avoid;
+    let mut soon = memory(&owner, Kind::OpenLoop, "Call mom");
+    soon.due_at = Some(t0() + Duration::days(1));
+    let mut later = memory(&owner, Kind::OpenLoop, "Renew passport");
+    later.due_at = Some(t0() + Duration::days(40));
+    let plain = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let mut pinned = memory(&owner, Kind::Profile, "User is allergic to peanuts");
+    pinned.pinned = true;
+    for m in [&pref, &boundary, &soon, &later, &plain, &pinned] {
+        insert(store, m, None);
+    }
+    let mut got: Vec<_> = store.exact_candidates(&owner, t0() + Duration::days(3)).unwrap().into_iter().map(|m| m.id).collect();
+    let mut want = vec![pref.id, boundary.id, soon.id, pinned.id];
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+pub(crate) fn policies_are_versioned(store: &dyn Store) {
+    let s = Scope::parse("acme", Some("support"), Some("dana"), None).unwrap();
+    let p = Policy {
+        tenant: s.tenant.clone(),
+        agent: None,
+        key: "refunds".into(),
+        text: "Refunds within 30 days".into(),
+        value: serde_json::json!({"days": 30}),
+        version: 0,
+        effective_from: t0(),
+        effective_until: None,
+    };
+    assert_eq!(store.put_policy(&p).unwrap().version, 1);
+    let p2 = Policy { text: "Refunds within 14 days".into(), effective_from: t0() + Duration::days(10), ..p.clone() };
+    assert_eq!(store.put_policy(&p2).unwrap().version, 2);
+    let all = store.policies(&s).unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0].effective_until, Some(t0() + Duration::days(10)));
+    assert!(all[0].in_force(t0() + Duration::days(1)) && !all[0].in_force(t0() + Duration::days(11)));
+    assert!(all[1].in_force(t0() + Duration::days(11)));
+    assert!(store.policies(&scope("other", Some("dana"), None)).unwrap().is_empty());
+}
+
+pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn Store) {
+    let s = scope("acme", Some("dana"), Some("c1"));
+    let ids: Vec<MemoryId> = (0..3).map(|_| MemoryId::new()).collect();
+    for (i, id) in ids.iter().enumerate() {
+        let env = TraceEnvelope {
+            turn_id: format!("turn-{i}"),
+            scope: s.clone(),
+            op: TraceOp::Context,
+            at: t0() + Duration::minutes(i as i64),
+            query: "q".into(),
+            mode: RecallMode::Hybrid,
+            retrieved: vec![],
+            surfaced: vec![*id],
+            below_floor: vec![],
+            held_back: vec![],
+            degraded: None,
+            tokens: Some(10),
+            budget: Some(100),
+            micros: 5,
+        };
+        store.put_trace(&env).unwrap();
+        assert_eq!(store.trace(&s.tenant, &env.turn_id).unwrap().unwrap(), env);
+    }
+    let recent = store.recently_surfaced(&s, 2).unwrap();
+    assert_eq!(recent, vec![ids[2], ids[1]]);
+    assert!(store.trace(&"evil".parse().unwrap(), "turn-0").unwrap().is_none());
+    assert!(store.recently_surfaced(&scope("acme", Some("dana"), Some("c2")), 2).unwrap().is_empty());
+}
+
+/// Generates one `#[test]` per (backend, check).
+macro_rules! backends {
+    ($($backend:ident => $open:expr;)+) => {
+        $(
+            mod $backend {
+                #[allow(unused_imports)]
+                use super::*;
+                backends!(@checks $open;
+                    messages_are_idempotent_and_chat_scoped,
+                    memories_round_trip,
+                    every_read_is_scoped,
+                    status_changes_history_and_links,
+                    a_failed_change_set_writes_nothing,
+                    reinforcement_counts_sessions_distinctly,
+                    exact_candidates_are_pinned_exact_kinds_and_due_loops,
+                    policies_are_versioned,
+                    traces_round_trip_and_feed_the_over_reference_guard,
+                );
+            }
+        )+
+    };
+    (@checks $open:expr; $($check:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $check() {
+                let (_guard, store) = $open;
+                super::$check(&*store);
+            }
+        )+
+    };
+}
+
+backends! {
+    sqlite => crate::sqlite::open_temp();
+}

@@ -1,0 +1,133 @@
+//! SQLite-specific behaviour: durability across a crash, fail points between write and commit,
+//! cache coherence between processes sharing one file.
+
+use std::process::Command;
+
+use mnemo_core::{Kind, MemoryId};
+use mnemo_store::{Change, ChangeSet, Embedding, SqliteStore, Store};
+
+use crate::conformance::{axis, insert, memory, scope, t0};
+
+pub(crate) fn open_temp() -> (tempfile::TempDir, Box<dyn Store>) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
+    (dir, Box::new(store))
+}
+
+#[test]
+fn fail_point_before_commit_leaves_nothing_half_written() {
+    let scenario = fail::FailScenario::setup();
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
+    let owner = scope("acme", Some("dana"), None);
+    let a = memory(&owner, Kind::Profile, "User's name is Dana");
+    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: [&a, &b]
+            .iter()
+            .map(|m| Change::Insert {
+                memory: (*m).clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
+                reason: "w".into(),
+            })
+            .collect(),
+    };
+    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
+        fail::cfg(point, "return").unwrap();
+        let err = store.apply(&cs).unwrap_err().to_string();
+        assert!(err.contains(point), "{err}");
+        fail::remove(point);
+        for m in [&a, &b] {
+            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
+            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
+        }
+        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
+        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    }
+    // And with the fail point gone the same change set applies whole.
+    store.apply(&cs).unwrap();
+    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
+    scenario.teardown();
+}
+
+/// Child half of the crash test: applies one change set and aborts without any cleanup.
+#[test]
+fn crash_child() {
+    let Ok(path) = std::env::var("MNEMO_CRASH_DB") else { return };
+    let id: MemoryId = std::env::var("MNEMO_CRASH_ID").unwrap().parse().unwrap();
+    let store = SqliteStore::open(&path).unwrap();
+    let owner = scope("acme", Some("dana"), None);
+    let mut m = memory(&owner, Kind::Profile, "User survives crashes");
+    m.id = id;
+    insert(&store, &m, Some(axis(0, 1, 0.0)));
+    std::process::abort();
+}
+
+#[test]
+fn an_acknowledged_write_survives_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let id = MemoryId::new();
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["sqlite::crash_child", "--exact", "--nocapture"])
+        .env("MNEMO_CRASH_DB", &path)
+        .env("MNEMO_CRASH_ID", id.to_string())
+        .status()
+        .unwrap();
+    assert!(!status.success(), "the child must have aborted");
+    let store = SqliteStore::open(&path).unwrap();
+    let owner = scope("acme", Some("dana"), None);
+    let got = store.get(&owner.tenant, id).unwrap().expect("acknowledged write lost in a crash");
+    assert_eq!(got.content, "User survives crashes");
+    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 5).unwrap()[0].0, id);
+}
+
+#[test]
+fn a_second_handle_sees_writes_of_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let a = SqliteStore::open(&path).unwrap();
+    let b = SqliteStore::open(&path).unwrap();
+    let owner = scope("acme", Some("dana"), None);
+    let first = memory(&owner, Kind::Profile, "User's name is Dana");
+    insert(&a, &first, Some(axis(0, 1, 0.0)));
+    assert_eq!(b.vector(&owner, "test:8", &axis(0, 1, 0.0), 5).unwrap().len(), 1);
+    let second = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    insert(&a, &second, Some(axis(1, 0, 0.0)));
+    assert_eq!(b.vector(&owner, "test:8", &axis(0, 1, 0.0), 5).unwrap().len(), 2, "stale vector cache");
+}
+
+#[test]
+fn reopening_keeps_everything_and_refuses_a_future_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        insert(&s, &m, None);
+    }
+    let s = SqliteStore::open(&path).unwrap();
+    assert!(s.get(&owner.tenant, m.id).unwrap().is_some());
+    drop(s);
+    rusqlite::Connection::open(&path).unwrap().pragma_update(None, "user_version", 99).unwrap();
+    let err = SqliteStore::open(&path).unwrap_err().to_string();
+    assert!(err.contains("newer"), "{err}");
+}
+
+#[test]
+fn mixing_vector_dimensions_is_refused() {
+    let (_d, store) = open_temp();
+    let owner = scope("acme", Some("dana"), None);
+    insert(&*store, &memory(&owner, Kind::Profile, "User's name is Dana"), Some(axis(0, 1, 0.0)));
+    let m = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Insert { memory: m, embedding: Some(Embedding { model: "test:8".into(), vector: vec![1.0; 3] }), reason: "w".into() }],
+    };
+    let err = store.apply(&cs).unwrap_err().to_string();
+    assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");
+}

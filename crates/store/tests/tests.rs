@@ -1,0 +1,4 @@
+//! One integration-test binary for mnemo-store (one link step on a 2-core machine).
+
+mod conformance;
+mod sqlite;
