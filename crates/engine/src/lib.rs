@@ -1,1 +1,118 @@
-//! placeholder
+//! mnemo: durable memory for LLM applications.
+//!
+//! [`Memory`] wires the pure rules of `mnemo-core`, a [`Store`] backend and an embedder:
+//! [`Memory::ingest`] appends messages to the trace and runs extraction through the gate;
+//! [`Memory::recall`] returns path A (exact) and path B (ranked) results; [`Memory::context`]
+//! assembles the token-budgeted block for the next turn. Every recall and context call leaves a
+//! trace envelope.
+//!
+//! ```no_run
+//! use mnemo::{Config, Memory, Scope};
+//! use mnemo::core::NewMessage;
+//!
+//! let memory = Memory::open(Config::load(None)?)?;
+//! let scope = Scope::parse("acme", None, Some("dana"), Some("chat-1"))?;
+//! memory.ingest(&scope, vec![NewMessage::user("My name is Dana and I live in Lisbon.", chrono::Utc::now())])?;
+//! let block = memory.context(&scope, "Any weekend ideas?", None)?;
+//! println!("{}", block.block.text);
+//! # Ok::<(), mnemo::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod clock;
+mod config;
+mod error;
+mod manage;
+mod read;
+mod write;
+
+use std::sync::Arc;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::{Config, ExtractorKind, MemoryScope, default_data_dir};
+pub use error::{Error, Result};
+pub use manage::MemoryDetail;
+pub use mnemo_core as core;
+pub use mnemo_core::Scope;
+pub use mnemo_models as models;
+pub use mnemo_store as store;
+pub use read::{ContextResult, RecallResult};
+pub use write::{IngestReport, OpRecord};
+
+use mnemo_core::Tuning;
+use mnemo_core::extract::{Extractor, HeuristicExtractor};
+use mnemo_models::Embedder;
+use mnemo_store::{SqliteStore, Store};
+
+/// A handle on one memory store. Cheap to share behind an `Arc`; every method takes `&self`.
+pub struct Memory {
+    config: Config,
+    tuning: Tuning,
+    store: Arc<dyn Store>,
+    embedder: Option<Arc<dyn Embedder>>,
+    extractor: Box<dyn Extractor>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory")
+            .field("data_dir", &self.config.data_dir)
+            .field("embedder", &self.embedder.as_ref().map(|e| e.id().to_string()))
+            .field("extractor", &self.extractor.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Memory {
+    /// Opens the embedded store under `config.data_dir` and loads the configured embedder.
+    ///
+    /// A missing or broken model is an error here, not a silent downgrade: recall would quietly
+    /// lose its vector half. Use `MNEMO_EMBEDDER=hash` to run without a model on purpose.
+    pub fn open(config: Config) -> Result<Self> {
+        let store = SqliteStore::open(config.db_path())?;
+        let embedder = mnemo_models::open_embedder(&config.embedder)?;
+        Ok(Self::from_parts(config, Arc::new(store), Some(embedder), Arc::new(SystemClock)))
+    }
+
+    /// Assembles an engine from parts: another backend, no embedder, a manual clock.
+    pub fn from_parts(
+        config: Config,
+        store: Arc<dyn Store>,
+        embedder: Option<Arc<dyn Embedder>>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let extractor: Box<dyn Extractor> = match config.extractor {
+            ExtractorKind::Heuristic => Box::new(HeuristicExtractor),
+        };
+        Self { tuning: config.tuning(), config, store, embedder, extractor, clock }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The store, for tools (benchmarks, export) that need it directly.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The embedder's id, if one is loaded.
+    pub fn embedder_id(&self) -> Option<&str> {
+        self.embedder.as_ref().map(|e| e.id())
+    }
+
+    /// The engine's clock.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// Embeds texts, or says why vectors are unavailable (the cascade records the reason).
+    fn embed(&self, texts: &[&str]) -> std::result::Result<Vec<Vec<f32>>, String> {
+        match &self.embedder {
+            None => Err("no embedder configured".into()),
+            Some(e) => e.embed(texts).map_err(|e| e.to_string()),
+        }
+    }
+}

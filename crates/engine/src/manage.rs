@@ -1,0 +1,101 @@
+//! Managing memories as a person would: list, show (history, provenance, score parts), pin,
+//! forget, add through the gate, author policies.
+
+use mnemo_core::score::{ScoreParts, composite};
+use mnemo_core::{
+    Action, Draft, HistoryEntry, HistoryEvent, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope, Status, Verdict,
+};
+use mnemo_store::{Change, ChangeSet, ListFilter};
+use serde::{Deserialize, Serialize};
+
+use crate::Memory;
+use crate::error::{Error, Result};
+
+/// Everything known about one memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryDetail {
+    /// The row.
+    pub memory: Row,
+    /// Its append-only history, oldest first.
+    pub history: Vec<HistoryEntry>,
+    /// Links from and to it.
+    pub links: Vec<Link>,
+    /// The messages it came from.
+    pub sources: Vec<Message>,
+    /// Its query-independent score parts right now (relevance 0).
+    pub score: ScoreParts,
+}
+
+impl Memory {
+    /// Memories visible to the scope, newest first.
+    pub fn list(&self, scope: &Scope, filter: &ListFilter) -> Result<Vec<Row>> {
+        Ok(self.store.list(scope, filter)?)
+    }
+
+    /// One memory with its history, links, source messages and score parts.
+    pub fn show(&self, scope: &Scope, id: MemoryId) -> Result<MemoryDetail> {
+        let memory = self.visible(scope, id)?;
+        let history = self.store.history(&scope.tenant, id)?;
+        let links = self.store.links(&scope.tenant, id)?;
+        let sources = self.store.messages(&scope.tenant, &memory.provenance.sources)?;
+        let score = composite(&memory, None, None, self.clock.now(), &self.tuning);
+        Ok(MemoryDetail { memory, history, links, sources, score })
+    }
+
+    fn visible(&self, scope: &Scope, id: MemoryId) -> Result<Row> {
+        self.store.get_many(scope, &[id])?.into_iter().next().ok_or_else(|| Error::NotFound {
+            tenant: scope.tenant.to_string(),
+            id: id.to_string(),
+        })
+    }
+
+    /// Adds a memory a person wrote, through the same gate as extraction.
+    pub fn add(&self, scope: &Scope, draft: Draft) -> Result<Verdict> {
+        let op = ProposedOp { action: Action::Add, draft, sources: Vec::new() };
+        let (mut records, _) = self.apply_ops(scope, vec![op], "api", "1")?;
+        Ok(records.remove(0).verdict)
+    }
+
+    /// Pins or unpins: pinned memories are always in the block and exempt from lifecycle.
+    pub fn pin(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<()> {
+        self.visible(scope, id)?;
+        let cs = ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![Change::SetPinned { id, pinned }] };
+        Ok(self.store.apply(&cs)?)
+    }
+
+    /// Archives a memory at the user's request (nothing is deleted; erasure is separate).
+    pub fn forget(&self, scope: &Scope, id: MemoryId) -> Result<()> {
+        let m = self.visible(scope, id)?;
+        if m.status == Status::Archived {
+            return Ok(());
+        }
+        let change = Change::SetStatus {
+            id,
+            status: Status::Archived,
+            event: HistoryEvent::Forgotten,
+            reason: "deleted by the user".into(),
+            sources: Vec::new(),
+        };
+        Ok(self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![change] })?)
+    }
+
+    /// Authors a tenant policy (a new version if the key exists), in force from now.
+    pub fn put_policy(&self, scope: &Scope, key: &str, text: &str, value: serde_json::Value) -> Result<Policy> {
+        let p = Policy {
+            tenant: scope.tenant.clone(),
+            agent: scope.agent.clone(),
+            key: key.to_string(),
+            text: text.to_string(),
+            value,
+            version: 0,
+            effective_from: self.clock.now(),
+            effective_until: None,
+        };
+        Ok(self.store.put_policy(&p)?)
+    }
+
+    /// Every version of every policy binding the scope.
+    pub fn policies(&self, scope: &Scope) -> Result<Vec<Policy>> {
+        Ok(self.store.policies(scope)?)
+    }
+}

@@ -1,0 +1,224 @@
+//! The read path: path A (exact, exhaustive), path B (hybrid candidates within scope, fused and
+//! ranked, with the cascade hybrid → vector → lexical → substring), assembly, trace envelopes.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use chrono::{DateTime, Duration, Utc};
+use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
+use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
+use mnemo_core::text::query_terms;
+use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
+use mnemo_core::{MemoryId, Policy, RecallItem, RecallMode, Scope};
+use serde::{Deserialize, Serialize};
+
+use crate::Memory;
+use crate::error::Result;
+
+/// What `recall` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecallResult {
+    /// Turn id of the trace envelope this call left.
+    pub turn_id: String,
+    /// Which retrieval signals path B used.
+    pub mode: RecallMode,
+    /// Path A: policies in force.
+    pub policies: Vec<Policy>,
+    /// Path A: pinned, preferences, protocols, loops due soon.
+    pub exact: Vec<RecallItem>,
+    /// Path B: ranked items, best first.
+    pub items: Vec<RecallItem>,
+}
+
+/// What `context` returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextResult {
+    /// Turn id of the trace envelope this call left.
+    pub turn_id: String,
+    /// Which retrieval signals path B used.
+    pub mode: RecallMode,
+    /// The assembled block.
+    pub block: ContextBlock,
+}
+
+/// Path B's raw candidates.
+pub(crate) struct Found {
+    pub(crate) list: Vec<Candidate>,
+    pub(crate) mode: RecallMode,
+    pub(crate) degraded: Option<String>,
+}
+
+struct Retrieval {
+    exact: ExactSet,
+    ranked: Ranked,
+    mode: RecallMode,
+    degraded: Option<String>,
+}
+
+fn turn_id() -> String {
+    format!("turn-{}", MemoryId::new())
+}
+
+impl Memory {
+    /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
+    pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
+        let terms = query_terms(query);
+        let mut problems = Vec::new();
+        let lexical = match self.store.lexical(scope, &terms, limit) {
+            Ok(hits) => Some(hits),
+            Err(e) => {
+                problems.push(format!("lexical: {e}"));
+                None
+            }
+        };
+        let qvec = match self.embed(&[query]) {
+            Ok(mut v) => v.pop(),
+            Err(e) => {
+                problems.push(format!("vector: {e}"));
+                None
+            }
+        };
+        let model = self.embedder_id().unwrap_or_default().to_string();
+        let vector = match &qvec {
+            Some(q) => match self.store.vector(scope, &model, q, limit) {
+                Ok(hits) => Some(hits),
+                Err(e) => {
+                    problems.push(format!("vector: {e}"));
+                    None
+                }
+            },
+            None => None,
+        };
+
+        let mut lex: HashMap<MemoryId, f32> = HashMap::new();
+        if let Some(hits) = &lexical {
+            let best = hits.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
+            for (id, s) in hits {
+                lex.insert(*id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 });
+            }
+        }
+        let mut vec: HashMap<MemoryId, f32> = vector.iter().flatten().copied().collect();
+        if let Some(q) = &qvec {
+            let missing: Vec<MemoryId> = lex.keys().filter(|id| !vec.contains_key(id)).copied().collect();
+            if !missing.is_empty() {
+                vec.extend(self.store.cosines(scope, &model, q, &missing)?);
+            }
+        }
+        let mode = match (lexical.is_some(), vector.is_some()) {
+            (true, true) => RecallMode::Hybrid,
+            (false, true) => RecallMode::VectorOnly,
+            (true, false) => RecallMode::LexicalOnly,
+            (false, false) => RecallMode::Substring,
+        };
+        let mut ids: Vec<MemoryId> = lex.keys().chain(vec.keys()).copied().collect::<HashSet<_>>().into_iter().collect();
+        if mode == RecallMode::Substring || (ids.is_empty() && vector.is_none()) {
+            // Last rung: plain substring match, scored by the share of query terms present.
+            let hits = self.store.substring(scope, &terms, limit)?;
+            let rows = self.store.get_many(scope, &hits)?;
+            let list = rows
+                .into_iter()
+                .map(|m| {
+                    let text = m.content.to_lowercase();
+                    let share = terms.iter().filter(|t| text.contains(t.as_str())).count() as f32 / terms.len().max(1) as f32;
+                    Candidate { memory: m, lexical: Some(share), vector: None }
+                })
+                .collect();
+            let degraded = Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
+            return Ok(Found { list, mode: RecallMode::Substring, degraded });
+        }
+        ids.sort();
+        let rows = self.store.get_many(scope, &ids)?;
+        let list = rows
+            .into_iter()
+            .map(|m| Candidate { lexical: lex.get(&m.id).copied(), vector: vec.get(&m.id).copied(), memory: m })
+            .collect();
+        Ok(Found { list, mode, degraded: (!problems.is_empty()).then(|| problems.join("; ")) })
+    }
+
+    fn retrieve(&self, scope: &Scope, query: &str, k: usize, now: DateTime<Utc>) -> Result<Retrieval> {
+        let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
+        let exact = select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
+        let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
+        let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
+        let ranked = rank(found.list, &exclude, k, now, &self.tuning);
+        Ok(Retrieval { exact, ranked, mode: found.mode, degraded: found.degraded })
+    }
+
+    /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
+    ///
+    /// Recalled items are reinforced (access count, distinct sessions) and the call leaves a
+    /// trace envelope.
+    pub fn recall(&self, scope: &Scope, query: &str, k: Option<usize>) -> Result<RecallResult> {
+        let started = Instant::now();
+        scope.require_user()?;
+        let now = self.clock.now();
+        let k = k.unwrap_or(self.tuning.ranking.default_top_k);
+        let r = self.retrieve(scope, query, k, now)?;
+        let ids: Vec<MemoryId> = r.ranked.items.iter().map(|i| i.memory.id).collect();
+        self.store.touch(&scope.tenant, &ids, now, scope.chat.as_ref().map(|c| c.as_str()), false)?;
+        let env = self.envelope(scope, TraceOp::Recall, query, now, &r, started);
+        self.store.put_trace(&env)?;
+        Ok(RecallResult {
+            turn_id: env.turn_id,
+            mode: r.mode,
+            policies: r.exact.policies,
+            exact: r.exact.items,
+            items: r.ranked.items,
+        })
+    }
+
+    /// The prompt block for the next turn of the scope's chat, within `budget` tokens
+    /// (the configured default when `None`).
+    pub fn context(&self, scope: &Scope, message: &str, budget: Option<usize>) -> Result<ContextResult> {
+        let started = Instant::now();
+        scope.require_user()?;
+        let now = self.clock.now();
+        let r = self.retrieve(scope, message, self.tuning.assembly.ranked_items, now)?;
+        let (recent, surfaced_recently) = match &scope.chat {
+            Some(_) => (
+                self.store.recent_messages(scope, self.tuning.assembly.recent_pairs * 2)?,
+                self.store.recently_surfaced(scope, self.tuning.assembly.over_reference_turns)?.into_iter().collect(),
+            ),
+            None => (Vec::new(), HashSet::new()),
+        };
+        let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
+        let block = assemble(
+            AssemblyInput { exact: &r.exact, ranked: &r.ranked.items, recent: &recent, surfaced_recently: &surfaced_recently, budget },
+            &self.tuning.assembly,
+        );
+        let surfaced = block.memory_ids();
+        self.store.touch(&scope.tenant, &surfaced, now, scope.chat.as_ref().map(|c| c.as_str()), true)?;
+        let mut env = self.envelope(scope, TraceOp::Context, message, now, &r, started);
+        env.surfaced = surfaced;
+        env.held_back = block.held_back.clone();
+        env.tokens = Some(block.tokens);
+        env.budget = Some(budget);
+        self.store.put_trace(&env)?;
+        Ok(ContextResult { turn_id: env.turn_id, mode: r.mode, block })
+    }
+
+    fn envelope(&self, scope: &Scope, op: TraceOp, query: &str, at: DateTime<Utc>, r: &Retrieval, started: Instant) -> TraceEnvelope {
+        let traced = |i: &RecallItem| TracedItem { id: i.memory.id, exact: i.exact, score: i.score, tier: i.tier };
+        TraceEnvelope {
+            turn_id: turn_id(),
+            scope: scope.clone(),
+            op,
+            at,
+            query: query.to_string(),
+            mode: r.mode,
+            retrieved: r.exact.items.iter().chain(&r.ranked.items).map(traced).collect(),
+            surfaced: Vec::new(),
+            below_floor: r.ranked.below_floor.clone(),
+            held_back: Vec::new(),
+            degraded: r.degraded.clone(),
+            tokens: None,
+            budget: None,
+            micros: started.elapsed().as_micros() as u64,
+        }
+    }
+
+    /// A stored trace envelope, for explaining or replaying a turn.
+    pub fn trace(&self, scope: &Scope, turn_id: &str) -> Result<Option<TraceEnvelope>> {
+        Ok(self.store.trace(&scope.tenant, turn_id)?)
+    }
+}

@@ -1,0 +1,249 @@
+//! The write path: validate → trace → extract → gate → apply, one transaction per op.
+
+use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
+use mnemo_core::message::validate_batch;
+use mnemo_core::score::fuse;
+use mnemo_core::text::{content_hash, tidy};
+use mnemo_core::{
+    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance, Scope,
+    Status, Target, Verdict,
+};
+use mnemo_store::{Change, ChangeSet, Embedding};
+use serde::{Deserialize, Serialize};
+
+use crate::config::MemoryScope;
+use crate::error::Result;
+use crate::Memory;
+
+/// One proposed op and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpRecord {
+    /// The op as proposed.
+    pub op: ProposedOp,
+    /// The gate's verdict after apply.
+    pub verdict: Verdict,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct IngestReport {
+    /// Messages appended to the trace.
+    pub appended: usize,
+    /// Messages already present (same id): ignored.
+    pub duplicates: usize,
+    /// Every proposed op with its verdict.
+    pub ops: Vec<OpRecord>,
+    /// Set when embeddings were unavailable for this batch (gate dedup by hash only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degraded: Option<String>,
+}
+
+/// A target must match at least this well (fused relevance) to be acted on.
+const TARGET_MATCH: f32 = 0.45;
+
+impl Memory {
+    /// Appends messages to the trace and extracts memories from the new ones.
+    ///
+    /// The whole batch is validated first: an empty or oversized message, a bad id or a scope
+    /// without user or chat is an error naming what and where, and nothing is written.
+    /// Re-sending a message id is a no-op, so replays never extract twice.
+    pub fn ingest(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
+        let now = self.clock.now();
+        let batch = validate_batch(scope, messages, now, &self.tuning.ingest)?;
+        let fresh = self.store.append_messages(&batch)?;
+        let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
+        let mut report = IngestReport { appended: new.len(), duplicates: fresh.len() - new.len(), ..Default::default() };
+        if new.is_empty() {
+            return Ok(report);
+        }
+        let ops = self.extractor.extract(&new);
+        let (records, degraded) = self.apply_ops(scope, ops, self.extractor.name(), self.extractor.version())?;
+        report.ops = records;
+        report.degraded = degraded;
+        Ok(report)
+    }
+
+    /// Puts proposed ops through the gate and applies each verdict in its own transaction.
+    ///
+    /// Ops are judged in order against the state the previous ones left, so two mentions of the
+    /// same fact in one batch become one memory and a reinforcement.
+    pub fn apply_ops(
+        &self,
+        scope: &Scope,
+        ops: Vec<ProposedOp>,
+        extractor: &str,
+        version: &str,
+    ) -> Result<(Vec<OpRecord>, Option<String>)> {
+        scope.require_user()?;
+        let owner = self.owner_of(scope);
+        let texts: Vec<&str> = ops.iter().map(|o| o.draft.content.as_str()).collect();
+        let (vectors, degraded) = match self.embed(&texts) {
+            Ok(v) => (v.into_iter().map(Some).collect(), None),
+            Err(why) => (vec![None; ops.len()], Some(why)),
+        };
+        let mut records = Vec::with_capacity(ops.len());
+        for (op, vector) in ops.into_iter().zip(vectors) {
+            let verdict = self.apply_op(scope, &owner, &op, vector, extractor, version)?;
+            records.push(OpRecord { op, verdict });
+        }
+        Ok((records, degraded))
+    }
+
+    /// The partition extracted memories of this request are owned by.
+    pub(crate) fn owner_of(&self, scope: &Scope) -> Scope {
+        let mut owner = match self.config.memory_scope {
+            MemoryScope::User => scope.without_chat(),
+            MemoryScope::Chat => scope.clone(),
+        };
+        if self.config.share_across_agents {
+            owner.agent = None;
+        }
+        owner
+    }
+
+    fn apply_op(
+        &self,
+        scope: &Scope,
+        owner: &Scope,
+        op: &ProposedOp,
+        vector: Option<Vec<f32>>,
+        extractor: &str,
+        version: &str,
+    ) -> Result<Verdict> {
+        let now = self.clock.now();
+        let draft = &op.draft;
+        let content = tidy(&draft.content);
+        let hash = content_hash(&content);
+        let existing = |m: &Row| Existing { id: m.id, kind: m.kind, status: m.status, value: m.value.clone() };
+
+        let mut ctx = GateContext { owner_layer: Some(owner.layer()), ..Default::default() };
+        ctx.same_hash = self.store.find_by_hash(scope, &hash)?.map(|m| existing(&m));
+        if let Some(key) = &draft.key {
+            ctx.same_key = self.store.find_by_key(owner, draft.kind, key)?.map(|m| existing(&m));
+        }
+        if let (Some(v), Some(model)) = (&vector, self.embedder_id()) {
+            let near = self.store.vector(scope, model, v, 5)?;
+            let ids: Vec<MemoryId> = near.iter().map(|(id, _)| *id).collect();
+            let rows = self.store.get_many(scope, &ids)?;
+            ctx.nearest = near.iter().find_map(|(id, cos)| {
+                rows.iter().find(|m| m.id == *id && m.kind == draft.kind).map(|m| (existing(m), *cos))
+            });
+        }
+        if let Some(target) = op.action.target() {
+            ctx.target = self.resolve_target(scope, owner, target, op)?.map(|m| existing(&m));
+        }
+
+        let decision = gate::judge(op, &ctx, &self.tuning.gate);
+        let session = scope.chat.as_ref().map(|c| c.to_string());
+        let (changes, verdict) = match decision {
+            Decision::Reject(reason) => return Ok(Verdict::Rejected { reason }),
+            Decision::Reinforce { existing, by } => {
+                let verdict = Verdict::Deduplicated { existing, by };
+                let change = Change::Reinforce { id: existing, sources: op.sources.clone(), session, reason: verdict.to_string() };
+                (vec![change], verdict)
+            }
+            Decision::Close { target } => {
+                let verdict = Verdict::Closed { target };
+                (vec![self.transition(target, Status::Archived, HistoryEvent::Closed, &verdict, op)], verdict)
+            }
+            Decision::Forget { target } => {
+                let verdict = Verdict::Forgotten { target };
+                (vec![self.transition(target, Status::Archived, HistoryEvent::Forgotten, &verdict, op)], verdict)
+            }
+            Decision::Write { status, replaces } => {
+                let row = Row {
+                    id: MemoryId::new(),
+                    owner: owner.clone(),
+                    kind: draft.kind,
+                    content,
+                    key: draft.key.clone(),
+                    value: draft.value.clone(),
+                    confidence: draft.confidence.clamp(0.0, 1.0),
+                    salience: draft.salience.clamp(0.0, 1.0),
+                    pinned: false,
+                    surface: draft.effective_surface(),
+                    status,
+                    due_at: draft.due_at,
+                    valid_from: draft.valid_from,
+                    valid_until: None,
+                    provenance: Provenance {
+                        sources: op.sources.clone(),
+                        chat: scope.chat.clone(),
+                        extractor: extractor.to_string(),
+                        extractor_version: version.to_string(),
+                    },
+                    content_hash: hash,
+                    created_at: now,
+                    updated_at: now,
+                    last_accessed: None,
+                    last_surfaced: None,
+                    access_count: 0,
+                    distinct_sessions: u32::from(session.is_some()),
+                    reinforcements: 0,
+                    expires_at: draft.expires_at,
+                    sensitivity: draft.sensitivity,
+                };
+                let id = row.id;
+                let verdict = match replaces {
+                    None => Verdict::Written { id, status: status.kind() },
+                    Some((old, Replacement::Supersedes)) => Verdict::Superseded { id, old },
+                    Some((old, Replacement::Contradicts)) => Verdict::Contradicted { id, old },
+                };
+                let embedding = vector.zip(self.embedder_id()).map(|(v, m)| Embedding { model: m.to_string(), vector: v });
+                let mut changes = vec![Change::Insert { memory: row, embedding, reason: verdict.to_string() }];
+                if let Some((old, how)) = replaces {
+                    let (status, event, link) = match how {
+                        Replacement::Supersedes => (Status::Superseded { by: id }, HistoryEvent::Superseded, LinkKind::Supersedes),
+                        Replacement::Contradicts => (Status::Contradicted, HistoryEvent::Contradicted, LinkKind::Contradicts),
+                    };
+                    changes.push(self.transition(old, status, event, &verdict, op));
+                    changes.push(Change::Link(Link { from: id, to: old, kind: link, at: now }));
+                }
+                (changes, verdict)
+            }
+        };
+        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: now, changes })?;
+        Ok(verdict)
+    }
+
+    fn transition(&self, id: MemoryId, status: Status, event: HistoryEvent, verdict: &Verdict, op: &ProposedOp) -> Change {
+        Change::SetStatus { id, status, event, reason: verdict.to_string(), sources: op.sources.clone() }
+    }
+
+    /// Finds the active memory an op is about.
+    fn resolve_target(&self, scope: &Scope, owner: &Scope, target: &Target, op: &ProposedOp) -> Result<Option<Row>> {
+        let active = |m: Row| (m.status == Status::Active).then_some(m);
+        match target {
+            Target::Id(id) => Ok(self.store.get_many(scope, &[*id])?.into_iter().next().and_then(active)),
+            Target::Key(key) => {
+                if let Some(m) = self.store.find_by_key(owner, op.draft.kind, key)? {
+                    return Ok(Some(m));
+                }
+                Ok(None)
+            }
+            Target::Matching(text) => {
+                let kind = match op.action {
+                    Action::CloseLoop(_) => Some(Kind::OpenLoop),
+                    _ => None,
+                };
+                self.best_match(scope, text, kind)
+            }
+        }
+    }
+
+    /// The active memory in scope that best matches `text`, if it matches well enough.
+    pub(crate) fn best_match(&self, scope: &Scope, text: &str, kind: Option<Kind>) -> Result<Option<Row>> {
+        let found = self.candidates(scope, text, 10)?;
+        let mut scored: Vec<(Row, f32)> = found
+            .list
+            .into_iter()
+            .filter(|c| kind.is_none_or(|k| c.memory.kind == k))
+            .map(|c| {
+                let r = fuse(c.lexical, c.vector, &self.tuning);
+                (c.memory, r)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(scored.into_iter().find(|(_, r)| *r >= TARGET_MATCH).map(|(m, _)| m))
+    }
+}

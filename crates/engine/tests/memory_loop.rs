@@ -1,0 +1,173 @@
+//! The core loop end to end on the embedded store, with the fast hashing embedder.
+
+use chrono::Duration;
+use mnemo::core::{NewMessage, RecallMode, SectionName, StatusKind, Verdict};
+use mnemo::store::ListFilter;
+
+use crate::common::{chat, hashed, t0, with_embedder};
+
+#[test]
+fn what_one_session_teaches_the_next_session_knows() {
+    let f = hashed();
+    let s1 = chat("dana", "c1");
+    let report = f.say(&s1, &["Hi! My name is Dana.", "I'm a backend engineer at a fintech startup.", "I have a dog named Biscuit."]);
+    assert_eq!(report.appended, 3);
+    assert!(report.ops.iter().all(|o| matches!(o.verdict, Verdict::Written { .. })), "{:#?}", report.ops);
+
+    f.clock.set(t0() + Duration::days(7));
+    let s2 = chat("dana", "c2");
+    let ctx = f.memory.context(&s2, "What should I name my dog's birthday party?", Some(500)).unwrap();
+    let text = &ctx.block.text;
+    assert!(text.contains("Biscuit"), "{text}");
+    assert!(ctx.block.tokens <= 500);
+    let trace = f.memory.trace(&s2, &ctx.turn_id).unwrap().unwrap();
+    assert!(!trace.surfaced.is_empty());
+    assert_eq!(trace.tokens, Some(ctx.block.tokens));
+
+    let recall = f.memory.recall(&s2, "what happens at the startup", Some(3)).unwrap();
+    assert_eq!(recall.mode, RecallMode::Hybrid);
+    assert!(recall.items[0].memory.content.contains("backend engineer"), "{:#?}", recall.items);
+    let parts = recall.items[0].score.unwrap();
+    assert!(parts.relevance > 0.0 && parts.total > 0.0 && parts.strength > 0.0);
+}
+
+#[test]
+fn replaying_messages_changes_nothing() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let msgs = vec![NewMessage::user("My name is Dana.", t0()).with_id("m1"), NewMessage::user("I live in Lisbon.", t0()).with_id("m2")];
+    let first = f.memory.ingest(&s, msgs.clone()).unwrap();
+    let second = f.memory.ingest(&s, msgs).unwrap();
+    assert_eq!((first.appended, second.appended, second.duplicates), (2, 0, 2));
+    assert!(second.ops.is_empty());
+    assert_eq!(f.active_contents(&s).len(), 2);
+}
+
+#[test]
+fn saying_it_again_reinforces_instead_of_duplicating() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["I live in Lisbon."]);
+    let again = f.say(&chat("dana", "c2"), &["i live in lisbon!"]);
+    assert!(matches!(again.ops[0].verdict, Verdict::Deduplicated { .. }), "{:?}", again.ops[0].verdict);
+    let all = f.memory.list(&s, &ListFilter::default()).unwrap();
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].reinforcements, 1);
+    assert_eq!(all[0].distinct_sessions, 2);
+}
+
+#[test]
+fn corrections_supersede_with_history_and_links() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["I'm a backend engineer at a fintech startup."]);
+    let r = f.say(&chat("dana", "c2"), &["Actually I work in product design now, not engineering."]);
+    let Verdict::Superseded { id, old } = r.ops[0].verdict else { panic!("{:?}", r.ops[0].verdict) };
+    assert_eq!(f.active_contents(&s), vec!["User works in product design"]);
+    let detail = f.memory.show(&s, old).unwrap();
+    assert_eq!(detail.memory.status.superseded_by(), Some(id));
+    assert_eq!(detail.history.len(), 2);
+    assert_eq!(detail.links.len(), 1);
+    assert_eq!(detail.sources[0].content, "I'm a backend engineer at a fintech startup.");
+    let ctx = f.memory.context(&chat("dana", "c3"), "How is work going?", None).unwrap();
+    assert!(ctx.block.text.contains("product design") && !ctx.block.text.contains("backend engineer"), "{}", ctx.block.text);
+}
+
+#[test]
+fn keyed_preferences_switch_and_boundaries_stay_avoid() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["Please keep your answers short.", "Never mention my ex-husband."]);
+    f.say(&s, &["I prefer detailed answers."]);
+    let ctx = f.memory.context(&chat("dana", "c2"), "tell me about rome", None).unwrap();
+    let pref = ctx.block.section(SectionName::Preference).unwrap();
+    assert_eq!(pref.items.len(), 1);
+    assert!(pref.items[0].text.contains("detailed"), "{:?}", pref.items);
+    assert!(pref.cacheable);
+    let avoid = ctx.block.section(SectionName::Avoid).unwrap();
+    assert!(avoid.items[0].text.contains("ex-husband"));
+    assert!(ctx.block.section(SectionName::Speak).is_none_or(|s| s.items.iter().all(|i| !i.text.contains("ex-husband"))));
+}
+
+#[test]
+fn scopes_never_leak() {
+    let f = hashed();
+    f.say(&chat("dana", "c1"), &["My dog is called Biscuit."]);
+    for other in [chat("eve", "c1"), mnemo::Scope::parse("evil", None, Some("dana"), Some("c1")).unwrap()] {
+        let r = f.memory.recall(&other, "dog Biscuit", Some(10)).unwrap();
+        assert!(r.items.is_empty() && r.exact.is_empty(), "{other}: {:?}", r.items);
+        let ctx = f.memory.context(&other, "my dog Biscuit", None).unwrap();
+        assert!(!ctx.block.text.contains("Biscuit"), "{other}");
+    }
+}
+
+#[test]
+fn bad_input_names_what_and_where_and_writes_nothing() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let err = f
+        .memory
+        .ingest(&s, vec![NewMessage::user("My name is Dana.", t0()), NewMessage::user("", t0()).with_id("bad")])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("message 1") && err.contains("bad") && err.contains("empty"), "{err}");
+    let huge = "x".repeat(40_000);
+    let err = f.memory.ingest(&s, vec![NewMessage::user(huge, t0())]).unwrap_err().to_string();
+    assert!(err.contains("limit"), "{err}");
+    let no_user = mnemo::Scope::parse("acme", None, None, Some("c1")).unwrap();
+    let err = f.memory.ingest(&no_user, vec![NewMessage::user("My name is Dana.", t0())]).unwrap_err().to_string();
+    assert!(err.contains("user_id"), "{err}");
+    assert!(f.memory.list(&s, &ListFilter::default()).unwrap().is_empty());
+    assert!(f.memory.store().recent_messages(&s, 10).unwrap().is_empty());
+}
+
+#[test]
+fn pii_never_reaches_storage() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["My card is 4111 1111 1111 1111 and my password is hunter2."]);
+    let stored = f.memory.store().recent_messages(&s, 10).unwrap();
+    assert!(!stored[0].content.contains("4111") && !stored[0].content.contains("hunter2"), "{}", stored[0].content);
+    assert!(f.memory.list(&s, &ListFilter::default()).unwrap().iter().all(|m| !m.content.contains("4111")));
+}
+
+#[test]
+fn without_an_embedder_recall_degrades_to_lexical() {
+    let f = with_embedder(None);
+    let s = chat("dana", "c1");
+    f.say(&s, &["I live in Lisbon."]);
+    let r = f.memory.recall(&s, "Lisbon", None).unwrap();
+    assert_eq!(r.mode, RecallMode::LexicalOnly);
+    assert_eq!(r.items.len(), 1);
+    let t = f.memory.trace(&s, &r.turn_id).unwrap().unwrap();
+    assert!(t.degraded.unwrap().contains("no embedder"));
+}
+
+#[test]
+fn the_over_reference_guard_holds_back_what_was_just_said() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["My dog is called Biscuit."]);
+    let first = f.memory.context(&s, "my dog Biscuit", None).unwrap();
+    assert!(first.block.section(SectionName::Speak).is_some_and(|x| x.items[0].text.contains("Biscuit")));
+    let second = f.memory.context(&s, "my dog Biscuit", None).unwrap();
+    assert!(second.block.section(SectionName::Speak).is_none());
+    assert_eq!(second.block.held_back[0].reason, mnemo::core::assemble::HoldReason::SurfacedRecently);
+}
+
+#[test]
+fn a_failure_in_the_middle_of_an_apply_leaves_nothing_half_written() {
+    let scenario = fail::FailScenario::setup();
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["I'm a backend engineer at a fintech startup."]);
+    let before = f.memory.list(&s, &ListFilter::default()).unwrap();
+    fail::cfg("store::apply::after_first_change", "return").unwrap();
+    let err = f.memory.ingest(&s, vec![NewMessage::user("Actually I work in product design now.", f.memory.now())]);
+    fail::remove("store::apply::after_first_change");
+    assert!(err.unwrap_err().to_string().contains("injected"));
+    let after = f.memory.list(&s, &ListFilter::default()).unwrap();
+    assert_eq!(after, before, "the correction's insert must roll back with its supersession");
+    assert_eq!(after[0].status.kind(), StatusKind::Active);
+    scenario.teardown();
+}

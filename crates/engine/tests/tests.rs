@@ -1,0 +1,5 @@
+//! Engine integration tests: one binary, real SQLite store, hashing and real local embedders.
+
+mod common;
+mod local_model;
+mod memory_loop;
