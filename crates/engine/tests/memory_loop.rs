@@ -85,7 +85,7 @@ fn keyed_preferences_switch_and_boundaries_stay_avoid() {
     assert!(pref.items[0].text.contains("detailed"), "{:?}", pref.items);
     assert!(pref.cacheable);
     let avoid = ctx.block.section(SectionName::Avoid).unwrap();
-    assert!(avoid.items[0].text.contains("ex-husband"));
+    assert!(avoid.items[0].text.contains("their ex-husband"), "{:?}", avoid.items);
     assert!(ctx.block.section(SectionName::Speak).is_none_or(|s| s.items.iter().all(|i| !i.text.contains("ex-husband"))));
 }
 

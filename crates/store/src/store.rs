@@ -159,10 +159,6 @@ pub trait Store: Send + Sync {
     /// Applies a change set in one transaction.
     fn apply(&self, changes: &ChangeSet) -> Result<()>;
 
-    /// Records that memories were recalled (and, if `surfaced`, placed in a block) in a session.
-    fn touch(&self, tenant: &TenantId, ids: &[MemoryId], at: DateTime<Utc>, session: Option<&str>, surfaced: bool)
-    -> Result<()>;
-
     // ---- policies ----------------------------------------------------------------------------
 
     /// Authors a policy: closes the version in force for the same tenant, agent and key and
@@ -174,8 +170,10 @@ pub trait Store: Send + Sync {
 
     // ---- traces ------------------------------------------------------------------------------
 
-    /// Stores a trace envelope.
-    fn put_trace(&self, envelope: &TraceEnvelope) -> Result<()>;
+    /// Records one recall or context call in one transaction: its envelope, and the access
+    /// stats of the memories it returned (`accessed`) and placed in a block (`envelope.surfaced`).
+    /// The envelope's chat is the session for the spacing signal.
+    fn record_turn(&self, envelope: &TraceEnvelope, accessed: &[MemoryId]) -> Result<()>;
 
     /// One envelope by turn id, within a tenant.
     fn trace(&self, tenant: &TenantId, turn_id: &str) -> Result<Option<TraceEnvelope>>;

@@ -222,7 +222,24 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
         };
         store.apply(&cs).unwrap();
     }
-    store.touch(&owner.tenant, &[m.id], t0() + Duration::days(1), Some("c3"), true).unwrap();
+    let env = TraceEnvelope {
+        turn_id: "turn-touch".into(),
+        scope: scope("acme", Some("dana"), Some("c3")),
+        op: TraceOp::Context,
+        at: t0() + Duration::days(1),
+        query: "q".into(),
+        mode: RecallMode::Hybrid,
+        retrieved: vec![],
+        surfaced: vec![m.id],
+        below_floor: vec![],
+        held_back: vec![],
+        degraded: None,
+        tokens: None,
+        budget: None,
+        micros: 1,
+        embed_micros: 0,
+    };
+    store.record_turn(&env, &[m.id]).unwrap();
     let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
     assert_eq!(got.reinforcements, 3);
     assert_eq!(got.distinct_sessions, 3, "c1, c2, c3");
@@ -296,8 +313,9 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
             tokens: Some(10),
             budget: Some(100),
             micros: 5,
+            embed_micros: 2,
         };
-        store.put_trace(&env).unwrap();
+        store.record_turn(&env, &[]).unwrap();
         assert_eq!(store.trace(&s.tenant, &env.turn_id).unwrap().unwrap(), env);
     }
     let recent = store.recently_surfaced(&s, 2).unwrap();

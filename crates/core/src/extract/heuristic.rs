@@ -30,8 +30,24 @@ fn phrase(s: &str) -> Option<String> {
     let cut = [" but ", " because ", " so ", " and i ", " and my ", " though", " anymore", " now", " these days"]
         .iter()
         .fold(cut, |acc, sep| acc.to_lowercase().find(sep).map_or(acc, |i| &acc[..i]));
-    let t = tidy(cut.trim_end_matches(|c: char| !c.is_alphanumeric()));
+    let t = third_person(&tidy(cut.trim_end_matches(|c: char| !c.is_alphanumeric())));
     (t.chars().count() >= 2).then_some(t)
+}
+
+/// Rewrites first-person words so stored content reads about the user, not as the user.
+fn third_person(s: &str) -> String {
+    s.split(' ')
+        .map(|w| match w.to_lowercase().as_str() {
+            "my" => "their".to_string(),
+            "mine" => "theirs".to_string(),
+            "me" => "them".to_string(),
+            "myself" => "themselves".to_string(),
+            "i" => "they".to_string(),
+            "i'm" => "they're".to_string(),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn cap<'a>(c: &'a Captures<'_>, name: &str) -> Option<&'a str> {
@@ -49,7 +65,7 @@ fn rules() -> &'static [Rule] {
         let r = |p: &str| Regex::new(&format!("(?i){p}")).expect("extractor rule");
         vec![
             Rule {
-                re: r(r"\b(?:my name is|my name's|call me|i go by)\s+(?P<x>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)"),
+                re: r(r"\b(?:my name is|my name's|call me|i go by)\s+(?P<x>[A-Za-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"),
                 build: |c| {
                     let name = title(cap(c, "x")?);
                     Some(Draft::new(Kind::Profile, format!("User's name is {name}"), 0.9, 0.9).keyed("name", name))
@@ -250,6 +266,8 @@ mod tests {
     #[test]
     fn identity_statements_become_profile_facts() {
         assert_eq!(contents("Hi! My name is dana."), vec!["User's name is Dana"]);
+        assert_eq!(contents("My name is Maya and I live in Porto."), vec!["User's name is Maya", "User lives in Porto"]);
+        assert_eq!(contents("my name is Mary Ann"), vec!["User's name is Mary Ann"]);
         assert_eq!(
             contents("I'm a backend engineer at a fintech startup."),
             vec!["User is a backend engineer at a fintech startup"]
@@ -274,7 +292,7 @@ mod tests {
         assert_eq!(ops.len(), 1);
         assert_eq!(ops[0].draft.kind, Kind::Protocol);
         assert_eq!(ops[0].draft.surface, Some(Surface::Avoid));
-        assert!(ops[0].draft.content.contains("my ex-husband"));
+        assert_eq!(ops[0].draft.content, "Do not bring up their ex-husband unless the user does");
     }
 
     #[test]

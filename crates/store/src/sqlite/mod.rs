@@ -345,36 +345,6 @@ impl Store for SqliteStore {
         self.write("apply", |tx| apply::apply(tx, changes))
     }
 
-    fn touch(&self, tenant: &TenantId, ids: &[MemoryId], at: DateTime<Utc>, session: Option<&str>, surfaced: bool) -> Result<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        self.write("touch", |tx| {
-            for id in ids {
-                let rowid: Option<i64> = tx
-                    .prepare_cached("SELECT rowid FROM memories WHERE tenant = ?1 AND id = ?2")
-                    .and_then(|mut s| s.query_row(params![tenant.as_str(), id.to_string()], |r| r.get(0)).optional())
-                    .map_err(StoreError::sql("touch"))?;
-                let Some(rowid) = rowid else { continue };
-                let new_session = match session {
-                    Some(s) => tx
-                        .prepare_cached("INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")
-                        .and_then(|mut st| st.execute(params![rowid, s]))
-                        .map_err(StoreError::sql("touch"))?,
-                    None => 0,
-                };
-                tx.prepare_cached(
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?1, \
-                     distinct_sessions = distinct_sessions + ?2, \
-                     last_surfaced = CASE WHEN ?3 THEN ?1 ELSE last_surfaced END WHERE rowid = ?4",
-                )
-                .and_then(|mut s| s.execute(params![ms(at), new_session as i64, surfaced, rowid]))
-                .map_err(StoreError::sql("touch"))?;
-            }
-            Ok(())
-        })
-    }
-
     fn put_policy(&self, p: &Policy) -> Result<Policy> {
         let agent = p.agent.as_ref().map_or("", |a| a.as_str()).to_string();
         self.write("put policy", |tx| {
@@ -441,17 +411,41 @@ impl Store for SqliteStore {
         })
     }
 
-    fn put_trace(&self, env: &TraceEnvelope) -> Result<()> {
+    fn record_turn(&self, env: &TraceEnvelope, accessed: &[MemoryId]) -> Result<()> {
         let [t, a, u, c] = env.scope.key_parts();
         let body = serde_json::to_string(env).expect("trace serialises");
         let surfaced = serde_json::to_string(&env.surfaced).expect("ids serialise");
-        self.write("put trace", |tx| {
+        let session = env.scope.chat.as_ref().map(|c| c.as_str());
+        let mut ids: Vec<MemoryId> = accessed.to_vec();
+        ids.extend(env.surfaced.iter().filter(|id| !accessed.contains(id)));
+        self.write("record turn", |tx| {
             tx.prepare_cached(
                 "INSERT INTO traces (turn_id, tenant, agent, user_id, chat, op, at, surfaced, body) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )
             .and_then(|mut s| s.execute(params![env.turn_id, t, a, u, c, env.op.as_str(), ms(env.at), surfaced, body]))
-            .map_err(StoreError::sql("put trace"))?;
+            .map_err(StoreError::sql("record turn"))?;
+            for id in &ids {
+                let rowid: Option<i64> = tx
+                    .prepare_cached("SELECT rowid FROM memories WHERE tenant = ?1 AND id = ?2")
+                    .and_then(|mut s| s.query_row(params![t, id.to_string()], |r| r.get(0)).optional())
+                    .map_err(StoreError::sql("record turn"))?;
+                let Some(rowid) = rowid else { continue };
+                let new_session = match session {
+                    Some(s) => tx
+                        .prepare_cached("INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")
+                        .and_then(|mut st| st.execute(params![rowid, s]))
+                        .map_err(StoreError::sql("record turn"))?,
+                    None => 0,
+                };
+                tx.prepare_cached(
+                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?1, \
+                     distinct_sessions = distinct_sessions + ?2, \
+                     last_surfaced = CASE WHEN ?3 THEN ?1 ELSE last_surfaced END WHERE rowid = ?4",
+                )
+                .and_then(|mut s| s.execute(params![ms(env.at), new_session as i64, env.surfaced.contains(id), rowid]))
+                .map_err(StoreError::sql("record turn"))?;
+            }
             Ok(())
         })
     }
