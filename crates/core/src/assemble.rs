@@ -430,7 +430,8 @@ mod tests {
     fn sections_follow_surface_policy_and_stable_ones_come_first() {
         let mut boundary = mem(Kind::Protocol, "Never mention the user's ex");
         boundary.surface = Surface::Avoid;
-        let pref = mem(Kind::Preference, "User prefers short answers");
+        let mut pref = mem(Kind::Preference, "User prefers short answers");
+        pref.key = Some("answer_length".into());
         let name = mem(Kind::Profile, "User's name is Dana");
         let fact = mem(Kind::Fact, "User's stack is Rust");
         let block = build(vec![boundary, pref], vec![name, fact], 1000, &HashSet::new());

@@ -96,7 +96,8 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
         }
         let reason = if m.pinned {
             ExactReason::Pinned
-        } else if m.kind == Kind::Preference {
+        } else if m.kind == Kind::Preference && m.key.is_some() {
+            // Keyed preferences are looked up exactly; unkeyed likes are ranked by path B.
             ExactReason::Preference
         } else if m.kind == Kind::Protocol {
             ExactReason::Protocol
@@ -236,7 +237,7 @@ mod tests {
         let unkeyed = mem(Kind::Preference, user(), "User likes dry humour");
         let set = select_exact(vec![general.clone(), mine.clone(), unkeyed.clone()], vec![], now(), &Tuning::default());
         let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
-        assert!(ids.contains(&mine.id) && ids.contains(&unkeyed.id) && !ids.contains(&general.id));
+        assert_eq!(ids, vec![mine.id], "unkeyed preferences belong to path B");
         assert_eq!(set.shadowed, vec![(general.id, mine.id)]);
     }
 

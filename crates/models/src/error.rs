@@ -38,9 +38,7 @@ pub enum ModelError {
     },
 
     /// The server answered with a non-2xx status.
-    #[error(
-        "{url} answered HTTP {status}: {body_excerpt} (check the API key, model name and quota)"
-    )]
+    #[error("{url} answered HTTP {status}: {body_excerpt} (check the API key, model name and quota)")]
     HttpStatus {
         /// Full URL that was requested.
         url: String,
@@ -51,9 +49,7 @@ pub enum ModelError {
     },
 
     /// The server answered 2xx but the payload is not a usable embeddings reply.
-    #[error(
-        "unexpected reply from {url}: {reason} (is this an OpenAI-compatible /embeddings endpoint?)"
-    )]
+    #[error("unexpected reply from {url}: {reason} (is this an OpenAI-compatible /embeddings endpoint?)")]
     BadResponse {
         /// Full URL that was requested.
         url: String,
@@ -109,10 +105,7 @@ pub enum ModelError {
 impl ModelError {
     /// Builds an [`ModelError::Io`] from a path-like value, sparing call sites the boilerplate.
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Self::Io {
-            path: path.into(),
-            source,
-        }
+        Self::Io { path: path.into(), source }
     }
 }
 

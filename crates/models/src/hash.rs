@@ -14,11 +14,10 @@ const BIGRAM_WEIGHT: f32 = 0.5;
 
 /// Words so common that sharing them says nothing about topic.
 const STOPWORDS: &[&str] = &[
-    "a", "about", "am", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could",
-    "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in",
-    "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "she", "so",
-    "than", "that", "the", "their", "them", "then", "there", "they", "this", "to", "was", "we",
-    "were", "what", "which", "who", "will", "with", "would", "you", "your",
+    "a", "about", "am", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does",
+    "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in", "into", "is", "it", "its", "me", "my",
+    "no", "not", "of", "on", "or", "our", "she", "so", "than", "that", "the", "their", "them", "then", "there", "they",
+    "this", "to", "was", "we", "were", "what", "which", "who", "will", "with", "would", "you", "your",
 ];
 
 /// Feature-hashing embedder for tests and offline use where a real model is overkill.
@@ -38,26 +37,15 @@ impl HashEmbedder {
     /// If `dim` is zero, since no unit vector exists in zero dimensions.
     pub fn new(dim: usize) -> Self {
         assert!(dim > 0, "HashEmbedder dimension must be positive");
-        Self {
-            dim,
-            id: format!("hash:{dim}"),
-        }
+        Self { dim, id: format!("hash:{dim}") }
     }
 
     /// Embeds a single text; the building block of [`Embedder::embed`].
     pub fn embed_one(&self, text: &str) -> Vec<f32> {
         let mut v = vec![0.0f32; self.dim];
         let lowered = text.to_lowercase();
-        let raw: Vec<&str> = lowered
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
-        let mut words: Vec<&str> = raw
-            .iter()
-            .copied()
-            .filter(|w| !STOPWORDS.contains(w))
-            .map(stem)
-            .collect();
+        let raw: Vec<&str> = lowered.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        let mut words: Vec<&str> = raw.iter().copied().filter(|w| !STOPWORDS.contains(w)).map(stem).collect();
         if words.is_empty() {
             // Only stopwords: better to match on them than to return a direction-less vector.
             words = raw.iter().copied().map(stem).collect();

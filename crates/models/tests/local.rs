@@ -33,11 +33,7 @@ fn id_dim_and_unit_norm() {
         assert_eq!(m.id(), "local:all-MiniLM-L6-v2");
     }
     let vs = m
-        .embed(&[
-            "hello world",
-            "",
-            "A much longer sentence about nothing in particular, to vary the length.",
-        ])
+        .embed(&["hello world", "", "A much longer sentence about nothing in particular, to vary the length."])
         .unwrap();
     assert_eq!(vs.len(), 3);
     for v in &vs {
@@ -50,11 +46,7 @@ fn id_dim_and_unit_norm() {
 #[test]
 fn semantics() {
     let v = model()
-        .embed(&[
-            "I adopted a puppy named Biscuit",
-            "my new dog is called Biscuit",
-            "quarterly tax filing deadline",
-        ])
+        .embed(&["I adopted a puppy named Biscuit", "my new dog is called Biscuit", "quarterly tax filing deadline"])
         .unwrap();
     let close = cosine(&v[0], &v[1]);
     let far = cosine(&v[0], &v[2]);
@@ -76,15 +68,8 @@ fn batch_equals_single() {
     let batch = m.embed(&texts).unwrap();
     for (text, b) in texts.iter().zip(&batch) {
         let single = &m.embed(&[text]).unwrap()[0];
-        let max_diff = single
-            .iter()
-            .zip(b)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0f32, f32::max);
-        assert!(
-            max_diff < 1e-4,
-            "{text:?}: batch and single differ by {max_diff}"
-        );
+        let max_diff = single.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+        assert!(max_diff < 1e-4, "{text:?}: batch and single differ by {max_diff}");
     }
 }
 
@@ -99,13 +84,7 @@ fn long_input_is_truncated_not_rejected() {
 fn small_batch_size_gives_same_results() {
     let dir = default_model_dir();
     let small = LocalEmbedder::open(&dir).unwrap().with_batch_size(2);
-    let texts = [
-        "one",
-        "two words",
-        "three words here",
-        "and four words here",
-        "five",
-    ];
+    let texts = ["one", "two words", "three words here", "and four words here", "five"];
     let a = small.embed(&texts).unwrap();
     let b = model().embed(&texts).unwrap();
     for (x, y) in a.iter().zip(&b) {

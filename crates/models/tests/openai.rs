@@ -19,10 +19,7 @@ struct Seen {
 
 impl Seen {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
@@ -113,54 +110,26 @@ fn good_reply_with_shuffled_indices() {
     c.api_key = Some("sk-test".into());
     let e = OpenAiEmbedder::new(c).unwrap();
     assert_eq!(e.id(), "openai:test-model");
-    assert_eq!(
-        e.dim(),
-        0,
-        "unknown model: dimension not known before the first reply"
-    );
+    assert_eq!(e.dim(), 0, "unknown model: dimension not known before the first reply");
     let out = e.embed(&["alpha", "beta", "gamma"]).unwrap();
-    assert_eq!(
-        out,
-        vec![
-            vec![1.0, 0.0, 0.0],
-            vec![0.0, 1.0, 0.0],
-            vec![0.0, 0.0, 1.0]
-        ]
-    );
+    assert_eq!(out, vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]]);
     assert_eq!(e.dim(), 3, "dimension learned from the reply");
 
     let seen = server.join().unwrap();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].request_line, "POST /v1/embeddings HTTP/1.1");
     assert_eq!(seen[0].header("authorization"), Some("Bearer sk-test"));
-    assert!(
-        seen[0]
-            .header("content-type")
-            .unwrap()
-            .starts_with("application/json")
-    );
-    assert_eq!(
-        seen[0].body,
-        json!({"model": "test-model", "input": ["alpha", "beta", "gamma"]})
-    );
+    assert!(seen[0].header("content-type").unwrap().starts_with("application/json"));
+    assert_eq!(seen[0].body, json!({"model": "test-model", "input": ["alpha", "beta", "gamma"]}));
 }
 
 #[test]
 fn server_error_names_url_status_and_body() {
-    let (base, server) = serve(1, |_| {
-        (
-            500,
-            r#"{"error": {"message": "model overloaded, try later"}}"#.into(),
-        )
-    });
+    let (base, server) = serve(1, |_| (500, r#"{"error": {"message": "model overloaded, try later"}}"#.into()));
     let e = OpenAiEmbedder::new(config(&base)).unwrap();
     let err = e.embed(&["x"]).unwrap_err();
     match &err {
-        ModelError::HttpStatus {
-            url,
-            status,
-            body_excerpt,
-        } => {
+        ModelError::HttpStatus { url, status, body_excerpt } => {
             assert_eq!(url, &format!("{base}/embeddings"));
             assert_eq!(*status, 500);
             assert!(body_excerpt.contains("model overloaded"), "{body_excerpt}");
@@ -168,10 +137,7 @@ fn server_error_names_url_status_and_body() {
         other => panic!("expected HttpStatus, got {other:?}"),
     }
     let msg = err.to_string();
-    assert!(
-        msg.contains("500") && msg.contains(&base) && msg.contains("model overloaded"),
-        "{msg}"
-    );
+    assert!(msg.contains("500") && msg.contains(&base) && msg.contains("model overloaded"), "{msg}");
     // Without a key no Authorization header may be sent.
     assert_eq!(server.join().unwrap()[0].header("authorization"), None);
 }
@@ -179,16 +145,16 @@ fn server_error_names_url_status_and_body() {
 #[test]
 fn wrong_count_is_rejected() {
     let (base, server) = serve(1, |_| {
-        (200, json!({"data": [{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [0.0, 1.0]}]}).to_string())
+        (
+            200,
+            json!({"data": [{"index": 0, "embedding": [1.0, 0.0]}, {"index": 1, "embedding": [0.0, 1.0]}]}).to_string(),
+        )
     });
     let e = OpenAiEmbedder::new(config(&base)).unwrap();
     let err = e.embed(&["a", "b", "c"]).unwrap_err();
     assert!(matches!(err, ModelError::BadResponse { .. }), "{err:?}");
     let msg = err.to_string();
-    assert!(
-        msg.contains("3 inputs") && msg.contains("2 embeddings") && msg.contains(&base),
-        "{msg}"
-    );
+    assert!(msg.contains("3 inputs") && msg.contains("2 embeddings") && msg.contains(&base), "{msg}");
     server.join().unwrap();
 }
 
@@ -212,9 +178,7 @@ fn duplicate_or_out_of_range_index_is_rejected() {
 
 #[test]
 fn batches_respect_batch_size_and_keep_order() {
-    let (base, server) = serve(3, |req| {
-        (200, reply_for(req.body["input"].as_array().unwrap()))
-    });
+    let (base, server) = serve(3, |req| (200, reply_for(req.body["input"].as_array().unwrap())));
     let mut c = config(&base);
     c.batch_size = 2;
     let e = OpenAiEmbedder::new(c).unwrap();
@@ -225,50 +189,25 @@ fn batches_respect_batch_size_and_keep_order() {
         let n = ((i + 1.0) * (i + 1.0) + 1.0).sqrt();
         vec![(i + 1.0) / n, 1.0 / n, 0.0, 0.0]
     };
-    let expected = [
-        expect(0.0),
-        expect(1.0),
-        expect(0.0),
-        expect(1.0),
-        expect(0.0),
-    ];
+    let expected = [expect(0.0), expect(1.0), expect(0.0), expect(1.0), expect(0.0)];
     for (got, want) in out.iter().zip(&expected) {
         for (g, w) in got.iter().zip(want) {
             assert!((g - w).abs() < 1e-6, "{got:?} vs {want:?}");
         }
     }
-    let inputs: Vec<Value> = server
-        .join()
-        .unwrap()
-        .into_iter()
-        .map(|s| s.body["input"].clone())
-        .collect();
-    assert_eq!(
-        inputs,
-        vec![json!(["t0", "t1"]), json!(["t2", "t3"]), json!(["t4"])]
-    );
+    let inputs: Vec<Value> = server.join().unwrap().into_iter().map(|s| s.body["input"].clone()).collect();
+    assert_eq!(inputs, vec![json!(["t0", "t1"]), json!(["t2", "t3"]), json!(["t4"])]);
 }
 
 #[test]
 fn configured_dimension_is_enforced() {
-    let (base, server) = serve(1, |req| {
-        (200, reply_for(req.body["input"].as_array().unwrap()))
-    });
+    let (base, server) = serve(1, |req| (200, reply_for(req.body["input"].as_array().unwrap())));
     let mut c = config(&base);
     c.dim = Some(8);
     let e = OpenAiEmbedder::new(c).unwrap();
     assert_eq!(e.dim(), 8);
     let err = e.embed(&["a"]).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ModelError::DimensionMismatch {
-                expected: 8,
-                got: 4
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err, ModelError::DimensionMismatch { expected: 8, got: 4 }), "{err:?}");
     server.join().unwrap();
 }
 
@@ -278,40 +217,20 @@ fn probe_learns_dimension_and_later_replies_must_match() {
         if req.body["input"][0] == "dimension probe" {
             (200, reply_for(req.body["input"].as_array().unwrap()))
         } else {
-            (
-                200,
-                json!({"data": [{"index": 0, "embedding": [1.0, 2.0]}]}).to_string(),
-            )
+            (200, json!({"data": [{"index": 0, "embedding": [1.0, 2.0]}]}).to_string())
         }
     });
     let e = OpenAiEmbedder::new(config(&base)).unwrap();
     assert_eq!(e.probe_dim().unwrap(), 4);
-    assert_eq!(
-        e.probe_dim().unwrap(),
-        4,
-        "second probe must not hit the server"
-    );
+    assert_eq!(e.probe_dim().unwrap(), 4, "second probe must not hit the server");
     let err = e.embed(&["x"]).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            ModelError::DimensionMismatch {
-                expected: 4,
-                got: 2
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err, ModelError::DimensionMismatch { expected: 4, got: 2 }), "{err:?}");
     assert_eq!(server.join().unwrap().len(), 2);
 }
 
 #[test]
 fn known_openai_models_have_a_dimension_up_front() {
-    let e = OpenAiEmbedder::new(OpenAiConfig::new(
-        "https://api.openai.com/v1",
-        "text-embedding-3-small",
-    ))
-    .unwrap();
+    let e = OpenAiEmbedder::new(OpenAiConfig::new("https://api.openai.com/v1", "text-embedding-3-small")).unwrap();
     assert_eq!(e.dim(), 1536);
     assert_eq!(e.url(), "https://api.openai.com/v1/embeddings");
 }
@@ -319,10 +238,7 @@ fn known_openai_models_have_a_dimension_up_front() {
 #[test]
 fn non_json_reply_is_a_bad_response() {
     let (base, server) = serve(1, |_| (200, "<html>proxy login</html>".into()));
-    let err = OpenAiEmbedder::new(config(&base))
-        .unwrap()
-        .embed(&["a"])
-        .unwrap_err();
+    let err = OpenAiEmbedder::new(config(&base)).unwrap().embed(&["a"]).unwrap_err();
     assert!(matches!(err, ModelError::BadResponse { .. }), "{err:?}");
     assert!(err.to_string().contains("proxy login"), "{err}");
     server.join().unwrap();
@@ -331,41 +247,24 @@ fn non_json_reply_is_a_bad_response() {
 #[test]
 fn empty_batch_makes_no_request() {
     // Nothing listens on this URL; any request would fail.
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let e = OpenAiEmbedder::new(config(&format!("http://127.0.0.1:{port}/v1"))).unwrap();
     assert!(e.embed(&[]).unwrap().is_empty());
 }
 
 #[test]
 fn connection_refused_names_the_url() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let base = format!("http://127.0.0.1:{port}/v1");
-    let err = OpenAiEmbedder::new(config(&base))
-        .unwrap()
-        .embed(&["a"])
-        .unwrap_err();
+    let err = OpenAiEmbedder::new(config(&base)).unwrap().embed(&["a"]).unwrap_err();
     assert!(matches!(err, ModelError::Http { .. }), "{err:?}");
-    assert!(
-        err.to_string().contains(&format!("{base}/embeddings")),
-        "{err}"
-    );
+    assert!(err.to_string().contains(&format!("{base}/embeddings")), "{err}");
 }
 
 #[test]
 fn slow_server_times_out() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!(
-        "http://127.0.0.1:{}/v1",
-        listener.local_addr().unwrap().port()
-    );
+    let base = format!("http://127.0.0.1:{}/v1", listener.local_addr().unwrap().port());
     let server = std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
         std::thread::sleep(Duration::from_millis(1500));
@@ -375,10 +274,7 @@ fn slow_server_times_out() {
     c.timeout = Duration::from_millis(300);
     let started = std::time::Instant::now();
     let err = OpenAiEmbedder::new(c).unwrap().embed(&["a"]).unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_millis(1400),
-        "timeout not applied"
-    );
+    assert!(started.elapsed() < Duration::from_millis(1400), "timeout not applied");
     assert!(matches!(err, ModelError::Http { .. }), "{err:?}");
     assert!(err.to_string().to_lowercase().contains("timeout"), "{err}");
     server.join().unwrap();

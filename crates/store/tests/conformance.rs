@@ -251,7 +251,9 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
 
 pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
-    let pref = memory(&owner, Kind::Preference, "User prefers short answers");
+    let mut pref = memory(&owner, Kind::Preference, "User prefers short answers");
+    pref.key = Some("answer_length".into());
+    let unkeyed = memory(&owner, Kind::Preference, "User likes tea");
     let mut boundary = memory(&owner, Kind::Protocol, "Do not bring up the divorce");
     boundary.surface = Surface::Avoid;
     let mut soon = memory(&owner, Kind::OpenLoop, "Call mom");
@@ -261,7 +263,7 @@ pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn 
     let plain = memory(&owner, Kind::Profile, "User lives in Lisbon");
     let mut pinned = memory(&owner, Kind::Profile, "User is allergic to peanuts");
     pinned.pinned = true;
-    for m in [&pref, &boundary, &soon, &later, &plain, &pinned] {
+    for m in [&pref, &unkeyed, &boundary, &soon, &later, &plain, &pinned] {
         insert(store, m, None);
     }
     let mut got: Vec<_> = store.exact_candidates(&owner, t0() + Duration::days(3)).unwrap().into_iter().map(|m| m.id).collect();

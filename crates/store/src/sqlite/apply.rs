@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use mnemo_core::{HistoryEvent, Memory, MemoryId, MessageId, Status};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::rows::{ids_json, ms, ms_opt, status, vector_blob};
+use super::rows::{ids_json, ms, ms_opt, partition_token, status, vector_blob};
 use crate::error::{Result, StoreError};
 use crate::store::{Change, ChangeSet};
 
@@ -47,7 +47,7 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                 touched.insert(parts(&memory.owner));
             }
             Change::SetStatus { id, status: new, event, reason, sources } => {
-                let (_, old, owner) = lookup(tx, cs, *id)?;
+                let (rowid, old, owner) = lookup(tx, cs, *id)?;
                 tx.prepare_cached(
                     "UPDATE memories SET status = ?1, superseded_by = ?2, updated_at = ?3 WHERE tenant = ?4 AND id = ?5",
                 )
@@ -62,6 +62,7 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                 })
                 .map_err(sql)?;
                 history(tx, cs, *id, *event, Some(old), *new, reason, sources)?;
+                reindex_lexical(tx, rowid, old, *new, &owner)?;
                 touched.insert(owner);
             }
             Change::Reinforce { id, sources, session, reason } => {
@@ -192,10 +193,35 @@ fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
     })
     .map_err(sql)?;
     let rowid = tx.last_insert_rowid();
-    tx.prepare_cached("INSERT INTO memory_fts (rowid, content) VALUES (?1, ?2)")
-        .and_then(|mut s| s.execute(params![rowid, m.content]))
-        .map_err(sql)?;
+    if m.status == Status::Active {
+        index_lexical(tx, rowid, &m.content, m.owner.key_parts())?;
+    }
     Ok(rowid)
+}
+
+/// Adds a row to the lexical index (active rows only are indexed).
+fn index_lexical(tx: &Transaction<'_>, rowid: i64, content: &str, parts: [&str; 4]) -> Result<()> {
+    tx.prepare_cached("INSERT INTO memory_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
+        .and_then(|mut s| s.execute(params![rowid, content, partition_token(parts)]))
+        .map_err(sql)?;
+    Ok(())
+}
+
+/// Keeps the lexical index equal to the set of active rows across a status change.
+fn reindex_lexical(tx: &Transaction<'_>, rowid: i64, was: Status, now: Status, parts: &PartKey) -> Result<()> {
+    match (was == Status::Active, now == Status::Active) {
+        (true, false) => {
+            tx.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1").and_then(|mut s| s.execute([rowid])).map_err(sql)?;
+        }
+        (false, true) => {
+            let content: String =
+                tx.query_row("SELECT content FROM memories WHERE rowid = ?1", [rowid], |r| r.get(0)).map_err(sql)?;
+            let [t, a, u, c] = parts;
+            index_lexical(tx, rowid, &content, [t, a, u, c])?;
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -14,7 +14,7 @@ use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
 
-use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt};
+use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt, visible_partition_tokens};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
 use crate::store::{ChangeSet, ListFilter, Store};
@@ -59,6 +59,8 @@ impl SqliteStore {
         writer.pragma_update(None, "journal_mode", "WAL").map_err(open_err)?;
         configure(&writer).map_err(open_err)?;
         schema::migrate(&mut writer)?;
+        // Refreshes planner statistics where they are missing or stale; cheap when nothing changed.
+        writer.execute_batch("PRAGMA optimize = 0x10002;").map_err(open_err)?;
         let readers = (0..READERS)
             .map(|_| {
                 let c = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
@@ -186,7 +188,13 @@ impl Store for SqliteStore {
             return Ok(Vec::new());
         }
         let [t, a, u, c] = scope.key_parts();
-        let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.id IN ({})", placeholders(ids.len(), 5));
+        // Unary `+` keeps the planner on the unique id index: without statistics it would
+        // otherwise walk the scope index, i.e. every row of the user. Scope still filters.
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({}) AND +m.tenant = ?1 AND +m.agent IN ('', ?2) \
+             AND +m.user_id IN ('', ?3) AND +m.chat IN ('', ?4)",
+            placeholders(ids.len(), 5)
+        );
         let id_strs: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
         let args = [t, a, u, c].into_iter().map(str::to_string).chain(id_strs);
         let mut found = self.memories("get memories", &sql, params_from_iter(args))?;
@@ -240,9 +248,17 @@ impl Store for SqliteStore {
 
     fn exact_candidates(&self, scope: &Scope, due_by: DateTime<Utc>) -> Result<Vec<Memory>> {
         let [t, a, u, c] = scope.key_parts();
+        // One index seek per branch; an OR across kinds or the pinned flag would make the planner
+        // walk every active row of the user instead.
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.status = 'active' AND \
-             (m.pinned = 1 OR m.kind IN ('preference', 'protocol') OR (m.kind = 'open_loop' AND m.due_at <= ?5))"
+            "SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_keyed WHERE {VISIBLE} \
+               AND m.status = 'active' AND m.kind = 'preference' AND m.key IS NOT NULL \
+             UNION ALL SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.status = 'active' \
+               AND m.kind = 'protocol' \
+             UNION ALL SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_pinned WHERE {VISIBLE} \
+               AND m.status = 'active' AND m.pinned = 1 \
+             UNION ALL SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_due WHERE {VISIBLE} \
+               AND m.status = 'active' AND m.kind = 'open_loop' AND m.due_at IS NOT NULL AND m.due_at <= ?5"
         );
         self.memories("exact candidates", &sql, params![t, a, u, c, ms(due_by)])
     }
@@ -251,21 +267,23 @@ impl Store for SqliteStore {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let [t, a, u, c] = scope.key_parts();
-        // Scope and status are predicates of the same query, applied before ORDER BY/LIMIT.
-        // BM25's document frequencies come from the whole FTS table; they shape scores within
-        // the scoped set, never membership of it.
-        let sql = format!(
-            "SELECT m.id, bm25(memory_fts) AS s FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid \
-             WHERE memory_fts MATCH ?5 AND {VISIBLE} AND m.status = 'active' ORDER BY s LIMIT ?6"
-        );
+        // The index holds active rows only, each tagged with its partition token; the scope is
+        // part of the MATCH expression, so ranking only ever sees rows the caller may see.
+        // BM25's document frequencies come from the whole index: they weigh terms, never decide
+        // membership.
+        let parts = visible_partition_tokens(scope).join(" OR ");
+        let expr = format!("part : ({parts}) AND content : ({})", fts_query(terms));
         self.read(|conn| {
-            let mut stmt = conn.prepare_cached(&sql).map_err(StoreError::sql("lexical search"))?;
-            stmt.query_map(params![t, a, u, c, fts_query(terms), limit as i64], |r| {
-                Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("lexical search"))
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT m.id, f.score FROM (SELECT rowid, bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts \
+                     WHERE memory_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN memories m ON m.rowid = f.rowid \
+                     ORDER BY f.score",
+                )
+                .map_err(StoreError::sql("lexical search"))?;
+            stmt.query_map(params![expr, limit as i64], |r| Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("lexical search"))
         })
     }
 

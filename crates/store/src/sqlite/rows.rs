@@ -127,3 +127,33 @@ pub(crate) fn vector_blob(v: &[f32]) -> Vec<u8> {
 pub(crate) fn blob_vector(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
+
+/// The FTS token naming one ownership partition: a hash of its four key parts.
+///
+/// Hex digits only, behind a letter, so the tokenizer keeps it one opaque word.
+pub(crate) fn partition_token(parts: [&str; 4]) -> String {
+    // FNV-1a 64: stable across platforms and releases, unlike std's hasher.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("zp{h:016x}")
+}
+
+/// Tokens of every partition a request scope can see: tenant × {none, agent} × {none, user} ×
+/// {none, chat}.
+pub(crate) fn visible_partition_tokens(scope: &Scope) -> Vec<String> {
+    let [t, a, u, c] = scope.key_parts();
+    let mut out = Vec::with_capacity(8);
+    for agent in if a.is_empty() { vec![""] } else { vec!["", a] } {
+        for user in if u.is_empty() { vec![""] } else { vec!["", u] } {
+            for chat in if c.is_empty() { vec![""] } else { vec!["", c] } {
+                out.push(partition_token([t, agent, user, chat]));
+            }
+        }
+    }
+    out
+}

@@ -59,8 +59,13 @@ CREATE TABLE memories (
 CREATE INDEX memories_by_scope ON memories (tenant, user_id, status, kind);
 CREATE INDEX memories_by_hash ON memories (tenant, content_hash);
 CREATE INDEX memories_by_key ON memories (tenant, kind, key) WHERE key IS NOT NULL;
+CREATE INDEX memories_keyed ON memories (tenant, user_id, status, kind) WHERE key IS NOT NULL;
+CREATE INDEX memories_pinned ON memories (tenant, user_id, status) WHERE pinned = 1;
+CREATE INDEX memories_due ON memories (tenant, user_id, status, due_at) WHERE kind = 'open_loop' AND due_at IS NOT NULL;
 
-CREATE VIRTUAL TABLE memory_fts USING fts5 (content, tokenize = 'porter unicode61');
+-- Lexical index over ACTIVE memories only. `part` holds the row's partition token so the scope
+-- filter is part of the MATCH itself: rows of other scopes never enter the ranked set.
+CREATE VIRTUAL TABLE memory_fts USING fts5 (content, part, tokenize = 'porter unicode61');
 
 CREATE TABLE embeddings (
     memory_rowid INTEGER PRIMARY KEY REFERENCES memories (rowid),
