@@ -47,7 +47,13 @@ struct Dist {
 fn dist(mut v: Vec<f64>) -> Dist {
     v.sort_by(f64::total_cmp);
     let q = |p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
-    Dist { p50: q(0.50), p95: q(0.95), p99: q(0.99), mean: v.iter().sum::<f64>() / v.len() as f64, max: *v.last().unwrap_or(&0.0) }
+    Dist {
+        p50: q(0.50),
+        p95: q(0.95),
+        p99: q(0.99),
+        mean: v.iter().sum::<f64>() / v.len() as f64,
+        max: *v.last().unwrap_or(&0.0),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -90,7 +96,7 @@ fn machine() -> Machine {
 
 pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
     match which {
-        BenchCommand::Recall { memories, queries, embedder, out } => recall(config, memories, *queries, embedder.clone(), out),
+        BenchCommand::Recall { memories, queries, embedder, out } => recall(config, memories, *queries, *embedder, out),
     }
 }
 
@@ -110,25 +116,91 @@ impl Rng {
 }
 
 const SUBJECTS: &[&str] = &[
-    "dog", "sister", "manager", "landlord", "neighbour", "cat", "partner", "team", "doctor", "coach", "brother", "friend",
-    "daughter", "son", "mentor", "client", "dentist", "teacher", "colleague", "roommate",
+    "dog",
+    "sister",
+    "manager",
+    "landlord",
+    "neighbour",
+    "cat",
+    "partner",
+    "team",
+    "doctor",
+    "coach",
+    "brother",
+    "friend",
+    "daughter",
+    "son",
+    "mentor",
+    "client",
+    "dentist",
+    "teacher",
+    "colleague",
+    "roommate",
 ];
 const VERBS: &[&str] = &[
-    "likes", "prefers", "visited", "booked", "planned", "cooked", "bought", "fixed", "painted", "recommended", "missed",
-    "cancelled", "started", "finished", "learned", "reviewed", "moved", "sold", "built", "called",
+    "likes",
+    "prefers",
+    "visited",
+    "booked",
+    "planned",
+    "cooked",
+    "bought",
+    "fixed",
+    "painted",
+    "recommended",
+    "missed",
+    "cancelled",
+    "started",
+    "finished",
+    "learned",
+    "reviewed",
+    "moved",
+    "sold",
+    "built",
+    "called",
 ];
 const THINGS: &[&str] = &[
-    "a hiking trip", "the garden shed", "sourdough bread", "a jazz concert", "the quarterly report", "a road bike",
-    "Italian lessons", "the kitchen sink", "a birthday party", "the Kubernetes cluster", "a pottery class",
-    "the dentist appointment", "a camping stove", "the tax return", "a chess tournament", "the Postgres migration",
-    "a surfing lesson", "the wedding gifts", "a vegetable curry", "the piano recital", "a climbing gym pass",
-    "the electricity bill", "a trip to Kyoto", "the marathon training plan", "a new laptop", "the book club",
+    "a hiking trip",
+    "the garden shed",
+    "sourdough bread",
+    "a jazz concert",
+    "the quarterly report",
+    "a road bike",
+    "Italian lessons",
+    "the kitchen sink",
+    "a birthday party",
+    "the Kubernetes cluster",
+    "a pottery class",
+    "the dentist appointment",
+    "a camping stove",
+    "the tax return",
+    "a chess tournament",
+    "the Postgres migration",
+    "a surfing lesson",
+    "the wedding gifts",
+    "a vegetable curry",
+    "the piano recital",
+    "a climbing gym pass",
+    "the electricity bill",
+    "a trip to Kyoto",
+    "the marathon training plan",
+    "a new laptop",
+    "the book club",
 ];
 const WHEN: &[&str] = &[
-    "last weekend", "in March", "every Tuesday", "after work", "before the holidays", "on Sunday mornings", "twice a year",
-    "during the summer", "yesterday", "next month",
+    "last weekend",
+    "in March",
+    "every Tuesday",
+    "after work",
+    "before the holidays",
+    "on Sunday mornings",
+    "twice a year",
+    "during the summer",
+    "yesterday",
+    "next month",
 ];
-const KINDS: &[Kind] = &[Kind::Profile, Kind::Preference, Kind::Fact, Kind::Event, Kind::Lore, Kind::OpenLoop, Kind::Episode];
+const KINDS: &[Kind] =
+    &[Kind::Profile, Kind::Preference, Kind::Fact, Kind::Event, Kind::Lore, Kind::OpenLoop, Kind::Episode];
 
 fn sentence(rng: &mut Rng) -> String {
     format!("User's {} {} {} {}", rng.pick(SUBJECTS), rng.pick(VERBS), rng.pick(THINGS), rng.pick(WHEN))
@@ -151,7 +223,12 @@ fn row(owner: &Scope, content: String, kind: Kind, at: DateTime<Utc>) -> Row {
         due_at: None,
         valid_from: None,
         valid_until: None,
-        provenance: Provenance { sources: vec![MessageId::new("bench").expect("id")], chat: None, extractor: "bench".into(), extractor_version: "1".into() },
+        provenance: Provenance {
+            sources: vec![MessageId::new("bench").expect("id")],
+            chat: None,
+            extractor: "bench".into(),
+            extractor_version: "1".into(),
+        },
         created_at: at,
         updated_at: at,
         last_accessed: None,
@@ -165,7 +242,14 @@ fn row(owner: &Scope, content: String, kind: Kind, at: DateTime<Utc>) -> Row {
 }
 
 /// Loads `n` memories for `owner`, embedding them in batches, 1,000 per transaction.
-fn load(store: &dyn Store, embedder: &dyn Embedder, owner: &Scope, n: usize, rng: &mut Rng, now: DateTime<Utc>) -> Result<()> {
+fn load(
+    store: &dyn Store,
+    embedder: &dyn Embedder,
+    owner: &Scope,
+    n: usize,
+    rng: &mut Rng,
+    now: DateTime<Utc>,
+) -> Result<()> {
     let mut done = 0;
     while done < n {
         let batch = (n - done).min(1000);
@@ -180,7 +264,11 @@ fn load(store: &dyn Store, embedder: &dyn Embedder, owner: &Scope, n: usize, rng
         let changes = rows
             .into_iter()
             .zip(vectors)
-            .map(|(memory, v)| Change::Insert { memory, embedding: Some(Embedding { model: embedder.id().into(), vector: v }), reason: "bench".into() })
+            .map(|(memory, v)| Change::Insert {
+                memory,
+                embedding: Some(Embedding { model: embedder.id().into(), vector: v }),
+                reason: "bench".into(),
+            })
             .collect();
         store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
         done += batch;
@@ -190,7 +278,8 @@ fn load(store: &dyn Store, embedder: &dyn Embedder, owner: &Scope, n: usize, rng
 
 fn recall(mut config: Config, sizes: &[usize], queries: usize, kind: EmbedderKind, out: &PathBuf) -> Result<()> {
     config.embedder.kind = kind;
-    let embedder = open_embedder(&config.embedder).context("opening the embedder (run `mnemo model fetch` for the local model)")?;
+    let embedder = open_embedder(&config.embedder)
+        .context("opening the embedder (run `mnemo model fetch` for the local model)")?;
     let mut runs = Vec::new();
     for &n in sizes {
         let dir = tempfile::tempdir()?;
@@ -263,7 +352,8 @@ fn recall(mut config: Config, sizes: &[usize], queries: usize, kind: EmbedderKin
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(out, serde_json::to_string_pretty(&report)? + "\n").with_context(|| format!("writing {}", out.display()))?;
+    std::fs::write(out, serde_json::to_string_pretty(&report)? + "\n")
+        .with_context(|| format!("writing {}", out.display()))?;
     println!("results written to {}", out.display());
     Ok(())
 }

@@ -73,7 +73,10 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
         println!("\n── Session {} · chat {} · {} ──", n + 1, s.chat, at.format("%A %Y-%m-%d %H:%M"));
         for (said, reply) in s.turns {
             clock.set(at);
-            let report = memory.ingest(&scope, vec![NewMessage::user(*said, at), NewMessage::assistant(*reply, at + Duration::seconds(20))])?;
+            let report = memory.ingest(
+                &scope,
+                vec![NewMessage::user(*said, at), NewMessage::assistant(*reply, at + Duration::seconds(20))],
+            )?;
             println!("  user: {said}");
             if report.ops.is_empty() {
                 println!("      · nothing worth remembering");
@@ -85,7 +88,8 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
             at += Duration::minutes(2);
         }
         if n == 0 {
-            let active = memory.list(&scope, &ListFilter { statuses: vec![StatusKind::Active], ..Default::default() })?;
+            let active =
+                memory.list(&scope, &ListFilter { statuses: vec![StatusKind::Active], ..Default::default() })?;
             println!("\n  What mnemo now knows about Maya ({} active memories):", active.len());
             for m in active.iter().rev() {
                 println!("    {:<10} {:<8} {}", m.kind, m.surface, m.content);
@@ -107,10 +111,16 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
         for i in &s.items {
             let why = match (&i.exact, &i.score, &i.tier) {
                 (Some(e), _, _) => format!("always included ({e})"),
-                (None, Some(p), Some(t)) => format!("ranked {:.3} ({t}: relevance {:.2}, strength {:.2})", p.total, p.relevance, p.strength),
+                (None, Some(p), Some(t)) => {
+                    format!("ranked {:.3} ({t}: relevance {:.2}, strength {:.2})", p.total, p.relevance, p.strength)
+                }
                 _ => "policy in force".into(),
             };
-            println!("  {:<11} {:<44} {why}", s.name.as_str(), format!("\"{}\"", i.text.chars().take(42).collect::<String>()));
+            println!(
+                "  {:<11} {:<44} {why}",
+                s.name.as_str(),
+                format!("\"{}\"", i.text.chars().take(42).collect::<String>())
+            );
         }
     }
     for h in &ctx.block.held_back {
@@ -129,10 +139,7 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&ctx)?);
     }
     if keep {
-        println!(
-            "Explore: mnemo list --data-dir {} --tenant demo --user maya",
-            memory.config().data_dir.display()
-        );
+        println!("Explore: mnemo list --data-dir {} --tenant demo --user maya", memory.config().data_dir.display());
     }
     Ok(())
 }

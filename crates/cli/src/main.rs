@@ -180,14 +180,14 @@ fn need_user(scope: &Scope) -> Result<()> {
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
-        Command::Demo { json } => demo::run(load_config(&cli)?, cli.data_dir.is_some(), *json),
+        Command::Demo { json } => demo::run(load_config(cli)?, cli.data_dir.is_some(), *json),
         Command::Ingest { file, scope, json } => {
             let scope = scope.scope()?;
             need_user(&scope)?;
             let messages = ingest::read_jsonl(file)?;
-            let report = open(&cli)?.ingest(&scope, messages)?;
+            let report = open(cli)?.ingest(&scope, messages)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
@@ -198,7 +198,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Recall { query, k, scope, json } => {
             let scope = scope.scope()?;
             need_user(&scope)?;
-            let r = open(&cli)?.recall(&scope, query, *k)?;
+            let r = open(cli)?.recall(&scope, query, *k)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -209,7 +209,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Context { message, budget, scope, json } => {
             let scope = scope.scope()?;
             need_user(&scope)?;
-            let r = open(&cli)?.context(&scope, message, *budget)?;
+            let r = open(cli)?.context(&scope, message, *budget)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -220,8 +220,14 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::List { kind, status, text, limit, offset, scope, json } => {
             let scope = scope.scope()?;
-            let filter = ListFilter { kinds: kind.clone(), statuses: status.clone(), text: text.clone(), limit: *limit, offset: *offset };
-            let rows = open(&cli)?.list(&scope, &filter)?;
+            let filter = ListFilter {
+                kinds: kind.clone(),
+                statuses: status.clone(),
+                text: text.clone(),
+                limit: *limit,
+                offset: *offset,
+            };
+            let rows = open(cli)?.list(&scope, &filter)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
@@ -231,7 +237,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Show { id, scope, json } => {
             let scope = scope.scope()?;
-            let d = open(&cli)?.show(&scope, *id)?;
+            let d = open(cli)?.show(&scope, *id)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&d)?);
             } else {
@@ -241,22 +247,23 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Trace { turn_id, scope } => {
             let scope = scope.scope()?;
-            match open(&cli)?.trace(&scope, turn_id)? {
+            match open(cli)?.trace(&scope, turn_id)? {
                 Some(t) => println!("{}", serde_json::to_string_pretty(&t)?),
                 None => bail!("no trace {turn_id} in tenant {}", scope.tenant),
             }
             Ok(())
         }
-        Command::Bench { which } => bench::run(which, load_config(&cli)?),
+        Command::Bench { which } => bench::run(which, load_config(cli)?),
         Command::Model { which: ModelCommand::Fetch { dir } } => {
-            let dir = dir.clone().unwrap_or_else(|| load_config(&cli).map(|c| c.embedder.resolved_model_dir()).unwrap_or_default());
+            let dir = dir
+                .clone()
+                .unwrap_or_else(|| load_config(cli).map(|c| c.embedder.resolved_model_dir()).unwrap_or_default());
             let report = mnemo::models::fetch_model(&dir)?;
             println!("{report:?}");
             Ok(())
         }
         Command::Config => {
-            let config = load_config(&cli)?;
-            let mut shown = config.clone();
+            let mut shown = load_config(cli)?;
             if shown.embedder.openai_api_key.is_some() {
                 shown.embedder.openai_api_key = Some("<set>".into());
             }
@@ -268,7 +275,7 @@ fn run(cli: Cli) -> Result<()> {
 
 fn main() {
     let cli = Cli::parse();
-    if let Err(e) = run(cli) {
+    if let Err(e) = run(&cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }

@@ -30,7 +30,13 @@ pub(crate) fn ingest_report(r: &IngestReport) {
 }
 
 pub(crate) fn recall(r: &RecallResult) {
-    println!("mode {} · turn {} · {:.2} ms ({:.2} ms embedding)", r.mode, r.turn_id, r.micros as f64 / 1e3, r.embed_micros as f64 / 1e3);
+    println!(
+        "mode {} · turn {} · {:.2} ms ({:.2} ms embedding)",
+        r.mode,
+        r.turn_id,
+        r.micros as f64 / 1e3,
+        r.embed_micros as f64 / 1e3
+    );
     for p in &r.policies {
         println!("  [policy]    {} (v{})", p.text, p.version);
     }
@@ -86,7 +92,12 @@ pub(crate) fn detail(d: &MemoryDetail) {
         "  score now  strength {:.3} · recency {:.3} · urgency {:.2} · salience {:.2} · confidence {:.2} · pinned {:.0} → {:.3} (before query relevance)",
         s.strength, s.recency, s.urgency, s.salience, s.confidence, s.pinned, s.total
     );
-    println!("  provenance {} v{} from chat {}", m.provenance.extractor, m.provenance.extractor_version, m.provenance.chat.as_ref().map_or("-", |c| c.as_str()));
+    println!(
+        "  provenance {} v{} from chat {}",
+        m.provenance.extractor,
+        m.provenance.extractor_version,
+        m.provenance.chat.as_ref().map_or("-", |c| c.as_str())
+    );
     for msg in &d.sources {
         println!("    {} {} {}: {}", msg.at.format("%Y-%m-%d %H:%M"), msg.id, msg.role, msg.content);
     }

@@ -146,11 +146,7 @@ pub struct ContextBlock {
 impl ContextBlock {
     /// Ids of the memories placed in the block.
     pub fn memory_ids(&self) -> Vec<MemoryId> {
-        self.sections
-            .iter()
-            .flat_map(|s| &s.items)
-            .filter_map(|i| i.id.parse().ok())
-            .collect()
+        self.sections.iter().flat_map(|s| &s.items).filter_map(|i| i.id.parse().ok()).collect()
     }
 
     /// A section by name.
@@ -418,7 +414,8 @@ mod tests {
     fn build(exact: Vec<Memory>, ranked: Vec<Memory>, budget: usize, surfaced: &HashSet<MemoryId>) -> ContextBlock {
         let t = Tuning::default();
         let set = select_exact(exact, vec![], now(), &t);
-        let cands = ranked.into_iter().map(|m| Candidate { memory: m, lexical: Some(1.0), vector: Some(0.8) }).collect();
+        let cands =
+            ranked.into_iter().map(|m| Candidate { memory: m, lexical: Some(1.0), vector: Some(0.8) }).collect();
         let r = rank(cands, &HashSet::new(), 20, now(), &t);
         assemble(
             AssemblyInput { exact: &set, ranked: &r.items, recent: &[], surfaced_recently: surfaced, budget },
@@ -436,7 +433,10 @@ mod tests {
         let fact = mem(Kind::Fact, "User's stack is Rust");
         let block = build(vec![boundary, pref], vec![name, fact], 1000, &HashSet::new());
         let names: Vec<_> = block.sections.iter().map(|s| s.name).collect();
-        assert_eq!(names, vec![SectionName::Preference, SectionName::Avoid, SectionName::FactCheck, SectionName::Speak]);
+        assert_eq!(
+            names,
+            vec![SectionName::Preference, SectionName::Avoid, SectionName::FactCheck, SectionName::Speak]
+        );
         assert!(block.section(SectionName::Avoid).unwrap().cacheable);
         assert!(!block.section(SectionName::Speak).unwrap().cacheable);
         assert!(block.text.starts_with("=== USER MEMORY ===\n\nPREFERENCES"));
@@ -448,7 +448,7 @@ mod tests {
     fn whole_items_are_dropped_when_the_budget_is_tight() {
         let long = mem(Kind::Profile, &"word ".repeat(200));
         let short = mem(Kind::Profile, "User's name is Dana");
-        let block = build(vec![], vec![long.clone(), short.clone()], 40, &HashSet::new());
+        let block = build(vec![], vec![long.clone(), short], 40, &HashSet::new());
         assert!(block.tokens <= 40);
         assert!(block.text.contains("User's name is Dana"));
         assert!(block.held_back.iter().any(|h| h.id == long.id.to_string() && h.reason == HoldReason::Budget));

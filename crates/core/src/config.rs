@@ -273,7 +273,13 @@ pub struct AssemblyTuning {
 
 impl Default for AssemblyTuning {
     fn default() -> Self {
-        Self { default_budget_tokens: 1_000, recent_pairs: 8, memos_in_prompt: 15, over_reference_turns: 2, ranked_items: 20 }
+        Self {
+            default_budget_tokens: 1_000,
+            recent_pairs: 8,
+            memos_in_prompt: 15,
+            over_reference_turns: 2,
+            ranked_items: 20,
+        }
     }
 }
 

@@ -125,11 +125,12 @@ pub fn judge(op: &ProposedOp, ctx: &GateContext, t: &GateTuning) -> Decision {
         return Decision::Reject(reason);
     }
     let min_conf = confidence_floor(draft.kind, t);
-    if !(draft.confidence >= min_conf) {
+    // NaN compares false either way: `is_nan` keeps a NaN from slipping past the floor.
+    if draft.confidence.is_nan() || draft.confidence < min_conf {
         return Decision::Reject(RejectReason::LowConfidence { got: draft.confidence, min: min_conf });
     }
     let min_sal = salience_floor(draft.kind, t);
-    if !(draft.salience >= min_sal) {
+    if draft.salience.is_nan() || draft.salience < min_sal {
         return Decision::Reject(RejectReason::LowSalience { got: draft.salience, min: min_sal });
     }
 
@@ -289,14 +290,23 @@ mod tests {
         );
         // Below the threshold, or a different kind, is a new memory.
         let ctx = GateContext { nearest: Some((e.clone(), 0.80)), ..user_ctx() };
-        assert!(matches!(judge(&add(Kind::Profile, "User is called Dana", 0.9, 0.8), &ctx, &t()), Decision::Write { .. }));
+        assert!(matches!(
+            judge(&add(Kind::Profile, "User is called Dana", 0.9, 0.8), &ctx, &t()),
+            Decision::Write { .. }
+        ));
         let ctx = GateContext { nearest: Some((existing(Kind::Lore), 0.99)), ..user_ctx() };
-        assert!(matches!(judge(&add(Kind::Profile, "User is called Dana", 0.9, 0.8), &ctx, &t()), Decision::Write { .. }));
+        assert!(matches!(
+            judge(&add(Kind::Profile, "User is called Dana", 0.9, 0.8), &ctx, &t()),
+            Decision::Write { .. }
+        ));
         // A non-active row is not a duplicate.
         let mut stale = e;
         stale.status = Status::Stale;
         let ctx = GateContext { same_hash: Some(stale), ..user_ctx() };
-        assert!(matches!(judge(&add(Kind::Profile, "User's name is Dana", 0.9, 0.8), &ctx, &t()), Decision::Write { .. }));
+        assert!(matches!(
+            judge(&add(Kind::Profile, "User's name is Dana", 0.9, 0.8), &ctx, &t()),
+            Decision::Write { .. }
+        ));
     }
 
     #[test]
@@ -306,7 +316,8 @@ mod tests {
         let ctx = GateContext { same_key: Some(old.clone()), ..user_ctx() };
         let longer = ProposedOp {
             action: Action::Add,
-            draft: Draft::new(Kind::Preference, "User prefers detailed answers", 0.9, 0.7).keyed("answer_length", "long"),
+            draft: Draft::new(Kind::Preference, "User prefers detailed answers", 0.9, 0.7)
+                .keyed("answer_length", "long"),
             sources: vec![],
         };
         assert_eq!(
@@ -323,7 +334,8 @@ mod tests {
     #[test]
     fn targeted_ops_need_an_active_target() {
         let loop_ = existing(Kind::OpenLoop);
-        let op = |action| ProposedOp { action, draft: Draft::new(Kind::OpenLoop, "call mom", 0.9, 0.5), sources: vec![] };
+        let op =
+            |action| ProposedOp { action, draft: Draft::new(Kind::OpenLoop, "call mom", 0.9, 0.5), sources: vec![] };
         let ctx = GateContext { target: Some(loop_.clone()), ..user_ctx() };
         let tgt = Target::Matching("call mom".into());
         assert_eq!(judge(&op(Action::CloseLoop(tgt.clone())), &ctx, &t()), Decision::Close { target: loop_.id });

@@ -45,12 +45,10 @@ impl fmt::Display for MemoryId {
 impl FromStr for MemoryId {
     type Err = CoreError;
     fn from_str(s: &str) -> Result<Self> {
-        ulid::Ulid::from_string(&s.to_uppercase())
-            .map(Self)
-            .map_err(|e| CoreError::InvalidId {
-                field: "memory id",
-                reason: format!("{s:?} is not a memory id ({e}); ids look like 01jd3k8x5q7m2n4p6r8t0v2w4y"),
-            })
+        ulid::Ulid::from_string(&s.to_uppercase()).map(Self).map_err(|e| CoreError::InvalidId {
+            field: "memory id",
+            reason: format!("{s:?} is not a memory id ({e}); ids look like 01jd3k8x5q7m2n4p6r8t0v2w4y"),
+        })
     }
 }
 

@@ -78,7 +78,12 @@ pub struct Message {
 /// limit; ids must be valid and unique within the batch. Messages without an id get one derived
 /// from chat, role, time and content, so re-sending the same batch stays a no-op. Content is
 /// PII-redacted here: secrets never reach the trace.
-pub fn validate_batch(scope: &Scope, batch: Vec<NewMessage>, now: DateTime<Utc>, t: &IngestTuning) -> Result<Vec<Message>> {
+pub fn validate_batch(
+    scope: &Scope,
+    batch: Vec<NewMessage>,
+    now: DateTime<Utc>,
+    t: &IngestTuning,
+) -> Result<Vec<Message>> {
     scope.require_user()?;
     let chat = scope.require_chat()?;
     if batch.is_empty() {

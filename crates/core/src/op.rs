@@ -133,9 +133,11 @@ impl Action {
     pub fn target(&self) -> Option<&Target> {
         match self {
             Action::Add => None,
-            Action::Update(t) | Action::Reinforce(t) | Action::Contradict(t) | Action::CloseLoop(t) | Action::Forget(t) => {
-                Some(t)
-            }
+            Action::Update(t)
+            | Action::Reinforce(t)
+            | Action::Contradict(t)
+            | Action::CloseLoop(t)
+            | Action::Forget(t) => Some(t),
         }
     }
 }

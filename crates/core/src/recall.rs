@@ -110,15 +110,29 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
             (Some(k), ExactReason::Preference | ExactReason::Protocol) => {
                 keyed.entry((m.kind, k.clone())).or_default().push(m);
             }
-            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None, possibly_outdated: false }),
+            _ => items.push(RecallItem {
+                memory: m,
+                exact: Some(reason),
+                score: None,
+                tier: None,
+                possibly_outdated: false,
+            }),
         }
     }
     for (_, mut group) in keyed {
-        group.sort_by(|a, b| b.owner.layer().cmp(&a.owner.layer()).then(b.created_at.cmp(&a.created_at)).then(b.id.cmp(&a.id)));
+        group.sort_by(|a, b| {
+            b.owner.layer().cmp(&a.owner.layer()).then(b.created_at.cmp(&a.created_at)).then(b.id.cmp(&a.id))
+        });
         let winner = group.remove(0);
         shadowed.extend(group.iter().map(|m| (m.id, winner.id)));
         let reason = if winner.kind == Kind::Protocol { ExactReason::Protocol } else { ExactReason::Preference };
-        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None, possibly_outdated: false });
+        items.push(RecallItem {
+            memory: winner,
+            exact: Some(reason),
+            score: None,
+            tier: None,
+            possibly_outdated: false,
+        });
     }
     items.sort_by(|a, b| {
         let (x, y) = (&a.memory, &b.memory);
@@ -156,7 +170,13 @@ pub struct Ranked {
 }
 
 /// Scores, floors, orders and cuts path B's candidates. `exclude` holds path A's ids.
-pub fn rank(candidates: Vec<Candidate>, exclude: &HashSet<MemoryId>, k: usize, now: DateTime<Utc>, t: &Tuning) -> Ranked {
+pub fn rank(
+    candidates: Vec<Candidate>,
+    exclude: &HashSet<MemoryId>,
+    k: usize,
+    now: DateTime<Utc>,
+    t: &Tuning,
+) -> Ranked {
     let mut out = Ranked::default();
     let mut seen = HashSet::new();
     for c in candidates {
@@ -235,7 +255,7 @@ mod tests {
         let mut mine = mem(Kind::Preference, user(), "User wants short answers");
         mine.key = Some("answer_length".into());
         let unkeyed = mem(Kind::Preference, user(), "User likes dry humour");
-        let set = select_exact(vec![general.clone(), mine.clone(), unkeyed.clone()], vec![], now(), &Tuning::default());
+        let set = select_exact(vec![general.clone(), mine.clone(), unkeyed], vec![], now(), &Tuning::default());
         let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
         assert_eq!(ids, vec![mine.id], "unkeyed preferences belong to path B");
         assert_eq!(set.shadowed, vec![(general.id, mine.id)]);
@@ -252,7 +272,7 @@ mod tests {
         later.due_at = Some(now() + Duration::days(30));
         let plain = mem(Kind::Profile, user(), "name is Dana");
         let set = select_exact(
-            vec![plain.clone(), later.clone(), soon.clone(), boundary.clone(), pinned.clone()],
+            vec![plain, later, soon.clone(), boundary.clone(), pinned.clone()],
             vec![],
             now(),
             &Tuning::default(),
@@ -260,7 +280,11 @@ mod tests {
         let got: Vec<_> = set.items.iter().map(|i| (i.memory.id, i.exact.unwrap())).collect();
         assert_eq!(
             got,
-            vec![(pinned.id, ExactReason::Pinned), (boundary.id, ExactReason::Protocol), (soon.id, ExactReason::DueSoon)]
+            vec![
+                (pinned.id, ExactReason::Pinned),
+                (boundary.id, ExactReason::Protocol),
+                (soon.id, ExactReason::DueSoon)
+            ]
         );
     }
 
@@ -291,7 +315,7 @@ mod tests {
         let cands = vec![
             Candidate { memory: a.clone(), lexical: None, vector: Some(0.5) },
             Candidate { memory: b.clone(), lexical: Some(1.0), vector: Some(0.6) },
-            Candidate { memory: c.clone(), lexical: None, vector: Some(0.1) },
+            Candidate { memory: c, lexical: None, vector: Some(0.1) },
             Candidate { memory: excluded.clone(), lexical: Some(1.0), vector: Some(0.9) },
         ];
         let r = rank(cands, &HashSet::from([excluded.id]), 10, now(), &t);

@@ -5,12 +5,12 @@ use sha2::{Digest, Sha256};
 /// Words that carry no retrieval signal; dropped from lexical queries so "what is my dog's
 /// name" matches on "dog" and "name", not on "what" and "is".
 const STOPWORDS: &[&str] = &[
-    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
-    "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his", "how", "i", "i'm", "if", "in",
-    "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "she", "so", "some", "that", "the",
-    "their", "them", "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when",
-    "where", "which", "who", "why", "will", "with", "would", "you", "your", "user", "user's", "s", "t", "just",
-    "tell", "know", "remember", "again", "any", "all", "should", "ll", "ve", "re", "d",
+    "a", "about", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do",
+    "does", "for", "from", "had", "has", "have", "he", "her", "him", "his", "how", "i", "i'm", "if", "in", "into",
+    "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "she", "so", "some", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "to", "us", "was", "we", "were", "what", "when", "where",
+    "which", "who", "why", "will", "with", "would", "you", "your", "user", "user's", "s", "t", "just", "tell", "know",
+    "remember", "again", "any", "all", "should", "ll", "ve", "re", "d",
 ];
 
 /// Whether a lower-cased word is a stopword.

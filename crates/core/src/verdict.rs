@@ -164,7 +164,9 @@ impl Verdict {
     /// The memory this verdict is mainly about, if any.
     pub fn memory(&self) -> Option<MemoryId> {
         match self {
-            Verdict::Written { id, .. } | Verdict::Superseded { id, .. } | Verdict::Contradicted { id, .. } => Some(*id),
+            Verdict::Written { id, .. } | Verdict::Superseded { id, .. } | Verdict::Contradicted { id, .. } => {
+                Some(*id)
+            }
             Verdict::Deduplicated { existing, .. } => Some(*existing),
             Verdict::Closed { target } | Verdict::Forgotten { target } => Some(*target),
             Verdict::Rejected { .. } => None,
@@ -181,7 +183,9 @@ impl fmt::Display for Verdict {
             Verdict::Deduplicated { existing, by } => match by {
                 DedupBy::Hash => write!(f, "deduplicated: same content as {existing}"),
                 DedupBy::Key => write!(f, "deduplicated: same key and value as {existing}"),
-                DedupBy::Embedding { cosine } => write!(f, "deduplicated: paraphrase of {existing} (cosine {cosine:.2})"),
+                DedupBy::Embedding { cosine } => {
+                    write!(f, "deduplicated: paraphrase of {existing} (cosine {cosine:.2})")
+                }
                 DedupBy::Explicit => write!(f, "reinforced {existing}"),
             },
             Verdict::Closed { target } => write!(f, "closed open loop {target}"),

@@ -125,10 +125,11 @@ impl Config {
     /// exists), then the process environment.
     pub fn load(path: Option<&Path>) -> Result<Self> {
         let env: Vec<(String, String)> = std::env::vars().collect();
-        let file = path.map(Path::to_path_buf).or_else(|| std::env::var_os("MNEMO_CONFIG").map(PathBuf::from)).or_else(|| {
-            let p = PathBuf::from("mnemo.toml");
-            p.exists().then_some(p)
-        });
+        let file =
+            path.map(Path::to_path_buf).or_else(|| std::env::var_os("MNEMO_CONFIG").map(PathBuf::from)).or_else(|| {
+                let p = PathBuf::from("mnemo.toml");
+                p.exists().then_some(p)
+            });
         Self::load_from(file.as_deref(), &env)
     }
 
@@ -136,7 +137,8 @@ impl Config {
     pub fn load_from(file: Option<&Path>, env: &[(String, String)]) -> Result<Self> {
         let mut value = toml::Value::try_from(Config::default()).expect("defaults serialise");
         if let Some(path) = file {
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+            let text =
+                std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
             let overlay: toml::Value = toml::from_str(&text)
                 .map_err(|e| Error::Config { source_name: path.display().to_string(), reason: e.to_string() })?;
             merge(&mut value, overlay);
@@ -153,7 +155,10 @@ impl Config {
             source_name: "configuration".into(),
             reason: e.to_string(),
         })?;
-        config.tuning().validate().map_err(|e| Error::Config { source_name: "configuration".into(), reason: e.to_string() })?;
+        config
+            .tuning()
+            .validate()
+            .map_err(|e| Error::Config { source_name: "configuration".into(), reason: e.to_string() })?;
         Ok(config)
     }
 }
@@ -232,7 +237,8 @@ mod tests {
     fn file_then_environment_override_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("mnemo.toml");
-        std::fs::write(&file, "data_dir = \"/srv/mnemo\"\n[gate]\nmin_confidence = 0.5\n[ranking]\ntier_high = 0.8\n").unwrap();
+        std::fs::write(&file, "data_dir = \"/srv/mnemo\"\n[gate]\nmin_confidence = 0.5\n[ranking]\ntier_high = 0.8\n")
+            .unwrap();
         let c = Config::load_from(
             Some(&file),
             &env(&[("MNEMO_EMBEDDER", "hash"), ("MNEMO_GATE__MIN_CONFIDENCE", "0.6"), ("MNEMO_UNRELATED", "x")]),

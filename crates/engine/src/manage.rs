@@ -3,7 +3,8 @@
 
 use mnemo_core::score::{ScoreParts, composite};
 use mnemo_core::{
-    Action, Draft, HistoryEntry, HistoryEvent, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope, Status, Verdict,
+    Action, Draft, HistoryEntry, HistoryEvent, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
+    Status, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, ListFilter};
 use serde::{Deserialize, Serialize};
@@ -43,10 +44,11 @@ impl Memory {
     }
 
     fn visible(&self, scope: &Scope, id: MemoryId) -> Result<Row> {
-        self.store.get_many(scope, &[id])?.into_iter().next().ok_or_else(|| Error::NotFound {
-            tenant: scope.tenant.to_string(),
-            id: id.to_string(),
-        })
+        self.store
+            .get_many(scope, &[id])?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::NotFound { tenant: scope.tenant.to_string(), id: id.to_string() })
     }
 
     /// Adds a memory a person wrote, through the same gate as extraction.
@@ -59,7 +61,11 @@ impl Memory {
     /// Pins or unpins: pinned memories are always in the block and exempt from lifecycle.
     pub fn pin(&self, scope: &Scope, id: MemoryId, pinned: bool) -> Result<()> {
         self.visible(scope, id)?;
-        let cs = ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![Change::SetPinned { id, pinned }] };
+        let cs = ChangeSet {
+            tenant: scope.tenant.clone(),
+            at: self.clock.now(),
+            changes: vec![Change::SetPinned { id, pinned }],
+        };
         Ok(self.store.apply(&cs)?)
     }
 
@@ -76,7 +82,11 @@ impl Memory {
             reason: "deleted by the user".into(),
             sources: Vec::new(),
         };
-        Ok(self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![change] })?)
+        Ok(self.store.apply(&ChangeSet {
+            tenant: scope.tenant.clone(),
+            at: self.clock.now(),
+            changes: vec![change],
+        })?)
     }
 
     /// Authors a tenant policy (a new version if the key exists), in force from now.

@@ -123,7 +123,8 @@ impl Memory {
             (true, false) => RecallMode::LexicalOnly,
             (false, false) => RecallMode::Substring,
         };
-        let mut ids: Vec<MemoryId> = lex.keys().chain(vec.keys()).copied().collect::<HashSet<_>>().into_iter().collect();
+        let mut ids: Vec<MemoryId> =
+            lex.keys().chain(vec.keys()).copied().collect::<HashSet<_>>().into_iter().collect();
         if mode == RecallMode::Substring || (ids.is_empty() && vector.is_none()) {
             // Last rung: plain substring match, scored by the share of query terms present.
             let hits = self.store.substring(scope, &terms, limit)?;
@@ -132,11 +133,13 @@ impl Memory {
                 .into_iter()
                 .map(|m| {
                     let text = m.content.to_lowercase();
-                    let share = terms.iter().filter(|t| text.contains(t.as_str())).count() as f32 / terms.len().max(1) as f32;
+                    let share =
+                        terms.iter().filter(|t| text.contains(t.as_str())).count() as f32 / terms.len().max(1) as f32;
                     Candidate { memory: m, lexical: Some(share), vector: None }
                 })
                 .collect();
-            let degraded = Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
+            let degraded =
+                Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
             return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros });
         }
         ids.sort();
@@ -150,7 +153,8 @@ impl Memory {
 
     fn retrieve(&self, scope: &Scope, query: &str, k: usize, now: DateTime<Utc>) -> Result<Retrieval> {
         let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
-        let exact = select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
+        let exact =
+            select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
         let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         let ranked = rank(found.list, &exclude, k, now, &self.tuning);
@@ -197,7 +201,13 @@ impl Memory {
         };
         let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
         let block = assemble(
-            AssemblyInput { exact: &r.exact, ranked: &r.ranked.items, recent: &recent, surfaced_recently: &surfaced_recently, budget },
+            AssemblyInput {
+                exact: &r.exact,
+                ranked: &r.ranked.items,
+                recent: &recent,
+                surfaced_recently: &surfaced_recently,
+                budget,
+            },
             &self.tuning.assembly,
         );
         let surfaced = block.memory_ids();
@@ -207,10 +217,24 @@ impl Memory {
         env.tokens = Some(block.tokens);
         env.budget = Some(budget);
         self.store.record_turn(&env, &env.surfaced)?;
-        Ok(ContextResult { turn_id: env.turn_id, mode: r.mode, block, micros: env.micros, embed_micros: env.embed_micros })
+        Ok(ContextResult {
+            turn_id: env.turn_id,
+            mode: r.mode,
+            block,
+            micros: env.micros,
+            embed_micros: env.embed_micros,
+        })
     }
 
-    fn envelope(&self, scope: &Scope, op: TraceOp, query: &str, at: DateTime<Utc>, r: &Retrieval, started: Instant) -> TraceEnvelope {
+    fn envelope(
+        &self,
+        scope: &Scope,
+        op: TraceOp,
+        query: &str,
+        at: DateTime<Utc>,
+        r: &Retrieval,
+        started: Instant,
+    ) -> TraceEnvelope {
         let traced = |i: &RecallItem| TracedItem { id: i.memory.id, exact: i.exact, score: i.score, tier: i.tier };
         TraceEnvelope {
             turn_id: turn_id(),

@@ -5,15 +5,15 @@ use mnemo_core::message::validate_batch;
 use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, tidy};
 use mnemo_core::{
-    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance, Scope,
-    Status, Target, Verdict,
+    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance,
+    Scope, Status, Target, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, Embedding};
 use serde::{Deserialize, Serialize};
 
+use crate::Memory;
 use crate::config::MemoryScope;
 use crate::error::Result;
-use crate::Memory;
 
 /// One proposed op and what became of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,7 +52,8 @@ impl Memory {
         let batch = validate_batch(scope, messages, now, &self.tuning.ingest)?;
         let fresh = self.store.append_messages(&batch)?;
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
-        let mut report = IngestReport { appended: new.len(), duplicates: fresh.len() - new.len(), ..Default::default() };
+        let mut report =
+            IngestReport { appended: new.len(), duplicates: fresh.len() - new.len(), ..Default::default() };
         if new.is_empty() {
             return Ok(report);
         }
@@ -139,7 +140,12 @@ impl Memory {
             Decision::Reject(reason) => return Ok(Verdict::Rejected { reason }),
             Decision::Reinforce { existing, by } => {
                 let verdict = Verdict::Deduplicated { existing, by };
-                let change = Change::Reinforce { id: existing, sources: op.sources.clone(), session, reason: verdict.to_string() };
+                let change = Change::Reinforce {
+                    id: existing,
+                    sources: op.sources.clone(),
+                    session,
+                    reason: verdict.to_string(),
+                };
                 (vec![change], verdict)
             }
             Decision::Close { target } => {
@@ -189,12 +195,17 @@ impl Memory {
                     Some((old, Replacement::Supersedes)) => Verdict::Superseded { id, old },
                     Some((old, Replacement::Contradicts)) => Verdict::Contradicted { id, old },
                 };
-                let embedding = vector.zip(self.embedder_id()).map(|(v, m)| Embedding { model: m.to_string(), vector: v });
+                let embedding =
+                    vector.zip(self.embedder_id()).map(|(v, m)| Embedding { model: m.to_string(), vector: v });
                 let mut changes = vec![Change::Insert { memory: row, embedding, reason: verdict.to_string() }];
                 if let Some((old, how)) = replaces {
                     let (status, event, link) = match how {
-                        Replacement::Supersedes => (Status::Superseded { by: id }, HistoryEvent::Superseded, LinkKind::Supersedes),
-                        Replacement::Contradicts => (Status::Contradicted, HistoryEvent::Contradicted, LinkKind::Contradicts),
+                        Replacement::Supersedes => {
+                            (Status::Superseded { by: id }, HistoryEvent::Superseded, LinkKind::Supersedes)
+                        }
+                        Replacement::Contradicts => {
+                            (Status::Contradicted, HistoryEvent::Contradicted, LinkKind::Contradicts)
+                        }
                     };
                     changes.push(self.transition(old, status, event, &verdict, op));
                     changes.push(Change::Link(Link { from: id, to: old, kind: link, at: now }));
@@ -206,7 +217,14 @@ impl Memory {
         Ok(verdict)
     }
 
-    fn transition(&self, id: MemoryId, status: Status, event: HistoryEvent, verdict: &Verdict, op: &ProposedOp) -> Change {
+    fn transition(
+        &self,
+        id: MemoryId,
+        status: Status,
+        event: HistoryEvent,
+        verdict: &Verdict,
+        op: &ProposedOp,
+    ) -> Change {
         Change::SetStatus { id, status, event, reason: verdict.to_string(), sources: op.sources.clone() }
     }
 

@@ -39,7 +39,8 @@ impl Fixture {
     /// Ingests user messages, one minute apart, advancing the clock.
     pub(crate) fn say(&self, scope: &Scope, lines: &[&str]) -> mnemo::IngestReport {
         let now = self.memory.now();
-        let msgs = lines.iter().enumerate().map(|(i, l)| NewMessage::user(*l, now + Duration::minutes(i as i64))).collect();
+        let msgs =
+            lines.iter().enumerate().map(|(i, l)| NewMessage::user(*l, now + Duration::minutes(i as i64))).collect();
         let r = self.memory.ingest(scope, msgs).unwrap();
         self.clock.set(now + Duration::minutes(lines.len() as i64));
         r

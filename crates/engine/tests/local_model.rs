@@ -23,9 +23,17 @@ fn paraphrased_questions_find_memories_through_the_real_model() {
     f.say(&s, &["I have a dog named Biscuit.", "I live in Lisbon.", "I'm a backend engineer at a fintech startup."]);
     let r = f.memory.recall(&chat("dana", "c2"), "What is my puppy called?", Some(3)).unwrap();
     assert_eq!(r.mode, RecallMode::Hybrid);
-    assert!(r.items[0].memory.content.contains("Biscuit"), "{:#?}", r.items.iter().map(|i| &i.memory.content).collect::<Vec<_>>());
+    assert!(
+        r.items[0].memory.content.contains("Biscuit"),
+        "{:#?}",
+        r.items.iter().map(|i| &i.memory.content).collect::<Vec<_>>()
+    );
     let r = f.memory.recall(&chat("dana", "c2"), "which city is home for me", Some(3)).unwrap();
-    assert!(r.items[0].memory.content.contains("Lisbon"), "{:#?}", r.items.iter().map(|i| (&i.memory.content, i.score)).collect::<Vec<_>>());
+    assert!(
+        r.items[0].memory.content.contains("Lisbon"),
+        "{:#?}",
+        r.items.iter().map(|i| (&i.memory.content, i.score)).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -10,7 +10,10 @@ use crate::common::{chat, hashed, t0, with_embedder};
 fn what_one_session_teaches_the_next_session_knows() {
     let f = hashed();
     let s1 = chat("dana", "c1");
-    let report = f.say(&s1, &["Hi! My name is Dana.", "I'm a backend engineer at a fintech startup.", "I have a dog named Biscuit."]);
+    let report = f.say(
+        &s1,
+        &["Hi! My name is Dana.", "I'm a backend engineer at a fintech startup.", "I have a dog named Biscuit."],
+    );
     assert_eq!(report.appended, 3);
     assert!(report.ops.iter().all(|o| matches!(o.verdict, Verdict::Written { .. })), "{:#?}", report.ops);
 
@@ -35,7 +38,10 @@ fn what_one_session_teaches_the_next_session_knows() {
 fn replaying_messages_changes_nothing() {
     let f = hashed();
     let s = chat("dana", "c1");
-    let msgs = vec![NewMessage::user("My name is Dana.", t0()).with_id("m1"), NewMessage::user("I live in Lisbon.", t0()).with_id("m2")];
+    let msgs = vec![
+        NewMessage::user("My name is Dana.", t0()).with_id("m1"),
+        NewMessage::user("I live in Lisbon.", t0()).with_id("m2"),
+    ];
     let first = f.memory.ingest(&s, msgs.clone()).unwrap();
     let second = f.memory.ingest(&s, msgs).unwrap();
     assert_eq!((first.appended, second.appended, second.duplicates), (2, 0, 2));
@@ -70,7 +76,11 @@ fn corrections_supersede_with_history_and_links() {
     assert_eq!(detail.links.len(), 1);
     assert_eq!(detail.sources[0].content, "I'm a backend engineer at a fintech startup.");
     let ctx = f.memory.context(&chat("dana", "c3"), "How is work going?", None).unwrap();
-    assert!(ctx.block.text.contains("product design") && !ctx.block.text.contains("backend engineer"), "{}", ctx.block.text);
+    assert!(
+        ctx.block.text.contains("product design") && !ctx.block.text.contains("backend engineer"),
+        "{}",
+        ctx.block.text
+    );
 }
 
 #[test]
@@ -86,7 +96,9 @@ fn keyed_preferences_switch_and_boundaries_stay_avoid() {
     assert!(pref.cacheable);
     let avoid = ctx.block.section(SectionName::Avoid).unwrap();
     assert!(avoid.items[0].text.contains("their ex-husband"), "{:?}", avoid.items);
-    assert!(ctx.block.section(SectionName::Speak).is_none_or(|s| s.items.iter().all(|i| !i.text.contains("ex-husband"))));
+    assert!(
+        ctx.block.section(SectionName::Speak).is_none_or(|s| s.items.iter().all(|i| !i.text.contains("ex-husband")))
+    );
 }
 
 #[test]

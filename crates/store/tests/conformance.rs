@@ -5,8 +5,8 @@ use chrono::{DateTime, Duration, Utc};
 use mnemo_core::text::content_hash;
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{
-    HistoryEvent, Kind, Link, LinkKind, Memory, MemoryId, Message, MessageId, Policy, Provenance, RecallMode, Role, Scope,
-    Sensitivity, Status, StatusKind, Surface,
+    HistoryEvent, Kind, Link, LinkKind, Memory, MemoryId, Message, MessageId, Policy, Provenance, RecallMode, Role,
+    Scope, Sensitivity, Status, StatusKind, Surface,
 };
 use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store, StoreError};
 
@@ -34,7 +34,12 @@ pub(crate) fn memory(owner: &Scope, kind: Kind, content: &str) -> Memory {
         due_at: None,
         valid_from: None,
         valid_until: None,
-        provenance: Provenance { sources: vec![MessageId::new("m1").unwrap()], chat: None, extractor: "test".into(), extractor_version: "1".into() },
+        provenance: Provenance {
+            sources: vec![MessageId::new("m1").unwrap()],
+            chat: None,
+            extractor: "test".into(),
+            extractor_version: "1".into(),
+        },
         content_hash: content_hash(content),
         created_at: t0(),
         updated_at: t0(),
@@ -50,7 +55,7 @@ pub(crate) fn memory(owner: &Scope, kind: Kind, content: &str) -> Memory {
 
 /// A unit vector along one axis, with a little of a second, so cosines are predictable.
 pub(crate) fn axis(i: usize, j: usize, mix: f32) -> Vec<f32> {
-    let mut v = vec![0.0; 8];
+    let mut v = [0.0; 8];
     v[i] = 1.0;
     v[j] += mix;
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -160,7 +165,11 @@ pub(crate) fn status_changes_history_and_links(store: &dyn Store) {
         tenant: owner.tenant.clone(),
         at: t0() + Duration::days(1),
         changes: vec![
-            Change::Insert { memory: new.clone(), embedding: Some(Embedding { model: "test:8".into(), vector: axis(3, 1, 0.0) }), reason: "correction".into() },
+            Change::Insert {
+                memory: new.clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(3, 1, 0.0) }),
+                reason: "correction".into(),
+            },
             Change::SetStatus {
                 id: old.id,
                 status: Status::Superseded { by: new.id },
@@ -194,8 +203,18 @@ pub(crate) fn a_failed_change_set_writes_nothing(store: &dyn Store) {
         tenant: owner.tenant.clone(),
         at: t0(),
         changes: vec![
-            Change::Insert { memory: m.clone(), embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }), reason: "w".into() },
-            Change::SetStatus { id: missing, status: Status::Archived, event: HistoryEvent::Forgotten, reason: "x".into(), sources: vec![] },
+            Change::Insert {
+                memory: m.clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
+                reason: "w".into(),
+            },
+            Change::SetStatus {
+                id: missing,
+                status: Status::Archived,
+                event: HistoryEvent::Forgotten,
+                reason: "x".into(),
+                sources: vec![],
+            },
         ],
     };
     assert!(matches!(store.apply(&cs), Err(StoreError::MemoryNotFound { .. })));
@@ -266,7 +285,8 @@ pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn 
     for m in [&pref, &unkeyed, &boundary, &soon, &later, &plain, &pinned] {
         insert(store, m, None);
     }
-    let mut got: Vec<_> = store.exact_candidates(&owner, t0() + Duration::days(3)).unwrap().into_iter().map(|m| m.id).collect();
+    let mut got: Vec<_> =
+        store.exact_candidates(&owner, t0() + Duration::days(3)).unwrap().into_iter().map(|m| m.id).collect();
     let mut want = vec![pref.id, boundary.id, soon.id, pinned.id];
     got.sort();
     want.sort();
@@ -286,7 +306,7 @@ pub(crate) fn policies_are_versioned(store: &dyn Store) {
         effective_until: None,
     };
     assert_eq!(store.put_policy(&p).unwrap().version, 1);
-    let p2 = Policy { text: "Refunds within 14 days".into(), effective_from: t0() + Duration::days(10), ..p.clone() };
+    let p2 = Policy { text: "Refunds within 14 days".into(), effective_from: t0() + Duration::days(10), ..p };
     assert_eq!(store.put_policy(&p2).unwrap().version, 2);
     let all = store.policies(&s).unwrap();
     assert_eq!(all.len(), 2);

@@ -124,9 +124,13 @@ fn mixing_vector_dimensions_is_refused() {
     insert(&*store, &memory(&owner, Kind::Profile, "User's name is Dana"), Some(axis(0, 1, 0.0)));
     let m = memory(&owner, Kind::Profile, "User lives in Lisbon");
     let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
+        tenant: owner.tenant,
         at: t0(),
-        changes: vec![Change::Insert { memory: m, embedding: Some(Embedding { model: "test:8".into(), vector: vec![1.0; 3] }), reason: "w".into() }],
+        changes: vec![Change::Insert {
+            memory: m,
+            embedding: Some(Embedding { model: "test:8".into(), vector: vec![1.0; 3] }),
+            reason: "w".into(),
+        }],
     };
     let err = store.apply(&cs).unwrap_err().to_string();
     assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");

@@ -24,9 +24,7 @@ struct Rule {
 
 /// Trims a captured phrase at the first clause break so "hiking, but only in summer" keeps "hiking".
 fn phrase(s: &str) -> Option<String> {
-    let cut = s
-        .find([',', '.', ';', '!', '?', '(', ')'])
-        .map_or(s, |i| &s[..i]);
+    let cut = s.find([',', '.', ';', '!', '?', '(', ')']).map_or(s, |i| &s[..i]);
     let cut = [" but ", " because ", " so ", " and i ", " and my ", " though", " anymore", " now", " these days"]
         .iter()
         .fold(cut, |acc, sep| acc.to_lowercase().find(sep).map_or(acc, |i| &acc[..i]));
@@ -191,8 +189,10 @@ fn answer_length(word: &str) -> Option<Draft> {
 fn is_correction(sentence: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^\s*(?:actually|correction|no,|wait,)|\b(?:not .+ anymore|no longer|switched to|these days|now)\b")
-            .expect("correction regex")
+        Regex::new(
+            r"(?i)^\s*(?:actually|correction|no,|wait,)|\b(?:not .+ anymore|no longer|switched to|these days|now)\b",
+        )
+        .expect("correction regex")
     })
     .is_match(sentence)
 }
@@ -266,7 +266,10 @@ mod tests {
     #[test]
     fn identity_statements_become_profile_facts() {
         assert_eq!(contents("Hi! My name is dana."), vec!["User's name is Dana"]);
-        assert_eq!(contents("My name is Maya and I live in Porto."), vec!["User's name is Maya", "User lives in Porto"]);
+        assert_eq!(
+            contents("My name is Maya and I live in Porto."),
+            vec!["User's name is Maya", "User lives in Porto"]
+        );
         assert_eq!(contents("my name is Mary Ann"), vec!["User's name is Mary Ann"]);
         assert_eq!(
             contents("I'm a backend engineer at a fintech startup."),
@@ -279,7 +282,10 @@ mod tests {
 
     #[test]
     fn preferences_and_keyed_preferences() {
-        assert_eq!(contents("I really love hiking in the mountains, but not in winter"), vec!["User loves hiking in the mountains"]);
+        assert_eq!(
+            contents("I really love hiking in the mountains, but not in winter"),
+            vec!["User loves hiking in the mountains"]
+        );
         assert_eq!(contents("I can't stand cilantro"), vec!["User dislikes cilantro"]);
         let ops = run("Please keep your answers short.");
         assert_eq!(ops[0].draft.key.as_deref(), Some("answer_length"));

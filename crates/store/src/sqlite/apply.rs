@@ -28,7 +28,10 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
         match change {
             Change::Insert { memory, embedding, reason } => {
                 if memory.owner.tenant != cs.tenant {
-                    return Err(StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: memory.id.to_string() });
+                    return Err(StoreError::MemoryNotFound {
+                        tenant: cs.tenant.to_string(),
+                        id: memory.id.to_string(),
+                    });
                 }
                 let rowid = insert_memory(tx, memory)?;
                 if let Some(e) = embedding {
@@ -37,13 +40,28 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                         .optional()
                         .map_err(sql)?;
                     if let Some(d) = dim.filter(|d| *d as usize != e.vector.len()) {
-                        return Err(StoreError::Dimension { model: e.model.clone(), expected: d as usize, got: e.vector.len() });
+                        return Err(StoreError::Dimension {
+                            model: e.model.clone(),
+                            expected: d as usize,
+                            got: e.vector.len(),
+                        });
                     }
-                    tx.prepare_cached("INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)")
-                        .and_then(|mut s| s.execute(params![rowid, e.model, e.vector.len() as i64, vector_blob(&e.vector)]))
-                        .map_err(sql)?;
+                    tx.prepare_cached(
+                        "INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .and_then(|mut s| s.execute(params![rowid, e.model, e.vector.len() as i64, vector_blob(&e.vector)]))
+                    .map_err(sql)?;
                 }
-                history(tx, cs, memory.id, HistoryEvent::Created, None, memory.status, reason, &memory.provenance.sources)?;
+                history(
+                    tx,
+                    cs,
+                    memory.id,
+                    HistoryEvent::Created,
+                    None,
+                    memory.status,
+                    reason,
+                    &memory.provenance.sources,
+                )?;
                 touched.insert(parts(&memory.owner));
             }
             Change::SetStatus { id, status: new, event, reason, sources } => {
@@ -94,25 +112,31 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
             }
             Change::SetPinned { id, pinned } => {
                 let (rowid, st, _) = lookup(tx, cs, *id)?;
-                tx.execute("UPDATE memories SET pinned = ?1, updated_at = ?2 WHERE rowid = ?3", params![pinned, ms(cs.at), rowid])
-                    .map_err(sql)?;
-                let (event, why) = if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
+                tx.execute(
+                    "UPDATE memories SET pinned = ?1, updated_at = ?2 WHERE rowid = ?3",
+                    params![pinned, ms(cs.at), rowid],
+                )
+                .map_err(sql)?;
+                let (event, why) =
+                    if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
                 history(tx, cs, *id, event, Some(st), st, why, &[])?;
             }
             Change::Link(link) => {
                 lookup(tx, cs, link.from)?;
                 lookup(tx, cs, link.to)?;
-                tx.prepare_cached("INSERT OR IGNORE INTO links (tenant, from_id, to_id, kind, at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                    .and_then(|mut s| {
-                        s.execute(params![
-                            cs.tenant.as_str(),
-                            link.from.to_string(),
-                            link.to.to_string(),
-                            link.kind.as_str(),
-                            ms(link.at)
-                        ])
-                    })
-                    .map_err(sql)?;
+                tx.prepare_cached(
+                    "INSERT OR IGNORE INTO links (tenant, from_id, to_id, kind, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        cs.tenant.as_str(),
+                        link.from.to_string(),
+                        link.to.to_string(),
+                        link.kind.as_str(),
+                        ms(link.at)
+                    ])
+                })
+                .map_err(sql)?;
             }
         }
     }
@@ -124,7 +148,9 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
         .and_then(|mut s| s.execute(params![t, a, u, c]))
         .map_err(sql)?;
     }
-    fail::fail_point!("store::apply::before_commit", |_| Err(StoreError::Injected("store::apply::before_commit".into())));
+    fail::fail_point!("store::apply::before_commit", |_| Err(StoreError::Injected(
+        "store::apply::before_commit".into()
+    )));
     Ok(())
 }
 
@@ -134,15 +160,17 @@ fn parts(owner: &mnemo_core::Scope) -> PartKey {
 
 /// The rowid, status and partition of a memory of this tenant, or a not-found error.
 fn lookup(tx: &Transaction<'_>, cs: &ChangeSet, id: MemoryId) -> Result<(i64, Status, PartKey)> {
-    tx.prepare_cached("SELECT rowid, status, superseded_by, tenant, agent, user_id, chat FROM memories WHERE tenant = ?1 AND id = ?2")
-        .and_then(|mut s| {
-            s.query_row(params![cs.tenant.as_str(), id.to_string()], |r| {
-                Ok((r.get(0)?, status(r, 1, 2)?, [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?]))
-            })
-            .optional()
+    tx.prepare_cached(
+        "SELECT rowid, status, superseded_by, tenant, agent, user_id, chat FROM memories WHERE tenant = ?1 AND id = ?2",
+    )
+    .and_then(|mut s| {
+        s.query_row(params![cs.tenant.as_str(), id.to_string()], |r| {
+            Ok((r.get(0)?, status(r, 1, 2)?, [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?]))
         })
-        .map_err(sql)?
-        .ok_or_else(|| StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: id.to_string() })
+        .optional()
+    })
+    .map_err(sql)?
+    .ok_or_else(|| StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: id.to_string() })
 }
 
 fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
@@ -211,7 +239,9 @@ fn index_lexical(tx: &Transaction<'_>, rowid: i64, content: &str, parts: [&str; 
 fn reindex_lexical(tx: &Transaction<'_>, rowid: i64, was: Status, now: Status, parts: &PartKey) -> Result<()> {
     match (was == Status::Active, now == Status::Active) {
         (true, false) => {
-            tx.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1").and_then(|mut s| s.execute([rowid])).map_err(sql)?;
+            tx.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")
+                .and_then(|mut s| s.execute([rowid]))
+                .map_err(sql)?;
         }
         (false, true) => {
             let content: String =

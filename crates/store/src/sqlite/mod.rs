@@ -51,8 +51,10 @@ impl SqliteStore {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError::Open { path: dir.to_path_buf(), reason: format!("cannot create directory: {e}") })?;
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+                path: dir.to_path_buf(),
+                reason: format!("cannot create directory: {e}"),
+            })?;
         }
         let open_err = |e: rusqlite::Error| StoreError::Open { path: path.clone(), reason: e.to_string() };
         let mut writer = Connection::open(&path).map_err(open_err)?;
@@ -63,8 +65,11 @@ impl SqliteStore {
         writer.execute_batch("PRAGMA optimize = 0x10002;").map_err(open_err)?;
         let readers = (0..READERS)
             .map(|_| {
-                let c = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-                    .map_err(open_err)?;
+                let c = Connection::open_with_flags(
+                    &path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )
+                .map_err(open_err)?;
                 configure(&c).map_err(open_err)?;
                 Ok(Mutex::new(c))
             })
@@ -106,7 +111,13 @@ impl SqliteStore {
 }
 
 fn message(row: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
-    Ok(Message { id: parse(row, 0)?, scope: rows::scope(row, 1)?, role: parse(row, 5)?, content: row.get(6)?, at: time(row, 7)? })
+    Ok(Message {
+        id: parse(row, 0)?,
+        scope: rows::scope(row, 1)?,
+        role: parse(row, 5)?,
+        content: row.get(6)?,
+        at: time(row, 7)?,
+    })
 }
 
 const MESSAGE_COLUMNS: &str = "id, tenant, agent, user_id, chat, role, content, at";
@@ -171,7 +182,9 @@ impl Store for SqliteStore {
             );
             let mut stmt = conn.prepare(&sql).map_err(StoreError::sql("messages"))?;
             let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
-            stmt.query_map(params_from_iter(args), message).and_then(|r| r.collect()).map_err(StoreError::sql("messages"))
+            stmt.query_map(params_from_iter(args), message)
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("messages"))
         })
     }
 
@@ -281,9 +294,11 @@ impl Store for SqliteStore {
                      ORDER BY f.score",
                 )
                 .map_err(StoreError::sql("lexical search"))?;
-            stmt.query_map(params![expr, limit as i64], |r| Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))
-                .and_then(|r| r.collect())
-                .map_err(StoreError::sql("lexical search"))
+            stmt.query_map(params![expr, limit as i64], |r| {
+                Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("lexical search"))
         })
     }
 
@@ -300,7 +315,10 @@ impl Store for SqliteStore {
             return Ok(Vec::new());
         }
         let [t, a, u, c] = scope.key_parts();
-        let like = (0..terms.len()).map(|i| format!("instr(lower(m.content), ?{}) > 0", i + 5)).collect::<Vec<_>>().join(" OR ");
+        let like = (0..terms.len())
+            .map(|i| format!("instr(lower(m.content), ?{}) > 0", i + 5))
+            .collect::<Vec<_>>()
+            .join(" OR ");
         let sql = format!(
             "SELECT m.id FROM memories m WHERE {VISIBLE} AND m.status = 'active' AND ({like}) \
              ORDER BY m.updated_at DESC LIMIT {limit}"
@@ -324,7 +342,9 @@ impl Store for SqliteStore {
                 .map_err(StoreError::sql("history"))?;
             stmt.query_map(params![tenant.as_str(), id.to_string()], |r| {
                 let dec = |i: usize, s: String| {
-                    serde_json::from_str(&s).map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into()))
+                    serde_json::from_str(&s).map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+                    })
                 };
                 Ok(HistoryEntry {
                     memory: parse(r, 0)?,
@@ -413,9 +433,11 @@ impl Store for SqliteStore {
                 let value: String = r.get(5)?;
                 Ok(Policy {
                     tenant: parse(r, 0)?,
-                    agent: (!agent.is_empty()).then(|| agent.parse()).transpose().map_err(|e: mnemo_core::CoreError| {
-                        rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
-                    })?,
+                    agent: (!agent.is_empty()).then(|| agent.parse()).transpose().map_err(
+                        |e: mnemo_core::CoreError| {
+                            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
+                        },
+                    )?,
                     key: r.get(2)?,
                     version: r.get(3)?,
                     text: r.get(4)?,
@@ -496,8 +518,8 @@ impl Store for SqliteStore {
         })?;
         let mut out = Vec::new();
         for l in lists {
-            let ids: Vec<MemoryId> =
-                serde_json::from_str(&l).map_err(|e| StoreError::Corrupt { what: "trace surfaced ids", detail: e.to_string() })?;
+            let ids: Vec<MemoryId> = serde_json::from_str(&l)
+                .map_err(|e| StoreError::Corrupt { what: "trace surfaced ids", detail: e.to_string() })?;
             out.extend(ids);
         }
         Ok(out)

@@ -18,7 +18,8 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.agent, m.user_id, m.c
 ///
 /// Placed in the WHERE clause of every read, before any ORDER BY, so rows of other scopes can
 /// never shape a candidate set.
-pub(crate) const VISIBLE: &str = "m.tenant = ?1 AND m.agent IN ('', ?2) AND m.user_id IN ('', ?3) AND m.chat IN ('', ?4)";
+pub(crate) const VISIBLE: &str =
+    "m.tenant = ?1 AND m.agent IN ('', ?2) AND m.user_id IN ('', ?3) AND m.chat IN ('', ?4)";
 
 /// Milliseconds since the epoch: sortable, compact, the same on every backend.
 pub(crate) fn ms(t: DateTime<Utc>) -> i64 {

@@ -206,7 +206,8 @@ mod tests {
     #[test]
     fn int8_cosines_track_f32_cosines() {
         let mk = |seed: u32| -> Vec<f32> {
-            let v: Vec<f32> = (0..384).map(|i| (((i as u32).wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 500.0 - 1.0).collect();
+            let v: Vec<f32> =
+                (0..384).map(|i| (((i as u32).wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 500.0 - 1.0).collect();
             let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
             v.iter().map(|x| x / n).collect()
         };
