@@ -183,3 +183,32 @@ fn a_failure_in_the_middle_of_an_apply_leaves_nothing_half_written() {
     assert_eq!(after[0].status.kind(), StatusKind::Active);
     scenario.teardown();
 }
+
+#[test]
+fn the_cascade_ends_in_substring_matching() {
+    let f = with_embedder(None);
+    let s = chat("dana", "c1");
+    f.say(&s, &["I live in Lisbon."]);
+    // "Lisb" is no FTS token and there are no vectors: only the substring rung can find it.
+    let r = f.memory.recall(&s, "Lisb", None).unwrap();
+    assert_eq!(r.mode, RecallMode::Substring);
+    assert!(r.items[0].memory.content.contains("Lisbon"));
+}
+
+#[test]
+fn policies_in_force_reach_every_block_and_new_versions_replace_old() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.memory.put_policy(&s, "refunds", "Refunds are possible within 30 days.", serde_json::json!({"days": 30})).unwrap();
+    f.clock.set(t0() + Duration::days(1));
+    let v2 = f.memory.put_policy(&s, "refunds", "Refunds are possible within 14 days.", serde_json::json!({"days": 14})).unwrap();
+    assert_eq!(v2.version, 2);
+    let ctx = f.memory.context(&s, "hello", None).unwrap();
+    let policy = ctx.block.section(SectionName::Policy).unwrap();
+    assert_eq!(policy.items.len(), 1);
+    assert!(policy.items[0].text.contains("14 days") && policy.cacheable);
+    assert!(!ctx.block.text.contains("30 days"));
+    // Other tenants are not bound by it.
+    let other = mnemo::Scope::parse("other", None, Some("dana"), Some("c1")).unwrap();
+    assert!(f.memory.context(&other, "hello", None).unwrap().block.section(SectionName::Policy).is_none());
+}
