@@ -199,9 +199,14 @@ fn the_cascade_ends_in_substring_matching() {
 fn policies_in_force_reach_every_block_and_new_versions_replace_old() {
     let f = hashed();
     let s = chat("dana", "c1");
-    f.memory.put_policy(&s, "refunds", "Refunds are possible within 30 days.", serde_json::json!({"days": 30})).unwrap();
+    f.memory
+        .put_policy(&s, "refunds", "Refunds are possible within 30 days.", serde_json::json!({"days": 30}))
+        .unwrap();
     f.clock.set(t0() + Duration::days(1));
-    let v2 = f.memory.put_policy(&s, "refunds", "Refunds are possible within 14 days.", serde_json::json!({"days": 14})).unwrap();
+    let v2 = f
+        .memory
+        .put_policy(&s, "refunds", "Refunds are possible within 14 days.", serde_json::json!({"days": 14}))
+        .unwrap();
     assert_eq!(v2.version, 2);
     let ctx = f.memory.context(&s, "hello", None).unwrap();
     let policy = ctx.block.section(SectionName::Policy).unwrap();
