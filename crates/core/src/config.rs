@@ -237,6 +237,8 @@ pub struct LifecycleTuning {
     pub event_stale_days: f32,
     /// Open loops close after this long of silence.
     pub open_loop_silence_days: f32,
+    /// Open loops stay open this long past their due date (overdue loops are worth raising).
+    pub open_loop_overdue_days: f32,
     /// Stale rows are archived after this long.
     pub stale_archive_days: f32,
     /// Most active memories one user may hold; the weakest are archived beyond it.
@@ -249,6 +251,7 @@ impl Default for LifecycleTuning {
             ephemeral_stale_days: 3.0,
             event_stale_days: 30.0,
             open_loop_silence_days: 60.0,
+            open_loop_overdue_days: 2.0,
             stale_archive_days: 90.0,
             max_active_per_user: 500,
         }

@@ -14,6 +14,7 @@ pub mod extract;
 pub mod gate;
 pub mod id;
 pub mod kind;
+pub mod lifecycle;
 pub mod memory;
 pub mod message;
 pub mod op;

@@ -91,7 +91,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
     let mut shadowed = Vec::new();
     let mut seen = HashSet::new();
     for m in candidates {
-        if !seen.insert(m.id) {
+        if !seen.insert(m.id) || !crate::lifecycle::is_live(&m, now) {
             continue;
         }
         let reason = if m.pinned {
@@ -180,7 +180,7 @@ pub fn rank(
     let mut out = Ranked::default();
     let mut seen = HashSet::new();
     for c in candidates {
-        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) {
+        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) || !crate::lifecycle::is_live(&c.memory, now) {
             continue;
         }
         let parts = composite(&c.memory, c.lexical, c.vector, now, t);

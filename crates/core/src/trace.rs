@@ -5,11 +5,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::assemble::HeldBack;
-use crate::id::MemoryId;
+use crate::id::{MemoryId, MessageId};
+use crate::kind::Kind;
 use crate::kind::text_enum;
 use crate::recall::{ExactReason, RecallMode};
 use crate::scope::Scope;
 use crate::score::{ScoreParts, Tier};
+use crate::verdict::Verdict;
 
 text_enum!(
     /// Which engine call left the envelope.
@@ -18,6 +20,8 @@ text_enum!(
         Recall => "recall",
         /// `context`.
         Context => "context",
+        /// `ingest` (and re-extraction): the verdicts of the batch.
+        Ingest => "ingest",
     }
 );
 
@@ -37,6 +41,21 @@ pub struct TracedItem {
     pub tier: Option<Tier>,
 }
 
+/// One op of an ingest and what the gate made of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TracedVerdict {
+    /// The op's name (add, update, ...).
+    pub op: String,
+    /// The proposed kind.
+    pub kind: Kind,
+    /// The proposed content.
+    pub content: String,
+    /// The messages it came from.
+    pub sources: Vec<MessageId>,
+    /// The verdict.
+    pub verdict: Verdict,
+}
+
 /// The envelope of one call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceEnvelope {
@@ -50,8 +69,9 @@ pub struct TraceEnvelope {
     pub at: DateTime<Utc>,
     /// The query or current message.
     pub query: String,
-    /// Path B's retrieval mode.
-    pub mode: RecallMode,
+    /// Path B's retrieval mode (recall and context).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<RecallMode>,
     /// What came back, path A then path B.
     pub retrieved: Vec<TracedItem>,
     /// Memories placed in the block (context only).
@@ -72,6 +92,9 @@ pub struct TraceEnvelope {
     /// Token budget (context only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<usize>,
+    /// Ingest: every proposed op and the gate's verdict on it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verdicts: Vec<TracedVerdict>,
     /// Wall time of the call in microseconds, query embedding included.
     pub micros: u64,
     /// Of which: embedding the query.

@@ -22,6 +22,7 @@
 mod clock;
 mod config;
 mod error;
+mod jobs;
 mod manage;
 mod read;
 mod write;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{Config, ExtractorKind, MemoryScope, default_data_dir};
 pub use error::{Error, Result};
+pub use jobs::{AppliedTransition, MaintainReport};
 pub use manage::MemoryDetail;
 pub use mnemo_core as core;
 pub use mnemo_core::Scope;

@@ -242,7 +242,7 @@ impl Memory {
             op,
             at,
             query: query.to_string(),
-            mode: r.mode,
+            mode: Some(r.mode),
             retrieved: r.exact.items.iter().chain(&r.ranked.items).map(traced).collect(),
             surfaced: Vec::new(),
             below_floor: r.ranked.below_floor.clone(),
@@ -252,6 +252,7 @@ impl Memory {
             budget: None,
             micros: started.elapsed().as_micros() as u64,
             embed_micros: r.embed_micros,
+            verdicts: Vec::new(),
         }
     }
 

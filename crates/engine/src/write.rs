@@ -2,8 +2,11 @@
 
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
+use std::time::Instant;
+
 use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, tidy};
+use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance,
     Scope, Status, Target, Verdict,
@@ -36,6 +39,9 @@ pub struct IngestReport {
     /// Set when embeddings were unavailable for this batch (gate dedup by hash only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<String>,
+    /// Turn id of the trace envelope holding these verdicts (none when nothing was proposed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
 }
 
 /// A target must match at least this well (fused relevance) to be acted on.
@@ -48,17 +54,67 @@ impl Memory {
     /// without user or chat is an error naming what and where, and nothing is written.
     /// Re-sending a message id is a no-op, so replays never extract twice.
     pub fn ingest(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
+        let started = Instant::now();
         let now = self.clock.now();
         let batch = validate_batch(scope, messages, now, &self.tuning.ingest)?;
         let fresh = self.store.append_messages(&batch)?;
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
-        let mut report =
-            IngestReport { appended: new.len(), duplicates: fresh.len() - new.len(), ..Default::default() };
-        if new.is_empty() {
+        let duplicates = fresh.len() - new.len();
+        let mut report = self.extract_and_apply(scope, &new, started)?;
+        report.appended = new.len();
+        report.duplicates = duplicates;
+        Ok(report)
+    }
+
+    /// Runs extraction over messages again without appending them to the trace.
+    ///
+    /// The trace is idempotent by message id, so re-ingesting is a no-op; this is how a batch is
+    /// re-extracted (after an extractor upgrade, or to check that a replay adds no duplicates).
+    pub fn reextract(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
+        let started = Instant::now();
+        let batch = validate_batch(scope, messages, self.clock.now(), &self.tuning.ingest)?;
+        self.extract_and_apply(scope, &batch, started)
+    }
+
+    fn extract_and_apply(&self, scope: &Scope, messages: &[Message], started: Instant) -> Result<IngestReport> {
+        let mut report = IngestReport::default();
+        if messages.is_empty() {
             return Ok(report);
         }
-        let ops = self.extractor.extract(&new);
+        let ops = self.extractor.extract(messages);
+        if ops.is_empty() {
+            return Ok(report);
+        }
         let (records, degraded) = self.apply_ops(scope, ops, self.extractor.name(), self.extractor.version())?;
+        let env = TraceEnvelope {
+            turn_id: format!("turn-{}", MemoryId::new()),
+            scope: scope.clone(),
+            op: TraceOp::Ingest,
+            at: self.clock.now(),
+            query: String::new(),
+            mode: None,
+            retrieved: Vec::new(),
+            surfaced: Vec::new(),
+            below_floor: Vec::new(),
+            held_back: Vec::new(),
+            degraded: degraded.clone(),
+            tokens: None,
+            budget: None,
+            micros: started.elapsed().as_micros() as u64,
+            embed_micros: 0,
+            verdicts: records
+                .iter()
+                .map(|r| TracedVerdict {
+                    op: r.op.action.name().to_string(),
+                    kind: r.op.draft.kind,
+                    content: r.op.draft.content.clone(),
+                    sources: r.op.sources.clone(),
+                    verdict: r.verdict.clone(),
+                })
+                .collect(),
+        };
+        self.store.record_turn(&env, &[])?;
+        report.turn_id = Some(env.turn_id);
         report.ops = records;
         report.degraded = degraded;
         Ok(report)

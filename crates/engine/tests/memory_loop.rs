@@ -217,3 +217,42 @@ fn policies_in_force_reach_every_block_and_new_versions_replace_old() {
     let other = mnemo::Scope::parse("other", None, Some("dana"), Some("c1")).unwrap();
     assert!(f.memory.context(&other, "hello", None).unwrap().block.section(SectionName::Policy).is_none());
 }
+
+#[test]
+fn maintenance_moves_stale_things_out_of_recall_and_is_idempotent() {
+    use mnemo::core::{Draft, Kind};
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let mut mood = Draft::new(Kind::Ephemeral, "User feels exhausted today", 0.9, 0.8);
+    mood.expires_at = None;
+    f.memory.add(&s, mood).unwrap();
+    f.memory.add(&s, Draft::new(Kind::Event, "User ran a half marathon in Porto", 0.9, 0.7)).unwrap();
+    f.memory.add(&s, Draft::new(Kind::Profile, "User lives in Porto", 0.9, 0.8)).unwrap();
+    f.clock.set(t0() + Duration::days(4));
+    let r = f.memory.maintain().unwrap();
+    assert_eq!(r.examined, 3);
+    assert_eq!(r.transitions.len(), 1, "{:?}", r.transitions);
+    assert_eq!(r.transitions[0].to, StatusKind::Stale);
+    assert!(f.memory.maintain().unwrap().transitions.is_empty(), "a second run at the same time changes nothing");
+    f.clock.set(t0() + Duration::days(31));
+    let r = f.memory.maintain().unwrap();
+    assert_eq!(r.transitions.len(), 1, "the event goes stale: {:?}", r.transitions);
+    assert_eq!(f.active_contents(&s), vec!["User lives in Porto"]);
+    let rec = f.memory.recall(&s, "Porto marathon exhausted", Some(5)).unwrap();
+    assert!(rec.items.iter().all(|i| i.memory.content == "User lives in Porto"));
+}
+
+#[test]
+fn ingest_leaves_its_verdicts_in_the_trace_and_reextract_adds_no_duplicates() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let msgs =
+        vec![NewMessage::user("My name is Dana.", t0()).with_id("m1"), NewMessage::user("ok", t0()).with_id("m2")];
+    let r = f.memory.ingest(&s, msgs.clone()).unwrap();
+    let trace = f.memory.trace(&s, r.turn_id.as_deref().unwrap()).unwrap().unwrap();
+    assert_eq!(trace.verdicts.len(), 1);
+    assert_eq!(trace.verdicts[0].sources[0].as_str(), "m1");
+    let again = f.memory.reextract(&s, msgs).unwrap();
+    assert!(matches!(again.ops[0].verdict, Verdict::Deduplicated { .. }));
+    assert_eq!(f.active_contents(&s).len(), 1);
+}

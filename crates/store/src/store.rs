@@ -148,6 +148,10 @@ pub trait Store: Send + Sync {
     /// Last resort of the cascade: active memories visible to the scope containing any term.
     fn substring(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<MemoryId>>;
 
+    /// A page of every memory in the store, across tenants, whose status is one of `statuses`,
+    /// ordered by id after `after`: how jobs walk the whole store resumably.
+    fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>>;
+
     /// The append-only history of a memory.
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>>;
 

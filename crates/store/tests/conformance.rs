@@ -247,7 +247,7 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
         op: TraceOp::Context,
         at: t0() + Duration::days(1),
         query: "q".into(),
-        mode: RecallMode::Hybrid,
+        mode: Some(RecallMode::Hybrid),
         retrieved: vec![],
         surfaced: vec![m.id],
         below_floor: vec![],
@@ -257,6 +257,7 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
         budget: None,
         micros: 1,
         embed_micros: 0,
+        verdicts: vec![],
     };
     store.record_turn(&env, &[m.id]).unwrap();
     let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
@@ -326,7 +327,7 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
             op: TraceOp::Context,
             at: t0() + Duration::minutes(i as i64),
             query: "q".into(),
-            mode: RecallMode::Hybrid,
+            mode: Some(RecallMode::Hybrid),
             retrieved: vec![],
             surfaced: vec![*id],
             below_floor: vec![],
@@ -336,6 +337,7 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
             budget: Some(100),
             micros: 5,
             embed_micros: 2,
+            verdicts: vec![],
         };
         store.record_turn(&env, &[]).unwrap();
         assert_eq!(store.trace(&s.tenant, &env.turn_id).unwrap().unwrap(), env);

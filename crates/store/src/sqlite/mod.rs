@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
-use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId};
+use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
 
 use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt, visible_partition_tokens};
@@ -330,6 +330,19 @@ impl Store for SqliteStore {
                 .and_then(|r| r.collect())
                 .map_err(StoreError::sql("substring search"))
         })
+    }
+
+    fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>> {
+        if statuses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id > ?1 AND m.status IN ({}) ORDER BY m.id LIMIT {limit}",
+            placeholders(statuses.len(), 2)
+        );
+        let args = std::iter::once(after.map(|a| a.to_string()).unwrap_or_default())
+            .chain(statuses.iter().map(|s| s.as_str().to_string()));
+        self.memories("scan", &sql, params_from_iter(args))
     }
 
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>> {

@@ -1,0 +1,200 @@
+//! Lifecycle transitions: which status a memory should move to as time passes (document 000).
+//!
+//! Pure: the jobs ask [`next`] about each active or stale memory and apply what it says. Nothing
+//! is deleted; every transition becomes a history row. Pinned memories never move.
+
+use chrono::{DateTime, Utc};
+
+use crate::config::LifecycleTuning;
+use crate::decay::days_between;
+use crate::kind::{Kind, Status};
+use crate::memory::{HistoryEvent, Memory};
+
+/// A transition the jobs should apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transition {
+    /// The new status.
+    pub to: Status,
+    /// The history event to record.
+    pub event: HistoryEvent,
+    /// Why, in words.
+    pub reason: String,
+}
+
+fn last_reference(m: &Memory) -> DateTime<Utc> {
+    m.last_accessed.map_or(m.updated_at, |a| a.max(m.updated_at))
+}
+
+/// Whether a memory may be recalled at `now`: active and not past its TTL.
+pub fn is_live(m: &Memory, now: DateTime<Utc>) -> bool {
+    m.status == Status::Active && m.expires_at.is_none_or(|e| e > now)
+}
+
+/// The transition due for `m` at `now`, if any.
+pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Transition> {
+    if m.pinned {
+        return None;
+    }
+    let mv = |to: Status, event: HistoryEvent, reason: String| Some(Transition { to, event, reason });
+    match m.status {
+        Status::Active => {
+            if let Some(exp) = m.expires_at.filter(|e| *e <= now) {
+                return mv(Status::Archived, HistoryEvent::Transitioned, format!("expired at {}", exp.to_rfc3339()));
+            }
+            match m.kind {
+                Kind::Ephemeral => {
+                    let idle = days_between(last_reference(m), now);
+                    (idle >= t.ephemeral_stale_days).then(|| Transition {
+                        to: Status::Stale,
+                        event: HistoryEvent::Transitioned,
+                        reason: format!(
+                            "ephemeral, unreferenced for {idle:.0} days (limit {})",
+                            t.ephemeral_stale_days
+                        ),
+                    })
+                }
+                Kind::Event => {
+                    let idle = days_between(m.updated_at, now);
+                    (idle >= t.event_stale_days).then(|| Transition {
+                        to: Status::Stale,
+                        event: HistoryEvent::Transitioned,
+                        reason: format!("event, not reinforced for {idle:.0} days (limit {})", t.event_stale_days),
+                    })
+                }
+                Kind::OpenLoop => {
+                    if let Some(due) = m.due_at {
+                        let over = days_between(due, now);
+                        if due < now && over >= t.open_loop_overdue_days {
+                            return mv(
+                                Status::Archived,
+                                HistoryEvent::Closed,
+                                format!("due {} passed {over:.0} days ago", due.format("%Y-%m-%d")),
+                            );
+                        }
+                    }
+                    let silent = days_between(last_reference(m), now);
+                    (silent >= t.open_loop_silence_days).then(|| Transition {
+                        to: Status::Archived,
+                        event: HistoryEvent::Closed,
+                        reason: format!("open loop silent for {silent:.0} days (limit {})", t.open_loop_silence_days),
+                    })
+                }
+                _ => None,
+            }
+        }
+        Status::Stale => {
+            let idle = days_between(m.updated_at, now);
+            (idle >= t.stale_archive_days).then(|| Transition {
+                to: Status::Archived,
+                event: HistoryEvent::Transitioned,
+                reason: format!("stale for {idle:.0} days (limit {})", t.stale_archive_days),
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::id::MemoryId;
+    use crate::kind::Surface;
+    use crate::memory::{Provenance, Sensitivity};
+    use crate::scope::Scope;
+    use chrono::Duration;
+
+    fn t0() -> DateTime<Utc> {
+        "2026-03-02T09:00:00Z".parse().unwrap()
+    }
+
+    fn mem(kind: Kind) -> Memory {
+        Memory {
+            id: MemoryId::new(),
+            owner: Scope::parse("t", None, Some("u"), None).unwrap(),
+            kind,
+            content: "x".into(),
+            key: None,
+            value: None,
+            confidence: 0.9,
+            salience: 0.7,
+            pinned: false,
+            surface: Surface::Speak,
+            status: Status::Active,
+            due_at: None,
+            valid_from: None,
+            valid_until: None,
+            provenance: Provenance::default(),
+            content_hash: String::new(),
+            created_at: t0(),
+            updated_at: t0(),
+            last_accessed: None,
+            last_surfaced: None,
+            access_count: 0,
+            distinct_sessions: 0,
+            reinforcements: 0,
+            expires_at: None,
+            sensitivity: Sensitivity::Normal,
+        }
+    }
+
+    fn at(days: i64) -> DateTime<Utc> {
+        t0() + Duration::days(days)
+    }
+
+    fn to(m: &Memory, days: i64) -> Option<Status> {
+        next(m, at(days), &LifecycleTuning::default()).map(|t| t.to)
+    }
+
+    #[test]
+    fn ephemeral_goes_stale_after_three_unreferenced_days() {
+        let mut m = mem(Kind::Ephemeral);
+        assert_eq!(to(&m, 2), None);
+        assert_eq!(to(&m, 3), Some(Status::Stale));
+        m.last_accessed = Some(at(2));
+        assert_eq!(to(&m, 4), None, "a reference restarts the clock");
+    }
+
+    #[test]
+    fn events_go_stale_after_thirty_days_without_reinforcement() {
+        let mut m = mem(Kind::Event);
+        assert_eq!(to(&m, 29), None);
+        assert_eq!(to(&m, 30), Some(Status::Stale));
+        m.updated_at = at(20);
+        assert_eq!(to(&m, 30), None);
+    }
+
+    #[test]
+    fn open_loops_close_when_overdue_or_silent() {
+        let mut m = mem(Kind::OpenLoop);
+        m.due_at = Some(at(5));
+        assert_eq!(to(&m, 5), None, "due today is still open");
+        assert_eq!(to(&m, 7), Some(Status::Archived));
+        let undated = mem(Kind::OpenLoop);
+        assert_eq!(to(&undated, 59), None);
+        assert_eq!(to(&undated, 60), Some(Status::Archived));
+        assert_eq!(next(&undated, at(60), &LifecycleTuning::default()).unwrap().event, HistoryEvent::Closed);
+    }
+
+    #[test]
+    fn stale_rows_are_archived_later_and_ttl_expires() {
+        let mut m = mem(Kind::Event);
+        m.status = Status::Stale;
+        assert_eq!(to(&m, 89), None);
+        assert_eq!(to(&m, 90), Some(Status::Archived));
+        let mut e = mem(Kind::Profile);
+        e.expires_at = Some(at(1));
+        assert!(is_live(&e, at(0)) && !is_live(&e, at(1)));
+        assert_eq!(to(&e, 1), Some(Status::Archived));
+    }
+
+    #[test]
+    fn pinned_and_durable_kinds_never_move() {
+        let mut m = mem(Kind::Ephemeral);
+        m.pinned = true;
+        assert_eq!(to(&m, 400), None);
+        assert_eq!(to(&mem(Kind::Profile), 4000), None);
+        let mut archived = mem(Kind::Event);
+        archived.status = Status::Archived;
+        assert_eq!(to(&archived, 4000), None);
+    }
+}
