@@ -7,8 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use chrono::{DateTime, Duration, Utc};
 use clap::Subcommand;
+use mnemo::core::extract::{Extractor, HeuristicExtractor};
 use mnemo::core::text::content_hash;
-use mnemo::core::{Kind, Memory as Row, MemoryId, MessageId, Provenance, Scope, Sensitivity, Status};
+use mnemo::core::{Kind, Memory as Row, MemoryId, Message, MessageId, Provenance, Role, Scope, Sensitivity, Status};
 use mnemo::models::{Embedder, EmbedderKind, open_embedder};
 use mnemo::store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 use mnemo::{Config, ManualClock, Memory};
@@ -30,6 +31,19 @@ pub(crate) enum BenchCommand {
         embedder: EmbedderKind,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/recall.json")]
+        out: PathBuf,
+    },
+    /// Heuristic extraction latency per message, over real conversational turns (a LoCoMo-format
+    /// JSON file, read at run time) or a synthetic corpus.
+    Extract {
+        /// LoCoMo-format JSON (every object with "text" is a turn); synthetic messages if absent.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Timed passes over the corpus.
+        #[arg(long, default_value_t = 3)]
+        passes: usize,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/extract.json")]
         out: PathBuf,
     },
 }
@@ -97,6 +111,7 @@ fn machine() -> Machine {
 pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
     match which {
         BenchCommand::Recall { memories, queries, embedder, out } => recall(config, memories, *queries, *embedder, out),
+        BenchCommand::Extract { data, passes, out } => extract(data.as_deref(), *passes, out),
     }
 }
 
@@ -349,11 +364,124 @@ fn recall(mut config: Config, sizes: &[usize], queries: usize, kind: EmbedderKin
         command: std::env::args().collect::<Vec<_>>().join(" "),
         runs,
     };
+    write_report(out, &report)
+}
+
+fn write_report(out: &std::path::Path, report: &impl Serialize) -> Result<()> {
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(out, serde_json::to_string_pretty(&report)? + "\n")
+    std::fs::write(out, serde_json::to_string_pretty(report)? + "\n")
         .with_context(|| format!("writing {}", out.display()))?;
     println!("results written to {}", out.display());
     Ok(())
+}
+
+/// Every string under a "text" key, in document order: the turns of a LoCoMo-format file.
+fn texts(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, x) in map {
+                match (k.as_str(), x) {
+                    ("text", serde_json::Value::String(s)) => out.push(s.clone()),
+                    _ => texts(x, out),
+                }
+            }
+        }
+        serde_json::Value::Array(xs) => xs.iter().for_each(|x| texts(x, out)),
+        _ => {}
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct ExtractReport {
+    benchmark: &'static str,
+    corpus: String,
+    messages: usize,
+    passes: usize,
+    ops_proposed_per_pass: usize,
+    per_message_ms: Dist,
+    machine: Machine,
+    command: String,
+}
+
+fn extract(data: Option<&std::path::Path>, passes: usize, out: &std::path::Path) -> Result<()> {
+    let (corpus, lines) = match data {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+            let mut out = Vec::new();
+            texts(&v, &mut out);
+            (path.display().to_string(), out)
+        }
+        None => {
+            let mut rng = Rng(42);
+            let lines = (0..5000)
+                .map(|i| match i % 5 {
+                    0 => format!("I need to call my {} this weekend about {}.", rng.pick(SUBJECTS), rng.pick(THINGS)),
+                    1 => format!(
+                        "Actually my {} {} {} {}.",
+                        rng.pick(SUBJECTS),
+                        rng.pick(VERBS),
+                        rng.pick(THINGS),
+                        rng.pick(WHEN)
+                    ),
+                    2 => format!("I love {} and I live in Porto, haha.", rng.pick(THINGS)),
+                    3 => "ok thanks, that makes sense! what do you think about it?".to_string(),
+                    _ => sentence(&mut rng),
+                })
+                .collect();
+            ("synthetic".to_string(), lines)
+        }
+    };
+    anyhow::ensure!(!lines.is_empty(), "no messages in the corpus");
+    let scope = Scope::parse("bench", None, Some("u"), Some("c"))?;
+    let at: DateTime<Utc> = "2026-03-02T09:00:00Z".parse()?;
+    let messages: Vec<Message> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            Ok(Message {
+                id: MessageId::new(format!("m{i}"))?,
+                scope: scope.clone(),
+                role: Role::User,
+                content: l.clone(),
+                at,
+            })
+        })
+        .collect::<Result<_>>()?;
+    let x = HeuristicExtractor;
+    // Warm-up pass: regexes compiled, caches hot; also counts what the corpus yields.
+    let ops: usize = messages.iter().map(|m| x.extract(std::slice::from_ref(m)).len()).sum();
+    let mut ms = Vec::with_capacity(messages.len() * passes);
+    for _ in 0..passes {
+        for m in &messages {
+            let t = Instant::now();
+            let proposed = x.extract(std::slice::from_ref(m));
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(proposed);
+        }
+    }
+    let report = ExtractReport {
+        benchmark: "extract",
+        corpus,
+        messages: messages.len(),
+        passes,
+        ops_proposed_per_pass: ops,
+        per_message_ms: dist(ms),
+        machine: machine(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    println!(
+        "heuristic extraction over {} messages ({}): p50 {:.4} ms · p95 {:.4} ms · p99 {:.4} ms · max {:.3} ms; {} ops proposed",
+        report.messages,
+        report.corpus,
+        report.per_message_ms.p50,
+        report.per_message_ms.p95,
+        report.per_message_ms.p99,
+        report.per_message_ms.max,
+        ops
+    );
+    write_report(out, &report)
 }
