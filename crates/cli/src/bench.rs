@@ -8,8 +8,7 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Duration, Utc};
 use clap::Subcommand;
 use mnemo::core::extract::{Extractor, HeuristicExtractor};
-use mnemo::core::text::content_hash;
-use mnemo::core::{Kind, Memory as Row, MemoryId, Message, MessageId, Provenance, Role, Scope, Sensitivity, Status};
+use mnemo::core::{Kind, Memory as Row, Message, MessageId, Provenance, Role, Scope};
 use mnemo::models::{Embedder, EmbedderKind, open_embedder};
 use mnemo::store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 use mnemo::{Config, ManualClock, Memory};
@@ -222,38 +221,13 @@ fn sentence(rng: &mut Rng) -> String {
 }
 
 fn row(owner: &Scope, content: String, kind: Kind, at: DateTime<Utc>) -> Row {
-    Row {
-        id: MemoryId::new(),
-        owner: owner.clone(),
-        kind,
-        content_hash: content_hash(&content),
-        content,
-        key: None,
-        value: None,
-        confidence: 0.8,
-        salience: 0.5,
-        pinned: false,
-        surface: kind.default_surface(),
-        status: Status::Active,
-        due_at: None,
-        valid_from: None,
-        valid_until: None,
-        provenance: Provenance {
-            sources: vec![MessageId::new("bench").expect("id")],
-            chat: None,
-            extractor: "bench".into(),
-            extractor_version: "1".into(),
-        },
-        created_at: at,
-        updated_at: at,
-        last_accessed: None,
-        last_surfaced: None,
-        access_count: 0,
-        distinct_sessions: 0,
-        reinforcements: 0,
-        expires_at: None,
-        sensitivity: Sensitivity::Normal,
-    }
+    let provenance = Provenance {
+        sources: vec![MessageId::new("bench").expect("id")],
+        chat: None,
+        extractor: "bench".into(),
+        extractor_version: "1".into(),
+    };
+    Row { provenance, ..Row::new(owner.clone(), kind, content, at) }
 }
 
 /// Loads `n` memories for `owner`, embedding them in batches, 1,000 per transaction.

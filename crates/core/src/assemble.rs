@@ -370,8 +370,7 @@ fn render(sections: &[Section]) -> String {
 mod tests {
     use super::*;
     use crate::config::Tuning;
-    use crate::kind::Status;
-    use crate::memory::Sensitivity;
+
     use crate::recall::{Candidate, rank, select_exact};
     use crate::scope::Scope;
     use chrono::{DateTime, Utc};
@@ -382,33 +381,8 @@ mod tests {
     }
 
     fn mem(kind: Kind, content: &str) -> Memory {
-        Memory {
-            id: MemoryId::new(),
-            owner: Scope::parse("acme", None, Some("dana"), None).unwrap(),
-            kind,
-            content: content.into(),
-            key: None,
-            value: None,
-            confidence: 0.9,
-            salience: 0.6,
-            pinned: false,
-            surface: kind.default_surface(),
-            status: Status::Active,
-            due_at: None,
-            valid_from: None,
-            valid_until: None,
-            provenance: Provenance::default(),
-            content_hash: String::new(),
-            created_at: now(),
-            updated_at: now(),
-            last_accessed: None,
-            last_surfaced: None,
-            access_count: 0,
-            distinct_sessions: 0,
-            reinforcements: 0,
-            expires_at: None,
-            sensitivity: Sensitivity::Normal,
-        }
+        let m = Memory::new(Scope::parse("acme", None, Some("dana"), None).unwrap(), kind, content, now());
+        Memory { confidence: 0.9, salience: 0.6, ..m }
     }
 
     fn build(exact: Vec<Memory>, ranked: Vec<Memory>, budget: usize, surfaced: &HashSet<MemoryId>) -> ContextBlock {

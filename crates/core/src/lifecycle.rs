@@ -97,9 +97,7 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::MemoryId;
-    use crate::kind::Surface;
-    use crate::memory::{Provenance, Sensitivity};
+
     use crate::scope::Scope;
     use chrono::Duration;
 
@@ -108,33 +106,8 @@ mod tests {
     }
 
     fn mem(kind: Kind) -> Memory {
-        Memory {
-            id: MemoryId::new(),
-            owner: Scope::parse("t", None, Some("u"), None).unwrap(),
-            kind,
-            content: "x".into(),
-            key: None,
-            value: None,
-            confidence: 0.9,
-            salience: 0.7,
-            pinned: false,
-            surface: Surface::Speak,
-            status: Status::Active,
-            due_at: None,
-            valid_from: None,
-            valid_until: None,
-            provenance: Provenance::default(),
-            content_hash: String::new(),
-            created_at: t0(),
-            updated_at: t0(),
-            last_accessed: None,
-            last_surfaced: None,
-            access_count: 0,
-            distinct_sessions: 0,
-            reinforcements: 0,
-            expires_at: None,
-            sensitivity: Sensitivity::Normal,
-        }
+        let m = Memory::new(Scope::parse("t", None, Some("u"), None).unwrap(), kind, "x", t0());
+        Memory { confidence: 0.9, salience: 0.7, ..m }
     }
 
     fn at(days: i64) -> DateTime<Utc> {

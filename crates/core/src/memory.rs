@@ -95,6 +95,42 @@ pub struct Memory {
     pub sensitivity: Sensitivity,
 }
 
+impl Memory {
+    /// A new active memory with its kind's default surface, created and updated at `at`.
+    ///
+    /// The one place a row is built from scratch; the engine and tests set what differs.
+    pub fn new(owner: Scope, kind: Kind, content: impl Into<String>, at: DateTime<Utc>) -> Self {
+        let content = content.into();
+        Self {
+            id: MemoryId::new(),
+            owner,
+            kind,
+            content_hash: crate::text::content_hash(&content),
+            content,
+            key: None,
+            value: None,
+            confidence: 0.8,
+            salience: 0.5,
+            pinned: false,
+            surface: kind.default_surface(),
+            status: Status::Active,
+            due_at: None,
+            valid_from: None,
+            valid_until: None,
+            provenance: Provenance::default(),
+            created_at: at,
+            updated_at: at,
+            last_accessed: None,
+            last_surfaced: None,
+            access_count: 0,
+            distinct_sessions: 0,
+            reinforcements: 0,
+            expires_at: None,
+            sensitivity: Sensitivity::Normal,
+        }
+    }
+}
+
 text_enum!(
     /// Typed relation between two memories.
     LinkKind, "link kind" {

@@ -204,9 +204,9 @@ pub fn rank(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::MemoryId;
-    use crate::kind::{Status, Surface};
-    use crate::memory::{Provenance, Sensitivity};
+
+    use crate::kind::Surface;
+
     use crate::scope::Scope;
 
     fn now() -> DateTime<Utc> {
@@ -214,33 +214,7 @@ mod tests {
     }
 
     fn mem(kind: Kind, owner: Scope, content: &str) -> Memory {
-        Memory {
-            id: MemoryId::new(),
-            owner,
-            kind,
-            content: content.into(),
-            key: None,
-            value: None,
-            confidence: 0.9,
-            salience: 0.6,
-            pinned: false,
-            surface: kind.default_surface(),
-            status: Status::Active,
-            due_at: None,
-            valid_from: None,
-            valid_until: None,
-            provenance: Provenance::default(),
-            content_hash: String::new(),
-            created_at: now(),
-            updated_at: now(),
-            last_accessed: None,
-            last_surfaced: None,
-            access_count: 0,
-            distinct_sessions: 0,
-            reinforcements: 0,
-            expires_at: None,
-            sensitivity: Sensitivity::Normal,
-        }
+        Memory { confidence: 0.9, salience: 0.6, ..Memory::new(owner, kind, content, now()) }
     }
 
     fn user() -> Scope {

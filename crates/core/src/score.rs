@@ -121,40 +121,12 @@ pub fn composite(m: &Memory, lexical: Option<f32>, vector: Option<f32>, now: Dat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::id::MemoryId;
-    use crate::kind::{Status, Surface};
-    use crate::memory::{Provenance, Sensitivity};
+
     use crate::scope::Scope;
     use proptest::prelude::*;
 
     pub(crate) fn memory(kind: Kind, at: DateTime<Utc>) -> Memory {
-        Memory {
-            id: MemoryId::new(),
-            owner: Scope::parse("t", None, Some("u"), None).unwrap(),
-            kind,
-            content: "x".into(),
-            key: None,
-            value: None,
-            confidence: 0.8,
-            salience: 0.5,
-            pinned: false,
-            surface: Surface::Speak,
-            status: Status::Active,
-            due_at: None,
-            valid_from: None,
-            valid_until: None,
-            provenance: Provenance::default(),
-            content_hash: String::new(),
-            created_at: at,
-            updated_at: at,
-            last_accessed: None,
-            last_surfaced: None,
-            access_count: 0,
-            distinct_sessions: 0,
-            reinforcements: 0,
-            expires_at: None,
-            sensitivity: Sensitivity::Normal,
-        }
+        Memory::new(Scope::parse("t", None, Some("u"), None).unwrap(), kind, "x", at)
     }
 
     fn now() -> DateTime<Utc> {

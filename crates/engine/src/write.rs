@@ -214,36 +214,24 @@ impl Memory {
             }
             Decision::Write { status, replaces } => {
                 let row = Row {
-                    id: MemoryId::new(),
-                    owner: owner.clone(),
-                    kind: draft.kind,
-                    content,
                     key: draft.key.clone(),
                     value: draft.value.clone(),
                     confidence: draft.confidence.clamp(0.0, 1.0),
                     salience: draft.salience.clamp(0.0, 1.0),
-                    pinned: false,
                     surface: draft.effective_surface(),
                     status,
                     due_at: draft.due_at,
                     valid_from: draft.valid_from,
-                    valid_until: None,
                     provenance: Provenance {
                         sources: op.sources.clone(),
                         chat: scope.chat.clone(),
                         extractor: extractor.to_string(),
                         extractor_version: version.to_string(),
                     },
-                    content_hash: hash,
-                    created_at: now,
-                    updated_at: now,
-                    last_accessed: None,
-                    last_surfaced: None,
-                    access_count: 0,
                     distinct_sessions: u32::from(session.is_some()),
-                    reinforcements: 0,
                     expires_at: draft.expires_at,
                     sensitivity: draft.sensitivity,
+                    ..Row::new(owner.clone(), draft.kind, content, now)
                 };
                 let id = row.id;
                 let verdict = match replaces {
