@@ -35,6 +35,9 @@ pub struct GateContext {
     pub owner_layer: Option<Layer>,
     /// An active memory in scope with the same normalised content hash.
     pub same_hash: Option<Existing>,
+    /// A memory in scope, in any status, with the same hash that already cites every source
+    /// message of the op: the op is a replay of an extraction that already happened.
+    pub replay_of: Option<Existing>,
     /// The most similar active memory of the same kind in scope, with its cosine.
     pub nearest: Option<(Existing, f32)>,
     /// The active memory of the same kind and key in the same partition.
@@ -62,6 +65,11 @@ pub enum Decision {
         status: Status,
         /// The memory it replaces.
         replaces: Option<(MemoryId, Replacement)>,
+    },
+    /// Change nothing: the op was already applied from the same message.
+    Replay {
+        /// The memory it produced back then.
+        existing: MemoryId,
     },
     /// Write nothing; reinforce the existing memory.
     Reinforce {
@@ -96,6 +104,9 @@ pub fn salience_floor(kind: Kind, t: &GateTuning) -> f32 {
 
 /// Judges one op. Pure and total: every input yields a decision.
 pub fn judge(op: &ProposedOp, ctx: &GateContext, t: &GateTuning) -> Decision {
+    if let Some(e) = &ctx.replay_of {
+        return Decision::Replay { existing: e.id };
+    }
     let target = || ctx.target.as_ref().filter(|e| e.status == Status::Active);
     match &op.action {
         Action::Forget(_) => {
@@ -375,6 +386,17 @@ mod tests {
         // A correction whose target is gone still records the new statement.
         let upd = ProposedOp { action: Action::Update(Target::Matching("x".into())), draft, sources: vec![] };
         assert_eq!(judge(&upd, &user_ctx(), &t()), Decision::Write { status: Status::Active, replaces: None });
+    }
+
+    #[test]
+    fn a_replayed_extraction_changes_nothing_whatever_the_op() {
+        let old = existing(Kind::Profile);
+        let ctx = GateContext { replay_of: Some(old.clone()), target: Some(existing(Kind::Profile)), ..user_ctx() };
+        let d = Draft::new(Kind::Profile, "User is a backend engineer", 0.9, 0.8);
+        for action in [Action::Add, Action::Update(Target::Key("job".into()))] {
+            let op = ProposedOp { action, draft: d.clone(), sources: vec![] };
+            assert_eq!(judge(&op, &ctx, &t()), Decision::Replay { existing: old.id });
+        }
     }
 
     #[test]

@@ -94,6 +94,8 @@ pub enum DedupBy {
     },
     /// The extractor said so (a reinforce op).
     Explicit,
+    /// The same message was extracted before: re-extraction is idempotent, nothing changes.
+    Replay,
 }
 
 /// The outcome of one op after it was applied.
@@ -187,6 +189,7 @@ impl fmt::Display for Verdict {
                     write!(f, "deduplicated: paraphrase of {existing} (cosine {cosine:.2})")
                 }
                 DedupBy::Explicit => write!(f, "reinforced {existing}"),
+                DedupBy::Replay => write!(f, "already extracted from the same message as {existing}"),
             },
             Verdict::Closed { target } => write!(f, "closed open loop {target}"),
             Verdict::Forgotten { target } => write!(f, "forgot {target} (archived)"),

@@ -2,6 +2,7 @@
 
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
+use mnemo_core::verdict::DedupBy;
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
@@ -174,7 +175,12 @@ impl Memory {
         let existing = |m: &Row| Existing { id: m.id, kind: m.kind, status: m.status, value: m.value.clone() };
 
         let mut ctx = GateContext { owner_layer: Some(owner.layer()), ..Default::default() };
-        ctx.same_hash = self.store.find_by_hash(scope, &hash)?.map(|m| existing(&m));
+        let same_hash = self.store.by_hash(scope, &hash)?;
+        ctx.same_hash = same_hash.iter().find(|m| m.status == Status::Active).map(existing);
+        if !op.sources.is_empty() {
+            ctx.replay_of =
+                same_hash.iter().find(|m| op.sources.iter().all(|s| m.provenance.sources.contains(s))).map(existing);
+        }
         if let Some(key) = &draft.key {
             ctx.same_key = self.store.find_by_key(owner, draft.kind, key)?.map(|m| existing(&m));
         }
@@ -194,6 +200,7 @@ impl Memory {
         let session = scope.chat.as_ref().map(|c| c.to_string());
         let (changes, verdict) = match decision {
             Decision::Reject(reason) => return Ok(Verdict::Rejected { reason }),
+            Decision::Replay { existing } => return Ok(Verdict::Deduplicated { existing, by: DedupBy::Replay }),
             Decision::Reinforce { existing, by } => {
                 let verdict = Verdict::Deduplicated { existing, by };
                 let change = Change::Reinforce {

@@ -256,3 +256,26 @@ fn ingest_leaves_its_verdicts_in_the_trace_and_reextract_adds_no_duplicates() {
     assert!(matches!(again.ops[0].verdict, Verdict::Deduplicated { .. }));
     assert_eq!(f.active_contents(&s).len(), 1);
 }
+
+#[test]
+fn re_extracting_a_corrected_conversation_changes_nothing() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let msgs = vec![
+        NewMessage::user("I'm a backend engineer at a fintech startup.", t0()).with_id("m1"),
+        NewMessage::user("Actually I work in product design now, not engineering.", t0() + Duration::minutes(5))
+            .with_id("m2"),
+    ];
+    f.memory.ingest(&s, msgs.clone()).unwrap();
+    let before = f.memory.list(&s, &ListFilter::default()).unwrap();
+    let replay = f.memory.reextract(&s, msgs).unwrap();
+    assert!(
+        replay
+            .ops
+            .iter()
+            .all(|o| matches!(o.verdict, Verdict::Deduplicated { by: mnemo::core::verdict::DedupBy::Replay, .. })),
+        "{:#?}",
+        replay.ops
+    );
+    assert_eq!(f.memory.list(&s, &ListFilter::default()).unwrap(), before);
+}

@@ -124,8 +124,9 @@ pub trait Store: Send + Sync {
     /// Memories visible to the scope, newest first.
     fn list(&self, scope: &Scope, filter: &ListFilter) -> Result<Vec<Memory>>;
 
-    /// The active memory visible to the scope with this content hash.
-    fn find_by_hash(&self, scope: &Scope, hash: &str) -> Result<Option<Memory>>;
+    /// Every memory visible to the scope with this content hash, any status, oldest first: the
+    /// gate's exact-dedup half, and how a replayed message is recognised.
+    fn by_hash(&self, scope: &Scope, hash: &str) -> Result<Vec<Memory>>;
 
     /// The active memory of this kind and key owned exactly by `owner`.
     fn find_by_key(&self, owner: &Scope, kind: Kind, key: &str) -> Result<Option<Memory>>;

@@ -147,8 +147,11 @@ pub(crate) fn every_read_is_scoped(store: &dyn Store) {
         assert_eq!(sub, expect, "substring for {req}");
         assert_eq!(listed, expect, "list for {req}");
     }
-    assert!(store.find_by_hash(&eve, &mine.content_hash).unwrap().is_none());
-    assert_eq!(store.find_by_hash(&dana, &mine.content_hash).unwrap().unwrap().id, mine.id);
+    assert!(store.by_hash(&eve, &mine.content_hash).unwrap().is_empty());
+    assert_eq!(
+        store.by_hash(&dana, &mine.content_hash).unwrap().iter().map(|m| m.id).collect::<Vec<_>>(),
+        vec![mine.id]
+    );
     assert!(store.get_many(&eve, &[mine.id, theirs.id]).unwrap().iter().all(|m| m.id == theirs.id));
     // The vector ranking is by cosine, best first.
     let ranked = store.vector(&dana, "test:8", &axis(1, 2, 0.1), 2).unwrap();

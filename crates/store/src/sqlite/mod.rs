@@ -241,13 +241,13 @@ impl Store for SqliteStore {
         self.memories("list memories", &sql, params_from_iter(args))
     }
 
-    fn find_by_hash(&self, scope: &Scope, hash: &str) -> Result<Option<Memory>> {
+    fn by_hash(&self, scope: &Scope, hash: &str) -> Result<Vec<Memory>> {
         let [t, a, u, c] = scope.key_parts();
         let sql = format!(
-            "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.content_hash = ?5 AND m.status = 'active' \
-             ORDER BY m.created_at LIMIT 1"
+            "SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_by_hash WHERE {VISIBLE} \
+             AND m.content_hash = ?5 ORDER BY m.created_at, m.id"
         );
-        Ok(self.memories("find by hash", &sql, params![t, a, u, c, hash])?.into_iter().next())
+        self.memories("find by hash", &sql, params![t, a, u, c, hash])
     }
 
     fn find_by_key(&self, owner: &Scope, kind: Kind, key: &str) -> Result<Option<Memory>> {
