@@ -268,7 +268,7 @@ pub struct AssemblyTuning {
     pub recent_pairs: usize,
     /// Memos included.
     pub memos_in_prompt: usize,
-    /// An item surfaced in this many most recent turns of a chat is held back.
+    /// An item surfaced in each of this many most recent turns of a chat is held back.
     pub over_reference_turns: usize,
     /// Ranked (path B) items considered for the block.
     pub ranked_items: usize,

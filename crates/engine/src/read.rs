@@ -195,7 +195,7 @@ impl Memory {
         let (recent, surfaced_recently) = match &scope.chat {
             Some(_) => (
                 self.store.recent_messages(scope, self.tuning.assembly.recent_pairs * 2)?,
-                self.store.recently_surfaced(scope, self.tuning.assembly.over_reference_turns)?.into_iter().collect(),
+                self.surfaced_every_recent_turn(scope)?,
             ),
             None => (Vec::new(), HashSet::new()),
         };
@@ -224,6 +224,17 @@ impl Memory {
             micros: env.micros,
             embed_micros: env.embed_micros,
         })
+    }
+
+    /// Memories placed in every one of the chat's last `over_reference_turns` blocks: a third
+    /// consecutive mention is what reads as obsessive (document 000), so those are held back.
+    fn surfaced_every_recent_turn(&self, scope: &Scope) -> Result<HashSet<MemoryId>> {
+        let turns = self.tuning.assembly.over_reference_turns;
+        let mut counts: HashMap<MemoryId, usize> = HashMap::new();
+        for id in self.store.recently_surfaced(scope, turns)? {
+            *counts.entry(id).or_default() += 1;
+        }
+        Ok(counts.into_iter().filter(|(_, n)| *n >= turns).map(|(id, _)| id).collect())
     }
 
     fn envelope(

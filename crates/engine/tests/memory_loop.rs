@@ -156,15 +156,23 @@ fn without_an_embedder_recall_degrades_to_lexical() {
 }
 
 #[test]
-fn the_over_reference_guard_holds_back_what_was_just_said() {
+fn the_over_reference_guard_holds_back_a_third_mention_in_a_row() {
     let f = hashed();
     let s = chat("dana", "c1");
     f.say(&s, &["My dog is called Biscuit."]);
-    let first = f.memory.context(&s, "my dog Biscuit", None).unwrap();
-    assert!(first.block.section(SectionName::Speak).is_some_and(|x| x.items[0].text.contains("Biscuit")));
-    let second = f.memory.context(&s, "my dog Biscuit", None).unwrap();
-    assert!(second.block.section(SectionName::Speak).is_none());
-    assert_eq!(second.block.held_back[0].reason, mnemo::core::assemble::HoldReason::SurfacedRecently);
+    for turn in 0..2 {
+        let ctx = f.memory.context(&s, "my dog Biscuit", None).unwrap();
+        assert!(
+            ctx.block.section(SectionName::Speak).is_some_and(|x| x.items[0].text.contains("Biscuit")),
+            "turn {turn}"
+        );
+    }
+    let third = f.memory.context(&s, "my dog Biscuit", None).unwrap();
+    assert!(third.block.section(SectionName::Speak).is_none());
+    assert_eq!(third.block.held_back[0].reason, mnemo::core::assemble::HoldReason::SurfacedRecently);
+    // Another chat has its own history.
+    let other = f.memory.context(&chat("dana", "c2"), "my dog Biscuit", None).unwrap();
+    assert!(other.block.section(SectionName::Speak).is_some());
 }
 
 #[test]
