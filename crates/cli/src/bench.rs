@@ -265,7 +265,13 @@ fn load(
     Ok(())
 }
 
-fn recall(mut config: Config, sizes: &[usize], queries: usize, kind: EmbedderKind, out: &PathBuf) -> Result<()> {
+fn recall(
+    mut config: Config,
+    sizes: &[usize],
+    queries: usize,
+    kind: EmbedderKind,
+    out: &std::path::Path,
+) -> Result<()> {
     config.embedder.kind = kind;
     let embedder = open_embedder(&config.embedder)
         .context("opening the embedder (run `mnemo model fetch` for the local model)")?;

@@ -140,13 +140,40 @@ enum Command {
         #[command(subcommand)]
         which: bench::BenchCommand,
     },
+    /// Evaluations: scripted scenarios run through the real engine.
+    Eval {
+        #[command(subcommand)]
+        which: EvalCommand,
+    },
     /// Manage the local embedding model.
     Model {
         #[command(subcommand)]
         which: ModelCommand,
     },
+    /// Run the background jobs once (lifecycle transitions) and print what changed.
+    Maintain {
+        /// Run as of this time (RFC 3339) instead of now, e.g. to replay a schedule.
+        #[arg(long)]
+        at: Option<chrono::DateTime<chrono::Utc>>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the effective configuration (defaults, file, environment).
     Config,
+}
+
+#[derive(Subcommand, Debug)]
+enum EvalCommand {
+    /// Run every *.toml scenario in DIR (format: SCENARIOS.md), each on a temporary store with the
+    /// configured embedder; exits 1 when a scenario fails or anything leaks.
+    Scenarios {
+        /// Directory of scenario files.
+        dir: PathBuf,
+        /// Print only the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -254,12 +281,54 @@ fn run(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Bench { which } => bench::run(which, load_config(cli)?),
+        Command::Eval { which: EvalCommand::Scenarios { dir, json } } => {
+            let config = load_config(cli)?;
+            // Parse every file first: a typo should not wait for a model download.
+            let scenarios = mnemo_eval::load_dir(dir)?;
+            if config.embedder.kind == mnemo::models::EmbedderKind::Local {
+                let model_dir = config.embedder.resolved_model_dir();
+                if !mnemo::models::model_present(&model_dir) {
+                    eprintln!("The local model is not in {} yet; fetching it (one time)...", model_dir.display());
+                    mnemo::models::fetch_model(&model_dir)?;
+                }
+            }
+            let embedder = mnemo::models::open_embedder(&config.embedder)?;
+            let report = mnemo_eval::run_scenarios(&scenarios, &config, &embedder)?;
+            if *json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", report.to_text());
+            }
+            if !report.success() {
+                std::process::exit(report.exit_code());
+            }
+            Ok(())
+        }
         Command::Model { which: ModelCommand::Fetch { dir } } => {
             let dir = dir
                 .clone()
                 .unwrap_or_else(|| load_config(cli).map(|c| c.embedder.resolved_model_dir()).unwrap_or_default());
             let report = mnemo::models::fetch_model(&dir)?;
             println!("{report:?}");
+            Ok(())
+        }
+        Command::Maintain { at, json } => {
+            let config = load_config(cli)?;
+            let store = std::sync::Arc::new(mnemo::store::SqliteStore::open(config.db_path())?);
+            let clock: std::sync::Arc<dyn mnemo::Clock> = match at {
+                Some(t) => std::sync::Arc::new(mnemo::ManualClock::new(*t)),
+                None => std::sync::Arc::new(mnemo::SystemClock),
+            };
+            // Lifecycle jobs need no embeddings: skip loading the model.
+            let report = Memory::from_parts(config, store, None, clock).maintain()?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                for t in &report.transitions {
+                    println!("{} {} -> {}: {}", t.id, t.from, t.to, t.reason);
+                }
+                println!("examined {} memories, {} transitions", report.examined, report.transitions.len());
+            }
             Ok(())
         }
         Command::Config => {

@@ -1,0 +1,613 @@
+//! Runs scenarios through the real engine: a fresh SQLite store in a temporary directory per
+//! scenario, a manual clock, the configured embedder (opened once per run), then the duplicate
+//! replay and the leak re-runs that `SCENARIOS.md` defines.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chrono::Duration;
+use mnemo::models::{Embedder, open_embedder};
+use mnemo::store::{ListFilter, SqliteStore};
+use mnemo::{Config, ContextResult, ManualClock, Memory, MemoryScope, RecallResult};
+use mnemo_core::{
+    ChatId, ContextBlock, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope, SectionName, StatusKind,
+    TenantId, UserId,
+};
+
+use crate::error::EvalError;
+use crate::report::{Report, ScenarioReport};
+use crate::scenario::{Action, Scenario, Step};
+
+/// At most this many memory contents are quoted in one failure line.
+const QUOTE_LIMIT: usize = 8;
+
+/// Runs every `*.toml` scenario in `dir` (sorted by file name) with `config`'s embedder,
+/// extractor and tuning. Every file is parsed before anything runs, so a malformed file aborts
+/// the run at once instead of after minutes of model work.
+pub fn run_dir(dir: &Path, config: &Config) -> Result<Report, EvalError> {
+    let scenarios = load_dir(dir)?;
+    let embedder = open_embedder(&config.embedder).map_err(EvalError::Embedder)?;
+    run_scenarios(&scenarios, config, &embedder)
+}
+
+/// Parses every `*.toml` file in `dir`, sorted by file name; names must be unique.
+pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, EvalError> {
+    let io = |source| EvalError::Io { path: dir.to_path_buf(), source };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .map(|e| e.map(|e| e.path()).map_err(io))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    if files.is_empty() {
+        return Err(EvalError::NoScenarios { dir: dir.to_path_buf() });
+    }
+    let mut seen: HashMap<String, PathBuf> = HashMap::new();
+    let mut out = Vec::with_capacity(files.len());
+    for file in files {
+        let s = Scenario::load(&file)?;
+        if let Some(first) = seen.insert(s.name.clone(), file.clone()) {
+            return Err(EvalError::DuplicateName { name: s.name, first, second: file });
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// Runs parsed scenarios with one shared embedder (loading a local model per scenario is slow).
+pub fn run_scenarios(
+    scenarios: &[Scenario],
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+) -> Result<Report, EvalError> {
+    let reports = scenarios.iter().map(|s| run_scenario(s, config, embedder)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Report::from_scenarios(reports))
+}
+
+/// Runs one scenario on its own temporary store and returns its report.
+pub fn run_scenario(
+    scenario: &Scenario,
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+) -> Result<ScenarioReport, EvalError> {
+    let tmp = tempfile::tempdir().map_err(|source| EvalError::Io { path: std::env::temp_dir(), source })?;
+    let mut config = config.clone();
+    config.data_dir = tmp.path().to_path_buf();
+    config.memory_scope = scenario.memory_scope;
+    let store = SqliteStore::open(config.db_path())
+        .map_err(|e| EvalError::Setup { file: scenario.file.clone(), source: e.into() })?;
+    let start =
+        scenario.steps.first().map(|s| s.at).unwrap_or_else(|| crate::scenario::DEFAULT_START.parse().expect("valid"));
+    let clock = Arc::new(ManualClock::new(start));
+    let memory = Memory::from_parts(config, Arc::new(store), Some(Arc::clone(embedder)), clock.clone());
+    let mut run = Run { scenario, memory, clock, report: ScenarioReport::new(&scenario.name, scenario.file.clone()) };
+    for step in &scenario.steps {
+        run.step(step);
+    }
+    run.duplicates();
+    run.leaks();
+    run.report.finish();
+    Ok(run.report)
+}
+
+/// Case-insensitive substring, the format's only matching rule.
+fn has(haystack: &str, needle: &str) -> bool {
+    haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+fn quote_list<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
+    let all: Vec<&str> = texts.into_iter().collect();
+    let mut parts: Vec<String> = all.iter().take(QUOTE_LIMIT).map(|t| format!("{t:?}")).collect();
+    if all.len() > QUOTE_LIMIT {
+        parts.push(format!("... {} more", all.len() - QUOTE_LIMIT));
+    }
+    format!("[{}]", parts.join(", "))
+}
+
+fn statuses_text(statuses: &[StatusKind]) -> String {
+    statuses.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("|")
+}
+
+/// Point where pending extraction would be flushed before a check, so results never depend on
+/// batch timing. Extraction is synchronous inside `ingest` today, so there is nothing to wait for;
+/// when the engine grows an asynchronous extractor, its flush call belongs here.
+fn flush(_memory: &Memory) {}
+
+/// A recall item that reached a scope that must not see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leak {
+    /// The memory id (or block item id) that leaked.
+    pub id: String,
+    /// Its content, for the report.
+    pub content: String,
+    /// Its owner, when known.
+    pub owner: Option<Scope>,
+}
+
+/// Whether a memory owned by `owner`, returned to `foreign`, is a leak: visibility is exactly
+/// [`Scope::can_see`], so tenant-wide rows legitimately reach a foreign user of the same tenant.
+pub fn is_leak(foreign: &Scope, owner: &Scope) -> bool {
+    !foreign.can_see(owner)
+}
+
+/// The ranked and exact items of a recall that `foreign` must not see.
+pub fn leaked_items<'a>(foreign: &Scope, items: impl IntoIterator<Item = &'a RecallItem>) -> Vec<Leak> {
+    items
+        .into_iter()
+        .filter(|i| is_leak(foreign, &i.memory.owner))
+        .map(|i| Leak {
+            id: i.memory.id.to_string(),
+            content: i.memory.content.clone(),
+            owner: Some(i.memory.owner.clone()),
+        })
+        .collect()
+}
+
+/// Whether a policy returned to `foreign` binds a tenant or agent it does not belong to.
+pub fn policy_leaks(foreign: &Scope, policy: &Policy) -> bool {
+    policy.tenant != foreign.tenant || policy.agent.as_ref().is_some_and(|a| foreign.agent.as_ref() != Some(a))
+}
+
+/// Everything in a recall result that `foreign` must not see: ranked and exact memories, and
+/// policies of another tenant or agent.
+pub fn recall_leaks(foreign: &Scope, r: &RecallResult) -> Vec<Leak> {
+    let mut out = leaked_items(foreign, r.items.iter().chain(&r.exact));
+    out.extend(r.policies.iter().filter(|p| policy_leaks(foreign, p)).map(|p| Leak {
+        id: format!("policy:{}@v{}", p.key, p.version),
+        content: p.text.clone(),
+        owner: None,
+    }));
+    out
+}
+
+/// Everything in a context block that `foreign` must not see, given the owners of the scenario's
+/// memories. A foreign scope never had messages of its own, so any raw message is a leak; a
+/// policy line is one only under a foreign tenant (tenant policies reach every user of it); a
+/// memory id whose owner is unknown cannot be vouched for and counts as a leak.
+pub fn context_leaks(
+    foreign: &Scope,
+    block: &ContextBlock,
+    owners: &HashMap<MemoryId, Scope>,
+    home_tenant: &TenantId,
+) -> Vec<Leak> {
+    let mut out = Vec::new();
+    for item in block.sections.iter().flat_map(|s| &s.items) {
+        let leak = match item.kind.as_str() {
+            "message" => Some(None),
+            "policy" => (foreign.tenant != *home_tenant).then_some(None),
+            _ => match item.id.parse::<MemoryId>() {
+                Ok(id) => match owners.get(&id) {
+                    Some(owner) => is_leak(foreign, owner).then(|| Some(owner.clone())),
+                    None => Some(None),
+                },
+                Err(_) => Some(None),
+            },
+        };
+        if let Some(owner) = leak {
+            out.push(Leak { id: item.id.clone(), content: item.text.clone(), owner });
+        }
+    }
+    out
+}
+
+/// One scenario in progress.
+struct Run<'a> {
+    scenario: &'a Scenario,
+    memory: Memory,
+    clock: Arc<ManualClock>,
+    report: ScenarioReport,
+}
+
+impl Run<'_> {
+    /// Where the scenario's memories are visible from for memory checks: the user (and agent)
+    /// when memories follow the user, the step's chat when they stay in their chat.
+    fn view(&self, step: &Step) -> Scope {
+        match self.scenario.memory_scope {
+            MemoryScope::User => step.scope.without_chat(),
+            MemoryScope::Chat => step.scope.clone(),
+        }
+    }
+
+    fn message_ids(&self, step: &Step) -> (String, String) {
+        (format!("{}-s{}-u", self.scenario.name, step.number), format!("{}-s{}-a", self.scenario.name, step.number))
+    }
+
+    fn messages(&self, step: &Step, user: &str, assistant: Option<&str>) -> Vec<NewMessage> {
+        let (uid, aid) = self.message_ids(step);
+        let mut batch = vec![NewMessage::user(user, step.at).with_id(uid)];
+        if let Some(a) = assistant {
+            batch.push(NewMessage::assistant(a, step.at + Duration::seconds(1)).with_id(aid));
+        }
+        batch
+    }
+
+    fn step(&mut self, step: &Step) {
+        self.clock.set(step.at);
+        let n = Some(step.number);
+        let key = step.action.key();
+        match &step.action {
+            Action::Message { user, assistant } => {
+                let batch = self.messages(step, user, assistant.as_deref());
+                if let Err(e) = self.memory.ingest(&step.scope, batch) {
+                    self.report.fail(n, key, format!("user {user:?}: ingest failed: {e}"));
+                }
+            }
+            Action::Maintain => {
+                flush(&self.memory);
+                if let Err(e) = self.memory.maintain() {
+                    self.report.fail(n, key, format!("maintain {}: failed: {e}", step.at.to_rfc3339()));
+                }
+            }
+            Action::ExpectMemory { alternatives, kind, statuses, count } => {
+                flush(&self.memory);
+                let mut desc = format!("expect_memory {:?}", alternatives.join("|"));
+                if let Some(k) = kind {
+                    desc.push_str(&format!(" (kind {k})"));
+                }
+                if statuses.as_slice() != [StatusKind::Active] {
+                    desc.push_str(&format!(" (status {})", statuses_text(statuses)));
+                }
+                if let Some(c) = count {
+                    desc.push_str(&format!(" (count {c})"));
+                }
+                let filter = ListFilter {
+                    kinds: kind.iter().copied().collect(),
+                    statuses: statuses.clone(),
+                    ..Default::default()
+                };
+                let problem = match self.memory.list(&self.view(step), &filter) {
+                    Err(e) => Some(format!("list failed: {e}")),
+                    Ok(rows) => {
+                        let matching: Vec<&Row> =
+                            rows.iter().filter(|m| alternatives.iter().any(|a| has(&m.content, a))).collect();
+                        let st = statuses_text(statuses);
+                        match count {
+                            None if matching.is_empty() => Some(format!(
+                                "no {st} memory matched; {st}: {}",
+                                quote_list(rows.iter().map(|m| m.content.as_str()))
+                            )),
+                            Some(c) if matching.len() != *c => Some(format!(
+                                "{} {st} memories matched, expected {c}: {}",
+                                matching.len(),
+                                quote_list(matching.iter().map(|m| m.content.as_str()))
+                            )),
+                            _ => None,
+                        }
+                    }
+                };
+                self.report.memory_checks.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
+            Action::ExpectNoMemory { alternatives, kind } => {
+                flush(&self.memory);
+                let mut desc = format!("expect_no_memory {:?}", alternatives.join("|"));
+                if let Some(k) = kind {
+                    desc.push_str(&format!(" (kind {k})"));
+                }
+                let filter = ListFilter {
+                    kinds: kind.iter().copied().collect(),
+                    statuses: vec![StatusKind::Active],
+                    ..Default::default()
+                };
+                let problem = match self.memory.list(&self.view(step), &filter) {
+                    Err(e) => Some(format!("list failed: {e}")),
+                    Ok(rows) => {
+                        let found: Vec<&str> = rows
+                            .iter()
+                            .filter(|m| alternatives.iter().any(|a| has(&m.content, a)))
+                            .map(|m| m.content.as_str())
+                            .collect();
+                        (!found.is_empty()).then(|| format!("active memory contains it: {}", quote_list(found)))
+                    }
+                };
+                self.report.memory_checks.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
+            Action::Recall { query, top, hit, miss } => {
+                flush(&self.memory);
+                let desc = format!("recall {query:?} (top {top})");
+                let problem = match self.memory.recall(&step.scope, query, Some(*top)) {
+                    Err(e) => Some(format!("recall failed: {e}")),
+                    Ok(r) => judge_recall(&r, *top, hit, miss),
+                };
+                self.report.hit_at_k.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
+            Action::Context { message, budget, contains, lacks, sections, section_lacks } => {
+                flush(&self.memory);
+                let desc = format!("context {message:?}");
+                let problem = match self.memory.context(&step.scope, message, *budget) {
+                    Err(e) => Some(format!("context failed: {e}")),
+                    Ok(r) => judge_context(&r, contains, lacks, sections, section_lacks),
+                };
+                self.report.context_checks.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
+            Action::Policy { key: pkey, text, value } => {
+                if let Err(e) = self.memory.put_policy(&step.scope, pkey, text, value.clone()) {
+                    self.report.fail(n, key, format!("policy {pkey:?}: failed: {e}"));
+                }
+            }
+            Action::Pin(text) | Action::Unpin(text) | Action::Delete(text) => {
+                flush(&self.memory);
+                let result = self.single_active(step, text).and_then(|id| {
+                    let r = match &step.action {
+                        Action::Pin(_) => self.memory.pin(&self.view(step), id, true),
+                        Action::Unpin(_) => self.memory.pin(&self.view(step), id, false),
+                        _ => self.memory.forget(&self.view(step), id),
+                    };
+                    r.map_err(|e| format!("failed: {e}"))
+                });
+                if let Err(why) = result {
+                    self.report.fail(n, key, format!("{key} {text:?}: {why}"));
+                }
+            }
+            Action::EraseUser => {
+                self.report.fail(n, key, "erase_user: erase_user is not supported by this build yet".to_string());
+            }
+        }
+    }
+
+    /// The one active memory visible to the step whose content contains `text`.
+    fn single_active(&self, step: &Step, text: &str) -> Result<MemoryId, String> {
+        let filter = ListFilter { statuses: vec![StatusKind::Active], ..Default::default() };
+        let rows = self.memory.list(&self.view(step), &filter).map_err(|e| format!("list failed: {e}"))?;
+        let found: Vec<&Row> = rows.iter().filter(|m| has(&m.content, text)).collect();
+        match found.as_slice() {
+            [one] => Ok(one.id),
+            [] => Err(format!(
+                "no active memory contains it; active: {}",
+                quote_list(rows.iter().map(|m| m.content.as_str()))
+            )),
+            many => Err(format!(
+                "ambiguous: {} active memories contain it: {}",
+                many.len(),
+                quote_list(many.iter().map(|m| m.content.as_str()))
+            )),
+        }
+    }
+
+    /// Every scope the scenario's steps ran in (with their chats): listing each one sees every
+    /// memory the scenario can have created.
+    fn scopes(&self) -> BTreeSet<(String, String, String, String)> {
+        self.scenario
+            .steps
+            .iter()
+            .map(|s| {
+                let [t, a, u, c] = s.scope.key_parts();
+                (t.to_string(), a.to_string(), u.to_string(), c.to_string())
+            })
+            .collect()
+    }
+
+    /// Memories of the scenario with the given statuses (all when empty), by id.
+    fn memories(&self, statuses: &[StatusKind]) -> Result<BTreeMap<MemoryId, Row>, String> {
+        let filter = ListFilter { statuses: statuses.to_vec(), ..Default::default() };
+        let mut out = BTreeMap::new();
+        for (t, a, u, c) in self.scopes() {
+            let scope = Scope::from_key_parts(&t, &a, &u, &c).map_err(|e| e.to_string())?;
+            for m in self.memory.list(&scope, &filter).map_err(|e| format!("list failed: {e}"))? {
+                out.insert(m.id, m);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Replays every message step through extraction again, at its original time and scope;
+    /// each active memory that did not exist before is a duplicate.
+    fn duplicates(&mut self) {
+        let before = match self.memories(&[StatusKind::Active]) {
+            Ok(b) => b,
+            Err(e) => return self.report.fail(None, "duplicates", format!("duplicates: {e}")),
+        };
+        let mut seen: BTreeSet<MemoryId> = before.keys().copied().collect();
+        let mut origin: BTreeMap<MemoryId, usize> = BTreeMap::new();
+        for step in &self.scenario.steps {
+            let Action::Message { user, assistant } = &step.action else { continue };
+            self.clock.set(step.at);
+            let batch = self.messages(step, user, assistant.as_deref());
+            if let Err(e) = self.memory.reextract(&step.scope, batch) {
+                self.report.fail(Some(step.number), "duplicates", format!("replay of user {user:?} failed: {e}"));
+                continue;
+            }
+            flush(&self.memory);
+            match self.memories(&[StatusKind::Active]) {
+                Ok(now) => {
+                    for id in now.keys() {
+                        if seen.insert(*id) {
+                            origin.insert(*id, step.number);
+                        }
+                    }
+                }
+                Err(e) => self.report.fail(Some(step.number), "duplicates", format!("duplicates: {e}")),
+            }
+        }
+        let after = match self.memories(&[StatusKind::Active]) {
+            Ok(a) => a,
+            Err(e) => return self.report.fail(None, "duplicates", format!("duplicates: {e}")),
+        };
+        for (id, m) in &after {
+            if before.contains_key(id) {
+                continue;
+            }
+            self.report.duplicates += 1;
+            let step = origin.get(id).copied();
+            self.report.fail(
+                step,
+                "duplicates",
+                format!("duplicate on replay: a new active {} memory {:?} appeared", m.kind, m.content),
+            );
+        }
+    }
+
+    /// Re-runs every recall and context step under a foreign tenant, a foreign user of the same
+    /// tenant and, when memories stay in their chat, a foreign chat of the same user. Foreign
+    /// scopes own nothing, so the re-runs cannot change what the scenario's own steps saw.
+    fn leaks(&mut self) {
+        let owners: HashMap<MemoryId, Scope> = match self.memories(&[]) {
+            Ok(all) => all.into_iter().map(|(id, m)| (id, m.owner)).collect(),
+            Err(e) => return self.report.fail(None, "leak", format!("leak check: {e}")),
+        };
+        let steps = &self.scenario.steps;
+        let tenant = fresh_name("eval-foreign-tenant", steps.iter().map(|s| s.scope.tenant.as_str()));
+        let user =
+            fresh_name("eval-foreign-user", steps.iter().filter_map(|s| s.scope.user.as_ref().map(UserId::as_str)));
+        let chat =
+            fresh_name("eval-foreign-chat", steps.iter().filter_map(|s| s.scope.chat.as_ref().map(ChatId::as_str)));
+        for step in steps {
+            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. }) {
+                continue;
+            }
+            let mut foreign: Vec<(&str, Scope)> = vec![
+                (
+                    "foreign tenant",
+                    Scope { tenant: TenantId::new(tenant.clone()).expect("valid id"), ..step.scope.clone() },
+                ),
+                (
+                    "foreign user",
+                    Scope { user: Some(UserId::new(user.clone()).expect("valid id")), ..step.scope.clone() },
+                ),
+            ];
+            if self.scenario.memory_scope == MemoryScope::Chat {
+                foreign.push((
+                    "foreign chat",
+                    Scope { chat: Some(ChatId::new(chat.clone()).expect("valid id")), ..step.scope.clone() },
+                ));
+            }
+            self.clock.set(step.at);
+            for (label, scope) in foreign {
+                let found = match &step.action {
+                    Action::Recall { query, top, .. } => {
+                        self.memory.recall(&scope, query, Some(*top)).map(|r| recall_leaks(&scope, &r))
+                    }
+                    Action::Context { message, budget, .. } => self
+                        .memory
+                        .context(&scope, message, *budget)
+                        .map(|r: ContextResult| context_leaks(&scope, &r.block, &owners, &step.scope.tenant)),
+                    _ => unreachable!("filtered above"),
+                };
+                match found {
+                    Err(e) => self.report.fail(
+                        Some(step.number),
+                        "leak",
+                        format!("{} re-run under a {label} ({scope}) failed: {e}", step.action.key()),
+                    ),
+                    Ok(leaks) => {
+                        for l in leaks {
+                            self.report.leaks += 1;
+                            let owner =
+                                l.owner.map_or_else(|| "unknown owner".to_string(), |o| format!("owned by {o}"));
+                            self.report.fail(
+                                Some(step.number),
+                                "leak",
+                                format!(
+                                    "leak: {} under a {label} ({scope}) returned {:?} ({}, {owner})",
+                                    step.action.key(),
+                                    l.content,
+                                    l.id
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `base`, or `base-2`, `base-3`, ... whichever the scenario does not use itself.
+fn fresh_name<'a>(base: &str, used: impl Iterator<Item = &'a str>) -> String {
+    let used: BTreeSet<&str> = used.collect();
+    let mut name = base.to_string();
+    let mut n = 1;
+    while used.contains(name.as_str()) {
+        n += 1;
+        name = format!("{base}-{n}");
+    }
+    name
+}
+
+fn judge_recall(r: &RecallResult, top: usize, hit: &[String], miss: &[String]) -> Option<String> {
+    let items: Vec<&RecallItem> = r.items.iter().take(top).collect();
+    let mut problems = Vec::new();
+    for h in hit {
+        if !items.iter().any(|i| has(&i.memory.content, h)) {
+            problems.push(format!("hit {h:?} not in the top {top}"));
+        }
+    }
+    for m in miss {
+        if let Some(pos) = items.iter().position(|i| has(&i.memory.content, m)) {
+            problems.push(format!("miss {m:?} is #{}", pos + 1));
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        format!("{}; top {top}: {}", problems.join("; "), quote_list(items.iter().map(|i| i.memory.content.as_str())))
+    })
+}
+
+fn section_text(block: &ContextBlock, name: SectionName) -> String {
+    block
+        .section(name)
+        .map(|s| s.items.iter().map(|i| i.text.as_str()).collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default()
+}
+
+fn judge_context(
+    r: &ContextResult,
+    contains: &[String],
+    lacks: &[String],
+    sections: &BTreeMap<SectionName, Vec<String>>,
+    section_lacks: &BTreeMap<SectionName, Vec<String>>,
+) -> Option<String> {
+    let block = &r.block;
+    let mut problems = Vec::new();
+    for c in contains {
+        if !has(&block.text, c) {
+            problems.push(format!("block lacks {c:?}"));
+        }
+    }
+    for l in lacks {
+        if has(&block.text, l) {
+            problems.push(format!("block contains {l:?}"));
+        }
+    }
+    for (name, subs) in sections {
+        let text = section_text(block, *name);
+        for s in subs {
+            if !has(&text, s) {
+                problems.push(format!("section {name} lacks {s:?}"));
+            }
+        }
+    }
+    for (name, subs) in section_lacks {
+        let text = section_text(block, *name);
+        for s in subs {
+            if has(&text, s) {
+                problems.push(format!("section {name} contains {s:?}"));
+            }
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        let shape: Vec<String> = block
+            .sections
+            .iter()
+            .map(|s| format!("{} {}", s.name, quote_list(s.items.iter().map(|i| i.text.as_str()))))
+            .collect();
+        format!(
+            "{}; sections: {}",
+            problems.join("; "),
+            if shape.is_empty() { "none".to_string() } else { shape.join(", ") }
+        )
+    })
+}
