@@ -96,6 +96,11 @@ pub struct Memory {
 }
 
 impl Memory {
+    /// The text this memory is indexed and embedded by (see [`crate::text::search_text`]).
+    pub fn search_text(&self) -> String {
+        crate::text::search_text(&self.content, self.key.as_deref())
+    }
+
     /// A new active memory with its kind's default surface, created and updated at `at`.
     ///
     /// The one place a row is built from scratch; the engine and tests set what differs.

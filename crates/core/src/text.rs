@@ -52,6 +52,43 @@ pub fn content_hash(text: &str) -> String {
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Words a key stands for, so a question can find a keyed memory without sharing its wording:
+/// "what do you do for a living" should reach `job = product design`.
+fn key_words(key: &str) -> String {
+    let (head, tail) = key.split_once(':').unwrap_or((key, ""));
+    let head_words = match head {
+        "name" => "name called",
+        "job" => "job occupation profession work career living",
+        "employer" => "employer company workplace work job",
+        "home" => "home city town lives location",
+        "family" => "family relative",
+        "pet" => "pet animal",
+        "answer_length" => "answer length response style",
+        "format" => "answer format response style",
+        "language" => "language reply",
+        "tool" => "tool uses",
+        "diet" => "diet food eats",
+        other => other,
+    };
+    let mut words = head_words.replace('_', " ");
+    if !tail.is_empty() {
+        words.push(' ');
+        words.push_str(&tail.replace(['_', '-'], " "));
+    }
+    words
+}
+
+/// The text a memory is indexed and embedded by: its content, plus the words its key stands for.
+///
+/// The content stays the truth shown to people and models; this is only a search projection,
+/// computed here so every backend and embedder index exactly the same text.
+pub fn search_text(content: &str, key: Option<&str>) -> String {
+    match key {
+        Some(k) if !k.is_empty() => format!("{content} ({})", key_words(k)),
+        _ => content.to_string(),
+    }
+}
+
 /// Collapses runs of whitespace and trims, for storing content as people wrote it.
 pub fn tidy(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -73,6 +110,15 @@ mod tests {
         assert_eq!(query_terms("What is my dog's name?"), vec!["dog", "name"]);
         assert_eq!(query_terms("the THE the"), Vec::<String>::new());
         assert_eq!(query_terms("born in 1990, 1990"), vec!["born", "1990"]);
+    }
+
+    #[test]
+    fn search_text_adds_the_words_a_key_stands_for() {
+        assert_eq!(search_text("User lives in Lisbon", None), "User lives in Lisbon");
+        let s = search_text("User works in product design", Some("job"));
+        assert!(s.starts_with("User works in product design (") && s.contains("occupation"));
+        assert!(search_text("User's sister is named Mia", Some("family:sister")).contains("family relative sister"));
+        assert!(search_text("x", Some("tool:code_editor")).ends_with("(tool uses code editor)"));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use mnemo_core::verdict::DedupBy;
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
-use mnemo_core::text::{content_hash, tidy};
+use mnemo_core::text::{content_hash, search_text, tidy};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance,
@@ -134,7 +134,9 @@ impl Memory {
     ) -> Result<(Vec<OpRecord>, Option<String>)> {
         scope.require_user()?;
         let owner = self.owner_of(scope);
-        let texts: Vec<&str> = ops.iter().map(|o| o.draft.content.as_str()).collect();
+        let search: Vec<String> =
+            ops.iter().map(|o| search_text(&tidy(&o.draft.content), o.draft.key.as_deref())).collect();
+        let texts: Vec<&str> = search.iter().map(String::as_str).collect();
         let (vectors, degraded) = match self.embed(&texts) {
             Ok(v) => (v.into_iter().map(Some).collect(), None),
             Err(why) => (vec![None; ops.len()], Some(why)),

@@ -222,7 +222,7 @@ fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
     .map_err(sql)?;
     let rowid = tx.last_insert_rowid();
     if m.status == Status::Active {
-        index_lexical(tx, rowid, &m.content, m.owner.key_parts())?;
+        index_lexical(tx, rowid, &m.search_text(), m.owner.key_parts())?;
     }
     Ok(rowid)
 }
@@ -244,10 +244,13 @@ fn reindex_lexical(tx: &Transaction<'_>, rowid: i64, was: Status, now: Status, p
                 .map_err(sql)?;
         }
         (false, true) => {
-            let content: String =
-                tx.query_row("SELECT content FROM memories WHERE rowid = ?1", [rowid], |r| r.get(0)).map_err(sql)?;
+            let (content, key): (String, Option<String>) = tx
+                .query_row("SELECT content, key FROM memories WHERE rowid = ?1", [rowid], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(sql)?;
             let [t, a, u, c] = parts;
-            index_lexical(tx, rowid, &content, [t, a, u, c])?;
+            index_lexical(tx, rowid, &mnemo_core::text::search_text(&content, key.as_deref()), [t, a, u, c])?;
         }
         _ => {}
     }
