@@ -15,6 +15,21 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// The PostgreSQL server reported an error during an operation (feature `postgres`).
+    /// The driver's own message is only a category ("db error"); the server's words are its
+    /// cause, so they are spelled out here too.
+    #[cfg(feature = "postgres")]
+    #[error(
+        "storage error during {op}: {source}{}",
+        ::std::error::Error::source(.source).map(|c| format!(": {c}")).unwrap_or_default()
+    )]
+    Postgres {
+        /// The operation, e.g. "apply".
+        op: &'static str,
+        /// The driver's error.
+        #[source]
+        source: ::postgres::Error,
+    },
     /// The data directory or database file could not be created or opened.
     #[error("cannot open the store at {path}: {reason}")]
     Open {

@@ -1,4 +1,5 @@
-//! mnemo-store: the [`Store`] trait and its embedded SQLite backend.
+//! mnemo-store: the [`Store`] trait, its embedded SQLite backend and (feature `postgres`) a
+//! PostgreSQL + pgvector backend for servers sharing one database.
 //!
 //! The trait speaks only in domain types (scope, memory, change sets); no SQL leaks above it, so
 //! a PostgreSQL backend can implement the same contract and pass the same conformance tests.
@@ -7,9 +8,13 @@
 #![deny(missing_docs)]
 
 mod error;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod sqlite;
 mod store;
 
 pub use error::{Result, StoreError};
+#[cfg(feature = "postgres")]
+pub use postgres::{JobLock, PostgresStore};
 pub use sqlite::SqliteStore;
 pub use store::{Change, ChangeSet, Embedding, ListFilter, Store};

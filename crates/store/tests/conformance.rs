@@ -386,3 +386,9 @@ macro_rules! backends {
 backends! {
     sqlite => crate::sqlite::open_temp();
 }
+
+// Only built with `--features postgres`, and then needs MNEMO_TEST_DATABASE_URL (scripts/pg.sh).
+#[cfg(feature = "postgres")]
+backends! {
+    postgres => crate::postgres::open_temp();
+}

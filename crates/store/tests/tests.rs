@@ -1,4 +1,5 @@
 //! One integration-test binary for mnemo-store (one link step on a 2-core machine).
 
 mod conformance;
+mod postgres;
 mod sqlite;

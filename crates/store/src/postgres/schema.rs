@@ -1,0 +1,309 @@
+//! Versioned migrations, tracked in `schema_migrations`; each runs in its own transaction under
+//! an advisory lock, so several servers starting at once migrate a database exactly once.
+//!
+//! Isolation lives in the schema, not only in the queries: every table holding tenant data has
+//! row-level security forced on, with one policy that lets the application role see the rows of
+//! the tenant named by the transaction's `mnemo.tenant` setting and nothing else. The roles the
+//! store switches to are created here too (see [`ensure_roles`]).
+
+use postgres::Client;
+
+use super::pool::pg;
+use crate::error::{Result, StoreError};
+
+/// The role every request runs as: no superuser, no BYPASSRLS, so the tenant policies bind it.
+pub(crate) const APP_ROLE: &str = "mnemo_app";
+
+/// The role of the one cross-tenant read (`Store::scan`, for jobs): SELECT on memories only.
+pub(crate) const JOBS_ROLE: &str = "mnemo_jobs";
+
+/// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE EXTENSION IF NOT EXISTS vector;
+
+CREATE TABLE messages (
+    seq     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant  text NOT NULL,
+    agent   text NOT NULL,
+    user_id text NOT NULL,
+    chat    text NOT NULL,
+    id      text NOT NULL,
+    role    text NOT NULL,
+    content text NOT NULL,
+    at      bigint NOT NULL,
+    UNIQUE (tenant, id)
+);
+CREATE INDEX messages_by_chat ON messages (tenant, user_id, chat, at);
+
+CREATE TABLE memories (
+    -- "C": ids sort bytewise, as jobs' resumable scans (and SQLite) expect, whatever the
+    -- database's collation.
+    id                text COLLATE "C" PRIMARY KEY,
+    tenant            text NOT NULL,
+    agent             text NOT NULL,
+    user_id           text NOT NULL,
+    chat              text NOT NULL,
+    kind              text NOT NULL,
+    content           text NOT NULL,
+    key               text,
+    value             text,
+    confidence        real NOT NULL,
+    salience          real NOT NULL,
+    pinned            boolean NOT NULL DEFAULT false,
+    surface           text NOT NULL,
+    status            text NOT NULL,
+    superseded_by     text,
+    due_at            bigint,
+    valid_from        bigint,
+    valid_until       bigint,
+    sources           text NOT NULL,
+    source_chat       text,
+    extractor         text NOT NULL,
+    extractor_version text NOT NULL,
+    content_hash      text NOT NULL,
+    created_at        bigint NOT NULL,
+    updated_at        bigint NOT NULL,
+    last_accessed     bigint,
+    last_surfaced     bigint,
+    access_count      bigint NOT NULL DEFAULT 0,
+    distinct_sessions bigint NOT NULL DEFAULT 0,
+    reinforcements    bigint NOT NULL DEFAULT 0,
+    expires_at        bigint,
+    sensitivity       text NOT NULL,
+    -- The vector and the model that produced it. No fixed dimension: it is only known at the
+    -- first insert of a model, and each model gets its own partial HNSW index then.
+    model             text,
+    embedding         vector,
+    -- What the lexical index reads: the content plus the words its key stands for
+    -- (mnemo_core::text::search_text, computed by the writer so every backend indexes the same text).
+    search            text NOT NULL,
+    tsv               tsvector GENERATED ALWAYS AS (to_tsvector('english', search)) STORED,
+    CHECK (status <> 'superseded' OR superseded_by IS NOT NULL),
+    CHECK ((model IS NULL) = (embedding IS NULL))
+);
+CREATE INDEX memories_by_scope ON memories (tenant, user_id, status, kind);
+CREATE INDEX memories_by_hash ON memories (tenant, content_hash);
+CREATE INDEX memories_by_key ON memories (tenant, kind, key) WHERE key IS NOT NULL;
+CREATE INDEX memories_pinned ON memories (tenant, user_id, status) WHERE pinned;
+CREATE INDEX memories_due ON memories (tenant, user_id, status, due_at) WHERE kind = 'open_loop' AND due_at IS NOT NULL;
+-- Lexical index over ACTIVE memories only.
+CREATE INDEX memories_lexical ON memories USING gin (tsv) WHERE status = 'active';
+
+-- One dimension per model, across tenants: each model's HNSW index casts to that dimension.
+-- Holds model names only, no tenant data, so it has no row-level security.
+CREATE TABLE embedding_models (
+    model text PRIMARY KEY,
+    dim   integer NOT NULL CHECK (dim > 0)
+);
+
+-- Creates the partial HNSW index of one registered model (active rows only), once. Called by
+-- the application role inside the apply that registers the model, so the index appears in the
+-- same transaction as the model's first vectors (and vanishes with them on rollback); SECURITY
+-- DEFINER because only the owner may create indexes. Safe to race: a concurrent creator's index
+-- counts as ours.
+CREATE FUNCTION mnemo_ensure_vector_index(p_model text, p_dim integer) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $fn$
+DECLARE
+    idx text := 'memories_hnsw_' || left(md5(p_model), 16) || '_' || p_dim;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM embedding_models WHERE model = p_model AND dim = p_dim) THEN
+        RAISE EXCEPTION 'model % is not registered with dimension %', p_model, p_dim;
+    END IF;
+    IF to_regclass(quote_ident(idx)) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    BEGIN
+        EXECUTE format(
+            'CREATE INDEX IF NOT EXISTS %I ON memories USING hnsw ((embedding::vector(%s)) vector_cosine_ops) '
+            'WHERE model = %L AND status = ''active''',
+            idx, p_dim, p_model);
+    EXCEPTION WHEN unique_violation OR duplicate_table THEN
+        NULL;
+    END;
+END
+$fn$;
+REVOKE ALL ON FUNCTION mnemo_ensure_vector_index(text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mnemo_ensure_vector_index(text, integer) TO mnemo_app;
+
+CREATE TABLE links (
+    seq     bigint GENERATED ALWAYS AS IDENTITY,
+    tenant  text NOT NULL,
+    from_id text NOT NULL,
+    to_id   text NOT NULL,
+    kind    text NOT NULL,
+    at      bigint NOT NULL,
+    PRIMARY KEY (from_id, to_id, kind)
+);
+CREATE INDEX links_to ON links (to_id);
+
+CREATE TABLE history (
+    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant      text NOT NULL,
+    memory_id   text NOT NULL,
+    at          bigint NOT NULL,
+    event       text NOT NULL,
+    from_status text,
+    to_status   text NOT NULL,
+    reason      text NOT NULL,
+    sources     text NOT NULL
+);
+CREATE INDEX history_by_memory ON history (memory_id);
+
+CREATE TABLE memory_sessions (
+    tenant    text NOT NULL,
+    memory_id text NOT NULL,
+    session   text NOT NULL,
+    PRIMARY KEY (memory_id, session)
+);
+
+CREATE TABLE policies (
+    tenant          text NOT NULL,
+    agent           text NOT NULL,
+    key             text NOT NULL,
+    version         integer NOT NULL,
+    text            text NOT NULL,
+    value           text NOT NULL,
+    effective_from  bigint NOT NULL,
+    effective_until bigint,
+    PRIMARY KEY (tenant, agent, key, version)
+);
+
+CREATE TABLE traces (
+    seq      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    turn_id  text NOT NULL UNIQUE,
+    tenant   text NOT NULL,
+    agent    text NOT NULL,
+    user_id  text NOT NULL,
+    chat     text NOT NULL,
+    op       text NOT NULL,
+    at       bigint NOT NULL,
+    surfaced text NOT NULL,
+    body     text NOT NULL
+);
+CREATE INDEX traces_by_chat ON traces (tenant, user_id, chat, op, at);
+
+-- One row per ownership partition; the version moves on every change that can alter which
+-- rows of the partition are recallable, so caches of other processes know to reload.
+CREATE TABLE partitions (
+    tenant  text NOT NULL,
+    agent   text NOT NULL,
+    user_id text NOT NULL,
+    chat    text NOT NULL,
+    version bigint NOT NULL,
+    PRIMARY KEY (tenant, agent, user_id, chat)
+);
+
+-- Row-level security: forced, so it binds the tables' owner too; the only policies are for the
+-- application role (its transaction's tenant) and the jobs role (read-only scan of memories).
+-- Any other role, the owner included, sees no rows (superusers bypass RLS by design: never run
+-- requests as one; the store switches to mnemo_app for every request).
+DO $rls$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['messages', 'memories', 'links', 'history', 'memory_sessions', 'policies',
+                             'traces', 'partitions'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format('CREATE POLICY tenant_isolation ON %I TO mnemo_app '
+                       'USING (tenant = nullif(current_setting(''mnemo.tenant'', true), '''')) '
+                       'WITH CHECK (tenant = nullif(current_setting(''mnemo.tenant'', true), ''''))', t);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO mnemo_app', t);
+    END LOOP;
+    EXECUTE format('GRANT USAGE ON SCHEMA %I TO mnemo_app, mnemo_jobs', current_schema());
+END
+$rls$;
+CREATE POLICY jobs_scan ON memories FOR SELECT TO mnemo_jobs USING (true);
+GRANT SELECT ON memories TO mnemo_jobs;
+GRANT SELECT, INSERT ON embedding_models TO mnemo_app;
+"#];
+
+/// The schema version this build writes.
+pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Creates the two roles if this cluster lacks them (roles are cluster-wide, so another
+/// database or a concurrent store may have made them first), lets the connecting role switch to
+/// them, and refuses roles that would bypass row-level security.
+pub(crate) fn ensure_roles(client: &mut Client, label: &str) -> Result<()> {
+    client
+        .batch_execute(
+            r#"
+DO $roles$
+DECLARE r text;
+BEGIN
+    FOREACH r IN ARRAY ARRAY['mnemo_app', 'mnemo_jobs'] LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r) THEN
+            BEGIN
+                EXECUTE format('CREATE ROLE %I NOLOGIN NOSUPERUSER NOBYPASSRLS', r);
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                NULL;
+            END;
+        END IF;
+        IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+           AND NOT pg_has_role(current_user, r, 'MEMBER') THEN
+            BEGIN
+                -- Without INHERIT (PostgreSQL 16+): the connecting role may SET ROLE to it but
+                -- does not hold its rights, so its policies do not widen what that role reads.
+                IF current_setting('server_version_num')::int >= 160000 THEN
+                    EXECUTE format('GRANT %I TO %I WITH INHERIT FALSE', r, current_user);
+                ELSE
+                    EXECUTE format('GRANT %I TO %I', r, current_user);
+                END IF;
+            EXCEPTION WHEN unique_violation THEN
+                NULL;
+            END;
+        END IF;
+    END LOOP;
+END
+$roles$;
+"#,
+        )
+        .map_err(pg("create roles"))?;
+    let unsafe_roles: Vec<String> = client
+        .query(
+            "SELECT rolname::text FROM pg_roles WHERE rolname IN ($1, $2) AND (rolsuper OR rolbypassrls)",
+            &[&APP_ROLE, &JOBS_ROLE],
+        )
+        .map_err(pg("check roles"))?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if !unsafe_roles.is_empty() {
+        return Err(StoreError::Open {
+            path: label.into(),
+            reason: format!(
+                "role {} bypasses row-level security (SUPERUSER or BYPASSRLS), so tenants would not be \
+                 isolated; run `ALTER ROLE {} NOSUPERUSER NOBYPASSRLS`",
+                unsafe_roles.join(", "),
+                unsafe_roles[0]
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Brings the database to [`LATEST`], refusing databases from the future.
+pub(crate) fn migrate(client: &mut Client) -> Result<()> {
+    loop {
+        let mut tx = client.transaction().map_err(pg("migrate"))?;
+        // First, so that stores starting together queue here rather than race to create tables.
+        tx.execute("SELECT pg_advisory_xact_lock(hashtext('mnemo.migrate'))", &[]).map_err(pg("migrate"))?;
+        tx.batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version bigint PRIMARY KEY, \
+             applied_at timestamptz NOT NULL DEFAULT now())",
+        )
+        .map_err(pg("migrate"))?;
+        let current: i64 = tx
+            .query_one("SELECT coalesce(max(version), 0) FROM schema_migrations", &[])
+            .map_err(pg("read schema version"))?
+            .get(0);
+        if current > LATEST {
+            return Err(StoreError::SchemaTooNew { found: current, supported: LATEST });
+        }
+        if current == LATEST {
+            return Ok(());
+        }
+        tx.batch_execute(MIGRATIONS[current as usize]).map_err(pg("migrate"))?;
+        tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&(current + 1)]).map_err(pg("migrate"))?;
+        tx.commit().map_err(pg("migrate"))?;
+    }
+}

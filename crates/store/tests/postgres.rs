@@ -1,0 +1,583 @@
+//! PostgreSQL-specific behaviour: row-level security holding when a query forgets its tenant,
+//! the HNSW index serving scope-filtered searches, advisory job locks, fail points between write
+//! and commit, migrations.
+//!
+//! Needs a running server: `scripts/pg.sh start`, then
+//! `MNEMO_TEST_DATABASE_URL=$(scripts/pg.sh url) cargo nextest run -p mnemo-store --features postgres`.
+//! Each test gets a database of its own (created from that URL, dropped afterwards), so tests
+//! run in parallel.
+#![cfg(feature = "postgres")]
+
+use mnemo_core::{Kind, Memory, MemoryId, Message, MessageId, Role, Scope, StatusKind};
+use mnemo_store::{Change, ChangeSet, Embedding, PostgresStore, Store};
+use postgres::{Client, NoTls};
+
+use crate::conformance::{axis, insert, memory, scope, t0};
+
+/// A database of one test, dropped (with any connections left to it) when the guard goes.
+pub(crate) struct TempDb {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        if let Ok(mut admin) = Client::connect(&self.admin_url, NoTls) {
+            let _ = admin.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+        }
+    }
+}
+
+impl TempDb {
+    /// A raw connection to the test database as the connecting (owner) role.
+    fn owner(&self) -> Client {
+        Client::connect(&self.url, NoTls).unwrap()
+    }
+}
+
+/// `url` pointing at database `db` instead (URL or key=value form).
+fn with_dbname(url: &str, db: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return format!("{url} dbname={db}");
+    };
+    let (before_query, query) = match rest.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (rest, String::new()),
+    };
+    let authority = before_query.split('/').next().unwrap_or("");
+    format!("{scheme}://{authority}/{db}{query}")
+}
+
+fn temp_db() -> TempDb {
+    let admin_url = std::env::var("MNEMO_TEST_DATABASE_URL").unwrap_or_else(|_| {
+        panic!(
+            "MNEMO_TEST_DATABASE_URL is not set: the postgres tests need a server. Run `scripts/pg.sh start` \
+             and `export MNEMO_TEST_DATABASE_URL=$(scripts/pg.sh url)`"
+        )
+    });
+    let name = format!("mnemo_t_{}", MemoryId::new());
+    let mut admin = Client::connect(&admin_url, NoTls).unwrap_or_else(|e| {
+        panic!("cannot connect to MNEMO_TEST_DATABASE_URL (is `scripts/pg.sh start` running?): {e}")
+    });
+    admin.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let url = with_dbname(&admin_url, &name);
+    TempDb { admin_url, name, url }
+}
+
+/// A fresh store in a database of its own.
+pub(crate) fn open_temp() -> (TempDb, Box<dyn Store>) {
+    let (db, store) = open_pg();
+    (db, Box::new(store))
+}
+
+fn open_pg() -> (TempDb, PostgresStore) {
+    let db = temp_db();
+    let store = PostgresStore::connect(&db.url).unwrap();
+    (db, store)
+}
+
+/// What the server said (the driver's own message is only "db error").
+fn server_message(e: &postgres::Error) -> String {
+    e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())
+}
+
+fn msg(scope: &Scope, id: &str, text: &str) -> Message {
+    Message { id: MessageId::new(id).unwrap(), scope: scope.clone(), role: Role::User, content: text.into(), at: t0() }
+}
+
+/// Tables with tenant rows, each of which the tests below fill for two tenants.
+const TENANT_TABLES: &[&str] =
+    &["messages", "memories", "links", "history", "memory_sessions", "policies", "traces", "partitions"];
+
+/// Fills every tenant table for `acme` and `evil`.
+fn two_tenants(store: &PostgresStore) {
+    for tenant in ["acme", "evil"] {
+        let s = scope(tenant, Some("dana"), Some("c1"));
+        store.append_messages(&[msg(&s, "m1", "Dana keeps bees")]).unwrap();
+        let owner = scope(tenant, Some("dana"), None);
+        let a = memory(&owner, Kind::Profile, "Dana keeps bees in the garden");
+        let b = memory(&owner, Kind::Profile, "Dana keeps bees on the roof");
+        insert(store, &a, Some(axis(0, 1, 0.1)));
+        insert(store, &b, Some(axis(0, 2, 0.1)));
+        let cs = ChangeSet {
+            tenant: owner.tenant.clone(),
+            at: t0(),
+            changes: vec![
+                Change::Link(mnemo_core::Link {
+                    from: a.id,
+                    to: b.id,
+                    kind: mnemo_core::LinkKind::Supersedes,
+                    at: t0(),
+                }),
+                Change::Reinforce { id: a.id, sources: vec![], session: Some("c1".into()), reason: "again".into() },
+            ],
+        };
+        store.apply(&cs).unwrap();
+        let p = mnemo_core::Policy {
+            tenant: owner.tenant.clone(),
+            agent: None,
+            key: "refunds".into(),
+            text: "Refunds within 30 days".into(),
+            value: serde_json::json!({}),
+            version: 0,
+            effective_from: t0(),
+            effective_until: None,
+        };
+        store.put_policy(&p).unwrap();
+        let env = mnemo_core::trace::TraceEnvelope {
+            turn_id: format!("turn-{tenant}"),
+            scope: s.clone(),
+            op: mnemo_core::trace::TraceOp::Context,
+            at: t0(),
+            query: "q".into(),
+            mode: None,
+            retrieved: vec![],
+            surfaced: vec![a.id],
+            below_floor: vec![],
+            held_back: vec![],
+            degraded: None,
+            tokens: None,
+            budget: None,
+            micros: 1,
+            embed_micros: 0,
+            verdicts: vec![],
+        };
+        store.record_turn(&env, &[]).unwrap();
+    }
+}
+
+/// The acceptance test of the isolation: with the tenant predicate removed from the query,
+/// row-level security alone keeps every other tenant's rows out.
+#[test]
+fn row_level_security_hides_other_tenants_from_a_query_without_tenant_predicate() {
+    let (db, store) = open_pg();
+    two_tenants(&store);
+    // As the owner (a superuser here) every row is there: both tenants filled every table.
+    let mut owner = db.owner();
+    for table in TENANT_TABLES {
+        let tenants: i64 = owner.query_one(&format!("SELECT count(DISTINCT tenant) FROM {table}"), &[]).unwrap().get(0);
+        assert_eq!(tenants, 2, "{table} should hold both tenants");
+    }
+    let acme: mnemo_core::TenantId = "acme".parse().unwrap();
+    for table in TENANT_TABLES {
+        // No WHERE clause at all: the query "forgot" its tenant.
+        let tenants: Vec<String> = store
+            .with_tenant(&acme, |tx| {
+                Ok(tx.query(&format!("SELECT tenant FROM {table}"), &[])?.iter().map(|r| r.get(0)).collect())
+            })
+            .unwrap();
+        assert!(!tenants.is_empty(), "{table}: acme's own rows are visible");
+        assert!(tenants.iter().all(|t| t == "acme"), "{table}: another tenant's row leaked: {tenants:?}");
+    }
+    // Lexical, vector and substring search with a tenant predicate are of course scoped too.
+    let s = scope("acme", Some("dana"), None);
+    assert_eq!(store.vector(&s, "test:8", &axis(0, 1, 0.1), 10).unwrap().len(), 2);
+    assert_eq!(store.lexical(&s, &["bees".into()], 10).unwrap().len(), 2);
+}
+
+/// Writes are checked too: a transaction bound to one tenant can neither move its rows to
+/// another tenant nor insert rows for one.
+#[test]
+fn row_level_security_refuses_writes_into_another_tenant() {
+    let (db, store) = open_pg();
+    two_tenants(&store);
+    let mut raw = db.owner();
+    let bind = "SELECT set_config('role', 'mnemo_app', true), set_config('mnemo.tenant', 'acme', true)";
+    let mut tx = raw.transaction().unwrap();
+    tx.execute(bind, &[]).unwrap();
+    let err = server_message(&tx.execute("UPDATE memories SET tenant = 'evil'", &[]).unwrap_err());
+    assert!(err.contains("row-level security"), "{err}");
+    tx.rollback().unwrap();
+    let mut tx = raw.transaction().unwrap();
+    tx.execute(bind, &[]).unwrap();
+    let err = server_message(
+        &tx.execute(
+            "INSERT INTO messages (tenant, agent, user_id, chat, id, role, content, at) \
+             VALUES ('evil', '', '', '', 'x', 'user', 'planted', 0)",
+            &[],
+        )
+        .unwrap_err(),
+    );
+    assert!(err.contains("row-level security"), "{err}");
+    tx.rollback().unwrap();
+    // Deleting "everything" deletes only acme's rows.
+    let mut tx = raw.transaction().unwrap();
+    tx.execute(bind, &[]).unwrap();
+    tx.execute("DELETE FROM messages", &[]).unwrap();
+    tx.commit().unwrap();
+    let left: Vec<String> = raw.query("SELECT tenant FROM messages", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(left, vec!["evil".to_string()]);
+}
+
+/// A transaction that never set a tenant sees nothing; the jobs role reads memories only.
+#[test]
+fn without_a_tenant_the_application_role_sees_nothing() {
+    let (db, store) = open_pg();
+    two_tenants(&store);
+    let mut raw = db.owner();
+    let mut tx = raw.transaction().unwrap();
+    tx.execute("SET LOCAL ROLE mnemo_app", &[]).unwrap();
+    for table in TENANT_TABLES {
+        let n: i64 = tx.query_one(&format!("SELECT count(*) FROM {table}"), &[]).unwrap().get(0);
+        assert_eq!(n, 0, "{table} visible without a tenant");
+    }
+    // An empty tenant (what a reset setting reads as) matches nothing either.
+    tx.execute("SELECT set_config('mnemo.tenant', '', true)", &[]).unwrap();
+    let n: i64 = tx.query_one("SELECT count(*) FROM memories", &[]).unwrap().get(0);
+    assert_eq!(n, 0);
+    tx.rollback().unwrap();
+    let mut tx = raw.transaction().unwrap();
+    tx.execute("SET LOCAL ROLE mnemo_jobs", &[]).unwrap();
+    let n: i64 = tx.query_one("SELECT count(*) FROM memories", &[]).unwrap().get(0);
+    assert_eq!(n, 4, "jobs scan every tenant's memories");
+    let err = server_message(&tx.query_one("SELECT count(*) FROM messages", &[]).unwrap_err());
+    assert!(err.contains("permission denied"), "{err}");
+    tx.rollback().unwrap();
+    // And the roles the store switches to can never bypass row-level security.
+    let bypass: bool = raw
+        .query_one(
+            "SELECT bool_or(rolsuper OR rolbypassrls) FROM pg_roles WHERE rolname IN ('mnemo_app', 'mnemo_jobs')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!bypass);
+}
+
+#[test]
+fn scan_walks_every_tenant_in_id_order() {
+    let (_db, store) = open_pg();
+    two_tenants(&store);
+    let all = store.scan(&[StatusKind::Active], None, 100).unwrap();
+    assert_eq!(all.len(), 4);
+    assert!(all.windows(2).all(|w| w[0].id.to_string() < w[1].id.to_string()));
+    let rest = store.scan(&[StatusKind::Active], Some(all[1].id), 100).unwrap();
+    assert_eq!(rest.iter().map(|m| m.id).collect::<Vec<_>>(), all[2..].iter().map(|m| m.id).collect::<Vec<_>>());
+}
+
+/// A deterministic unit vector in 8 dimensions.
+fn pseudo_vector(seed: u64) -> Vec<f32> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let v: Vec<f32> = (0..8)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 2000) as f32 / 1000.0 - 1.0
+        })
+        .collect();
+    let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+    v.iter().map(|a| a / n).collect()
+}
+
+fn bulk(store: &PostgresStore, owner: &Scope, n: usize, seed: u64) -> Vec<(Memory, Vec<f32>)> {
+    let rows: Vec<(Memory, Vec<f32>)> = (0..n)
+        .map(|i| (memory(owner, Kind::Fact, &format!("fact {seed} {i}")), pseudo_vector(seed * 100_000 + i as u64)))
+        .collect();
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: rows
+            .iter()
+            .map(|(m, v)| Change::Insert {
+                memory: m.clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: v.clone() }),
+                reason: "bulk".into(),
+            })
+            .collect(),
+    };
+    store.apply(&cs).unwrap();
+    rows
+}
+
+/// The model's first vector creates its partial HNSW index; a scope-filtered search uses it,
+/// and iterative scans still fill `limit` when the scope keeps a small share of the rows.
+#[test]
+fn hnsw_index_serves_scope_filtered_vector_search() {
+    let (db, store) = open_pg();
+    let big = scope("acme", None, None);
+    let small = scope("evil", None, None);
+    bulk(&store, &big, 3000, 1);
+    let theirs = bulk(&store, &small, 60, 2);
+    let mut owner = db.owner();
+    let indexes: Vec<String> = owner
+        .query("SELECT indexdef FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%hnsw%'", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(indexes.len(), 1, "{indexes:?}");
+    assert!(indexes[0].contains("vector(8)") && indexes[0].contains("'test:8'"), "{indexes:?}");
+    owner.batch_execute("ANALYZE memories").unwrap();
+
+    let q = pseudo_vector(7);
+    let plan = store.explain_vector(&big, "test:8", &q, 10).unwrap();
+    assert!(plan.contains("memories_hnsw_"), "the HNSW index is not used:\n{plan}");
+    let dot = |v: &[f32]| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>();
+    let mut want: Vec<(MemoryId, f32)> = theirs.iter().map(|(m, v)| (m.id, dot(v))).collect();
+    want.sort_by(|a, b| b.1.total_cmp(&a.1));
+    want.truncate(20);
+
+    // The small tenant is 2% of the rows, so the planner rightly reads its rows by tenant and
+    // scores them exactly.
+    let got = store.vector(&small, "test:8", &q, 20).unwrap();
+    assert_eq!(got.iter().map(|x| x.0).collect::<Vec<_>>(), want.iter().map(|x| x.0).collect::<Vec<_>>());
+    for ((_, g), (_, w)) in got.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-5, "cosine {g} vs {w}");
+    }
+    // The big scope comes back in order, with `limit` rows, all its own.
+    let got = store.vector(&big, "test:8", &q, 50).unwrap();
+    assert_eq!(got.len(), 50);
+    assert!(got.windows(2).all(|w| w[0].1 >= w[1].1));
+    let small_ids: std::collections::HashSet<MemoryId> = theirs.iter().map(|(m, _)| m.id).collect();
+    assert!(got.iter().all(|(id, _)| !small_ids.contains(id)));
+
+    // Now make sorting look prohibitive, so the small scope goes through the index too: with
+    // ef_search at 40 a plain index scan would find about one row of the 2%; the iterative scan
+    // keeps walking the graph until the limit is filled.
+    owner.batch_execute(&format!("ALTER DATABASE {} SET enable_sort = off", db.name)).unwrap();
+    let forced = PostgresStore::connect(&db.url).unwrap();
+    let plan = forced.explain_vector(&small, "test:8", &q, 20).unwrap();
+    assert!(plan.contains("memories_hnsw_"), "the HNSW index is not used:\n{plan}");
+    let got = forced.vector(&small, "test:8", &q, 20).unwrap();
+    assert_eq!(got.len(), 20, "the iterative scan must fill the limit");
+    assert!(got.iter().all(|(id, _)| small_ids.contains(id)));
+    assert!(got.windows(2).all(|w| w[0].1 >= w[1].1));
+    let exact: std::collections::HashSet<MemoryId> = want.iter().map(|x| x.0).collect();
+    let recall = got.iter().filter(|(id, _)| exact.contains(id)).count();
+    assert!(recall >= 18, "approximate search found only {recall} of the true top 20");
+}
+
+#[test]
+fn cosines_are_exact_and_follow_the_ids() {
+    let (_db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    let a = memory(&owner, Kind::Profile, "User's name is Dana");
+    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let no_vector = memory(&owner, Kind::Profile, "User likes tea");
+    insert(&store, &a, Some(axis(0, 1, 0.0)));
+    insert(&store, &b, Some(axis(1, 0, 0.0)));
+    insert(&store, &no_vector, None);
+    let got = store.cosines(&owner, "test:8", &axis(1, 0, 0.0), &[b.id, no_vector.id, a.id]).unwrap();
+    assert_eq!(got.iter().map(|x| x.0).collect::<Vec<_>>(), vec![b.id, a.id]);
+    assert!((got[0].1 - 1.0).abs() < 1e-6 && got[1].1.abs() < 1e-6, "{got:?}");
+    assert!(store.cosines(&scope("evil", Some("dana"), None), "test:8", &axis(1, 0, 0.0), &[a.id]).unwrap().is_empty());
+}
+
+#[test]
+fn mixing_vector_dimensions_is_refused_across_tenants() {
+    let (db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    insert(&store, &memory(&owner, Kind::Profile, "User's name is Dana"), Some(axis(0, 1, 0.0)));
+    let other = scope("evil", Some("eve"), None);
+    let m = memory(&other, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: other.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Insert {
+            memory: m.clone(),
+            embedding: Some(Embedding { model: "test:8".into(), vector: vec![1.0; 3] }),
+            reason: "w".into(),
+        }],
+    };
+    let err = store.apply(&cs).unwrap_err().to_string();
+    assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");
+    assert!(store.get(&other.tenant, m.id).unwrap().is_none());
+    let err = store.vector(&owner, "test:8", &[1.0; 3], 5).unwrap_err().to_string();
+    assert!(err.contains("dimension 3"), "{err}");
+    // A second handle (another server) refuses it too, from the stored registry.
+    let fresh = PostgresStore::connect(&db.url).unwrap();
+    assert!(fresh.apply(&cs).unwrap_err().to_string().contains("dimension 3"));
+}
+
+#[test]
+fn a_new_model_registered_by_a_failed_apply_leaves_no_trace() {
+    let (db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: vec![
+            Change::Insert {
+                memory: m.clone(),
+                embedding: Some(Embedding { model: "other:3".into(), vector: vec![1.0, 0.0, 0.0] }),
+                reason: "w".into(),
+            },
+            Change::SetPinned { id: MemoryId::new(), pinned: true },
+        ],
+    };
+    assert!(store.apply(&cs).is_err());
+    let mut owner_conn = db.owner();
+    let n: i64 = owner_conn
+        .query_one("SELECT count(*) FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%other:3%'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0, "the index of a rolled-back model stays out");
+    // So the model is free to take another dimension.
+    let cs = ChangeSet {
+        tenant: owner.tenant,
+        at: t0(),
+        changes: vec![Change::Insert {
+            memory: m,
+            embedding: Some(Embedding { model: "other:3".into(), vector: vec![0.0, 1.0] }),
+            reason: "w".into(),
+        }],
+    };
+    store.apply(&cs).unwrap();
+}
+
+#[test]
+fn job_locks_are_held_once_across_handles() {
+    let (db, store) = open_pg();
+    let other = PostgresStore::connect(&db.url).unwrap();
+    let held = store.try_job_lock("decay").unwrap().expect("free lock");
+    assert_eq!(held.name(), "decay");
+    assert!(store.try_job_lock("decay").unwrap().is_none());
+    assert!(other.try_job_lock("decay").unwrap().is_none(), "another server must not run the job too");
+    let reembed = other.try_job_lock("reembed").unwrap();
+    assert!(reembed.is_some(), "locks are per job");
+    drop(held);
+    assert!(other.try_job_lock("decay").unwrap().is_some());
+}
+
+#[test]
+fn fail_point_before_commit_leaves_nothing_half_written() {
+    let scenario = fail::FailScenario::setup();
+    let (_db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    let a = memory(&owner, Kind::Profile, "User's name is Dana");
+    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: [&a, &b]
+            .iter()
+            .map(|m| Change::Insert {
+                memory: (*m).clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
+                reason: "w".into(),
+            })
+            .collect(),
+    };
+    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
+        fail::cfg(point, "return").unwrap();
+        let err = store.apply(&cs).unwrap_err().to_string();
+        assert!(err.contains(point), "{err}");
+        fail::remove(point);
+        for m in [&a, &b] {
+            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
+            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
+        }
+        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
+        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    }
+    store.apply(&cs).unwrap();
+    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
+    scenario.teardown();
+}
+
+#[test]
+fn reconnecting_keeps_everything_and_refuses_a_future_schema() {
+    let (db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    insert(&store, &m, Some(axis(0, 1, 0.0)));
+    drop(store);
+    let again = PostgresStore::connect(&db.url).unwrap();
+    assert!(again.get(&owner.tenant, m.id).unwrap().is_some());
+    assert_eq!(again.vector(&owner, "test:8", &axis(0, 1, 0.0), 5).unwrap().len(), 1);
+    drop(again);
+    db.owner().batch_execute("INSERT INTO schema_migrations (version) VALUES (99)").unwrap();
+    let err = PostgresStore::connect(&db.url).unwrap_err().to_string();
+    assert!(err.contains("newer"), "{err}");
+}
+
+#[test]
+fn servers_starting_together_migrate_once() {
+    let db = temp_db();
+    let url = db.url.clone();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || PostgresStore::connect(&url).map(|_| ()))
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap().unwrap();
+    }
+    let versions: i64 = db.owner().query_one("SELECT count(*) FROM schema_migrations", &[]).unwrap().get(0);
+    assert_eq!(versions, 1);
+}
+
+#[test]
+fn user_text_never_breaks_the_lexical_query() {
+    let (_db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    insert(&store, &memory(&owner, Kind::Profile, "Dana's cat is called Miso & she's 3"), None);
+    for term in ["miso", "!", "&", "a | b", "'quoted'", "(", "the", "", "cat:*", "\\"] {
+        store.lexical(&owner, &[term.to_string(), "miso".to_string()], 10).unwrap();
+    }
+    assert_eq!(store.lexical(&owner, &["cats".into(), "(".into()], 10).unwrap().len(), 1);
+}
+
+#[test]
+fn keyed_memories_are_found_by_the_words_their_key_stands_for() {
+    let (_db, store) = open_pg();
+    let owner = scope("acme", Some("dana"), None);
+    let mut m = memory(&owner, Kind::Profile, "User works in product design");
+    m.key = Some("job".into());
+    insert(&store, &m, None);
+    let hits = store.lexical(&owner, &["occupation".into()], 10).unwrap();
+    assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![m.id]);
+    assert_eq!(store.get(&owner.tenant, m.id).unwrap().unwrap().content, "User works in product design");
+}
+
+#[test]
+fn a_batch_of_messages_may_span_tenants() {
+    let (_db, store) = open_pg();
+    let a = scope("acme", Some("dana"), Some("c1"));
+    let e = scope("evil", Some("dana"), Some("c1"));
+    let batch = vec![msg(&a, "m1", "one"), msg(&e, "m1", "two"), msg(&a, "m2", "three")];
+    assert_eq!(store.append_messages(&batch).unwrap(), vec![true, true, true]);
+    assert_eq!(store.recent_messages(&a, 10).unwrap().len(), 2);
+    assert_eq!(store.recent_messages(&e, 10).unwrap()[0].content, "two");
+}
+
+/// The deployment most managed services allow: the store connects as a plain role that owns
+/// its database (pgvector installed and the two roles granted by an administrator). Forced
+/// row-level security then binds that owner too.
+#[test]
+fn a_non_superuser_owner_runs_the_store_and_sees_no_rows_itself() {
+    let (bootstrap_db, _roles_exist) = open_pg();
+    let db = temp_db();
+    let user = format!("owner_{}", MemoryId::new());
+    let mut admin = Client::connect(&db.admin_url, NoTls).unwrap();
+    admin
+        .batch_execute(&format!(
+            "CREATE ROLE {user} LOGIN NOSUPERUSER; GRANT mnemo_app, mnemo_jobs TO {user} WITH INHERIT FALSE; \
+             ALTER DATABASE {db} OWNER TO {user}",
+            db = db.name
+        ))
+        .unwrap();
+    db.owner().batch_execute("CREATE EXTENSION vector").unwrap();
+    let (scheme, rest) = db.url.split_once("://").unwrap();
+    let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
+    let url = format!("{scheme}://{user}@{host}");
+    let store = PostgresStore::connect(&url).unwrap();
+    crate::conformance::every_read_is_scoped(&store);
+    let mut owner = Client::connect(&url, NoTls).unwrap();
+    let n: i64 = owner.query_one("SELECT count(*) FROM memories", &[]).unwrap().get(0);
+    assert_eq!(n, 0, "the owner itself reads nothing: row-level security is forced");
+    drop((store, owner, bootstrap_db));
+    drop(db);
+    admin.batch_execute(&format!("DROP ROLE IF EXISTS {user}")).unwrap();
+}
+
+#[test]
+fn connect_explains_a_bad_url() {
+    let err = PostgresStore::connect("postgres://nobody:secret@127.0.0.1:1/none").unwrap_err().to_string();
+    assert!(err.contains("cannot open the store at postgres://nobody@127.0.0.1:1/none"), "{err}");
+    assert!(!err.contains("secret"), "{err}");
+}
