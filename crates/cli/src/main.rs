@@ -314,7 +314,7 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Command::Maintain { at, json } => {
             let config = load_config(cli)?;
-            let store = std::sync::Arc::new(mnemo::store::SqliteStore::open(config.db_path())?);
+            let store = mnemo::open_store(&config)?;
             let clock: std::sync::Arc<dyn mnemo::Clock> = match at {
                 Some(t) => std::sync::Arc::new(mnemo::ManualClock::new(*t)),
                 None => std::sync::Arc::new(mnemo::SystemClock),

@@ -39,6 +39,9 @@ pub enum MemoryScope {
 pub struct Config {
     /// Directory holding the store (`mnemo.db`).
     pub data_dir: PathBuf,
+    /// `postgres://...` to use PostgreSQL + pgvector instead of the embedded SQLite store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database_url: Option<String>,
     /// Embedding model.
     pub embedder: EmbedderSettings,
     /// Extractor.
@@ -66,6 +69,7 @@ impl Default for Config {
         let t = Tuning::default();
         Self {
             data_dir: default_data_dir(),
+            database_url: None,
             embedder: EmbedderSettings::default(),
             extractor: ExtractorKind::default(),
             memory_scope: MemoryScope::default(),
@@ -94,6 +98,7 @@ pub fn default_data_dir() -> PathBuf {
 /// Environment variables with a short name, and the config path each sets.
 const ALIASES: &[(&str, &str)] = &[
     ("MNEMO_DATA_DIR", "data_dir"),
+    ("MNEMO_DATABASE_URL", "database_url"),
     ("MNEMO_EMBEDDER", "embedder.kind"),
     ("MNEMO_MODEL_DIR", "embedder.model_dir"),
     ("MNEMO_EMBEDDER_BASE_URL", "embedder.openai_base_url"),

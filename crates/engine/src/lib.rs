@@ -46,6 +46,34 @@ use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_models::Embedder;
 use mnemo_store::{SqliteStore, Store};
 
+/// The backend the configuration selects: PostgreSQL for a `postgres://` URL, else the
+/// embedded SQLite file under the data directory.
+pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
+    match config.database_url.as_deref() {
+        None | Some("") => Ok(Arc::new(SqliteStore::open(config.db_path())?)),
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            #[cfg(feature = "postgres")]
+            {
+                Ok(Arc::new(mnemo_store::PostgresStore::connect(url)?))
+            }
+            #[cfg(not(feature = "postgres"))]
+            {
+                Err(Error::Config {
+                    source_name: "database_url".into(),
+                    reason: "this build has no PostgreSQL support; rebuild with `--features postgres`".into(),
+                })
+            }
+        }
+        Some(other) => Err(Error::Config {
+            source_name: "database_url".into(),
+            reason: format!(
+                "{:?} is not a postgres:// URL; leave it unset for the embedded SQLite store",
+                other.split('@').next_back().unwrap_or(other)
+            ),
+        }),
+    }
+}
+
 /// A handle on one memory store. Cheap to share behind an `Arc`; every method takes `&self`.
 pub struct Memory {
     config: Config,
@@ -72,9 +100,9 @@ impl Memory {
     /// A missing or broken model is an error here, not a silent downgrade: recall would quietly
     /// lose its vector half. Use `MNEMO_EMBEDDER=hash` to run without a model on purpose.
     pub fn open(config: Config) -> Result<Self> {
-        let store = SqliteStore::open(config.db_path())?;
+        let store = open_store(&config)?;
         let embedder = mnemo_models::open_embedder(&config.embedder)?;
-        Ok(Self::from_parts(config, Arc::new(store), Some(embedder), Arc::new(SystemClock)))
+        Ok(Self::from_parts(config, store, Some(embedder), Arc::new(SystemClock)))
     }
 
     /// Assembles an engine from parts: another backend, no embedder, a manual clock.
