@@ -161,6 +161,42 @@ enum Command {
     },
     /// Print the effective configuration (defaults, file, environment).
     Config,
+    /// Serve the HTTP API: REST under /v1, keys from `mnemo keys create`, the admin key from
+    /// MNEMO_ADMIN_KEY, OpenAPI at /openapi.json.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "MNEMO_ADDR", default_value = "127.0.0.1:8080")]
+        addr: std::net::SocketAddr,
+        /// Async worker threads (engine calls run on a separate blocking pool).
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+    },
+    /// Manage the HTTP API's per-tenant keys (stored hashed in <data dir>/keys.db).
+    Keys {
+        #[command(subcommand)]
+        which: KeysCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum KeysCommand {
+    /// Create a key for a tenant and print it; it is shown this once.
+    Create {
+        /// The tenant every request with the key acts as.
+        #[arg(long)]
+        tenant: String,
+    },
+    /// List keys (their public prefixes, never the keys).
+    List {
+        /// Only this tenant's keys.
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+    /// Revoke a key by its public prefix.
+    Revoke {
+        /// The prefix shown by `mnemo keys list`.
+        prefix: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -337,6 +373,41 @@ fn run(cli: &Cli) -> Result<()> {
                 shown.embedder.openai_api_key = Some("<set>".into());
             }
             print!("{}", toml::to_string_pretty(&shown)?);
+            Ok(())
+        }
+        Command::Serve { addr, workers } => {
+            let config = load_config(cli)?;
+            let keys = mnemo_server::KeyStore::open(&mnemo_server::key_file(&config.data_dir))?;
+            let dir = config.data_dir.clone();
+            let memory = Memory::open(config).with_context(|| format!("opening the store in {}", dir.display()))?;
+            let admin = std::env::var("MNEMO_ADMIN_KEY").ok().filter(|k| !k.trim().is_empty());
+            if admin.is_none() {
+                eprintln!("note: MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
+            }
+            let state = mnemo_server::AppState::new(std::sync::Arc::new(memory), keys).with_admin_key(admin);
+            mnemo_server::serve_blocking(*addr, state, *workers).with_context(|| format!("serving on {addr}"))
+        }
+        Command::Keys { which } => {
+            let keys = mnemo_server::KeyStore::open(&mnemo_server::key_file(&load_config(cli)?.data_dir))?;
+            match which {
+                KeysCommand::Create { tenant } => {
+                    let (key, info) = keys.create(tenant)?;
+                    eprintln!("created key {} for tenant {}; it is shown only this once:", info.prefix, info.tenant);
+                    println!("{key}");
+                }
+                KeysCommand::List { tenant } => {
+                    for k in keys.list(tenant.as_deref())? {
+                        let state = k.revoked_at.map_or("active".to_string(), |at| format!("revoked {at}"));
+                        println!("{}  {}  created {}  {state}", k.prefix, k.tenant, k.created_at);
+                    }
+                }
+                KeysCommand::Revoke { prefix } => {
+                    if !keys.revoke(prefix)? {
+                        bail!("no active key with prefix {prefix}");
+                    }
+                    println!("revoked {prefix}");
+                }
+            }
             Ok(())
         }
     }

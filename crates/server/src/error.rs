@@ -1,0 +1,199 @@
+//! The API's one error shape, `{message, code}`, and the one table from error to HTTP status
+//! and stable snake_case code.
+//!
+//! Clients branch on `code`, never on `message`; codes are part of the API contract. Internal
+//! failures are logged with a reference id and answered with a generic message that carries only
+//! that reference, so nothing about storage, paths or other tenants leaks.
+
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use utoipa::ToSchema;
+
+/// Everything a request can fail with, each variant mapped to one status and code by
+/// [`ApiError::status_and_code`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApiError {
+    /// The request is well-formed JSON but asks for something invalid (bad id, missing scope).
+    #[error("{0}")]
+    Invalid(String),
+    /// The body is not valid JSON.
+    #[error("{0}")]
+    MalformedJson(String),
+    /// The body is JSON of the wrong shape: unknown or missing fields, wrong types.
+    #[error("{0}")]
+    InvalidBody(String),
+    /// The body is not declared as `application/json`.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// The body is larger than the server accepts.
+    #[error("the request body is larger than the server accepts")]
+    PayloadTooLarge,
+    /// No API key, or one that is unknown or revoked.
+    #[error("missing or invalid API key; send `Authorization: Bearer <key>`")]
+    Unauthorized,
+    /// A valid key that may not use this route (a tenant key on an admin route).
+    #[error("this key may not use this route")]
+    Forbidden,
+    /// Nothing by that id visible to this key (which never says whether it exists elsewhere).
+    #[error("{0}")]
+    NotFound(String),
+    /// The path exists but not with this method.
+    #[error("method not allowed on this path")]
+    MethodNotAllowed,
+    /// A dependency (the embedding model) failed; retrying later may work. Detail is logged only.
+    #[error("temporarily unavailable")]
+    Unavailable {
+        /// What failed, for the log.
+        detail: String,
+    },
+    /// A bug or storage failure. Detail is logged only.
+    #[error("internal error")]
+    Internal {
+        /// What failed, for the log.
+        detail: String,
+    },
+}
+
+/// The JSON body of every error response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong, in words meant for a developer; may change between versions.
+    pub message: String,
+    /// Stable machine-readable code: `invalid_request`, `malformed_json`, `invalid_body`,
+    /// `unsupported_media_type`, `payload_too_large`, `unauthorized`, `forbidden`, `not_found`,
+    /// `method_not_allowed`, `unavailable`, `internal`.
+    pub code: String,
+}
+
+impl ApiError {
+    /// The one table: HTTP status and stable code of each error.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::Invalid(_) => (StatusCode::BAD_REQUEST, "invalid_request"),
+            ApiError::MalformedJson(_) => (StatusCode::BAD_REQUEST, "malformed_json"),
+            ApiError::InvalidBody(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
+            ApiError::UnsupportedMediaType(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
+            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::Forbidden => (StatusCode::FORBIDDEN, "forbidden"),
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            ApiError::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Internal { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+
+    /// An internal error from anything displayable; the text goes to the log only.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        ApiError::Internal { detail: detail.to_string() }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        let message = match &self {
+            ApiError::Internal { detail } | ApiError::Unavailable { detail } => {
+                // The reference ties the client's report to the log line without leaking detail.
+                let reference = ulid::Ulid::new().to_string().to_lowercase();
+                eprintln!("mnemo-server: error {reference} ({code}): {detail}");
+                format!("{self}; reference {reference}")
+            }
+            other => other.to_string(),
+        };
+        (status, axum::Json(ErrorBody { message, code: code.to_string() })).into_response()
+    }
+}
+
+impl From<mnemo::Error> for ApiError {
+    fn from(e: mnemo::Error) -> Self {
+        match e {
+            mnemo::Error::Invalid(core) => ApiError::Invalid(core.to_string()),
+            mnemo::Error::NotFound { id, .. } => ApiError::NotFound(format!("memory {id} not found")),
+            mnemo::Error::Model(m) => ApiError::Unavailable { detail: m.to_string() },
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+impl From<mnemo::core::CoreError> for ApiError {
+    fn from(e: mnemo::core::CoreError) -> Self {
+        ApiError::Invalid(e.to_string())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> Self {
+        match r {
+            JsonRejection::JsonDataError(e) => ApiError::InvalidBody(e.body_text()),
+            JsonRejection::JsonSyntaxError(e) => ApiError::MalformedJson(e.body_text()),
+            JsonRejection::MissingJsonContentType(e) => ApiError::UnsupportedMediaType(e.body_text()),
+            other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            other => ApiError::MalformedJson(other.body_text()),
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> Self {
+        ApiError::Invalid(r.body_text())
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(r: PathRejection) -> Self {
+        ApiError::Invalid(r.body_text())
+    }
+}
+
+/// A JSON body extractor and response whose failures use the API's error shape (axum's own
+/// answers in plain text).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
+        Ok(Json(value))
+    }
+}
+
+impl<T: Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// A query-string extractor whose failures (unknown or malformed parameters) use the error shape.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Query(value) = axum::extract::Query::<T>::from_request_parts(parts, state).await?;
+        Ok(Query(value))
+    }
+}
+
+/// A path-parameter extractor whose failures use the error shape.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Path(value) = axum::extract::Path::<T>::from_request_parts(parts, state).await?;
+        Ok(Path(value))
+    }
+}

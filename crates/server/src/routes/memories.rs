@@ -1,0 +1,218 @@
+//! `/v1/memories`: list, show, add through the gate, pin, unpin, delete (archive).
+//!
+//! A memory id that the caller's scope cannot see answers 404 whether or not it exists in another
+//! tenant or for another user: existence is never revealed.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use mnemo::core::{Draft, Kind, MemoryId, StatusKind, Surface};
+use mnemo::store::ListFilter;
+
+use crate::AppState;
+use crate::auth::Tenant;
+use crate::dto::{
+    AddMemoryOut, AddMemoryRequest, ListQuery, MemoryDetailOut, MemoryList, MemoryOut, ScopeQuery, VerdictOut,
+};
+use crate::error::{ApiError, ErrorBody, Json, Path, Query};
+
+/// Default and largest page sizes of a listing.
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LIMIT: usize = 500;
+
+fn comma_list<T: std::str::FromStr<Err = mnemo::core::CoreError>>(s: Option<&str>) -> Result<Vec<T>, ApiError> {
+    s.into_iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<T>().map_err(ApiError::from))
+        .collect()
+}
+
+fn memory_id(id: &str) -> Result<MemoryId, ApiError> {
+    Ok(id.parse::<MemoryId>()?)
+}
+
+/// Memories visible to the scope, newest first, filtered and paged.
+#[utoipa::path(
+    get, path = "/v1/memories", tag = "memories",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of memories", body = MemoryList),
+        (status = 400, description = "Bad filter or id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Query(q): Query<ListQuery>,
+) -> Result<Json<MemoryList>, ApiError> {
+    let scope = super::scope(&tenant, q.agent_id.as_deref(), q.user_id.as_deref(), q.chat_id.as_deref())?;
+    let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::Invalid(format!("limit must be between 1 and {MAX_LIMIT}; got {limit}")));
+    }
+    let offset = q.offset.unwrap_or(0);
+    let filter = ListFilter {
+        kinds: comma_list::<Kind>(q.kind.as_deref())?,
+        statuses: comma_list::<StatusKind>(q.status.as_deref())?,
+        text: q.text.filter(|t| !t.is_empty()),
+        limit,
+        offset,
+    };
+    let rows = crate::blocking(&state, move |memory| Ok(memory.list(&scope, &filter)?)).await?;
+    let next_offset = (rows.len() == limit).then_some(offset + limit);
+    Ok(Json(MemoryList { items: rows.iter().map(MemoryOut::from).collect(), limit, offset, next_offset }))
+}
+
+/// One memory with its history, links, source messages and score parts.
+#[utoipa::path(
+    get, path = "/v1/memories/{id}", tag = "memories",
+    params(("id" = String, Path, description = "Memory id"), ScopeQuery),
+    responses(
+        (status = 200, description = "The memory in detail", body = MemoryDetailOut),
+        (status = 400, description = "Malformed id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 404, description = "Not visible to this scope", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn get(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    Query(q): Query<ScopeQuery>,
+) -> Result<Json<MemoryDetailOut>, ApiError> {
+    let scope = super::scope(&tenant, q.agent_id.as_deref(), q.user_id.as_deref(), q.chat_id.as_deref())?;
+    let id = memory_id(&id)?;
+    let detail = crate::blocking(&state, move |memory| Ok(memory.show(&scope, id)?)).await?;
+    Ok(Json(MemoryDetailOut::from(&detail)))
+}
+
+/// Adds a memory a person wrote, judged by the same gate as extraction.
+#[utoipa::path(
+    post, path = "/v1/memories", tag = "memories",
+    request_body = AddMemoryRequest,
+    responses(
+        (status = 200, description = "The gate's verdict and the memory it concerns", body = AddMemoryOut),
+        (status = 400, description = "Bad kind, surface or id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 422, description = "Body of the wrong shape", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn add(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Json(req): Json<AddMemoryRequest>,
+) -> Result<Json<AddMemoryOut>, ApiError> {
+    let scope = super::scope(&tenant, req.agent_id.as_deref(), req.user_id.as_deref(), req.chat_id.as_deref())?;
+    let kind: Kind = req.kind.parse()?;
+    if kind == Kind::Policy {
+        return Err(ApiError::Invalid("policies are authored through /v1/policies, not as memories".into()));
+    }
+    let mut draft = Draft::new(kind, req.content, req.confidence.unwrap_or(1.0), req.salience.unwrap_or(0.8));
+    draft.key = req.key;
+    draft.value = req.value;
+    draft.surface = req.surface.as_deref().map(str::parse::<Surface>).transpose()?;
+    draft.due_at = req.due_at;
+    draft.expires_at = req.expires_at;
+    let pin = req.pinned.unwrap_or(false);
+    let (verdict, row) = crate::blocking(&state, move |memory| {
+        let verdict = memory.add(&scope, draft)?;
+        let row = match verdict.memory() {
+            Some(id) => {
+                if pin {
+                    memory.pin(&scope, id, true)?;
+                }
+                Some(memory.show(&scope, id)?.memory)
+            }
+            None => None,
+        };
+        Ok((verdict, row))
+    })
+    .await?;
+    Ok(Json(AddMemoryOut { verdict: VerdictOut::from(&verdict), memory: row.as_ref().map(MemoryOut::from) }))
+}
+
+async fn set_pinned(
+    state: AppState,
+    tenant: &mnemo::core::TenantId,
+    id: &str,
+    q: &ScopeQuery,
+    pinned: bool,
+) -> Result<Json<MemoryOut>, ApiError> {
+    let scope = super::scope(tenant, q.agent_id.as_deref(), q.user_id.as_deref(), q.chat_id.as_deref())?;
+    let id = memory_id(id)?;
+    let row = crate::blocking(&state, move |memory| {
+        memory.pin(&scope, id, pinned)?;
+        Ok(memory.show(&scope, id)?.memory)
+    })
+    .await?;
+    Ok(Json(MemoryOut::from(&row)))
+}
+
+/// Pins a memory: always in the block, exempt from lifecycle.
+#[utoipa::path(
+    post, path = "/v1/memories/{id}/pin", tag = "memories",
+    params(("id" = String, Path, description = "Memory id"), ScopeQuery),
+    responses(
+        (status = 200, description = "The memory, pinned", body = MemoryOut),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 404, description = "Not visible to this scope", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn pin(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    Query(q): Query<ScopeQuery>,
+) -> Result<Json<MemoryOut>, ApiError> {
+    set_pinned(state, &tenant, &id, &q, true).await
+}
+
+/// Unpins a memory.
+#[utoipa::path(
+    post, path = "/v1/memories/{id}/unpin", tag = "memories",
+    params(("id" = String, Path, description = "Memory id"), ScopeQuery),
+    responses(
+        (status = 200, description = "The memory, unpinned", body = MemoryOut),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 404, description = "Not visible to this scope", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn unpin(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    Query(q): Query<ScopeQuery>,
+) -> Result<Json<MemoryOut>, ApiError> {
+    set_pinned(state, &tenant, &id, &q, false).await
+}
+
+/// Deletes a memory at the user's request: it is archived (kept for audit, never recalled).
+/// Erasure of content is a separate operation.
+#[utoipa::path(
+    delete, path = "/v1/memories/{id}", tag = "memories",
+    params(("id" = String, Path, description = "Memory id"), ScopeQuery),
+    responses(
+        (status = 204, description = "Archived (or already was)"),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 404, description = "Not visible to this scope", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn delete(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    Query(q): Query<ScopeQuery>,
+) -> Result<StatusCode, ApiError> {
+    let scope = super::scope(&tenant, q.agent_id.as_deref(), q.user_id.as_deref(), q.chat_id.as_deref())?;
+    let id = memory_id(&id)?;
+    crate::blocking(&state, move |memory| Ok(memory.forget(&scope, id)?)).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

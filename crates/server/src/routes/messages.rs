@@ -1,0 +1,37 @@
+//! `POST /v1/messages`: append messages to a chat's trace and extract memories from them.
+
+use mnemo::core::{NewMessage, Role};
+
+use crate::AppState;
+use crate::auth::Tenant;
+use crate::dto::{IngestOut, MessagesRequest};
+use crate::error::{ApiError, ErrorBody, Json};
+use axum::extract::State;
+
+/// Appends messages and runs extraction through the gate; re-sending a message id is a no-op.
+#[utoipa::path(
+    post, path = "/v1/messages", tag = "messages",
+    request_body = MessagesRequest,
+    responses(
+        (status = 200, description = "What was appended and what the gate decided", body = IngestOut),
+        (status = 400, description = "Invalid ids, empty or oversized messages", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 413, description = "Body too large", body = ErrorBody),
+        (status = 422, description = "Body of the wrong shape", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ingest(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Json(req): Json<MessagesRequest>,
+) -> Result<Json<IngestOut>, ApiError> {
+    let scope = super::scope(&tenant, req.agent_id.as_deref(), Some(&req.user_id), Some(&req.chat_id))?;
+    let messages = req
+        .messages
+        .into_iter()
+        .map(|m| Ok(NewMessage { id: m.id, role: m.role.parse::<Role>()?, content: m.content, at: m.at }))
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let report = crate::blocking(&state, move |memory| Ok(memory.ingest(&scope, messages)?)).await?;
+    Ok(Json(IngestOut::from(&report)))
+}

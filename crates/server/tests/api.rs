@@ -1,0 +1,185 @@
+//! The happy path through every tenant route, and the shapes they answer with.
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::{call, dana_messages, fixture, request, send};
+
+fn written_ids(report: &Value) -> Vec<String> {
+    report["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|op| op["verdict"]["verdict"] == "written")
+        .map(|op| op["verdict"]["memory_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn messages_recall_context_list_get_pin_delete() {
+    let f = fixture();
+    let (status, report) = call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["appended"], 3);
+    assert_eq!(report["duplicates"], 0);
+    assert!(report["turn_id"].as_str().is_some(), "{report}");
+    let ids = written_ids(&report);
+    assert!(!ids.is_empty(), "the heuristic extractor wrote something: {report}");
+
+    // Re-sending is a no-op.
+    let (_, again) = call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
+    assert_eq!(again["appended"], 0);
+    assert_eq!(again["duplicates"], 3);
+
+    let (status, recall) =
+        call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "dana", "query": "where does Dana live?"})))
+            .await;
+    assert_eq!(status, StatusCode::OK, "{recall}");
+    assert!(recall["mode"].is_string());
+    let all: Vec<&Value> =
+        recall["exact"].as_array().unwrap().iter().chain(recall["items"].as_array().unwrap()).collect();
+    assert!(all.iter().any(|i| i["content"].as_str().unwrap().contains("Lisbon")), "{recall}");
+    for item in recall["items"].as_array().unwrap() {
+        for field in ["id", "kind", "content", "score", "score_parts", "tier", "surface", "provenance"] {
+            assert!(item.get(field).is_some(), "ranked item lacks {field}: {item}");
+        }
+    }
+
+    let (status, ctx) = call(
+        &f.app,
+        "POST",
+        "/v1/context",
+        &f.a,
+        Some(json!({"user_id": "dana", "chat_id": "c1", "message": "Any weekend ideas?", "budget_tokens": 400})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{ctx}");
+    assert!(ctx["text"].as_str().unwrap().contains("Lisbon"), "{ctx}");
+    assert_eq!(ctx["budget"], 400);
+    assert!(ctx["tokens"].as_u64().unwrap() <= 400);
+    assert!(!ctx["sections"].as_array().unwrap().is_empty());
+
+    // The context call left a trace, readable by turn id.
+    let turn = ctx["turn_id"].as_str().unwrap();
+    let (status, trace) = call(&f.app, "GET", &format!("/v1/traces/{turn}"), &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{trace}");
+    assert_eq!(trace["turn_id"], turn);
+    assert_eq!(trace["op"], "context");
+    assert!(trace["envelope"]["scope"].get("tenant").is_none(), "the wire stays tenant-free: {trace}");
+
+    let (status, list) = call(&f.app, "GET", "/v1/memories?user_id=dana&chat_id=c1", &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let listed: Vec<&str> = list["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    for id in &ids {
+        assert!(listed.contains(&id.as_str()), "{id} listed: {list}");
+    }
+    let (_, filtered) = call(&f.app, "GET", "/v1/memories?user_id=dana&chat_id=c1&text=lisbon", &f.a, None).await;
+    assert!(filtered["items"].as_array().unwrap().iter().all(|m| m["content"].as_str().unwrap().contains("Lisbon")));
+    let (_, paged) = call(&f.app, "GET", "/v1/memories?user_id=dana&chat_id=c1&limit=1", &f.a, None).await;
+    assert_eq!(paged["items"].as_array().unwrap().len(), 1);
+    if listed.len() > 1 {
+        assert_eq!(paged["next_offset"], 1);
+    }
+
+    let id = &ids[0];
+    let (status, detail) = call(&f.app, "GET", &format!("/v1/memories/{id}?user_id=dana&chat_id=c1"), &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+    assert_eq!(detail["memory"]["id"], id.as_str());
+    assert_eq!(detail["history"][0]["event"], "created");
+    assert!(!detail["sources"].as_array().unwrap().is_empty(), "provenance resolves to messages: {detail}");
+
+    let (status, pinned) =
+        call(&f.app, "POST", &format!("/v1/memories/{id}/pin?user_id=dana&chat_id=c1"), &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{pinned}");
+    assert_eq!(pinned["pinned"], true);
+    let (_, unpinned) =
+        call(&f.app, "POST", &format!("/v1/memories/{id}/unpin?user_id=dana&chat_id=c1"), &f.a, None).await;
+    assert_eq!(unpinned["pinned"], false);
+
+    let (status, _) = call(&f.app, "DELETE", &format!("/v1/memories/{id}?user_id=dana&chat_id=c1"), &f.a, None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (_, after) = call(&f.app, "GET", &format!("/v1/memories/{id}?user_id=dana&chat_id=c1"), &f.a, None).await;
+    assert_eq!(after["memory"]["status"], "archived");
+    let (_, active) = call(&f.app, "GET", "/v1/memories?user_id=dana&chat_id=c1&status=active", &f.a, None).await;
+    assert!(active["items"].as_array().unwrap().iter().all(|m| m["id"] != id.as_str()));
+}
+
+#[tokio::test]
+async fn add_goes_through_the_gate_and_can_pin() {
+    let f = fixture();
+    let body = json!({"user_id": "dana", "kind": "preference", "content": "Prefers metric units",
+                      "key": "units", "value": "metric", "pinned": true});
+    let (status, added) = call(&f.app, "POST", "/v1/memories", &f.a, Some(body.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{added}");
+    assert_eq!(added["verdict"]["verdict"], "written", "{added}");
+    assert_eq!(added["memory"]["pinned"], true);
+    assert_eq!(added["memory"]["provenance"]["extractor"], "api");
+
+    // The same again is a duplicate, not a second row.
+    let (_, again) = call(&f.app, "POST", "/v1/memories", &f.a, Some(body)).await;
+    assert_eq!(again["verdict"]["verdict"], "deduplicated", "{again}");
+
+    // Secrets never pass the gate.
+    let (_, secret) = call(
+        &f.app,
+        "POST",
+        "/v1/memories",
+        &f.a,
+        Some(json!({"user_id": "dana", "kind": "fact", "content": "Her card number is 4111 1111 1111 1111"})),
+    )
+    .await;
+    assert_eq!(secret["verdict"]["verdict"], "rejected", "{secret}");
+    assert!(secret.get("memory").is_none());
+
+    let (status, bad_kind) = call(
+        &f.app,
+        "POST",
+        "/v1/memories",
+        &f.a,
+        Some(json!({"user_id": "dana", "kind": "gossip", "content": "Something long enough"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad_kind}");
+    assert_eq!(bad_kind["code"], "invalid_request");
+}
+
+#[tokio::test]
+async fn policies_are_versioned() {
+    let f = fixture();
+    let p = |text: &str| json!({"key": "refunds", "text": text, "value": {"days": 30}});
+    let (status, v1) = call(&f.app, "POST", "/v1/policies", &f.a, Some(p("Refunds within 30 days."))).await;
+    assert_eq!(status, StatusCode::CREATED, "{v1}");
+    assert_eq!(v1["version"], 1);
+    let (_, v2) = call(&f.app, "POST", "/v1/policies", &f.a, Some(p("Refunds within 14 days."))).await;
+    assert_eq!(v2["version"], 2);
+    let (status, list) = call(&f.app, "GET", "/v1/policies", &f.a, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{list}");
+    assert!(items.iter().any(|p| p["version"] == 1 && p["effective_until"].is_string()), "{list}");
+
+    // Policies reach recall's path A.
+    let (_, recall) =
+        call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "dana", "query": "refund"}))).await;
+    assert_eq!(recall["policies"][0]["text"], "Refunds within 14 days.", "{recall}");
+}
+
+#[tokio::test]
+async fn health_metrics_and_openapi_need_no_key() {
+    let f = fixture();
+    let (status, health) = send(&f.app, request("GET", "/healthz", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["status"], "ok");
+
+    call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "dana", "query": "x"}))).await;
+    let (status, metrics) = send(&f.app, request("GET", "/metrics", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    let text = metrics.as_str().unwrap();
+    assert!(text.contains(r#"mnemo_http_requests_total{route="/v1/recall",method="POST",status="200"} 1"#), "{text}");
+    assert!(text.contains(r#"mnemo_http_request_duration_seconds_count{route="/v1/recall"} 1"#), "{text}");
+    assert!(!text.contains("dana"), "label values are route templates, never request data");
+
+    let (status, doc) = send(&f.app, request("GET", "/openapi.json", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(doc["openapi"], "3.1.0");
+}

@@ -1,0 +1,47 @@
+//! The committed OpenAPI document matches what the code generates.
+
+use std::path::PathBuf;
+
+#[test]
+fn openapi_document_matches_the_committed_copy() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("openapi.json");
+    let generated = mnemo_server::openapi::document_json();
+    if std::env::var_os("MNEMO_UPDATE_OPENAPI").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "crates/server/openapi.json is out of date with the code. Regenerate it with\n  \
+         cargo run -p mnemo-server --example dump-openapi > crates/server/openapi.json\n\
+         or MNEMO_UPDATE_OPENAPI=1 cargo nextest run -p mnemo-server openapi"
+    );
+}
+
+#[test]
+fn every_route_is_documented_with_the_error_shape() {
+    let doc: serde_json::Value = serde_json::from_str(&mnemo_server::openapi::document_json()).unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/v1/messages",
+        "/v1/recall",
+        "/v1/context",
+        "/v1/memories",
+        "/v1/memories/{id}",
+        "/v1/memories/{id}/pin",
+        "/v1/memories/{id}/unpin",
+        "/v1/policies",
+        "/v1/traces/{turn_id}",
+        "/v1/maintain",
+        "/v1/admin/keys",
+        "/v1/admin/keys/{prefix}",
+        "/healthz",
+        "/metrics",
+    ] {
+        assert!(paths.contains_key(p), "{p} is documented");
+    }
+    assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
+    assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
+}

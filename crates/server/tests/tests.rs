@@ -1,0 +1,10 @@
+//! The server's integration tests: one binary (one link step), router tests driven with
+//! `oneshot` and no sockets, plus one test over a real TCP socket.
+
+mod admin;
+mod api;
+mod common;
+mod errors;
+mod isolation;
+mod openapi;
+mod socket;
