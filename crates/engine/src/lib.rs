@@ -24,6 +24,7 @@ mod config;
 mod error;
 mod jobs;
 mod manage;
+mod privacy;
 mod read;
 mod write;
 
@@ -38,6 +39,7 @@ pub use mnemo_core as core;
 pub use mnemo_core::Scope;
 pub use mnemo_models as models;
 pub use mnemo_store as store;
+pub use privacy::ErasureReceipt;
 pub use read::{ContextResult, RecallResult};
 pub use write::{IngestReport, OpRecord};
 

@@ -354,7 +354,10 @@ impl Run<'_> {
                 }
             }
             Action::EraseUser => {
-                self.report.fail(n, key, "erase_user: erase_user is not supported by this build yet".to_string());
+                flush(&self.memory);
+                if let Err(e) = self.memory.erase_user(&step.scope) {
+                    self.report.fail(n, key, format!("erase_user: failed: {e}"));
+                }
             }
         }
     }
@@ -405,7 +408,8 @@ impl Run<'_> {
     }
 
     /// Replays every message step through extraction again, at its original time and scope;
-    /// each active memory that did not exist before is a duplicate.
+    /// each active memory that did not exist before is a duplicate. Messages a later erasure
+    /// removed are not replayed.
     fn duplicates(&mut self) {
         let before = match self.memories(&[StatusKind::Active]) {
             Ok(b) => b,
@@ -413,8 +417,18 @@ impl Run<'_> {
         };
         let mut seen: BTreeSet<MemoryId> = before.keys().copied().collect();
         let mut origin: BTreeMap<MemoryId, usize> = BTreeMap::new();
-        for step in &self.scenario.steps {
+        let steps = &self.scenario.steps;
+        for (i, step) in steps.iter().enumerate() {
             let Action::Message { user, assistant } = &step.action else { continue };
+            // A message a later `erase_user` removed no longer exists: it cannot be replayed.
+            let erased = steps[i + 1..].iter().any(|later| {
+                matches!(later.action, Action::EraseUser)
+                    && later.scope.tenant == step.scope.tenant
+                    && later.scope.user == step.scope.user
+            });
+            if erased {
+                continue;
+            }
             self.clock.set(step.at);
             let batch = self.messages(step, user, assistant.as_deref());
             if let Err(e) = self.memory.reextract(&step.scope, batch) {

@@ -17,4 +17,4 @@ pub use error::{Result, StoreError};
 #[cfg(feature = "postgres")]
 pub use postgres::{JobLock, PostgresStore};
 pub use sqlite::SqliteStore;
-pub use store::{Change, ChangeSet, Embedding, ListFilter, Store};
+pub use store::{Change, ChangeSet, DeletionEvent, Embedding, ListFilter, Store};

@@ -4,8 +4,10 @@ use chrono::{DateTime, Utc};
 use mnemo_core::trace::TraceEnvelope;
 use mnemo_core::{
     HistoryEntry, HistoryEvent, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, Status, StatusKind,
-    TenantId,
+    TenantId, UserId,
 };
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -76,6 +78,18 @@ pub struct ChangeSet {
     pub at: DateTime<Utc>,
     /// The changes, in order.
     pub changes: Vec<Change>,
+}
+
+/// The content-free record an erasure leaves behind: that it happened, when, and how much.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeletionEvent {
+    /// SHA-256 of tenant and user id: lets an operator confirm an erasure of a known user without
+    /// the store keeping the id itself.
+    pub subject: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Digest of the receipt (subject, time, counts), for the requester's records.
+    pub digest: String,
 }
 
 /// Filters for listing memories.
@@ -163,6 +177,14 @@ pub trait Store: Send + Sync {
 
     /// Applies a change set in one transaction.
     fn apply(&self, changes: &ChangeSet) -> Result<()>;
+
+    // ---- privacy ----------------------------------------------------------------------------
+
+    /// Erases everything of one user of a tenant, in one transaction: memories with their
+    /// vectors, lexical entries, links, history and sessions; messages; traces — across all
+    /// agents and chats. Keeps only a content-free deletion event. Backends then purge what the
+    /// files could still hold (free pages, logs). Returns rows deleted per table.
+    fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>>;
 
     // ---- policies ----------------------------------------------------------------------------
 

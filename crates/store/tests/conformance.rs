@@ -351,6 +351,37 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
     assert!(store.recently_surfaced(&scope("acme", Some("dana"), Some("c2")), 2).unwrap().is_empty());
 }
 
+pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
+    let dana_c1 = scope("acme", Some("dana"), Some("c1"));
+    let dana = scope("acme", Some("dana"), None);
+    let eve = scope("acme", Some("eve"), None);
+    let other_dana = scope("evil", Some("dana"), None);
+    let a = memory(&dana, Kind::Profile, "Dana keeps bees");
+    let b = memory(&dana, Kind::Profile, "Dana lives in Lisbon");
+    let e = memory(&eve, Kind::Profile, "Eve keeps bees");
+    let o = memory(&other_dana, Kind::Profile, "Other tenant's Dana keeps bees");
+    for m in [&a, &b, &e, &o] {
+        insert(store, m, Some(axis(0, 1, 0.0)));
+    }
+    let link = Change::Link(Link { from: b.id, to: a.id, kind: LinkKind::Elaborates, at: t0() });
+    store.apply(&ChangeSet { tenant: dana.tenant.clone(), at: t0(), changes: vec![link] }).unwrap();
+    store.append_messages(&[msg(&dana_c1, "m1", "I keep bees", t0())]).unwrap();
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let counts = store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
+    assert_eq!(counts["memories"], 2);
+    assert_eq!(counts["messages"], 1);
+    assert_eq!(counts["links"], 1);
+    assert!(store.list(&dana, &ListFilter::default()).unwrap().is_empty());
+    assert!(store.history(&dana.tenant, a.id).unwrap().is_empty());
+    assert!(store.recent_messages(&dana_c1, 10).unwrap().is_empty());
+    assert!(store.lexical(&dana, &["bees".into()], 10).unwrap().is_empty());
+    assert!(store.vector(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    // Everyone else is untouched.
+    assert_eq!(store.list(&eve, &ListFilter::default()).unwrap().len(), 1);
+    assert_eq!(store.list(&other_dana, &ListFilter::default()).unwrap().len(), 1);
+    assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+}
+
 /// Generates one `#[test]` per (backend, check).
 macro_rules! backends {
     ($($backend:ident => $open:expr;)+) => {
@@ -368,6 +399,7 @@ macro_rules! backends {
                     exact_candidates_are_pinned_exact_kinds_and_due_loops,
                     policies_are_versioned,
                     traces_round_trip_and_feed_the_over_reference_guard,
+                    erasure_removes_one_user_and_nothing_else,
                 );
             }
         )+

@@ -32,13 +32,15 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
-use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId};
+use mnemo_core::{
+    HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId, UserId,
+};
 use postgres::{Client, Config};
 
 use self::pool::{Params, Pool, Tx, pg};
 use self::rows::{MEMORY_COLUMNS, VISIBLE, get, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
-use crate::store::{ChangeSet, ListFilter, Store};
+use crate::store::{ChangeSet, DeletionEvent, ListFilter, Store};
 
 /// Connections one store handle opens at most; callers beyond that wait for a free one.
 const MAX_CONNECTIONS: usize = 16;
@@ -578,6 +580,52 @@ impl Store for PostgresStore {
         self.write("apply", changes.tenant.as_str(), |tx| apply::apply(tx, changes, &known, &mut registered))?;
         self.models.lock().expect("models lock").extend(registered);
         Ok(())
+    }
+
+    fn erase_user(
+        &self,
+        tenant: &TenantId,
+        user: &UserId,
+        event: &DeletionEvent,
+    ) -> Result<std::collections::BTreeMap<String, u64>> {
+        let (t, u) = (tenant.as_str(), user.as_str());
+        self.write("erase user", t, |tx| {
+            let mut counts = std::collections::BTreeMap::new();
+            let ids = "SELECT id FROM memories WHERE tenant = $1 AND user_id = $2";
+            counts.insert(
+                "links".to_string(),
+                tx.execute(
+                    &format!("DELETE FROM links WHERE tenant = $1 AND (from_id IN ({ids}) OR to_id IN ({ids}))"),
+                    &[&t, &u],
+                )?,
+            );
+            counts.insert(
+                "history".to_string(),
+                tx.execute(&format!("DELETE FROM history WHERE tenant = $1 AND memory_id IN ({ids})"), &[&t, &u])?,
+            );
+            counts.insert(
+                "memory_sessions".to_string(),
+                tx.execute(
+                    &format!("DELETE FROM memory_sessions WHERE tenant = $1 AND memory_id IN ({ids})"),
+                    &[&t, &u],
+                )?,
+            );
+            // Vectors and the lexical projection live in the memory rows themselves.
+            for table in ["memories", "messages", "traces"] {
+                counts.insert(
+                    table.to_string(),
+                    tx.execute(&format!("DELETE FROM {table} WHERE tenant = $1 AND user_id = $2"), &[&t, &u])?,
+                );
+            }
+            // Its partitions go too: a user id can itself be personal data (an e-mail address).
+            tx.execute("DELETE FROM partitions WHERE tenant = $1 AND user_id = $2", &[&t, &u])?;
+            let counts_json = serde_json::to_string(&counts).expect("counts serialise");
+            tx.execute(
+                "INSERT INTO deletions (tenant, subject, at, counts, digest) VALUES ($1, $2, $3, $4, $5)",
+                &[&t, &event.subject, &ms(event.at), &counts_json, &event.digest],
+            )?;
+            Ok(counts)
+        })
     }
 
     fn put_policy(&self, p: &Policy) -> Result<Policy> {

@@ -182,6 +182,16 @@ CREATE TABLE traces (
 );
 CREATE INDEX traces_by_chat ON traces (tenant, user_id, chat, op, at);
 
+-- What an erasure leaves behind: no user id, no content (see `DeletionEvent`).
+CREATE TABLE deletions (
+    seq     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant  text NOT NULL,
+    subject text NOT NULL,
+    at      bigint NOT NULL,
+    counts  text NOT NULL,
+    digest  text NOT NULL
+);
+
 -- One row per ownership partition; the version moves on every change that can alter which
 -- rows of the partition are recallable, so caches of other processes know to reload.
 CREATE TABLE partitions (
@@ -201,7 +211,7 @@ DO $rls$
 DECLARE t text;
 BEGIN
     FOREACH t IN ARRAY ARRAY['messages', 'memories', 'links', 'history', 'memory_sessions', 'policies',
-                             'traces', 'partitions'] LOOP
+                             'traces', 'partitions', 'deletions'] LOOP
         EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
         EXECUTE format('CREATE POLICY tenant_isolation ON %I TO mnemo_app '

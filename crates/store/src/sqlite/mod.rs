@@ -11,13 +11,16 @@ use std::sync::Mutex;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
-use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId};
+use mnemo_core::{
+    HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId, UserId,
+};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
+use std::collections::BTreeMap;
 
 use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt, visible_partition_tokens};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
-use crate::store::{ChangeSet, ListFilter, Store};
+use crate::store::{ChangeSet, DeletionEvent, ListFilter, Store};
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
 const READERS: usize = 4;
@@ -43,6 +46,9 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     // power cut, which is the promise we make.
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "cache_size", -16_000)?;
+    // Deleted content is overwritten with zeros, so an erased user's bytes do not linger in
+    // free pages between an erasure and the VACUUM that follows it.
+    conn.pragma_update(None, "secure_delete", true)?;
     Ok(())
 }
 
@@ -394,6 +400,57 @@ impl Store for SqliteStore {
             return Ok(());
         }
         self.write("apply", |tx| apply::apply(tx, changes))
+    }
+
+    fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>> {
+        let (t, u) = (tenant.as_str(), user.as_str());
+        let counts = self.write("erase user", |tx| {
+            let exec = |sql: &str, p: &[&dyn rusqlite::ToSql]| {
+                tx.execute(sql, p).map(|n| n as u64).map_err(StoreError::sql("erase user"))
+            };
+            // The user's memories, by rowid, for the side tables keyed by it.
+            tx.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS erasing (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL); \
+                 DELETE FROM erasing;",
+            )
+            .map_err(StoreError::sql("erase user"))?;
+            exec("INSERT INTO erasing (rowid, id) SELECT rowid, id FROM memories WHERE tenant = ?1 AND user_id = ?2", &[&t, &u])?;
+            let by_rowid = |table: &str, col: &str| format!("DELETE FROM {table} WHERE {col} IN (SELECT rowid FROM erasing)");
+            let mut counts = BTreeMap::new();
+            counts.insert("lexical_index".into(), exec(&by_rowid("memory_fts", "rowid"), &[])?);
+            counts.insert("embeddings".into(), exec(&by_rowid("embeddings", "memory_rowid"), &[])?);
+            counts.insert("memory_sessions".into(), exec(&by_rowid("memory_sessions", "memory_rowid"), &[])?);
+            counts.insert(
+                "links".into(),
+                exec(
+                    "DELETE FROM links WHERE tenant = ?1 AND (from_id IN (SELECT id FROM erasing) OR to_id IN (SELECT id FROM erasing))",
+                    &[&t],
+                )?,
+            );
+            counts.insert("history".into(), exec("DELETE FROM history WHERE tenant = ?1 AND memory_id IN (SELECT id FROM erasing)", &[&t])?);
+            for table in ["memories", "messages", "traces"] {
+                counts.insert(table.into(), exec(&format!("DELETE FROM {table} WHERE tenant = ?1 AND user_id = ?2"), &[&t, &u])?);
+            }
+            // Its partitions go too: a user id can itself be personal data (an e-mail address).
+            exec("DELETE FROM partitions WHERE tenant = ?1 AND user_id = ?2", &[&t, &u])?;
+            tx.execute_batch("DELETE FROM erasing;").map_err(StoreError::sql("erase user"))?;
+            tx.execute(
+                "INSERT INTO deletions (tenant, subject, at, counts, digest) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![t, event.subject, ms(event.at), serde_json::to_string(&counts).expect("counts"), event.digest],
+            )
+            .map_err(StoreError::sql("erase user"))?;
+            Ok(counts)
+        })?;
+        self.vectors.forget_user(t, u);
+        // Purge what the files could still hold: merge the lexical index's segments (dropping
+        // deleted tokens), rewrite the database without free pages, and empty the WAL.
+        let conn = self.writer.lock().expect("writer lock");
+        conn.execute_batch(
+            "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
+             PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
+        )
+        .map_err(StoreError::sql("purge after erasure"))?;
+        Ok(counts)
     }
 
     fn put_policy(&self, p: &Policy) -> Result<Policy> {

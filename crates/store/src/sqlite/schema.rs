@@ -129,6 +129,16 @@ CREATE TABLE traces (
 );
 CREATE INDEX traces_by_chat ON traces (tenant, user_id, chat, op, at);
 
+-- What an erasure leaves behind: no user id, no content (see `DeletionEvent`).
+CREATE TABLE deletions (
+    rowid   INTEGER PRIMARY KEY,
+    tenant  TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    at      INTEGER NOT NULL,
+    counts  TEXT NOT NULL,
+    digest  TEXT NOT NULL
+);
+
 -- One row per ownership partition; the version moves on every change that can alter which
 -- rows of the partition are recallable, so caches of other processes know to reload.
 CREATE TABLE partitions (

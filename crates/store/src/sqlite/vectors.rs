@@ -99,6 +99,12 @@ impl VectorCache {
         Ok(out)
     }
 
+    /// Drops every cached partition of one user of a tenant (after an erasure: the bytes should
+    /// not outlive the rows even in memory).
+    pub(crate) fn forget_user(&self, tenant: &str, user: &str) {
+        self.parts.lock().expect("vector cache lock").retain(|k, _| !(k.0 == tenant && k.2 == user));
+    }
+
     /// Top `limit` by cosine (vectors are normalised, so dot = cosine).
     pub(crate) fn search(
         &self,

@@ -1,0 +1,63 @@
+//! Erasure: no byte of the user's content remains in any file under the data directory.
+
+use std::path::Path;
+
+use mnemo::core::NewMessage;
+use mnemo::store::ListFilter;
+
+use crate::common::{chat, hashed, t0};
+
+/// Every file under `dir`, lower-cased bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            out.push((p.display().to_string(), std::fs::read(&p).unwrap().to_ascii_lowercase()));
+        }
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn erasure_leaves_no_byte_of_the_users_content_in_any_file() {
+    let f = hashed();
+    let dana = chat("dana.quixo@example.org", "c1");
+    let eve = chat("eve", "c1");
+    // Distinctive words, so a hit anywhere in the files can only be this user's content.
+    f.say(&dana, &["My name is Quixotrelle.", "I live in Zanzibarville.", "I have a dog named Wobblewort."]);
+    f.say(&eve, &["I live in Porto."]);
+    f.memory.recall(&dana, "where does Quixotrelle live, Zanzibarville?", None).unwrap();
+    f.memory.context(&dana, "walks with Wobblewort", None).unwrap();
+    let dir = f.memory.config().data_dir.clone();
+    let marks = ["quixotrel", "zanzibar", "wobblewort"];
+    assert!(
+        files(&dir).iter().any(|(_, b)| marks.iter().any(|m| contains(b, m))),
+        "the test must see the content first"
+    );
+
+    let receipt = f.memory.erase_user(&dana).unwrap();
+    assert_eq!(receipt.counts["memories"], 3);
+    assert_eq!(receipt.counts["messages"], 3);
+    assert!(receipt.counts["traces"] >= 3, "{:?}", receipt.counts);
+    assert_eq!(receipt.digest.len(), 64);
+
+    for (name, bytes) in files(&dir) {
+        for m in marks {
+            assert!(!contains(&bytes, m), "{m:?} still in {name} after erasure");
+        }
+        assert!(!contains(&bytes, "dana.quixo@example.org"), "the user id is still in {name}");
+    }
+    assert!(f.memory.list(&dana, &ListFilter::default()).unwrap().is_empty());
+    assert!(f.memory.recall(&dana, "Zanzibarville", None).unwrap().items.is_empty());
+    // Eve is untouched, and the user can start over.
+    assert_eq!(f.active_contents(&eve), vec!["User lives in Porto"]);
+    f.memory.ingest(&dana, vec![NewMessage::user("I live in Lisbon.", t0())]).unwrap();
+    assert_eq!(f.active_contents(&dana), vec!["User lives in Lisbon"]);
+}
