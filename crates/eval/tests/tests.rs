@@ -328,17 +328,20 @@ pinned = ["Biscuit"]
 
 [[step]]
 erase_user = true
+
+[[step]]
+expect_no_memory = "Biscuit"
 "#;
     let report = run(&[("manage.toml", text)]);
     let s = &report.scenarios[0];
     let out = report.to_text();
-    assert_eq!(s.memory_checks.passed, 2, "{out}");
+    assert_eq!(s.memory_checks.passed, 3, "{out}");
     assert_eq!(s.context_checks.passed, 1, "{out}");
     let at = |n: usize| s.failures.iter().find(|f| f.step == Some(n)).map(|f| f.message.clone());
     assert!(at(6).is_none_or(|m| m.contains("ambiguous") || m.contains("no active memory")), "{out}");
     assert!(at(7).unwrap().contains("pin \"Tokyo\": no active memory contains it"), "{out}");
     assert!(at(8).is_none(), "{out}");
-    assert_eq!(at(10).unwrap(), "erase_user: erase_user is not supported by this build yet");
+    assert!(at(10).is_none() && at(11).is_none(), "erasure runs and leaves nothing: {out}");
     assert!(!s.passed);
 }
 
@@ -474,4 +477,18 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
     let own = scope("acme", Some("dana"), Some("c1"));
     let empty = ContextBlock { sections: vec![block.sections[0].clone(), block.sections[1].clone()], ..block };
     assert!(context_leaks(&own, &empty, &owners, &home).is_empty());
+}
+
+/// The repository's own scenario suite, through the real local model (the default embedder),
+/// exactly as `mnemo eval scenarios scenarios/` runs it. CI fetches the model first.
+#[test]
+fn the_repository_scenarios_all_pass_with_the_real_model() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut c = Config::default();
+    c.embedder.kind = EmbedderKind::Local;
+    let report =
+        run_dir(&dir, &c).unwrap_or_else(|e| panic!("{e}\n(run scripts/fetch-model.sh if the model is missing)"));
+    assert!(report.scenarios.len() >= 24, "only {} scenarios", report.scenarios.len());
+    assert!(report.success(), "{}", report.to_text());
+    assert_eq!((report.duplicates, report.leaks), (0, 0));
 }
