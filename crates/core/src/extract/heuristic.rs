@@ -1,200 +1,308 @@
-//! The heuristic extractor: rules over first-person statements, no model, microseconds a message.
+//! The heuristic extractor: rule families over first-person sentences, no model, microseconds
+//! a message.
 //!
-//! Each rule is a regular expression over one sentence and a builder that turns its captures
-//! into a draft. Rules are ordered; the first that claims a sentence span wins it.
+//! Per user message: normalise (apostrophes, "im", "dont"; code blocks and quotes dropped), split
+//! into sentences, work out once what each sentence is (a question? hypothetical? hedged? a
+//! correction?), split it into clauses where a conjunction opens a new subject ("... and I work
+//! as a nurse"), then try every rule family in priority order on each clause. A rule's match
+//! claims its words; later rules cannot read the same words again, so "I prefer detailed answers"
+//! is an answer length and not also a generic preference. Finally the sentence's findings are turned into
+//! ops: corrections become updates, "no longer" statements forget only when nothing replaces
+//! them, hedged statements lose confidence, and anything resembling a secret is dropped.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use regex::{Captures, Regex};
+use regex::Regex;
 
-use super::{Extractor, sentences};
-use crate::kind::{Kind, Surface};
+use super::rule::{Found, Mode, Rule, Sentence};
+use super::{Extractor, boundary, correction, fact, forget, identity, lore, mood, plan, preference, resolution};
+use super::{lex, sentences, style, tool};
 use crate::message::{Message, Role};
-use crate::op::{Action, Draft, ProposedOp, Target};
-use crate::text::tidy;
+use crate::op::{Action, ProposedOp, Target};
 
 /// Rule-based extractor: the offline default.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct HeuristicExtractor;
 
-struct Rule {
-    re: Regex,
-    build: fn(&Captures<'_>) -> Option<Draft>,
-}
-
-/// Trims a captured phrase at the first clause break so "hiking, but only in summer" keeps "hiking".
-fn phrase(s: &str) -> Option<String> {
-    let cut = s.find([',', '.', ';', '!', '?', '(', ')']).map_or(s, |i| &s[..i]);
-    let cut = [" but ", " because ", " so ", " and i ", " and my ", " though", " anymore", " now", " these days"]
-        .iter()
-        .fold(cut, |acc, sep| acc.to_lowercase().find(sep).map_or(acc, |i| &acc[..i]));
-    let t = third_person(&tidy(cut.trim_end_matches(|c: char| !c.is_alphanumeric())));
-    (t.chars().count() >= 2).then_some(t)
-}
-
-/// Rewrites first-person words so stored content reads about the user, not as the user.
-fn third_person(s: &str) -> String {
-    s.split(' ')
-        .map(|w| match w.to_lowercase().as_str() {
-            "my" => "their".to_string(),
-            "mine" => "theirs".to_string(),
-            "me" => "them".to_string(),
-            "myself" => "themselves".to_string(),
-            "i" => "they".to_string(),
-            "i'm" => "they're".to_string(),
-            _ => w.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn cap<'a>(c: &'a Captures<'_>, name: &str) -> Option<&'a str> {
-    c.name(name).map(|m| m.as_str())
-}
-
-fn title(word: &str) -> String {
-    let mut cs = word.chars();
-    cs.next().map(|f| f.to_uppercase().chain(cs).collect()).unwrap_or_default()
-}
-
+/// Every rule, in priority order: requests the user makes of the assistant first (forget,
+/// boundaries, reminders, reply style), then statements from the most to the least specific.
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let r = |p: &str| Regex::new(&format!("(?i){p}")).expect("extractor rule");
-        vec![
-            Rule {
-                re: r(r"\b(?:my name is|my name's|call me|i go by)\s+(?P<x>[A-Za-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)?)"),
-                build: |c| {
-                    let name = title(cap(c, "x")?);
-                    Some(Draft::new(Kind::Profile, format!("User's name is {name}"), 0.9, 0.9).keyed("name", name))
-                },
-            },
-            Rule {
-                re: r(r"\bmy (?P<rel>wife|husband|partner|boyfriend|girlfriend|son|daughter|mom|mother|dad|father|sister|brother|grandma|grandmother|grandpa|grandfather|best friend|dog|cat|puppy|kitten|rabbit|parrot|horse)(?:'s name is| is called| is named| named| called)\s+(?P<x>[A-Za-z][\w'-]*)"),
-                build: |c| {
-                    let rel = cap(c, "rel")?.to_lowercase();
-                    let name = title(cap(c, "x")?);
-                    Some(
-                        Draft::new(Kind::Profile, format!("User's {rel} is named {name}"), 0.85, 0.8)
-                            .keyed(format!("family:{rel}"), name),
-                    )
-                },
-            },
-            Rule {
-                re: r(r"\bi (?:have|got|adopted) (?:a|an|two|three|\d+) (?:dogs?|cats?|puppy|puppies|kittens?|rabbits?|parrots?|horses?|kids|children|sons?|daughters?)(?: (?:named|called) [A-Za-z][\w'-]*(?: and [A-Za-z][\w'-]*)?)?"),
-                build: |c| {
-                    let whole = tidy(c.get(0)?.as_str());
-                    let (_, rest) = whole.split_once(' ')?;
-                    let (verb, object) = rest.split_once(' ')?;
-                    let verb = if verb.eq_ignore_ascii_case("have") { "has" } else { verb };
-                    Some(Draft::new(Kind::Profile, format!("User {verb} {object}"), 0.85, 0.75))
-                },
-            },
-            Rule {
-                re: r(r"\bi(?:'m| am) (?:now )?(?:a|an) (?P<x>(?:[\w-]+ ){0,3}?(?:engineer|developer|programmer|designer|teacher|nurse|doctor|manager|student|writer|lawyer|accountant|scientist|researcher|consultant|analyst|architect|artist|chef|cook|photographer|founder|ceo|cto|product manager|pm|musician|pilot|therapist|dentist|pharmacist|journalist|editor|marketer|salesperson|recruiter|farmer|mechanic|electrician|plumber|carpenter|firefighter|police officer|paramedic|professor|lecturer|librarian|freelancer|entrepreneur|intern)\b(?: (?:at|for|in) [^,.;!?]+)?)"),
-                build: |c| {
-                    let job = phrase(cap(c, "x")?)?;
-                    Some(Draft::new(Kind::Profile, format!("User is a {job}"), 0.85, 0.8).keyed("job", job))
-                },
-            },
-            Rule {
-                re: r(r"\bi (?:now )?work (?P<prep>as|at|for|in) (?P<x>[^,.;!?]+)"),
-                build: |c| {
-                    let prep = cap(c, "prep")?.to_lowercase();
-                    let what = phrase(cap(c, "x")?)?;
-                    let key = if prep == "at" || prep == "for" { "employer" } else { "job" };
-                    Some(Draft::new(Kind::Profile, format!("User works {prep} {what}"), 0.85, 0.8).keyed(key, what))
-                },
-            },
-            Rule {
-                re: r(r"\bi (?:now )?(?:live|reside|moved) (?:in|to) (?P<x>[^,.;!?]+)"),
-                build: |c| {
-                    let place = phrase(cap(c, "x")?)?;
-                    Some(Draft::new(Kind::Profile, format!("User lives in {place}"), 0.85, 0.8).keyed("home", place))
-                },
-            },
-            Rule {
-                re: r(r"\b(?:never|don't|do not|please don't|please do not) (?:mention|bring up|talk about|ask about|ask me about|raise)\s+(?P<x>[^.;!?]+)"),
-                build: |c| {
-                    let topic = phrase(cap(c, "x")?)?;
-                    Some(
-                        Draft::new(Kind::Protocol, format!("Do not bring up {topic} unless the user does"), 0.9, 0.9)
-                            .surfaced(Surface::Avoid),
-                    )
-                },
-            },
-            Rule {
-                re: r(r"\b(?P<x>[^,.;!?]+?) (?:is|are) off[- ]limits\b"),
-                build: |c| {
-                    let topic = phrase(cap(c, "x")?)?;
-                    Some(
-                        Draft::new(Kind::Protocol, format!("Do not bring up {topic} unless the user does"), 0.9, 0.9)
-                            .surfaced(Surface::Avoid),
-                    )
-                },
-            },
-            Rule {
-                re: r(r"\b(?:keep|make) (?:your |the )?(?:answers|responses|replies|messages) (?P<x>short|brief|concise|long|detailed|longer|shorter)"),
-                build: |c| answer_length(cap(c, "x")?),
-            },
-            Rule {
-                re: r(r"\bi (?:prefer|like|want) (?P<x>short|brief|concise|long|detailed|longer|shorter|in-depth) (?:answers|responses|replies|explanations)"),
-                build: |c| answer_length(cap(c, "x")?),
-            },
-            Rule {
-                re: r(r"\b(?:please )?(?:answer|reply|respond|talk to me) in (?P<x>english|spanish|french|german|italian|portuguese|dutch|japanese|chinese|korean|russian|polish|turkish|arabic|hindi)\b"),
-                build: |c| {
-                    let lang = title(cap(c, "x")?);
-                    Some(
-                        Draft::new(Kind::Preference, format!("User wants replies in {lang}"), 0.85, 0.7)
-                            .keyed("language", lang),
-                    )
-                },
-            },
-            Rule {
-                re: r(r"\bi (?:really |absolutely |do )?(?P<v>love|like|enjoy|adore|prefer)\s+(?P<x>[^,.;!?]+)"),
-                build: |c| {
-                    let what = phrase(cap(c, "x")?)?;
-                    let verb = match cap(c, "v")?.to_lowercase().as_str() {
-                        "prefer" => "prefers",
-                        "love" | "adore" => "loves",
-                        "enjoy" => "enjoys",
-                        _ => "likes",
-                    };
-                    Some(Draft::new(Kind::Preference, format!("User {verb} {what}"), 0.75, 0.6))
-                },
-            },
-            Rule {
-                re: r(r"\bi (?:really )?(?:hate|dislike|can't stand|cannot stand|don't like|do not like|am not a fan of|'m not a fan of)\s+(?P<x>[^,.;!?]+)"),
-                build: |c| {
-                    let what = phrase(cap(c, "x")?)?;
-                    Some(Draft::new(Kind::Preference, format!("User dislikes {what}"), 0.75, 0.6))
-                },
-            },
-        ]
+        let families: [fn() -> Vec<Rule>; 12] = [
+            forget::rules,
+            boundary::rules,
+            plan::rules,
+            style::rules,
+            tool::rules,
+            fact::rules,
+            lore::rules,
+            identity::rules,
+            mood::rules,
+            resolution::rules,
+            preference::rules,
+            correction::rules,
+        ];
+        families.iter().flat_map(|f| f()).collect()
     })
 }
 
-fn answer_length(word: &str) -> Option<Draft> {
-    let short = matches!(word.to_lowercase().as_str(), "short" | "brief" | "concise" | "shorter");
-    let (value, content) = if short {
-        ("short", "User prefers short, concise answers")
-    } else {
-        ("long", "User prefers detailed, in-depth answers")
-    };
-    Some(Draft::new(Kind::Preference, content, 0.85, 0.7).keyed("answer_length", value).surfaced(Surface::Adapt))
+/// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant".
+fn normalise(text: &str) -> Cow<'_, str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre)\b")
+            .expect("contraction regex")
+    });
+    let mut s: Cow<'_, str> = Cow::Borrowed(text);
+    if s.contains("tl;dr") || s.contains("TL;DR") {
+        s = Cow::Owned(s.replace("tl;dr", "tldr").replace("TL;DR", "TLDR"));
+    }
+    if s.contains(['\u{2019}', '\u{2018}', '\u{201c}', '\u{201d}']) {
+        s = Cow::Owned(s.replace(['\u{2019}', '\u{2018}'], "'").replace(['\u{201c}', '\u{201d}'], "\""));
+    }
+    if s.contains("```") {
+        // Pasted code says nothing about the user.
+        let mut out = String::with_capacity(s.len());
+        for (i, part) in s.split("```").enumerate() {
+            if i % 2 == 0 {
+                out.push_str(part);
+                out.push('\n');
+            }
+        }
+        s = Cow::Owned(out);
+    }
+    if s.lines().any(|l| l.trim_start().starts_with('>')) {
+        s = Cow::Owned(s.lines().filter(|l| !l.trim_start().starts_with('>')).collect::<Vec<_>>().join("\n"));
+    }
+    if re.is_match(&s) {
+        let replaced = re.replace_all(&s, |c: &regex::Captures<'_>| {
+            let w = &c[0];
+            let lower = w.to_lowercase();
+            let fixed = match lower.as_str() {
+                "im" => "i'm",
+                "ive" => "i've",
+                "dont" => "don't",
+                "cant" => "can't",
+                "wont" => "won't",
+                "didnt" => "didn't",
+                "doesnt" => "doesn't",
+                "isnt" => "isn't",
+                "havent" => "haven't",
+                "hasnt" => "hasn't",
+                "wasnt" => "wasn't",
+                "couldnt" => "couldn't",
+                "shouldnt" => "shouldn't",
+                "wouldnt" => "wouldn't",
+                "arent" => "aren't",
+                "youre" => "you're",
+                "thats" => "that's",
+                "whats" => "what's",
+                "theyre" => "they're",
+                _ => return w.to_string(),
+            };
+            if w.starts_with(char::is_uppercase) { lex::title(fixed) } else { fixed.to_string() }
+        });
+        s = Cow::Owned(replaced.into_owned());
+    }
+    s
 }
 
-/// Whether a sentence corrects something said before ("actually", "not X anymore", "switched to").
-fn is_correction(sentence: &str) -> bool {
+fn question_start() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)^\s*(?:actually|correction|no,|wait,)|\b(?:not .+ anymore|no longer|switched to|these days|now)\b",
+            r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|quick\s+question|question)[,:]?\s+)*(?:what|what's|whats|who|who's|where|where's|when|why|how|how's|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|should|shall|have|has|had|may|might|any|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't|right|no|yeah|ok|okay|correct|huh|eh|remember|know)\b",
         )
-        .expect("correction regex")
+        .expect("question regex")
     })
-    .is_match(sentence)
+}
+
+fn wh_start() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose)\b")
+            .expect("wh regex")
+    })
+}
+
+/// Where the statement part of a sentence ends: 0 for a question, the start of a trailing
+/// question clause ("I live in Lisbon, any tips?"), the end otherwise.
+fn statement_end(text: &str) -> usize {
+    if wh_start().is_match(text) {
+        return 0;
+    }
+    if !text.trim_end().ends_with('?') {
+        return text.len();
+    }
+    if question_start().is_match(text) {
+        return 0;
+    }
+    // The last clause that opens like a question is the question; what precedes it stands.
+    let mut end = 0;
+    for (i, _) in text.match_indices([',', ';', ':', '-']) {
+        let rest = text[i + 1..].trim_start();
+        let rest = ["and ", "but ", "so "].iter().fold(rest, |acc, p| acc.strip_prefix(p).unwrap_or(acc));
+        if question_start().is_match(rest) || rest.to_ascii_lowercase().starts_with("you ") {
+            end = i;
+        }
+    }
+    for sep in [" and ", " but ", " so "] {
+        if let Some(i) = text.to_ascii_lowercase().rfind(sep) {
+            if question_start().is_match(&text[i + sep.len()..]) && i > end {
+                end = i;
+            }
+        }
+    }
+    end
+}
+
+fn blocked_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(?:if\s+(?:i|we|my)|what\s+if|suppose|supposing|imagine|pretend|hypothetically|in\s+a\s+world\s+where|i\s+wish|wish\s+i|i\s+would\s+be|i'd\s+be|let's\s+say|assuming|(?:he|she|they|people|everyone|someone|mom|dad|my\s+\w+)\s+(?:said|says|thinks|thought|told\s+me|claims|believes|assumes|insists)\s+(?:that\s+)?i\b|i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b|(?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)|not\s+sure\s+(?:if|whether)|never\s+said|didn't\s+say|just\s+kidding|jk|joking|in\s+my\s+dreams|pretending|role-?play|in\s+the\s+story|my\s+character)\b",
+        )
+        .expect("blocked regex")
+    })
+}
+
+fn hedge_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(?:i\s+think|i\s+guess|i\s+suppose|maybe|probably|perhaps|might|not\s+sure|i\s+believe|possibly|i\s+may|could\s+be|i\s+reckon|kinda\s+thinking|thinking\s+about|considering|not\s+certain)\b",
+        )
+        .expect("hedge regex")
+    })
+}
+
+/// Splits a sentence where a conjunction opens a clause with its own subject ("I live in Lisbon
+/// and I work as a nurse"), so each clause's rule reads only its own words. Returns byte ranges.
+fn clauses(text: &str) -> Vec<(usize, usize)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i),?\s+(?:and|but|so|because|cause|though|although|while|whereas|plus)\s+(?:also\s+|then\s+|now\s+)?(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|he|she|they|he's|she's|they're)\b")
+            .expect("clause regex")
+    });
+    let mut out = Vec::new();
+    let mut start = 0;
+    for m in re.find_iter(text) {
+        out.push((start, m.start()));
+        // The next clause starts at its subject.
+        let subj = m.as_str().rfind(char::is_whitespace).map_or(m.start(), |i| m.start() + i + 1);
+        start = subj;
+    }
+    out.push((start, text.len()));
+    out
+}
+
+/// What a key's slot is about, for a textual target ("pet:dog:biscuit" → "dog").
+fn slot_word(key: &str) -> &str {
+    key.split(':').nth(1).unwrap_or(key)
+}
+
+/// Runs every rule over one sentence and returns what they found, each with its rule's mode.
+fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
+    let text = s.text;
+    let mut claimed: Vec<(usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for rule in rules() {
+        match rule.mode {
+            Mode::Statement if s.blocked || s.statement_end == 0 => continue,
+            Mode::Plan if s.statement_end == 0 => continue,
+            _ => {}
+        }
+        if !rule.triggered(&s.lower) {
+            continue;
+        }
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(c) = rule.re.captures_at(text, pos) else { break };
+            let m = c.get(0).expect("whole match");
+            let retry = m.start() + text[m.start()..].chars().next().map_or(1, char::len_utf8);
+            // A rule owns the words up to its last capture; a trailing terminator ("... but")
+            // stays free for the next clause's rule.
+            let end = c.iter().skip(1).flatten().map(|g| g.end()).max().unwrap_or(m.end()).max(m.start() + 1);
+            let in_statement = rule.mode == Mode::Request || end <= s.statement_end + 1;
+            if !in_statement || claimed.iter().any(|&(a, b)| m.start() < b && a < end) {
+                pos = retry;
+                continue;
+            }
+            let found = (rule.build)(&c, s);
+            if found.is_empty() {
+                pos = retry;
+                continue;
+            }
+            claimed.push((m.start(), end));
+            out.extend(found.into_iter().map(|f| (f, rule.mode)));
+            pos = m.end().max(retry);
+        }
+    }
+    out
+}
+
+/// Turns one sentence's findings into ops: corrections, replacements, hedging, privacy.
+fn settle(s: &Sentence<'_>, found: Vec<(Found, Mode)>) -> Vec<Found> {
+    let stated = found.iter().any(|(f, _)| !f.retractable && matches!(f.action, Action::Add | Action::Update(_)));
+    // "not X anymore" with a replacement in the same sentence names the old value; alone, it forgets.
+    let mut old: Option<String> = None;
+    let mut kept = Vec::new();
+    for (f, mode) in found {
+        if f.retractable && stated {
+            if let Action::Forget(Target::Matching(t)) = &f.action {
+                old.get_or_insert_with(|| t.clone());
+            }
+            continue;
+        }
+        kept.push((f, mode));
+    }
+    let named_old = old.or_else(|| {
+        if s.correction || s.lower.contains("not ") || s.lower.contains("instead") || s.lower.contains("rather than") {
+            correction::replaced_value(s.text).map(|v| lex::key_words(&v).join(" "))
+        } else {
+            None
+        }
+    });
+    let mut out = Vec::new();
+    for (mut f, mode) in kept {
+        let replaces = f.replaces.take().map(|r| lex::key_words(&r).join(" ")).filter(|r| !r.is_empty());
+        if f.action == Action::Add {
+            match f.draft.key.clone() {
+                // One of several (a second dog is no correction of the first): only a named old
+                // value ("not Biscuit") makes it a replacement, of the best match for both.
+                Some(key) if key.matches(':').count() >= 2 => {
+                    if let Some(o) = replaces.clone().or_else(|| named_old.clone()) {
+                        f.draft.confidence = f.draft.confidence.max(0.9);
+                        f.action = Action::Update(Target::Matching(format!("{} {o}", slot_word(&key))));
+                    }
+                }
+                Some(key) if s.correction || replaces.is_some() || named_old.is_some() => {
+                    f.draft.confidence = f.draft.confidence.max(0.9);
+                    f.action = Action::Update(Target::Key(key));
+                }
+                None => {
+                    if let Some(o) = replaces.or_else(|| if s.correction { named_old.clone() } else { None }) {
+                        f.draft.confidence = f.draft.confidence.max(0.9);
+                        f.action = Action::Update(Target::Matching(o));
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        if s.hedged {
+            f.draft.confidence *= 0.6;
+        }
+        if mode == Mode::Plan && s.blocked {
+            f.draft.confidence *= 0.6;
+        }
+        if !crate::pii::detect(&f.draft.content).is_empty() {
+            continue;
+        }
+        out.push(f);
+    }
+    out
 }
 
 impl Extractor for HeuristicExtractor {
@@ -203,116 +311,230 @@ impl Extractor for HeuristicExtractor {
     }
 
     fn version(&self) -> &'static str {
-        "1"
+        "2"
     }
 
     fn extract(&self, batch: &[Message]) -> Vec<ProposedOp> {
-        let mut ops = Vec::new();
+        let mut ops: Vec<ProposedOp> = Vec::new();
         for m in batch.iter().filter(|m| m.role == Role::User) {
-            for sentence in sentences(&m.content) {
-                let correction = is_correction(sentence);
-                let mut claimed: Vec<(usize, usize)> = Vec::new();
-                for rule in rules() {
-                    for c in rule.re.captures_iter(sentence) {
-                        let whole = c.get(0).expect("whole match");
-                        if claimed.iter().any(|&(s, e)| whole.start() < e && s < whole.end()) {
-                            continue;
-                        }
-                        let Some(mut draft) = rule.build(&c) else { continue };
-                        claimed.push((whole.start(), whole.end()));
-                        let action = match (&draft.key, correction) {
-                            (Some(key), true) => {
-                                draft.confidence = draft.confidence.max(0.9);
-                                Action::Update(Target::Key(key.clone()))
-                            }
-                            _ => Action::Add,
-                        };
-                        ops.push(ProposedOp { action, draft, sources: vec![m.id.clone()] });
+            let text = normalise(&m.content);
+            let lowercase = !text.chars().any(char::is_uppercase);
+            let first = ops.len();
+            let mut prev: Option<&str> = None;
+            for sent in sentences(&text) {
+                if sent.contains("[redacted") {
+                    prev = Some(sent);
+                    continue;
+                }
+                let lower = sent.to_lowercase();
+                let s = Sentence {
+                    text: sent,
+                    prev,
+                    at: m.at,
+                    statement_end: statement_end(sent),
+                    blocked: blocked_re().is_match(&lower),
+                    hedged: hedge_re().is_match(&lower),
+                    correction: correction::is_correction(&lower),
+                    lowercase,
+                    lower,
+                };
+                let mut found = Vec::new();
+                let mut before: Option<&str> = prev;
+                for (a, b) in clauses(sent) {
+                    let text = &sent[a..b];
+                    let clause = Sentence {
+                        text,
+                        lower: text.to_lowercase(),
+                        prev: before,
+                        statement_end: s.statement_end.saturating_sub(a).min(text.len()),
+                        ..s
+                    };
+                    found.extend(find(&clause));
+                    before = Some(text);
+                }
+                for f in settle(&s, found) {
+                    let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
+                    if !dup {
+                        ops.push(ProposedOp { action: f.action, draft: f.draft, sources: vec![m.id.clone()] });
                     }
                 }
+                prev = Some(sent);
             }
         }
         ops
     }
 }
 
-impl Rule {
-    fn build(&self, c: &Captures<'_>) -> Option<Draft> {
-        (self.build)(c)
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::config::GateTuning;
+    use crate::gate::{Decision, GateContext, judge};
     use crate::id::MessageId;
-    use crate::scope::Scope;
+    use crate::kind::{Kind, Surface};
+    use crate::scope::{Layer, Scope};
 
-    fn run(text: &str) -> Vec<ProposedOp> {
-        let m = Message {
-            id: MessageId::new("m1").unwrap(),
+    /// The test clock: Monday 2 March 2026, 09:00 UTC.
+    pub(crate) fn message(id: &str, text: &str) -> Message {
+        Message {
+            id: MessageId::new(id).unwrap(),
             scope: Scope::parse("t", None, Some("u"), Some("c")).unwrap(),
             role: Role::User,
             content: text.into(),
             at: "2026-03-02T09:00:00Z".parse().unwrap(),
-        };
-        HeuristicExtractor.extract(&[m])
+        }
     }
 
-    fn contents(text: &str) -> Vec<String> {
+    /// The ops for one user message.
+    pub(crate) fn run(text: &str) -> Vec<ProposedOp> {
+        HeuristicExtractor.extract(&[message("m1", text)])
+    }
+
+    /// The contents of the ops for one user message.
+    pub(crate) fn contents(text: &str) -> Vec<String> {
         run(text).into_iter().map(|o| o.draft.content).collect()
     }
 
+    /// The value proposed for `key`, if any op carries it.
+    pub(crate) fn keyed(text: &str, key: &str) -> Option<String> {
+        run(text).into_iter().find(|o| o.draft.key.as_deref() == Some(key)).and_then(|o| o.draft.value)
+    }
+
+    /// Asserts that the message yields no op at all.
+    pub(crate) fn none(text: &str) {
+        let ops = run(text);
+        assert!(ops.is_empty(), "{text:?} should yield nothing, got {ops:#?}");
+    }
+
+    /// Asserts that whatever the message yields, the gate writes none of it.
+    pub(crate) fn nothing_written(text: &str) {
+        let ctx = GateContext { owner_layer: Some(Layer::User), ..Default::default() };
+        for op in run(text) {
+            let d = judge(&op, &ctx, &GateTuning::default());
+            assert!(!matches!(d, Decision::Write { .. }), "{text:?}: {op:?} would be written");
+        }
+    }
+
     #[test]
-    fn identity_statements_become_profile_facts() {
-        assert_eq!(contents("Hi! My name is dana."), vec!["User's name is Dana"]);
+    fn every_op_carries_kind_scores_surface_and_sources() {
+        let ops = HeuristicExtractor.extract(&[
+            message("m1", "Hi! My name is Dana. I'm a backend engineer at a fintech startup."),
+            Message { role: Role::Assistant, ..message("a1", "My name is Bot and I live in the cloud.") },
+            message("m2", "I have a dog named Biscuit. I need to call my mom this weekend."),
+            message("m3", "Called my mom last night! I'm exhausted today."),
+        ]);
+        let got: Vec<(&str, &str)> = ops.iter().map(|o| (o.sources[0].as_str(), o.draft.content.as_str())).collect();
         assert_eq!(
-            contents("My name is Maya and I live in Porto."),
-            vec!["User's name is Maya", "User lives in Porto"]
+            got,
+            vec![
+                ("m1", "User's name is Dana"),
+                ("m1", "User is a backend engineer at a fintech startup"),
+                ("m2", "User has a dog named Biscuit"),
+                ("m2", "User needs to call mom this weekend"),
+                ("m3", "User called mom"),
+                ("m3", "User is feeling exhausted today"),
+            ]
         );
-        assert_eq!(contents("my name is Mary Ann"), vec!["User's name is Mary Ann"]);
-        assert_eq!(
-            contents("I'm a backend engineer at a fintech startup."),
-            vec!["User is a backend engineer at a fintech startup"]
-        );
-        assert_eq!(contents("I live in Lisbon, near the river."), vec!["User lives in Lisbon"]);
-        assert_eq!(contents("My dog is called Biscuit"), vec!["User's dog is named Biscuit"]);
-        assert_eq!(contents("I have a cat named Miso."), vec!["User has a cat named Miso"]);
+        for op in &ops {
+            assert!(op.draft.confidence > 0.0 && op.draft.salience > 0.0, "{op:?}");
+            assert!(Surface::ALL.contains(&op.draft.effective_surface()));
+            assert_eq!(op.sources.len(), 1);
+        }
+        assert_eq!(ops[4].action, Action::CloseLoop(Target::Matching("call mom mum mother".into())));
+        assert_eq!(ops[5].draft.kind, Kind::Ephemeral);
     }
 
     #[test]
-    fn preferences_and_keyed_preferences() {
-        assert_eq!(
-            contents("I really love hiking in the mountains, but not in winter"),
-            vec!["User loves hiking in the mountains"]
-        );
-        assert_eq!(contents("I can't stand cilantro"), vec!["User dislikes cilantro"]);
-        let ops = run("Please keep your answers short.");
-        assert_eq!(ops[0].draft.key.as_deref(), Some("answer_length"));
-        assert_eq!(ops[0].draft.value.as_deref(), Some("short"));
+    fn everything_the_gate_would_see_passes_its_floors() {
+        let ctx = GateContext { owner_layer: Some(Layer::User), ..Default::default() };
+        for text in [
+            "My name is Dana.",
+            "I'm a backend engineer at a fintech startup.",
+            "I have a dog named Biscuit.",
+            "Please keep your answers short.",
+            "Never mention my ex-husband.",
+            "I need to call my mom this weekend.",
+            "I'm exhausted today.",
+            "My account id is ACME-4471.",
+            "Our prod database is Postgres 16 in us-east-1.",
+            "we call him Captain Fluff",
+            "I love hiking in the mountains.",
+        ] {
+            let ops = run(text);
+            assert!(!ops.is_empty(), "{text}");
+            for op in ops {
+                let d = judge(&op, &ctx, &GateTuning::default());
+                assert!(matches!(d, Decision::Write { .. }), "{text}: {op:?} → {d:?}");
+            }
+        }
     }
 
     #[test]
-    fn boundaries_are_avoid_protocols() {
-        let ops = run("Please never mention my ex-husband.");
-        assert_eq!(ops.len(), 1);
-        assert_eq!(ops[0].draft.kind, Kind::Protocol);
-        assert_eq!(ops[0].draft.surface, Some(Surface::Avoid));
-        assert_eq!(ops[0].draft.content, "Do not bring up their ex-husband unless the user does");
+    fn questions_hypotheticals_and_others_are_not_statements() {
+        for s in [
+            "do you like hiking?",
+            "what's my name?",
+            "What is my name",
+            "Where do I live?",
+            "If I were a teacher I'd be stricter",
+            "Imagine I lived in Paris",
+            "I don't live in Paris",
+            "My friend thinks I'm a designer",
+            "hi there, how are you?",
+            "ok thanks",
+            "lol",
+            "Can you explain how closures work?",
+            "```\nI live in Lisbon\n```",
+            "> I love hiking",
+        ] {
+            none(s);
+        }
+        // Someone else's taste is theirs, never the user's.
+        assert_eq!(contents("my sister loves jazz"), vec!["User's sister loves jazz"]);
+        // A statement followed by a question keeps the statement.
+        assert_eq!(contents("I live in Lisbon, any tips for cafés?"), vec!["User lives in Lisbon"]);
     }
 
     #[test]
-    fn corrections_update_the_keyed_slot() {
-        let ops = run("Actually I work in product design now, not engineering.");
-        assert_eq!(ops.len(), 1);
-        assert_eq!(ops[0].action, Action::Update(Target::Key("job".into())));
-        assert_eq!(ops[0].draft.content, "User works in product design");
-        assert!(ops[0].draft.confidence >= 0.9);
+    fn contractions_and_curly_quotes_are_understood() {
+        assert_eq!(contents("im a nurse"), vec!["User is a nurse"]);
+        assert_eq!(contents("I\u{2019}m a nurse"), vec!["User is a nurse"]);
+        assert_eq!(contents("i dont like olives"), vec!["User dislikes olives"]);
     }
 
     #[test]
-    fn small_talk_yields_nothing() {
-        assert!(run("hi there, how are you?").is_empty());
-        assert!(run("ok thanks").is_empty());
+    fn hedged_statements_are_less_sure() {
+        let sure = run("I live in Lisbon")[0].draft.confidence;
+        let hedged = run("I think I live in Lisbon now")[0].draft.confidence;
+        assert!(hedged < sure * 0.8, "{hedged} vs {sure}");
+    }
+
+    #[test]
+    fn secrets_are_never_proposed() {
+        nothing_written("my api key is sk-proj-abcdefghijklmnopqrstuvwxyz");
+        none("My card is [redacted card_number] and my password is [redacted password].");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_is_safe(text in "\\PC{0,200}") {
+            let _ = run(&text);
+        }
+
+        #[test]
+        fn any_chatty_text_is_safe(words in proptest::collection::vec(proptest::sample::select(vec![
+            "I", "i'm", "my", "name", "is", "Dana", "not", "anymore", "forget", "about", "call", "me", "mom", "on",
+            "Friday", "by", "March", "15", "never", "mention", "the", "a", "love", "hate", "switched", "to", "from",
+            "Vim", "Neovim", "we", "our", "database", "is", "Postgres", "'", ",", ".", "?", "!", "Ä", "İ", "ß", "é",
+            "called", "last", "night", "need", "remind", "tomorrow", "feeling", "tired", "today", "dog", "named",
+        ]), 0..30)) {
+            let _ = run(&words.join(" "));
+        }
+    }
+
+    #[test]
+    fn extractor_identity() {
+        assert_eq!(HeuristicExtractor.name(), "heuristic");
+        assert_eq!(HeuristicExtractor.version(), "2");
     }
 }

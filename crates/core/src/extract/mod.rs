@@ -1,6 +1,27 @@
 //! Extraction: turning messages into proposed ops. Loose by design; the gate is strict.
+//!
+//! The heuristic extractor is split by what it reads, one file per rule family: identity (name,
+//! job, home, family, pets), style (keyed reply preferences), tool (tools and switches),
+//! preference (tastes), correction, boundary, forget, plan (open loops, dated by [`when`]),
+//! resolution (closing them), mood, lore and fact. `heuristic` runs the families in priority
+//! order and turns what they find into ops; `rule` and `lex` hold what they share.
 
+mod boundary;
+mod correction;
+mod fact;
+mod forget;
 mod heuristic;
+mod identity;
+mod lex;
+mod lore;
+mod mood;
+mod plan;
+mod preference;
+mod resolution;
+mod rule;
+mod style;
+mod tool;
+pub mod when;
 
 pub use heuristic::HeuristicExtractor;
 

@@ -1,0 +1,259 @@
+//! Boundaries: "never mention my ex", "don't bring up work", "my weight is off limits", "I'd
+//! rather not talk about my dad".
+//!
+//! A boundary is a protocol surfaced only as avoid: stored, loaded on every turn, never spoken.
+//! The topic is kept in the user's words, in the third person ("their ex-husband").
+
+use super::lex::{head, is_vague, third_person};
+use super::rule::{Found, Mode, Rule, cap};
+use crate::kind::{Kind, Surface};
+use crate::memory::Sensitivity;
+use crate::op::Draft;
+use crate::text::tidy;
+
+/// Leading fillers that are not part of a topic ("honestly, work is off limits").
+const FILLERS: &[&str] = &[
+    "and ",
+    "but ",
+    "also ",
+    "so ",
+    "just ",
+    "fyi ",
+    "btw ",
+    "by the way ",
+    "note that ",
+    "please note ",
+    "just so you know ",
+    "honestly ",
+    "also, ",
+    "oh and ",
+    "one more thing ",
+    "heads up ",
+    "ps ",
+    "and also ",
+];
+
+/// Trailing words that qualify the request, not the topic.
+const QUALIFIERS: &[&str] = &[
+    " with me",
+    " to me",
+    " around me",
+    " in front of me",
+    " at all",
+    " in our conversations",
+    " in conversation",
+    " ever",
+    " in any way",
+    " for now",
+    " anymore",
+    " any more",
+    " please",
+    " ok",
+    " okay",
+    " thanks",
+    " thank you",
+    " unless i do",
+    " unless i bring it up",
+    " if you can",
+    " if possible",
+    " going forward",
+    " from now on",
+];
+
+fn topic(x: &str) -> Option<String> {
+    let mut t = tidy(head(x));
+    loop {
+        let lower = t.to_ascii_lowercase();
+        let Some(f) = FILLERS.iter().find(|f| lower.starts_with(**f)) else { break };
+        t = t[f.len()..].trim_start().to_string();
+    }
+    loop {
+        let lower = t.to_ascii_lowercase();
+        let Some(q) = QUALIFIERS.iter().find(|q| lower.ends_with(**q)) else { break };
+        t.truncate(t.len() - q.len());
+    }
+    let t = t.trim().trim_end_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let mut w = t.split_whitespace().map(str::to_lowercase);
+    let (first, second) = (w.next().unwrap_or_default(), w.next().unwrap_or_default());
+    if matches!(first.as_str(), "it" | "that" | "this" | "those" | "these" | "them")
+        && (second.is_empty()
+            || matches!(
+                second.as_str(),
+                "with"
+                    | "right"
+                    | "now"
+                    | "at"
+                    | "for"
+                    | "to"
+                    | "today"
+                    | "here"
+                    | "there"
+                    | "again"
+                    | "stuff"
+                    | "kind"
+                    | "sort"
+                    | "up"
+            ))
+    {
+        return None;
+    }
+    if t.chars().count() < 2 || is_vague(&t) || matches!(t.to_lowercase().as_str(), "it up" | "that up" | "this up") {
+        return None;
+    }
+    Some(third_person(&t))
+}
+
+fn boundary(x: &str) -> Vec<Found> {
+    let Some(t) = topic(x) else { return Vec::new() };
+    let mut d = Draft::new(Kind::Protocol, format!("Do not bring up {t} unless the user does"), 0.9, 0.9)
+        .surfaced(Surface::Avoid);
+    d.sensitivity = Sensitivity::Sensitive;
+    vec![Found::add(d)]
+}
+
+/// The rules of this family, in priority order.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule::new(
+            "never-mention",
+            Mode::Request,
+            &[
+                "mention",
+                "bring",
+                "talk",
+                "ask",
+                "raise",
+                "discuss",
+                "remind",
+                "joke",
+                "comment",
+                "reference",
+                "get into",
+                "go into",
+            ],
+            r"\b(?:never|don't|do\s+not|dont|stop|quit|avoid|no\s+more|you\s+(?:please\s+)?not|refrain\s+from|please\s+don't)\s+(?:ever\s+)?(?:again\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|talk(?:ing)?\s+(?:to\s+me\s+)?about|ask(?:ing)?\s+(?:me\s+)?about|rais(?:e|ing)|discuss(?:ing)?|remind(?:ing)?\s+me\s+(?:of|about)|jok(?:e|ing)\s+about|mak(?:e|ing)\s+jokes\s+about|comment(?:ing)?\s+on|referenc(?:e|ing)|get(?:ting)?\s+into|go(?:ing)?\s+into)\s+(?P<x><TAIL>)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "avoid-topic",
+            Mode::Request,
+            &["avoid", "steer clear", "stay away", "keep away", "skip"],
+            r"\b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "bring-x-up",
+            Mode::Request,
+            &["bring"],
+            r"\b(?:never|don't|do\s+not|dont|stop|please\s+don't)\s+bring(?:ing)?\s+(?P<x>[^.;!?]+?)\s+up\b",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "rather-not-talk",
+            Mode::Request,
+            &["talk", "speak", "hear", "chat", "think", "discuss", "get into"],
+            r"(?:\bi\s*)?(?:don't|do\s+not|dont|really\s+don't|'d\s+rather\s+not|\s+would\s+rather\s+not|'d\s+prefer\s+not\s+to|\s+would\s+prefer\s+not\s+to|prefer\s+not\s+to|never\s+want\s+to|don't\s+want\s+to|do\s+not\s+want\s+to|don't\s+wanna|don't\s+like\s+to|hate\s+to|can't|cannot)\s+(?:(?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about|discuss|get\s+into|go\s+into)\s+(?P<x><TAIL>)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "lets-not",
+            Mode::Request,
+            &["let's", "lets"],
+            r"\blet'?s\s+(?:not|never)\s+(?:talk\s+about|discuss|bring\s+up|mention|go\s+into|get\s+into|dwell\s+on|get\s+started\s+on)\s+(?P<x><TAIL>)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "off-limits",
+            Mode::Request,
+            &[
+                "limits",
+                "off the table",
+                "no-go",
+                "no go",
+                "sore",
+                "sensitive",
+                "touchy",
+                "painful",
+                "taboo",
+                "not up for",
+                "something i",
+            ],
+            r"\b(?P<x>[^,.;!?]+?)\s+(?:is|are)\s+(?:completely\s+|totally\s+|strictly\s+|absolutely\s+|kind\s+of\s+|kinda\s+|a\s+bit\s+(?:of\s+)?)?(?:off[- ]limits|off\s+the\s+table|a\s+no[- ]go(?:\s+zone|\s+area|\s+topic)?|a\s+sore\s+(?:spot|subject|topic|point)|(?:a\s+)?(?:very\s+|really\s+|super\s+)?(?:sensitive|touchy|painful|difficult)\s+(?:topic|subject|area|issue)|not\s+up\s+for\s+discussion|taboo|(?:not\s+)?something\s+i\s+(?:don't\s+|do\s+not\s+|never\s+)?(?:want|like|wish|care)\s+to\s+(?:talk|discuss|think|hear)(?:\s+about)?)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "leave-out",
+            Mode::Request,
+            &["out of"],
+            r"\b(?:keep|leave)\s+(?P<x>[^.;!?]+?)\s+out\s+of\s+(?:it|this|our\s+(?:chats?|conversations?)|the\s+conversation|conversations?|things)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "not-comfortable",
+            Mode::Request,
+            &["comfortable", "ready"],
+            r"\b<IM>\s+not\s+(?:comfortable|ready|okay|ok)\s+(?:talking|discussing|to\s+talk|to\s+discuss|with\s+talking|sharing)\s+(?:about\s+)?(?P<x><TAIL>)",
+            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+        ),
+        Rule::new(
+            "dont-call-me",
+            Mode::Request,
+            &["call me"],
+            r#"\b(?:don't|do\s+not|dont|never|stop|please\s+don't|quit)\s+call(?:ing)?\s+me\s+["']?(?P<x><NAME>)"#,
+            |c, _| {
+                let Some(x) = cap(c, "x").map(tidy) else { return Vec::new() };
+                if super::lex::is_not_a_name(&x) {
+                    return Vec::new();
+                }
+                let d =
+                    Draft::new(Kind::Protocol, format!("Do not call the user {x}"), 0.9, 0.8).surfaced(Surface::Avoid);
+                vec![Found::add(d)]
+            },
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::{contents, none, run};
+    use crate::kind::{Kind, Surface};
+
+    #[test]
+    fn boundaries_in_many_words() {
+        for (s, topic) in [
+            ("Please never mention my ex-husband.", "their ex-husband"),
+            ("Never mention my ex-husband.", "their ex-husband"),
+            ("don't bring up my divorce unless I do", "their divorce"),
+            ("Please don't ask me about my weight", "their weight"),
+            ("My weight is off limits.", "their weight"),
+            ("honestly, work is off-limits on weekends", "work"),
+            ("I'd rather not talk about my dad", "dad"),
+            ("I don't want to talk about the accident", "the accident"),
+            ("let's not discuss politics", "politics"),
+            ("Can you stop bringing up my job search?", "their job search"),
+            ("My mother is a sensitive topic for me", "their mother"),
+            ("keep my ex out of it", "their ex"),
+            ("don't bring my brother up ever again", "their brother"),
+            ("Please avoid the topic of religion.", "religion"),
+            ("Let's not get into politics.", "politics"),
+            ("Could you not bring up my dad?", "dad"),
+            ("My ex is not something I want to talk about.", "their ex"),
+        ] {
+            let ops = run(s);
+            assert_eq!(ops.len(), 1, "{s}: {ops:?}");
+            assert_eq!(ops[0].draft.kind, Kind::Protocol, "{s}");
+            assert_eq!(ops[0].draft.surface, Some(Surface::Avoid), "{s}");
+            assert_eq!(ops[0].draft.content, format!("Do not bring up {topic} unless the user does"), "{s}");
+        }
+        assert_eq!(contents("don't call me Danny"), vec!["Do not call the user Danny"]);
+    }
+
+    #[test]
+    fn not_boundaries() {
+        none("don't mention it");
+        none("Don't worry about it");
+        none("can we talk about my project?");
+        none("I can't stop thinking about the trip");
+        none("Stop talking about me, tell me about your day");
+    }
+}

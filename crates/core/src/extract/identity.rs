@@ -1,0 +1,1303 @@
+//! Identity: name, job, employer, home, family, pets, age, relationship, allergies.
+//!
+//! Profile slots are keyed (`name`, `job`, `employer`, `home`, `hometown`, `age`, `birthday`,
+//! `relationship`, `family:<relation>`, `allergy:<what>`) so a later statement supersedes an
+//! earlier one. People and pets a user can have several of are keyed with their name too
+//! (`family:sister:emma`, `pet:dog:biscuit`): a second dog is not a correction of the first.
+
+use regex::Captures;
+
+use super::lex::{
+    article, head, is_not_a_name, is_unique_relation, phrase, relation_key, species_key, species_singular,
+    third_person, title, title_words,
+};
+use super::rule::{Found, Mode, Rule, Sentence, cap};
+use crate::kind::Kind;
+use crate::memory::Sensitivity;
+use crate::op::Draft;
+use crate::text::tidy;
+
+fn profile(content: String, conf: f32, sal: f32) -> Draft {
+    Draft::new(Kind::Profile, content, conf, sal)
+}
+
+/// A name as the user wrote it, or None when it is a common word ("my name is not important").
+fn name_of(x: &str) -> Option<String> {
+    let x = ["actually ", "really ", "just ", "officially ", "now ", "still "].iter().fold(x.trim_start(), |acc, p| {
+        if acc.to_ascii_lowercase().starts_with(p) { acc[p.len()..].trim_start() } else { acc }
+    });
+    let first = x.split_whitespace().next()?;
+    if is_not_a_name(first) || first.len() < 2 && !first.eq_ignore_ascii_case("a") {
+        return None;
+    }
+    let x = x.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let x = x.strip_suffix("'s").unwrap_or(x);
+    (!x.is_empty()).then(|| title_words(x))
+}
+
+/// Whether the words before `start` (or the previous sentence) greet: "hi, i'm sam".
+fn greeted(s: &Sentence<'_>, start: usize) -> bool {
+    const GREETINGS: &[&str] =
+        &["hi", "hey", "hello", "hiya", "yo", "heya", "howdy", "greetings", "morning", "evening"];
+    let first = |t: &str| t.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).map(str::to_lowercase);
+    let here = first(&s.text[..start]).is_some_and(|w| GREETINGS.contains(&w.as_str()));
+    let before =
+        s.text[..start].trim().is_empty() && s.prev.and_then(first).is_some_and(|w| GREETINGS.contains(&w.as_str()));
+    here || before
+}
+
+/// Trims a place phrase: "Lisbon, near the river" → "Lisbon", "Berlin with my wife" → "Berlin".
+fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
+    let mut p = head(x).to_string();
+    for sep in [
+        " with ",
+        " for ",
+        " near ",
+        " by ",
+        " close to ",
+        " next to ",
+        " since ",
+        " in a ",
+        " in an ",
+        " on a ",
+        " and ",
+        " at the moment",
+        " right now",
+        " these days",
+        " at ",
+        " where ",
+        " from ",
+        " originally",
+        " now",
+    ] {
+        if let Some(i) = p.to_ascii_lowercase().find(sep) {
+            p.truncate(i);
+        }
+    }
+    let p = super::lex::strip_times(p.trim_end_matches(|c: char| !c.is_alphanumeric()));
+    // "a small flat in Manchester": the named place is what matters.
+    let p = match p.rfind(" in ") {
+        Some(i)
+            if ["a ", "an ", "the "].iter().any(|a| p.to_ascii_lowercase().starts_with(a))
+                && p[i + 4..].starts_with(char::is_uppercase) =>
+        {
+            p[i + 4..].to_string()
+        }
+        _ => p,
+    };
+    let lower = p.to_ascii_lowercase();
+    const NOT_PLACES: &[&str] = &[
+        "the moment",
+        "the present",
+        "the past",
+        "the future",
+        "fear",
+        "hope",
+        "denial",
+        "my head",
+        "a bubble",
+        "peace",
+        "harmony",
+        "hell",
+        "sin",
+        "the now",
+        "the same",
+        "it",
+        "there",
+        "here",
+        "that",
+        "this",
+        "the area",
+        "the city",
+        "a house",
+        "an apartment",
+        "a flat",
+        "the house",
+        "the apartment",
+        "the flat",
+        "my car",
+        "a van",
+    ];
+    if p.is_empty() || NOT_PLACES.contains(&lower.as_str()) || p.split_whitespace().count() > 5 {
+        return None;
+    }
+    let capitalised = p.starts_with(|c: char| c.is_uppercase())
+        || (lower.starts_with("the ") && p[4..].starts_with(|c: char| c.is_uppercase()));
+    let described = ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && p.split_whitespace().count() >= 3;
+    (capitalised || s.lowercase || described).then(|| third_person(&p))
+}
+
+/// The rules of this family, in priority order.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule::new(
+            "name-explicit",
+            Mode::Statement,
+            &["name"],
+            r"(?:\b(?:my\s+name\s+is\s+actually|my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+)?name\s+is|my\s+name's|the\s+name's)|^\s*name's)\s+(?P<x><NAMEI>)",
+            |c, _| {
+                let Some(name) = cap(c, "x").and_then(name_of) else { return Vec::new() };
+                vec![Found::add(profile(format!("User's name is {name}"), 0.9, 0.9).keyed("name", name))]
+            },
+        ),
+        Rule::new(
+            "name-intro",
+            Mode::Statement,
+            &["i'm", "i am", "this is", "here"],
+            r"(?:\b(?:hi|hey|hello|hiya|yo|greetings|heya|howdy|morning|evening)[,!.]?\s+(?:there[,!.]?\s+)?(?:(?:this\s+is)\s+)?|^|[,;:!.]\s*|\band\s+)(?:(?:i'm|i\s+am)\s+)?(?P<x><NAME>|(?-i:[a-z])[\w'-]*)(?P<after>'s|\s+here\b|[\w'-]*)",
+            |c, s| {
+                let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
+                let after = cap(c, "after").unwrap_or_default().to_lowercase();
+                const NOT_HERE: &[&str] = &[
+                    "same", "looky", "look", "right", "over", "up", "down", "me", "you", "everyone", "nobody",
+                    "anyone", "nothing", "all", "back", "out", "in", "come", "get", "stay", "sit", "ditto", "hi",
+                    "hello", "hey", "thanks", "thank", "sorry", "welcome", "go", "stop", "wait", "see", "just",
+                    "still", "now", "yes", "no", "ok", "okay", "whoa", "wow", "cheers",
+                ];
+                if NOT_HERE.contains(&cap(c, "x").unwrap_or_default().to_lowercase().as_str()) {
+                    return Vec::new();
+                }
+                let introduced = whole.contains("i'm ") || whole.contains("i am ") || whole.contains("this is ");
+                if after == "'s" || !(introduced || after.trim() == "here") {
+                    return Vec::new();
+                }
+                let x = cap(c, "x").unwrap_or_default();
+                if x.starts_with(char::is_lowercase) {
+                    // Without capitals a name needs a greeting before it ("hey! i'm sam").
+                    let xl = x.to_lowercase();
+                    let greeting =
+                        ["hi", "hey", "hello", "hiya", "yo", "heya", "howdy"].iter().any(|g| whole.starts_with(g));
+                    let mood = super::lex::MOODS.split('|').any(|m| m.trim() == xl);
+                    if !s.lowercase || mood || !(greeting || greeted(s, c.get(0).map_or(0, |m| m.start()))) {
+                        return Vec::new();
+                    }
+                }
+                // "I'm ADHD", "I'm OK": all-capital words are not names.
+                if x.len() > 1 && x.chars().all(|c| !c.is_lowercase()) {
+                    return Vec::new();
+                }
+                let end = c.get(0).map_or(0, |m| m.end());
+                let next = s.text[end..].trim_start().to_lowercase();
+                // "I'm Canadian", "I'm Dana's mom", "I'm Google certified": not a name.
+                if !(next.is_empty()
+                    || next.starts_with([',', '.', '!', ';', '-', ':', '('])
+                    || next.starts_with("and ")
+                    || next.starts_with("from ")
+                    || next.starts_with("by the way")
+                    || next.starts_with("btw"))
+                {
+                    return Vec::new();
+                }
+                let Some(name) = name_of(x) else { return Vec::new() };
+                vec![Found::add(profile(format!("User's name is {name}"), 0.8, 0.9).keyed("name", name))]
+            },
+        ),
+        Rule::new(
+            "family-fact",
+            Mode::Statement,
+            &["my ", "our "],
+            r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|amazing|lovely)\s+)?(?P<rel><REL>)(?:,?\s+(?P<nm><NAME>),?)?\s+(?P<v>is\s+an?|is\s+(?:now\s+)?(?:working|studying|living|allergic|married|engaged|pregnant|retired)|works|lives|loves|likes|hates|enjoys|teaches|studies|plays|has\s+(?:a|an|two|three)|just\s+(?:got|started|moved|turned)|recently\s+(?:got|started|moved)|got\s+(?:married|engaged|a\s+new)|moved|turned|turns|goes\s+to|attends|speaks|runs|owns|is\s+\d{1,2}(?:\s+years?\s+old)?)(?:\s+(?P<rest><CLAUSE>))?",
+            |c, s| {
+                let rel = cap(c, "rel").unwrap_or_default();
+                let rest = cap(c, "rest").unwrap_or_default();
+                let rl = rest.to_lowercase();
+                if rl.starts_with("called") || rl.starts_with("named") {
+                    return Vec::new();
+                }
+                if s.lowercase && cap(c, "nm").is_some() {
+                    return Vec::new();
+                }
+                let v = tidy(cap(c, "v").unwrap_or_default());
+                let rest = match phrase(rest) {
+                    Some(r) => format!(" {r}"),
+                    None if v.starts_with("is ") && v[3..].starts_with(|c: char| c.is_ascii_digit()) => String::new(),
+                    None => return Vec::new(),
+                };
+                let who = match cap(c, "nm").and_then(name_of) {
+                    Some(n) => format!("User's {} {n}", rel.to_lowercase()),
+                    None => format!("User's {}", rel.to_lowercase()),
+                };
+                vec![Found::add(profile(format!("{who} {v}{rest}"), 0.75, 0.6))]
+            },
+        ),
+        Rule::new(
+            "family-named",
+            Mode::Statement,
+            &["my ", "our "],
+            r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|sweet|rescue|old)\s+)?(?P<rel><REL>|<SPECIES>)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+goes\s+by|\s+named|\s+called|\s+'s\s+called)\s+(?P<x><NAMEI>)",
+            |c, s| named_relation(c, s, true),
+        ),
+        Rule::new(
+            "family-is-name",
+            Mode::Statement,
+            &["my ", "our "],
+            r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new)\s+)?(?P<rel><REL>|<SPECIES>|<BREED>)\s+is\s+(?P<x><NAME>)(?:$|\s*[,.;!?]|\s+(?:and|not|btw|by\s+the\s+way)\b)",
+            |c, s| {
+                if s.lowercase {
+                    return Vec::new();
+                }
+                named_relation(c, s, false)
+            },
+        ),
+        Rule::new(
+            "family-appositive",
+            Mode::Statement,
+            &["my ", "our "],
+            r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|sweet|rescue|old)\s+)?(?P<rel><REL>|<SPECIES>),?\s+(?P<x><NAME>)",
+            |c, s| {
+                if s.lowercase {
+                    return Vec::new();
+                }
+                named_relation(c, s, false)
+            },
+        ),
+        Rule::new(
+            "have-pets-kids",
+            Mode::Statement,
+            &["have", "got", "adopted", "rescued"],
+            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:just|recently|also|finally|now)\s+)*(?:have|got|adopted|rescued|'ve\s+got|have\s+got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:little|big|old|young|new|rescue|senior|beautiful|cute|adorable|lovely|grown|wonderful|amazing|teenage|adult|black|white|grey|gray|brown|ginger|orange|fluffy|tiny|huge|sweet|crazy|lazy|chocolate|yellow)\s+)*(?P<what><BREED>|<SPECIES>|kids|children|sons?|daughters?|brothers?|sisters?|siblings|grandkids|grandchildren|boys|girls)\b(?:,?\s+(?:(?:named|called)\s+|:\s*)?(?P<names>(?-i:[A-Z])[\w'-]*(?:(?:,\s*|\s+and\s+|,\s+and\s+|\s*&\s*)(?-i:[A-Z])[\w'-]*)*))?(?:\s+(?:named|called)\s+(?P<lnames>[A-Za-z][\w'-]*(?:(?:,\s*|\s+and\s+|,\s+and\s+)[A-Za-z][\w'-]*)*))?",
+            |c, _| {
+                let n = cap(c, "n").unwrap_or("a").to_lowercase();
+                let what = cap(c, "what").unwrap_or_default().to_lowercase();
+                let names = cap(c, "names").or(cap(c, "lnames")).map(|n| {
+                    let parts: Vec<String> = n
+                        .split([',', '&'])
+                        .flat_map(|p| p.split(" and "))
+                        .map(|p| title(p.trim()))
+                        .filter(|p| !p.is_empty() && !is_not_a_name(p))
+                        .collect();
+                    parts
+                });
+                let pet = super::lex::is_pet_word(&what);
+                let names = names.filter(|v| !v.is_empty());
+                let single = matches!(n.as_str(), "a" | "an" | "one");
+                if pet {
+                    let species = species_singular(&what);
+                    let key = species_key(&what);
+                    return match (single, names) {
+                        (true, Some(names)) if names.len() == 1 => {
+                            let name = &names[0];
+                            vec![Found::add(
+                                profile(format!("User has {} {species} named {name}", article(&species)), 0.85, 0.75)
+                                    .keyed(format!("pet:{key}:{}", name.to_lowercase()), name.clone()),
+                            )]
+                        }
+                        (_, Some(names)) => {
+                            let list = join_names(&names);
+                            vec![Found::add(profile(format!("User has {n} {what} named {list}"), 0.85, 0.75))]
+                        }
+                        (true, None) => {
+                            vec![Found::add(profile(format!("User has {} {species}", article(&species)), 0.8, 0.6))]
+                        }
+                        (false, None) => vec![Found::add(profile(format!("User has {n} {what}"), 0.8, 0.6))],
+                    };
+                }
+                let content = match &names {
+                    Some(names) if !names.is_empty() => format!("User has {n} {what} named {}", join_names(names)),
+                    _ => format!("User has {n} {what}"),
+                };
+                let key = match what.as_str() {
+                    "kids" | "children" | "boys" | "girls" => Some("family:children".to_string()),
+                    _ => None,
+                };
+                let d = profile(content, 0.85, 0.7);
+                vec![Found::add(match key {
+                    Some(k) => d.keyed(k, n),
+                    None => d,
+                })]
+            },
+        ),
+        Rule::new(
+            "and-a-pet",
+            Mode::Statement,
+            &["named", "called"],
+            r"(?:,|\band)\s+(?:a|an|one)\s+(?:(?:little|big|old|young|new|rescue|senior|black|white|grey|gray|brown|ginger|orange|fluffy|tiny|sweet)\s+)*(?P<rel><BREED>|<SPECIES>)\s+(?:named|called)\s+(?P<x><NAMEI>)",
+            |c, s| {
+                if !["have", "got", "adopted", "rescued", "own"].iter().any(|w| s.lower.contains(w)) {
+                    return Vec::new();
+                }
+                named_relation(c, s, true)
+            },
+        ),
+        Rule::new(
+            "employer-at",
+            Mode::Statement,
+            &["i'm", "i am"],
+            r"\b<IM>\s+(?:(?:now|currently|still|also)\s+)?(?:at|with|working\s+at|employed\s+at)\s+(?P<emp><NAME>)",
+            |c, s| {
+                let work = [
+                    "job",
+                    "work",
+                    "company",
+                    "now",
+                    "switched",
+                    "moved",
+                    "changed",
+                    "joined",
+                    "employer",
+                    "currently",
+                ]
+                .iter()
+                .any(|w| s.lower.contains(w));
+                let Some(org) = cap(c, "emp").filter(|_| work && !s.lowercase).and_then(|e| organisation(e, s)) else {
+                    return Vec::new();
+                };
+                if super::lex::is_not_a_name(&org) {
+                    return Vec::new();
+                }
+                vec![Found::add(profile(format!("User works at {org}"), 0.85, 0.8).keyed("employer", org))]
+            },
+        ),
+        Rule::new(
+            "owns-business",
+            Mode::Statement,
+            &["own", "run", "manage", "founded", "started", "co-own"],
+            r"\bi\s+(?:(?:also|now|still|actually)\s+)?(?:own|run|manage|co-own|co-founded|founded|started)\s+(?P<x>(?:a|an|my\s+own|our|the\s+family)\s+(?:[\w'-]+\s+){0,3}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|café|coffee\s+shop|bar|pub|studio|agency|firm|practice|clinic|salon|gym|farm|consultancy|brand|label|nonprofit|non-profit|charity|school|hotel|bookstore|boutique|food\s+truck|bistro|brewery|winery|garage|workshop|daycare|b&b|podcast|channel|newsletter)\b[^,.;!?]*)",
+            |c, _| {
+                let Some(x) = cap(c, "x").and_then(phrase) else { return Vec::new() };
+                let v = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
+                let verb = if v.contains("founded") || v.contains("started") {
+                    "founded"
+                } else if v.contains("own") {
+                    "owns"
+                } else if v.contains("manage") {
+                    "manages"
+                } else {
+                    "runs"
+                };
+                vec![Found::add(profile(format!("User {verb} {x}"), 0.85, 0.8).keyed("job", x))]
+            },
+        ),
+        Rule::new(
+            "new-job-as",
+            Mode::Statement,
+            &["job", "role", "position", "gig", "offer"],
+            r"\bi(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got|landed|accepted|took|started|scored|was\s+offered)\s+(?:a|an|the|my)\s+(?:new\s+|first\s+|dream\s+)?(?:job|role|position|gig|offer)\s+as\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)(?:\s+(?:at|with|for)\s+(?P<emp>[^,.;!?]+))?(?:$|[,.;!?])",
+            |c, s| {
+                let Some(role) = cap(c, "role").map(super::lex::strip_times).and_then(|r| phrase(&r)) else {
+                    return Vec::new();
+                };
+                let mut out = vec![Found::add(
+                    profile(format!("User works as {} {role}", article(&role)), 0.9, 0.8).keyed("job", role),
+                )];
+                if let Some(org) = cap(c, "emp").and_then(|e| organisation(e, s)) {
+                    out.push(Found::add(profile(format!("User works at {org}"), 0.9, 0.8).keyed("employer", org)));
+                }
+                out
+            },
+        ),
+        Rule::new(
+            "had-baby",
+            Mode::Statement,
+            &["baby", "welcomed", "had a"],
+            r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our)\s+(?:new\s+|first\s+|second\s+|third\s+)?(?:baby\s+)?(?P<what>girl|boy|baby|son|daughter)(?:\s+(?:named|called)\s+(?P<x><NAMEI>))?",
+            |c, _| {
+                let what = cap(c, "what").unwrap_or("baby").to_lowercase();
+                let rel = match what.as_str() {
+                    "girl" | "daughter" => "daughter",
+                    "boy" | "son" => "son",
+                    _ => "baby",
+                };
+                let d = match cap(c, "x").and_then(name_of) {
+                    Some(n) => profile(format!("User has a baby {rel} named {n}"), 0.9, 0.85)
+                        .keyed(format!("family:{rel}:{}", n.to_lowercase()), n),
+                    None => profile(format!("User just had a baby {rel}"), 0.85, 0.85),
+                };
+                vec![Found::add(d)]
+            },
+        ),
+        Rule::new(
+            "relative-birthday",
+            Mode::Statement,
+            &["birthday"],
+            r"\b(?:my\s+)?(?P<rel><REL>)'s\s+(?:birthday|bday)\s+is\s+(?:on\s+)?(?P<x>(?:the\s+\d{1,2}(?:st|nd|rd|th)|<MONTH_DAY>))",
+            |c, _| {
+                let rel = cap(c, "rel").unwrap_or_default().to_lowercase();
+                let x = tidy(cap(c, "x").unwrap_or_default());
+                let key = format!("birthday:{}", relation_key(&rel));
+                vec![Found::add(profile(format!("User's {rel}'s birthday is on {x}"), 0.85, 0.7).keyed(key, x))]
+            },
+        ),
+        Rule::new(
+            "speaks",
+            Mode::Statement,
+            &["speak", "native", "first language", "mother tongue"],
+            r"\bi\s+(?:also\s+|can\s+)?speak\s+(?P<x>(?:fluent\s+|some\s+|a\s+little\s+|basic\s+)?<LANG>(?:(?:,\s*|\s+and\s+|\s*&\s*|,\s+and\s+)(?:fluent\s+|some\s+|a\s+little\s+|basic\s+)?<LANG>)*)|\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<n><LANG>)|\b<IM>\s+a\s+native\s+(?P<m><LANG>)\s+speaker",
+            |c, _| {
+                if let Some(n) = cap(c, "n").or(cap(c, "m")) {
+                    let n = title(&n.to_lowercase());
+                    return vec![Found::add(
+                        profile(format!("User's native language is {n}"), 0.85, 0.7).keyed("native_language", n),
+                    )];
+                }
+                let x = tidy(cap(c, "x").unwrap_or_default());
+                let shown = x
+                    .split(' ')
+                    .map(|w| {
+                        if w.len() > 3 && !["some", "little", "basic", "fluent"].contains(&w.to_lowercase().as_str()) {
+                            title(&w.to_lowercase())
+                        } else {
+                            w.to_string()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                vec![Found::add(profile(format!("User speaks {shown}"), 0.85, 0.7).keyed("languages_spoken", shown))]
+            },
+        ),
+        Rule::new(
+            "trait",
+            Mode::Statement,
+            &["i'm", "i am"],
+            r"\b<IM>\s+(?:(?:such|totally|definitely|really|very|quite|a\s+bit\s+of|kind\s+of|more\s+of|very\s+much|pretty\s+much|also|a\s+total|a\s+huge|a\s+big)\s+)*(?:(?P<art>a|an)\s+)?(?P<x>night\s+owl|morning\s+person|early\s+bird|introvert|extrovert|ambivert|homebody|people\s+person|dog\s+person|cat\s+person|coffee\s+person|tea\s+person|bookworm|foodie|gamer|introverted|extroverted|colou?r-?blind|left-handed|right-handed|deaf|hard\s+of\s+hearing|dyslexic|autistic|neurodivergent|insomniac|pregnant|an?\s+only\s+child|only\s+child|twin|vegan\s+athlete|christian|muslim|jewish|hindu|buddhist|atheist|sikh|catholic)\b",
+            |c, _| {
+                let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
+                let art = cap(c, "art").map(|a| format!("{} ", a.to_lowercase())).unwrap_or_default();
+                let mut d = profile(format!("User is {art}{x}"), 0.85, 0.65)
+                    .keyed(format!("trait:{}", x.replace(' ', "_")), x.clone());
+                if [
+                    "deaf",
+                    "dyslexic",
+                    "autistic",
+                    "neurodivergent",
+                    "pregnant",
+                    "hard of hearing",
+                    "christian",
+                    "muslim",
+                    "jewish",
+                    "hindu",
+                    "buddhist",
+                    "atheist",
+                    "sikh",
+                    "catholic",
+                ]
+                .contains(&x.as_str())
+                {
+                    d.sensitivity = Sensitivity::Sensitive;
+                }
+                vec![Found::add(d)]
+            },
+        ),
+        Rule::new(
+            "timezone",
+            Mode::Statement,
+            &[
+                "pst",
+                "pdt",
+                "est",
+                "edt",
+                "cst",
+                "cdt",
+                "mst",
+                "mdt",
+                "gmt",
+                "bst",
+                "cet",
+                "cest",
+                "utc",
+                "ist",
+                "jst",
+                "aest",
+                "time zone",
+                "timezone",
+                "pacific",
+                "eastern",
+                "central",
+                "mountain",
+            ],
+            r"\b(?:<IM>\s+(?:in|on|based\s+in)|my\s+time\s*zone\s+is)\s+(?P<tz>(?-i:PST|PDT|EST|EDT|CST|CDT|MST|MDT|GMT|BST|CET|CEST|UTC|IST|JST|AEST|AEDT)(?:[+-]\d{1,2})?|(?:pacific|eastern|central|mountain)\s+time|utc[+-]\d{1,2})\b",
+            |c, _| {
+                let tz = tidy(cap(c, "tz").unwrap_or_default());
+                vec![Found::add(profile(format!("User's time zone is {tz}"), 0.85, 0.6).keyed("timezone", tz))]
+            },
+        ),
+        Rule::new(
+            "job-im-a",
+            Mode::Statement,
+            &["i'm", "i am"],
+            r"\b<IM>\s+(?:(?:now|currently|actually|still|also|just|officially|basically|technically|working\s+as|employed\s+as)\s+)*(?P<art>a|an|the)\s+(?P<x>(?:[\w/&+.-]+\s+){0,4}?<JOB>s?(?:[\s-]+<JOB>s?)*)\b(?P<rest>\s+(?:at|for|in|with|on|of|from)\s+[^,.;!?]+)?(?:\s+(?:based|living)\s+(?:in|out\s+of)\s+(?P<based><CLAUSE>))?",
+            |c, s| {
+                let mut out = job(c, s);
+                let rest = cap(c, "rest").unwrap_or_default();
+                let based = cap(c, "based").or_else(|| {
+                    let l = rest.to_ascii_lowercase();
+                    ["based in ", "living in ", "based out of "]
+                        .iter()
+                        .find_map(|k| l.find(k).map(|i| &rest[i + k.len()..]))
+                });
+                if let Some(p) = based.and_then(|b| place(b, s)) {
+                    out.push(Found::add(profile(format!("User lives in {p}"), 0.85, 0.8).keyed("home", p)));
+                }
+                out
+            },
+        ),
+        Rule::new(
+            "job-work",
+            Mode::Statement,
+            &["work"],
+            r"\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)?\s+(?:(?:now|currently|still|also|mainly|mostly|actually|full-time|part-time|just)\s+)*(?:work|working)\s+(?:(?P<as>as)\s+(?P<job><CLAUSE>)|(?P<prep>at|for)\s+(?P<emp><CLAUSE>)|in\s+(?P<field><CLAUSE>)|(?P<remote>from\s+home|remotely|remote|from\s+an?\s+office|in\s+an?\s+office|hybrid)|on\s+(?P<proj><CLAUSE>))",
+            work,
+        ),
+        Rule::new(
+            "employer-joined",
+            Mode::Statement,
+            &["joined", "started", "hired", "job at", "offer", "employed"],
+            r"\bi(?:'ve|\s+have|'m|\s+am|\s+was)?\s+(?:(?:just|recently|finally|officially|now)\s+)*(?:joined|started\s+(?:a\s+new\s+job\s+|a\s+new\s+role\s+|working\s+)?at|started\s+at|got\s+(?:a\s+(?:new\s+)?job|hired|an\s+offer|a\s+position|a\s+role)\s+(?:at|with|from|by)|(?:got\s+)?hired\s+(?:at|by)|employed\s+(?:at|by))\s+(?P<emp><CLAUSE>)",
+            |c, s| {
+                let emp = cap(c, "emp").unwrap_or_default();
+                let (emp, role) = match emp.to_ascii_lowercase().find(" as ") {
+                    Some(i) => (&emp[..i], Some(&emp[i + 4..])),
+                    None => (emp, None),
+                };
+                let Some(org) = organisation(emp, s) else { return Vec::new() };
+                let mut out =
+                    vec![Found::add(profile(format!("User works at {org}"), 0.9, 0.8).keyed("employer", org))];
+                if let Some(role) = role.and_then(phrase) {
+                    out.push(Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role)));
+                }
+                out
+            },
+        ),
+        Rule::new(
+            "job-my-job-is",
+            Mode::Statement,
+            &["job", "role", "position", "title", "occupation", "profession", "company", "employer"],
+            r"\bmy\s+(?:(?:new|current|day|full-time|main)\s+)?(?P<what>job|role|position|title|job\s+title|occupation|profession|company|employer)\s+is\s+(?P<x><CLAUSE>)",
+            |c, s| {
+                let what = cap(c, "what").unwrap_or_default().to_lowercase();
+                let x = cap(c, "x").unwrap_or_default();
+                if what == "company" || what == "employer" {
+                    let Some(org) = organisation(x, s) else { return Vec::new() };
+                    return vec![Found::add(profile(format!("User works at {org}"), 0.85, 0.8).keyed("employer", org))];
+                }
+                let xl = x.trim_start().to_lowercase();
+                let first = xl.split_whitespace().next().unwrap_or_default();
+                let ok =
+                    matches!(first, "a" | "an" | "the") || first.ends_with("ing") || x.starts_with(char::is_uppercase);
+                let Some(p) = phrase(x).filter(|_| ok) else { return Vec::new() };
+                vec![Found::add(profile(format!("User's {what} is {p}"), 0.85, 0.8).keyed("job", p))]
+            },
+        ),
+        Rule::new(
+            "job-teach-study",
+            Mode::Statement,
+            &["teach", "study", "studying", "major"],
+            r"\bi(?:'m|\s+am)?\s+(?:(?:currently|now|also|still)\s+)*(?P<v>teach|study|studying|majoring\s+in|doing\s+(?:a|my)\s+(?:phd|masters|master's|degree|bachelor's|doctorate)\s+in)\s+(?P<x><CLAUSE>)",
+            |c, _| {
+                let v = cap(c, "v").unwrap_or_default().to_lowercase();
+                let x = cap(c, "x").unwrap_or_default();
+                let first = x.trim_start().to_lowercase();
+                let first = first.split_whitespace().next().unwrap_or_default();
+                if matches!(
+                    first,
+                    "every"
+                        | "for"
+                        | "hard"
+                        | "a"
+                        | "all"
+                        | "at"
+                        | "in"
+                        | "late"
+                        | "on"
+                        | "with"
+                        | "really"
+                        | "so"
+                        | "it"
+                        | "that"
+                        | "this"
+                        | "them"
+                        | "myself"
+                        | "how"
+                        | "what"
+                        | "when"
+                        | "too"
+                        | "more"
+                        | "online"
+                        | "up"
+                ) {
+                    return Vec::new();
+                }
+                let Some(x) = phrase(x) else { return Vec::new() };
+                let content = match v.as_str() {
+                    "teach" => format!("User teaches {x}"),
+                    "study" => format!("User studies {x}"),
+                    v if v.starts_with("doing") => format!("User is {} {x}", tidy(&third_person(v))),
+                    _ => format!("User is studying {x}"),
+                };
+                vec![Found::add(profile(content, 0.8, 0.75).keyed("job", x))]
+            },
+        ),
+        Rule::new(
+            "job-status",
+            Mode::Statement,
+            &[
+                "retired",
+                "unemployed",
+                "self-employed",
+                "between jobs",
+                "out of work",
+                "stay-at-home",
+                "freelanc",
+                "leave",
+                "laid off",
+                "job hunting",
+                "looking for",
+            ],
+            r"\b<IM>\s+(?:(?:now|currently|just|recently|officially|finally|still|also)\s+)*(?P<x>retired|unemployed|self-employed|between\s+jobs|out\s+of\s+work|a\s+stay-at-home\s+(?:mom|dad|parent)|freelancing|a\s+freelancer|on\s+(?:parental|maternity|paternity|medical)\s+leave|job\s+hunting|looking\s+for\s+(?:a\s+)?(?:new\s+)?(?:job|work))\b",
+            |c, _| {
+                let x = tidy(cap(c, "x").unwrap_or_default()).to_lowercase();
+                vec![Found::add(profile(format!("User is {x}"), 0.85, 0.75).keyed("job", x))]
+            },
+        ),
+        Rule::new(
+            "home-live",
+            Mode::Statement,
+            &["live", "living", "based", "reside", "located", "settled"],
+            r"\b(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+(?:(?:now|currently|still|actually|also|just|been|recently|finally|happily|officially)\s+)*(?:live|living|reside|residing|based|located|settled)(?:\s+with\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?)?\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|out\s+of|on)\s+<PLACE>",
+            |c, s| {
+                let Some(p) = place(cap(c, "x").unwrap_or_default(), s) else { return Vec::new() };
+                let prep = tidy(&cap(c, "prep").unwrap_or("in").to_lowercase());
+                let prep = if prep == "out of" { "in".to_string() } else { prep };
+                vec![Found::add(profile(format!("User lives {prep} {p}"), 0.85, 0.8).keyed("home", p))]
+            },
+        ),
+        Rule::new(
+            "home-moved",
+            Mode::Statement,
+            &["moved", "relocated"],
+            r"(?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)(?:(?:just|recently|finally|officially|now|also|since)\s+)*(?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+(?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>",
+            |c, s| {
+                let x = cap(c, "x").unwrap_or_default();
+                let xl = x.trim_start().to_lowercase();
+                if ["a ", "an ", "my ", "our ", "new ", "the new ", "another "].iter().any(|p| xl.starts_with(p)) {
+                    return Vec::new();
+                }
+                let Some(p) = place(x, s) else { return Vec::new() };
+                let mut f = Found::add(profile(format!("User lives in {p}"), 0.9, 0.8).keyed("home", p));
+                f.replaces = cap(c, "a").map(str::to_string);
+                vec![f]
+            },
+        ),
+        Rule::new(
+            "home-my-home",
+            Mode::Statement,
+            &["home"],
+            r"\b(?:my\s+(?:home|house|apartment|flat|place)\s+is\s+(?:in|near)|home\s+(?:base\s+)?is|i\s+call\s+(?P<called>\S+(?:\s+(?-i:[A-Z])\S*)?)\s+home)\s*(?P<x><CLAUSE>)?",
+            |c, s| {
+                let x = cap(c, "called").or(cap(c, "x")).unwrap_or_default();
+                let Some(p) = place(x, s) else { return Vec::new() };
+                vec![Found::add(profile(format!("User lives in {p}"), 0.85, 0.8).keyed("home", p))]
+            },
+        ),
+        Rule::new(
+            "hometown",
+            Mode::Statement,
+            &["from", "grew up", "born", "raised"],
+            r"\b(?:<IM>\s+(?:originally\s+)?from|i\s+(?:originally\s+)?(?:come|came)\s+from|i\s+grew\s+up\s+(?:in|on|near)|i\s+was\s+(?:born|raised)(?:\s+and\s+raised)?\s+in)\s+<PLACE>",
+            |c, s| {
+                let x = cap(c, "x").unwrap_or_default();
+                if x.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+                    return Vec::new();
+                }
+                let Some(p) = place(x, s) else { return Vec::new() };
+                let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
+                let content = if whole.contains("grew up") {
+                    format!("User grew up in {p}")
+                } else if whole.contains("born") || whole.contains("raised") {
+                    format!("User was born in {p}")
+                } else {
+                    format!("User is from {p}")
+                };
+                vec![Found::add(profile(content, 0.85, 0.7).keyed("hometown", p))]
+            },
+        ),
+        Rule::new(
+            "age",
+            Mode::Statement,
+            &["i'm", "i am", "turned", "years old"],
+            r"\b(?:<IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?|i\s+(?:just\s+)?turned)\s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b))",
+            |c, _| {
+                let n = cap(c, "n").unwrap_or_default();
+                let Ok(age) = n.parse::<u32>() else { return Vec::new() };
+                if !(10..=99).contains(&age) {
+                    return Vec::new();
+                }
+                vec![Found::add(profile(format!("User is {age} years old"), 0.85, 0.6).keyed("age", age.to_string()))]
+            },
+        ),
+        Rule::new(
+            "birthday",
+            Mode::Statement,
+            &["birthday", "born on", "born in"],
+            r"\b(?:my\s+(?:birthday|bday|b-day)\s+is\s+(?:on\s+)?|i\s+was\s+born\s+on\s+)(?P<x>(?:<MONTH_DAY>))|\b(?P<rel>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)\s+is\s+my\s+(?:birthday|bday)|\bmy\s+(?:birthday|bday)\s+is\s+(?P<rel2>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)|\bi\s+was\s+born\s+in\s+(?P<year>(?:19|20)\d{2})\b",
+            |c, s| {
+                if let Some(y) = cap(c, "year") {
+                    return vec![Found::add(profile(format!("User was born in {y}"), 0.9, 0.6).keyed("birth_year", y))];
+                }
+                // "Tomorrow is my birthday": the date it names, not the word.
+                let x = match cap(c, "rel").or(cap(c, "rel2")) {
+                    Some(r) => match super::when::resolve(r, s.at) {
+                        Some(d) => d.format("%B %-d").to_string(),
+                        None => return Vec::new(),
+                    },
+                    None => match cap(c, "x") {
+                        Some(x) => title_words(&x.to_lowercase()),
+                        None => return Vec::new(),
+                    },
+                };
+                vec![Found::add(profile(format!("User's birthday is {x}"), 0.9, 0.7).keyed("birthday", x))]
+            },
+        ),
+        Rule::new(
+            "relationship",
+            Mode::Statement,
+            &[
+                "married",
+                "single",
+                "divorced",
+                "engaged",
+                "widowed",
+                "separated",
+                "relationship",
+                "dating",
+                "seeing someone",
+            ],
+            r"\b<IM>\s+(?:(?:happily|recently|newly|now|still|currently|just|also|finally|officially)\s+)*(?P<x>married|single|divorced|engaged|widowed|separated|in\s+a\s+relationship|seeing\s+someone|dating\s+someone)\b(?:\s+(?:to|with)\s+(?P<to><NAME>))?(?:\s+with\s+(?P<kids>one|two|three|four|five|six|\d+|a)\s+(?P<kw>kids?|children|child|sons?|daughters?))?",
+            |c, s| {
+                let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
+                let to = cap(c, "to").filter(|_| !s.lowercase).and_then(name_of);
+                let content = match &to {
+                    Some(n) => format!("User is {x} to {n}"),
+                    None => format!("User is {x}"),
+                };
+                let mut out = vec![Found::add(profile(content, 0.85, 0.7).keyed("relationship", x))];
+                if let (Some(n), Some(kw)) = (cap(c, "kids"), cap(c, "kw")) {
+                    let n = n.to_lowercase();
+                    out.push(Found::add(
+                        profile(format!("User has {n} {}", kw.to_lowercase()), 0.85, 0.7).keyed("family:children", n),
+                    ));
+                }
+                out
+            },
+        ),
+        Rule::new(
+            "parent-of",
+            Mode::Statement,
+            &["mom", "dad", "mother", "father", "parent", "mum", "grand"],
+            r"\b<IM>\s+(?:a|an)\s+(?:(?:proud|new|single|first-time|busy|working|tired)\s+)*(?P<who>mom|mum|dad|mother|father|parent|grandma|grandpa|grandmother|grandfather|grandparent)(?:\s+(?:of|to)\s+(?P<n>one|two|three|four|five|six|\d+|a\s+(?:baby|toddler|teenager|newborn|\w+)))?\b",
+            |c, _| {
+                let who = cap(c, "who").unwrap_or_default().to_lowercase();
+                let d = match cap(c, "n") {
+                    Some(n) => profile(format!("User is {} {who} of {n}", article(&who)), 0.85, 0.75)
+                        .keyed("family:children", n.to_lowercase()),
+                    None => profile(format!("User is {} {who}", article(&who)), 0.85, 0.7).keyed("parent", who),
+                };
+                vec![Found::add(d)]
+            },
+        ),
+        Rule::new(
+            "allergy",
+            Mode::Statement,
+            &["allergic", "allergy", "intolerant", "celiac", "coeliac", "diabetic"],
+            r"\b(?:<IM>\s+(?:(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly)\s+)*allergic\s+to\s+(?P<x><CLAUSE>)|i\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy|<IM>\s+(?P<z>lactose[- ]intolerant|gluten[- ]intolerant|celiac|coeliac|diabetic|type\s+[12]\s+diabetic))",
+            |c, _| {
+                if let Some(z) = cap(c, "z") {
+                    let z = tidy(&z.to_lowercase());
+                    let key = format!("health:{}", z.replace(' ', "_"));
+                    let mut d = profile(format!("User is {z}"), 0.9, 0.85).keyed(key, z);
+                    d.sensitivity = Sensitivity::Sensitive;
+                    return vec![Found::add(d)];
+                }
+                let Some(x) = cap(c, "x").or(cap(c, "y")).and_then(phrase) else { return Vec::new() };
+                let key = format!("allergy:{}", x.to_lowercase());
+                vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x))]
+            },
+        ),
+    ]
+}
+
+fn join_names(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// "my dog is called Biscuit", "my sister Emma": a pet or a relation with a name.
+fn named_relation(c: &Captures<'_>, s: &Sentence<'_>, explicit: bool) -> Vec<Found> {
+    let rel = cap(c, "rel").unwrap_or_default().to_lowercase();
+    let Some(x) = cap(c, "x") else { return Vec::new() };
+    // Bare appositions need a capital ("my sister Emma"); "is called biscuit" does not.
+    if !explicit && (!x.starts_with(char::is_uppercase) || s.lowercase) {
+        return Vec::new();
+    }
+    let Some(name) = name_of(x) else { return Vec::new() };
+    let species = species_key(&rel);
+    let is_pet = super::lex::is_pet_word(&rel) && !super::lex::is_relation_word(&rel);
+    let first_name = name.split_whitespace().next().unwrap_or_default().to_lowercase();
+    if is_pet {
+        let sp = species_singular(&rel);
+        return vec![Found::add(
+            profile(format!("User has {} {sp} named {name}", article(&sp)), 0.85, 0.75)
+                .keyed(format!("pet:{species}:{first_name}"), name),
+        )];
+    }
+    let key = relation_key(&rel);
+    let key = if is_unique_relation(&key) { format!("family:{key}") } else { format!("family:{key}:{first_name}") };
+    vec![Found::add(profile(format!("User's {rel} is named {name}"), 0.85, 0.8).keyed(key, name))]
+}
+
+/// Reads "at a fintech startup", "for Google", "I'm a nurse at St Mary's".
+fn job(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let mut out = Vec::new();
+    let x = cap(c, "x").unwrap_or_default();
+    // "a 29 year old nurse": the age is its own slot.
+    static AGE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let age_re = AGE.get_or_init(|| regex::Regex::new(r"^(\d{1,2})[- ]years?[- ]old\s+").expect("age regex"));
+    let x = match age_re.captures(x) {
+        Some(a) => {
+            let n = a[1].to_string();
+            out.push(Found::add(profile(format!("User is {n} years old"), 0.85, 0.6).keyed("age", n)));
+            &x[a.get(0).map_or(0, |m| m.end())..]
+        }
+        None => x,
+    };
+    // "a nurse from Ohio": where they come from, not where they work.
+    if let Some(r) = cap(c, "rest").filter(|r| r.trim_start().to_ascii_lowercase().starts_with("from ")) {
+        if let Some(p) = place(&r.trim_start()[5..], s) {
+            out.push(Found::add(profile(format!("User is from {p}"), 0.85, 0.7).keyed("hometown", p)));
+        }
+    }
+    let mut job_ops = job_only(c, x);
+    job_ops.extend(out);
+    job_ops
+}
+
+fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
+    let art = cap(c, "art").unwrap_or("a").to_lowercase();
+    let xl = x.to_lowercase();
+    let words: Vec<&str> = xl.split_whitespace().collect();
+    const JUDGED: &[&str] = &[
+        "good",
+        "bad",
+        "terrible",
+        "great",
+        "nervous",
+        "decent",
+        "awful",
+        "amazing",
+        "lousy",
+        "poor",
+        "horrible",
+        "excellent",
+        "fantastic",
+        "mediocre",
+        "crappy",
+        "wannabe",
+        "huge",
+        "big",
+        "total",
+        "complete",
+        "better",
+        "worse",
+        "slow",
+        "fast",
+        "picky",
+        "messy",
+        "lazy",
+        "careful",
+        "cautious",
+        "anxious",
+        "reluctant",
+        "natural",
+        "born",
+        "typical",
+        "classic",
+        "real",
+        "proper",
+        "shit",
+        "shitty",
+        "crap",
+        "pretty",
+        "very",
+        "bit",
+    ];
+    const PAST: &[&str] = &["former", "ex", "retired", "recovering", "aspiring", "future", "wannabe", "would-be"];
+    const HOBBY: &[&str] = &["amateur", "hobby", "hobbyist", "weekend", "home", "casual", "backyard"];
+    if words.iter().any(|w| JUDGED.contains(w)) {
+        return Vec::new();
+    }
+    let rest = cap(c, "rest").map(head).unwrap_or_default();
+    let rest = if rest.to_ascii_lowercase().starts_with("from ") { "" } else { rest };
+    let rest = ["based in", "living in", "based out of"]
+        .iter()
+        .find_map(|k| rest.to_ascii_lowercase().find(k).map(|i| rest[..i].trim_end()))
+        .unwrap_or(rest);
+    let rest = if rest.is_empty() { String::new() } else { format!(" {}", third_person(rest)) };
+    let what = format!("{}{rest}", tidy(x));
+    let content = format!("User is {art} {what}");
+    if words.iter().any(|w| PAST.contains(w)) {
+        return vec![Found::add(profile(content, 0.8, 0.6))];
+    }
+    if words.iter().any(|w| HOBBY.contains(w)) {
+        return vec![Found::add(Draft::new(Kind::Preference, content, 0.75, 0.6))];
+    }
+    vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))]
+}
+
+/// "I work as/at/for/in/on ...".
+fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    if let Some(remote) = cap(c, "remote") {
+        let r = tidy(&remote.to_lowercase());
+        let r = if r == "remote" { "remotely".to_string() } else { r };
+        return vec![Found::add(profile(format!("User works {r}"), 0.8, 0.6).keyed("work_mode", r))];
+    }
+    if let Some(j) = cap(c, "job") {
+        let (j, at) = match j.to_ascii_lowercase().find(" at ").or_else(|| j.to_ascii_lowercase().find(" for ")) {
+            Some(i) => (&j[..i], Some(&j[i..])),
+            None => (j, None),
+        };
+        let Some(role) = phrase(j) else { return Vec::new() };
+        let tail = at.and_then(phrase).map(|t| format!(" {t}")).unwrap_or_default();
+        let tail = tail.trim_end().to_string();
+        let tail = if tail.is_empty() { String::new() } else { format!(" {}", tail.trim_start()) };
+        let what = format!("{role}{tail}");
+        return vec![Found::add(profile(format!("User works as {what}"), 0.85, 0.8).keyed("job", what))];
+    }
+    if let Some(emp) = cap(c, "emp") {
+        let prep = cap(c, "prep").unwrap_or("at").to_lowercase();
+        let (e, role) = match emp.to_ascii_lowercase().find(" as ") {
+            Some(i) => (&emp[..i], Some(&emp[i + 4..])),
+            None => (emp, None),
+        };
+        let Some(org) = phrase(e) else { return Vec::new() };
+        if matches!(org.to_lowercase().as_str(), "home" | "work" | "night" | "myself" | "themselves" | "a living") {
+            if org.eq_ignore_ascii_case("themselves") || org.eq_ignore_ascii_case("myself") {
+                return vec![Found::add(
+                    profile("User is self-employed".to_string(), 0.85, 0.75).keyed("job", "self-employed"),
+                )];
+            }
+            return Vec::new();
+        }
+        let mut out = vec![Found::add(profile(format!("User works {prep} {org}"), 0.85, 0.8).keyed("employer", org))];
+        if let Some(role) = role.and_then(phrase) {
+            out.push(Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role)));
+        }
+        return out;
+    }
+    if let Some(field) = cap(c, "field") {
+        let Some(f) = phrase(field) else { return Vec::new() };
+        const FIELDS: &[&str] = &[
+            "design",
+            "marketing",
+            "sales",
+            "finance",
+            "tech",
+            "engineering",
+            "product",
+            "healthcare",
+            "health",
+            "education",
+            "law",
+            "hr",
+            "it",
+            "retail",
+            "hospitality",
+            "construction",
+            "research",
+            "consulting",
+            "media",
+            "publishing",
+            "advertising",
+            "banking",
+            "insurance",
+            "government",
+            "nonprofit",
+            "non-profit",
+            "science",
+            "software",
+            "data",
+            "security",
+            "support",
+            "operations",
+            "ops",
+            "logistics",
+            "manufacturing",
+            "real estate",
+            "film",
+            "music",
+            "fashion",
+            "games",
+            "gaming",
+            "accounting",
+            "medicine",
+            "nursing",
+            "pharma",
+            "biotech",
+            "energy",
+            "policy",
+            "journalism",
+            "ux",
+            "ui",
+            "qa",
+            "devops",
+            "infrastructure",
+            "recruiting",
+            "customer",
+            "legal",
+            "communications",
+            "pr",
+            "management",
+            "analytics",
+            "a ",
+            "an ",
+            "the ",
+        ];
+        let fl = f.to_lowercase();
+        let is_field = FIELDS.iter().any(|w| fl.contains(w));
+        let capital_place = f.starts_with(char::is_uppercase) && !is_field;
+        if capital_place && !s.lowercase {
+            return vec![Found::add(profile(format!("User works in {f}"), 0.8, 0.7).keyed("work_location", f))];
+        }
+        return vec![Found::add(profile(format!("User works in {f}"), 0.85, 0.8).keyed("job", f))];
+    }
+    if let Some(p) = cap(c, "proj").map(super::lex::strip_times).and_then(|p| phrase(&p)) {
+        // "working on something", "working on for weeks": nothing to remember.
+        let first = p.split_whitespace().next().unwrap_or_default().to_lowercase();
+        let det = matches!(first.as_str(), "my" | "their" | "a" | "an" | "the" | "our" | "this" | "that" | "some");
+        let words = super::lex::key_words(&p);
+        let vague = words.iter().all(|w| {
+            matches!(
+                w.as_str(),
+                "project"
+                    | "projects"
+                    | "something"
+                    | "new"
+                    | "big"
+                    | "cool"
+                    | "exciting"
+                    | "stuff"
+                    | "thing"
+                    | "things"
+                    | "one"
+                    | "side"
+                    | "few"
+                    | "couple"
+                    | "lately"
+            )
+        });
+        if !det || vague || p.split_whitespace().count() < 2 {
+            return Vec::new();
+        }
+        let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
+        let verb = if whole.contains("working on") { "is working on" } else { "works on" };
+        return vec![Found::add(profile(format!("User {verb} {p}"), 0.75, 0.6))];
+    }
+    Vec::new()
+}
+
+/// An organisation name: capitalised ("Stripe"), or "a/an ... startup/company/agency".
+fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
+    let h = head(x);
+    let h = h.split(" as ").next().unwrap_or(h);
+    let lower = h.to_lowercase();
+    const ORGS: &[&str] = &[
+        "startup",
+        "company",
+        "firm",
+        "agency",
+        "bank",
+        "hospital",
+        "school",
+        "university",
+        "college",
+        "studio",
+        "lab",
+        "nonprofit",
+        "non-profit",
+        "charity",
+        "corporation",
+        "corp",
+        "shop",
+        "store",
+        "restaurant",
+        "bakery",
+        "clinic",
+        "consultancy",
+        "publisher",
+        "newspaper",
+        "magazine",
+        "team",
+        "org",
+        "organization",
+        "organisation",
+        "government",
+        "ministry",
+        "council",
+        "practice",
+        "business",
+        "factory",
+        "warehouse",
+        "cafe",
+        "café",
+        "bar",
+        "hotel",
+        "airline",
+        "retailer",
+        "manufacturer",
+        "enterprise",
+        "scale-up",
+        "scaleup",
+        "unicorn",
+    ];
+    let described =
+        ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && ORGS.iter().any(|o| lower.contains(o));
+    let named = h.starts_with(char::is_uppercase) || (s.lowercase && !lower.starts_with("a ") && !lower.is_empty());
+    if !(described || named) {
+        return None;
+    }
+    phrase(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::{contents, keyed, none, run};
+    use crate::op::{Action, Target};
+
+    #[test]
+    fn names() {
+        for s in [
+            "My name is Dana.",
+            "Hi! My name is dana.",
+            "hey, I'm Dana",
+            "Hi there, I'm Dana and I need help",
+            "Dana here, quick question",
+            "my name's dana btw",
+            "Hello, this is Dana.",
+        ] {
+            assert_eq!(keyed(s, "name"), Some("Dana".into()), "{s}");
+        }
+        assert_eq!(contents("my name is Mary Ann"), vec!["User's name is Mary Ann"]);
+        none("I'm Canadian");
+        none("I'm Dana's mom");
+        none("I'm OK thanks");
+        none("what's my name?");
+        none("My name is not important");
+    }
+
+    #[test]
+    fn jobs_and_employers() {
+        assert_eq!(
+            contents("I'm a backend engineer at a fintech startup."),
+            vec!["User is a backend engineer at a fintech startup"]
+        );
+        assert_eq!(contents("i am a nurse"), vec!["User is a nurse"]);
+        assert_eq!(
+            contents("I work as a product designer at Figma"),
+            vec!["User works as a product designer at Figma"]
+        );
+        assert_eq!(contents("I work at Stripe"), vec!["User works at Stripe"]);
+        assert_eq!(keyed("I work for a small agency as a copywriter", "job"), Some("a copywriter".into()));
+        assert_eq!(keyed("I just joined Shopify!", "employer"), Some("Shopify".into()));
+        assert_eq!(keyed("I teach math at a high school", "job"), Some("math at a high school".into()));
+        assert_eq!(keyed("I'm retired now", "job"), Some("retired".into()));
+        assert_eq!(keyed("I work remotely", "work_mode"), Some("remotely".into()));
+        none("I'm a terrible cook");
+        assert_eq!(keyed("I'm a big fan of jazz", "job"), None);
+        assert_eq!(keyed("I'm a bit tired", "job"), None);
+        none("I joined a gym");
+        none("If I were a teacher I'd be happier");
+        none("Are you a doctor?");
+    }
+
+    #[test]
+    fn homes() {
+        assert_eq!(contents("I live in Lisbon, near the river."), vec!["User lives in Lisbon"]);
+        assert_eq!(keyed("i live in lisbon!", "home"), Some("lisbon".into()));
+        assert_eq!(keyed("We're based in Berlin these days", "home"), Some("Berlin".into()));
+        assert_eq!(keyed("I've been living in New York City for 3 years", "home"), Some("New York City".into()));
+        assert_eq!(keyed("I'm originally from Brazil", "hometown"), Some("Brazil".into()));
+        let ops = run("I moved to Porto last year");
+        assert_eq!(ops[0].action, Action::Update(Target::Key("home".into())));
+        assert_eq!(ops[0].draft.content, "User lives in Porto");
+        none("I don't live in Paris");
+        none("I used to live in Paris when I was a kid, do you know it?");
+        none("I live in the moment");
+        assert_eq!(keyed("I'd love to live in Japan", "home"), None);
+    }
+
+    #[test]
+    fn family_and_pets() {
+        assert_eq!(contents("My dog is called Biscuit"), vec!["User has a dog named Biscuit"]);
+        assert_eq!(contents("I have a dog named Biscuit."), vec!["User has a dog named Biscuit"]);
+        assert_eq!(contents("I have a cat named Miso."), vec!["User has a cat named Miso"]);
+        assert_eq!(contents("we adopted a puppy called Pepper"), vec!["User has a puppy named Pepper"]);
+        assert_eq!(contents("I have two cats, Miso and Tofu"), vec!["User has two cats named Miso and Tofu"]);
+        assert_eq!(contents("my wife's name is Sarah"), vec!["User's wife is named Sarah"]);
+        assert_eq!(keyed("My husband Tom is visiting", "family:husband"), Some("Tom".into()));
+        assert_eq!(keyed("my sister Emma just had a baby", "family:sister:emma"), Some("Emma".into()));
+        assert_eq!(keyed("I have two kids", "family:children"), Some("two".into()));
+        assert_eq!(contents("My sister lives in Paris"), vec!["User's sister lives in Paris"]);
+        assert_eq!(keyed("I'm married to Alex", "relationship"), Some("married".into()));
+        assert_eq!(keyed("I'm allergic to peanuts", "allergy:peanuts"), Some("peanuts".into()));
+        assert_eq!(keyed("I'm 34", "age"), Some("34".into()));
+        assert_eq!(keyed("my birthday is on March 3rd", "birthday"), Some("March 3rd".into()));
+        assert_eq!(keyed("Tomorrow is my birthday!", "birthday"), Some("March 3".into()));
+        assert_eq!(keyed("I was born in 1990.", "birth_year"), Some("1990".into()));
+        none("my sister loves jazz? no idea");
+        none("I'm 5 minutes away");
+    }
+
+    #[test]
+    fn more_ways_to_say_who_one_is() {
+        assert_eq!(keyed("I've got a golden retriever called Max.", "pet:dog:max"), Some("Max".into()));
+        assert_eq!(
+            contents("We have a cat named Luna and a dog named Rocky."),
+            vec!["User has a cat named Luna", "User has a dog named Rocky"]
+        );
+        assert_eq!(keyed("We just had a baby girl named Ava!", "family:daughter:ava"), Some("Ava".into()));
+        assert_eq!(keyed("I run a small bakery in Leeds.", "job"), Some("a small bakery in Leeds".into()));
+        assert_eq!(keyed("I'm the CTO of a small startup.", "job"), Some("CTO of a small startup".into()));
+        assert_eq!(
+            contents("I'm a 29 year old nurse from Ohio."),
+            vec!["User is a nurse", "User is 29 years old", "User is from Ohio"]
+        );
+        assert_eq!(keyed("I'm a software developer based in Toronto.", "home"), Some("Toronto".into()));
+        assert_eq!(keyed("I live with my partner in a small flat in Manchester.", "home"), Some("Manchester".into()));
+        assert_eq!(keyed("just moved to Seattle!", "home"), Some("Seattle".into()));
+        let ops = run("I got a new job as a UX designer at Airbnb.");
+        let keys: Vec<_> = ops.iter().map(|o| (o.action.clone(), o.draft.value.clone())).collect();
+        assert_eq!(
+            keys,
+            vec![
+                (Action::Update(Target::Key("job".into())), Some("UX designer".into())),
+                (Action::Update(Target::Key("employer".into())), Some("Airbnb".into())),
+            ]
+        );
+        assert_eq!(keyed("I changed jobs, I'm now at Stripe.", "employer"), Some("Stripe".into()));
+        assert_eq!(keyed("I speak Spanish and Portuguese.", "languages_spoken"), Some("Spanish and Portuguese".into()));
+        assert_eq!(keyed("I'm a night owl.", "trait:night_owl"), Some("night owl".into()));
+        assert_eq!(keyed("I'm in PST.", "timezone"), Some("PST".into()));
+        assert_eq!(keyed("Mom's birthday is on the 21st", "birthday:mother"), Some("the 21st".into()));
+        assert_eq!(keyed("hey! i'm sam and i live in boston", "name"), Some("Sam".into()));
+        assert_eq!(keyed("my name is actually Danielle", "name"), Some("Danielle".into()));
+        assert_eq!(keyed("i'm tired and i live in boston", "name"), None);
+        assert_eq!(keyed("Same here!", "name"), None);
+        assert_eq!(keyed("Her name's Coco and she's adorable", "name"), None);
+        assert_eq!(keyed("I'm Emily.", "name"), Some("Emily".into()));
+        assert_eq!(keyed("I'm married with two kids.", "family:children"), Some("two".into()));
+        let ops = run("I'm originally from Lagos but moved to Berlin for work.");
+        let vals: Vec<_> = ops.iter().map(|o| (o.draft.key.clone().unwrap(), o.draft.value.clone().unwrap())).collect();
+        assert!(
+            vals.contains(&("home".into(), "Berlin".into())) && vals.contains(&("hometown".into(), "Lagos".into()))
+        );
+        // A new pet is an addition, never a correction of the old one.
+        let ops = run("My partner Sam and I just got a puppy named Waffles.");
+        assert!(ops.iter().all(|o| o.action == Action::Add), "{ops:?}");
+        // Naming the old value makes it a replacement of that one.
+        let ops = run("Sorry, my daughter is Lily, not Lila.");
+        assert_eq!(ops[0].action, Action::Update(Target::Matching("daughter lila".into())));
+        assert_eq!(ops[0].draft.content, "User's daughter is named Lily");
+    }
+}

@@ -1,0 +1,304 @@
+//! Moods and transient states: "I'm exhausted today", "feeling stressed about the interview",
+//! "I had a rough day".
+//!
+//! A bad day is not a personality trait: these are always [`Kind::Ephemeral`], surfaced only to
+//! shape tone, and expire three days after the message. Salience clears the ephemeral floor (0.6)
+//! only when the state is clearly about now; habits ("I get anxious when I fly") are skipped.
+
+use chrono::Duration;
+use regex::Captures;
+
+use super::lex::{head, third_person};
+use super::rule::{Found, Mode, Rule, Sentence, cap};
+use crate::kind::{Kind, Surface};
+use crate::op::Draft;
+use crate::text::tidy;
+
+/// How long a mood stays true.
+const TTL_DAYS: i64 = 3;
+
+fn ephemeral(content: String, salience: f32, s: &Sentence<'_>) -> Found {
+    let mut d = Draft::new(Kind::Ephemeral, content, 0.8, salience).surfaced(Surface::Adapt);
+    d.expires_at = s.at.checked_add_signed(Duration::days(TTL_DAYS));
+    d.valid_from = Some(s.at);
+    Found::add(d)
+}
+
+/// Salience of a state from the words around it: now (0.75), unmarked present (0.65), past or
+/// habitual (below the ephemeral floor).
+fn salience(s: &Sentence<'_>, past: bool) -> Option<f32> {
+    let l = &s.lower;
+    let habit =
+        [" whenever ", " when i ", " always ", " usually ", " often ", " every time", " tend to ", " in general"]
+            .iter()
+            .any(|w| l.contains(w));
+    if habit {
+        return None;
+    }
+    let now = [
+        "today",
+        "tonight",
+        " rn",
+        "right now",
+        "this morning",
+        "at the moment",
+        "currently",
+        "this afternoon",
+        "this evening",
+        " now",
+    ]
+    .iter()
+    .any(|w| l.contains(w));
+    let recent = ["lately", "these days", "this week", "recently", "all week", "yesterday", "last night"]
+        .iter()
+        .any(|w| l.contains(w));
+    Some(match (past, now, recent) {
+        (false, true, _) => 0.75,
+        (true, true, _) => 0.65,
+        (false, false, _) => 0.65,
+        (true, false, _) => 0.4,
+    })
+}
+
+/// What follows a mood word when it says what about ("about the interview", "today").
+fn about(rest: &str) -> String {
+    let r = rest.trim_start();
+    let l = r.to_lowercase();
+    const STARTS: &[&str] = &[
+        "about",
+        "because",
+        "that",
+        "after",
+        "with",
+        "since",
+        "today",
+        "tonight",
+        "right now",
+        "this morning",
+        "this week",
+        "at the moment",
+        "lately",
+        "recently",
+        "to ",
+        "for",
+        "of",
+        "over",
+        "before",
+        "at ",
+        "by ",
+        "my ",
+        "that ",
+        "he ",
+        "she ",
+        "they ",
+        "it ",
+        "i ",
+        "on ",
+        "in ",
+        "from",
+    ];
+    if !STARTS.iter().any(|s| l.starts_with(s)) {
+        return String::new();
+    }
+    let cut = head(r);
+    let words: Vec<&str> = cut.split_whitespace().take(12).collect();
+    if words.is_empty() { String::new() } else { format!(" {}", third_person(&words.join(" "))) }
+}
+
+/// The rules of this family, in priority order.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule::new(
+            "mood-i-am",
+            Mode::Statement,
+            &[],
+            r"\bi(?P<tense>'m|\s+am|'ve\s+been|\s+have\s+been|\s+was|\s+feel|\s+felt|'m\s+feeling|\s+am\s+feeling|\s+keep\s+feeling|'m\s+getting|\s+am\s+getting|'m\s+starting\s+to\s+feel|\s+woke\s+up|'ve\s+been\s+feeling|\s+have\s+been\s+feeling)\s+(?:(?:so|really|very|super|pretty|quite|a\s+bit|a\s+little|a\s+little\s+bit|kinda|kind\s+of|sort\s+of|totally|completely|absolutely|extremely|incredibly|utterly|just|too|still|also|soo+|rather|fairly|somewhat|beyond|insanely|seriously|mega|hella|bloody|damn|fucking|freaking|feeling|honestly|literally|increasingly|more\s+and\s+more|way\s+too|a\s+lot\s+more|[a-z]+ly)\s+)*(?P<adj><MOOD>)\b",
+            mood,
+        ),
+        Rule::new(
+            "in-a-mood",
+            Mode::Statement,
+            &["mood"],
+            r"\b(?:<IM>\s+(?:in|having)|i've\s+been\s+in|been\s+in)\s+(?:such\s+)?(?:a|an)\s+(?:(?:really|very|super|pretty|weirdly|strangely)\s+)?(?P<adj>great|good|bad|terrible|foul|rotten|weird|funny|sour|grumpy|awful|amazing|fantastic|horrible|shit|crappy|reflective|mellow|silly|cheerful|gloomy|dark|low)\s+mood\b",
+            |c, s| {
+                let adj = cap(c, "adj").unwrap_or_default().to_lowercase();
+                let Some(sal) = salience(s, false) else { return Vec::new() };
+                let end = c.get(0).map_or(0, |m| m.end());
+                let tail = about(&s.text[end..]);
+                vec![ephemeral(format!("User is in {} {adj} mood{tail}", super::lex::article(&adj)), sal, s)]
+            },
+        ),
+        Rule::new(
+            "mood-bare",
+            Mode::Statement,
+            &[],
+            r"^(?:(?:ugh|man|well|honestly|tbh|omg|god|oof|sigh|meh|lol|so|just|still|and|but|also|now)[,!.]?\s+)*(?P<tense>feeling|been\s+feeling|feel|so|super|really|pretty|kinda|totally|absolutely|completely|utterly|extremely|incredibly|soo+)\s+(?:(?:so|really|very|super|pretty|quite|a\s+bit|a\s+little|kinda|kind\s+of|totally|completely|absolutely)\s+)*(?P<adj><MOOD>)\b",
+            mood,
+        ),
+        Rule::new(
+            "rough-day",
+            Mode::Statement,
+            &["day", "week", "night", "morning", "afternoon", "evening", "month", "weekend"],
+            r"\b(?P<v>had|'ve\s+had|have\s+had|having|'m\s+having|am\s+having|it's\s+been|it\s+was|been|today\s+was|today's\s+been|today\s+has\s+been)\s+(?:a|an|such\s+a|one\s+of\s+those|quite\s+a|the\s+most)?\s*(?:(?:really|very|super|pretty|so|long|bit\s+of\s+a|absolutely|fucking|freaking|incredibly|extremely|truly)\s+)*(?P<adj>rough|bad|terrible|awful|horrible|long|tough|hard|stressful|crazy|hectic|exhausting|great|good|amazing|wonderful|fantastic|productive|shitty|crappy|miserable|lovely|busy|brutal|draining|weird|emotional|frustrating|difficult|exciting|chaotic|insane|nightmare|emotional)\s+(?P<span>days?|week|night|morning|afternoon|evening|month|couple\s+of\s+days|few\s+days|weekend)\b",
+            |c, s| {
+                // "you had a great day", "they had a rough week": someone else's day.
+                let start = c.get(0).map_or(0, |m| m.start());
+                let last = s.text[..start].split_whitespace().last().unwrap_or_default().to_lowercase();
+                if matches!(last.as_str(), "you" | "he" | "she" | "they" | "we" | "kids" | "everyone" | "u") {
+                    return Vec::new();
+                }
+                let adj = cap(c, "adj").unwrap_or_default().to_lowercase();
+                let span = tidy(&cap(c, "span").unwrap_or("day").to_lowercase());
+                let v = cap(c, "v").unwrap_or_default().to_lowercase();
+                let (verb, sal) = if v.contains("having") {
+                    ("is having", 0.75)
+                } else {
+                    let fresh = matches!(span.as_str(), "day" | "night" | "morning" | "afternoon" | "evening")
+                        || s.lower.contains("today");
+                    ("had", if fresh { 0.7 } else { 0.6 })
+                };
+                let art = super::lex::article(&adj);
+                let span = if span == "days" { "few days".to_string() } else { span };
+                vec![ephemeral(format!("User {verb} {art} {adj} {span}"), sal, s)]
+            },
+        ),
+        Rule::new(
+            "day-was",
+            Mode::Statement,
+            &["today", "this week", "this morning", "tonight", "work", "the day"],
+            r"\b(?P<when>today|this\s+week|this\s+morning|tonight|my\s+day|my\s+week|work\s+today)\s+(?:was|has\s+been|is|'s\s+been|was\s+just|is\s+being|(?P<sucks>sucks|sucked|blows|blew|is\s+the\s+worst|was\s+the\s+worst))\s*(?:(?:so|really|very|super|pretty|such\s+a|absolutely|incredibly|a\s+bit|kind\s+of|kinda)\s+)*(?P<adj>rough|awful|terrible|great|amazing|long|stressful|hard|tough|exhausting|crazy|hectic|good|bad|brutal|draining|a\s+nightmare|insane|chaotic|miserable|a\s+disaster|a\s+mess|wonderful|fantastic|overwhelming)?\b",
+            |c, s| {
+                if cap(c, "adj").is_none() && cap(c, "sucks").is_none() {
+                    return Vec::new();
+                }
+                let when = tidy(&cap(c, "when").unwrap_or("today").to_lowercase());
+                let adj = match cap(c, "sucks") {
+                    Some(_) => "awful".to_string(),
+                    None => tidy(&cap(c, "adj").unwrap_or_default().to_lowercase()),
+                };
+                let content = match when.as_str() {
+                    "this week" => format!("User's week has been {adj}"),
+                    "this morning" => format!("User's morning was {adj}"),
+                    w if w.starts_with("work") => format!("User's work day was {adj}"),
+                    _ => format!("User's day was {adj}"),
+                };
+                vec![ephemeral(content, 0.7, s)]
+            },
+        ),
+        Rule::new(
+            "long-day-bare",
+            Mode::Statement,
+            &["day", "week", "night", "morning"],
+            r"^(?:(?:ugh|man|oof|sigh|whew|phew|what\s+a|such\s+a|wow|bit\s+of\s+a|kind\s+of\s+a|kinda\s+a)[,!.]?\s+)*(?:(?:a|an)\s+)?(?:(?:really|very|super|so)\s+)?(?P<adj>long|rough|bad|tough|crazy|hectic|stressful|exhausting|busy|terrible|awful|brutal|horrible)\s+(?P<span>day|week|night|morning)\b",
+            |c, s| {
+                if s.text.split_whitespace().count() > 7 {
+                    return Vec::new();
+                }
+                let adj = cap(c, "adj").unwrap_or_default().to_lowercase();
+                let span = cap(c, "span").unwrap_or("day").to_lowercase();
+                vec![ephemeral(format!("User had {} {adj} {span}", super::lex::article(&adj)), 0.7, s)]
+            },
+        ),
+        Rule::new(
+            "sleep",
+            Mode::Statement,
+            &["sleep", "slept", "insomnia"],
+            r"\bi\s+(?:couldn't|could\s+not|can't|cannot|didn't|did\s+not|barely|hardly)\s+(?:sleep|slept|get\s+(?:any|much)\s+sleep)|\bi\s+(?:slept|sleep)\s+(?:so\s+|really\s+)?(?:badly|terribly|poorly|like\s+crap|like\s+shit|for\s+(?:like\s+)?(?:two|three|four|2|3|4)\s+hours)|\b(?:no|zero|barely\s+any|hardly\s+any|little)\s+sleep\b|\binsomnia\s+(?:again|last\s+night|is\s+back)",
+            |_, s| vec![ephemeral("User slept badly".to_string(), 0.65, s)],
+        ),
+        Rule::new(
+            "ailment",
+            Mode::Statement,
+            &["cold", "flu", "headache", "migraine", "covid", "fever", "sick", "sore throat", "coming down", "stomach"],
+            r"\bi(?:'ve|\s+have)?\s+(?:(?:just|also|still)\s+)*(?:have|got|caught|'ve\s+got|am\s+coming\s+down\s+with|'m\s+coming\s+down\s+with|think\s+i\s+have)\s+(?P<x>(?:a|an|the|some\s+kind\s+of|this)\s+(?:(?:bad|terrible|nasty|awful|killer|splitting|horrible|mild|slight)\s+)?(?:cold|flu|headache|migraine|fever|sore\s+throat|stomach\s+bug|stomach\s+ache|bug|cough|virus)|covid|the\s+flu)",
+            |c, s| {
+                let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
+                vec![ephemeral(format!("User has {x}"), 0.7, s)]
+            },
+        ),
+    ]
+}
+
+fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let adj = tidy(&cap(c, "adj").unwrap_or_default().to_lowercase());
+    let tense = cap(c, "tense").unwrap_or_default().to_lowercase();
+    let end = c.get(0).map_or(0, |m| m.end());
+    let rest = &s.text[end..];
+    let next = rest.trim_start().to_lowercase();
+    // "sick of", "tired of": a dislike, not a mood. "happy to help", "down for", "off to": idioms.
+    let idiom = match adj.as_str() {
+        "sick" | "tired" => next.starts_with("of"),
+        "happy" | "relieved" | "proud" => next.starts_with("to help") || next.starts_with("to hear"),
+        "down" => next.starts_with("for") || next.starts_with("to ") || next.starts_with("with it"),
+        "low" => next.starts_with("on"),
+        "off" => !tense.contains("feel"),
+        _ => false,
+    };
+    if idiom {
+        return Vec::new();
+    }
+    // "happy for you", "proud of you", "excited to hear your thoughts": about the other person.
+    if ["for you", "of you", "to hear", "to see you", "that you", "you ", "with you", "for u", "of u"]
+        .iter()
+        .any(|p| next.starts_with(p))
+        || next == "you"
+    {
+        return Vec::new();
+    }
+    let past = tense.contains("was") || tense.contains("felt") || tense.contains("woke");
+    let Some(sal) = salience(s, past) else { return Vec::new() };
+    let tail = about(rest);
+    let verb = if past { "was feeling" } else { "is feeling" };
+    vec![ephemeral(format!("User {verb} {adj}{tail}"), sal, s)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::{none, run};
+    use crate::kind::{Kind, Surface};
+    use chrono::{DateTime, Utc};
+
+    fn mood(s: &str) -> (String, f32) {
+        let ops = run(s);
+        assert_eq!(ops.len(), 1, "{s}: {ops:?}");
+        let d = &ops[0].draft;
+        assert_eq!(d.kind, Kind::Ephemeral, "{s}");
+        assert_eq!(d.surface, Some(Surface::Adapt));
+        assert_eq!(d.expires_at, Some("2026-03-05T09:00:00Z".parse::<DateTime<Utc>>().unwrap()));
+        (d.content.clone(), d.salience)
+    }
+
+    #[test]
+    fn moods_are_ephemeral_and_salient_when_now() {
+        assert_eq!(mood("I'm exhausted today"), ("User is feeling exhausted today".into(), 0.75));
+        assert_eq!(
+            mood("feeling stressed about the interview"),
+            ("User is feeling stressed about the interview".into(), 0.65)
+        );
+        assert_eq!(mood("I had a rough day").0, "User had a rough day");
+        assert_eq!(mood("ugh, long day").0, "User had a long day");
+        assert_eq!(mood("i'm sooo tired rn").0, "User is feeling tired");
+        assert_eq!(mood("Honestly I've been feeling really down lately").0, "User is feeling down lately");
+        assert_eq!(mood("I'm so nervous about my exam").0, "User is feeling nervous about their exam");
+        assert_eq!(mood("today was awful").0, "User's day was awful");
+        assert_eq!(mood("I couldn't sleep last night").0, "User slept badly");
+        assert_eq!(mood("I think I have a cold").0, "User has a cold");
+        assert!(mood("I'm happy today").1 >= 0.6);
+        assert!(mood("I was tired last week").1 < 0.6);
+        assert_eq!(mood("I'm in a great mood today!").0, "User is in a great mood today");
+        assert_eq!(mood("today sucks").0, "User's day was awful");
+        assert_eq!(mood("I'm kinda bummed.").0, "User is feeling bummed");
+    }
+
+    #[test]
+    fn not_moods() {
+        none("I get anxious whenever I fly");
+        assert!(run("I'm sick of meetings that could be emails").iter().all(|o| o.draft.kind != Kind::Ephemeral));
+        none("I'm happy to help");
+        none("I'm down for pizza");
+        none("Are you tired?");
+        none("I'm so proud of you!");
+        none("Looks like you had a great day!");
+        none("Your hard work is really amazing");
+    }
+}

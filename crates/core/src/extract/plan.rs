@@ -1,0 +1,853 @@
+//! Plans, promises, deadlines and reminders: open loops, with a due date resolved against the
+//! message time when one is said ("on Friday", "this weekend", "by March 15").
+//!
+//! Content keeps the user's words with the time phrase ("User plans to call mom this weekend"),
+//! so a later "called my mom" finds it. Firm intentions ("I need to", "I promised to", "remind
+//! me to") are loops even without a date; soft ones ("I'll", "I want to", "I should") only with
+//! one, since "I'll try that" is conversation, not a plan.
+
+use std::sync::OnceLock;
+
+use regex::{Captures, Regex};
+
+use super::lex::{key_words, third_person};
+use super::rule::{Found, Mode, Rule, Sentence, cap};
+use super::when;
+use crate::kind::Kind;
+use crate::op::{Action, Draft, Target};
+use crate::text::tidy;
+
+/// Cuts a verb phrase at its clause break, keeping time phrases ("call mom this weekend").
+fn vp_head(s: &str) -> &str {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(?:[,;!?()]|[.:](?:\s|$)|\s-\s|\s+(?:but|because|cause|cuz|since|though|although|so\s+(?:i|that|we|it|she|he)|if|unless|lol|haha|btw|tbh|which|who|otherwise|or\s+else|and\s+(?:i|i'm|i've|it|it's|that|then|also|she|he|they|you|we)|anyway|please|pls|thanks|or\s+something|or\s+so)\b)",
+        )
+        .expect("plan cut regex")
+    });
+    let s = s.trim_start();
+    let cut = re.find(s).map_or(s, |m| &s[..m.start()]);
+    cut.trim().trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')')
+}
+
+/// How firmly an intention is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Firmness {
+    /// "I need to", "I have to", "I must": a loop even without a date.
+    Need,
+    /// "I promised to".
+    Promise,
+    /// "I plan to", "I'm scheduled to".
+    Plan,
+    /// "I'll", "I'm going to": a loop only with a date.
+    Soft,
+    /// "I want to", "I hope to": only with a date.
+    Want,
+    /// "I should": only with a date.
+    Should,
+    /// "I've been meaning to".
+    Meaning,
+    /// "I'm supposed to".
+    Supposed,
+}
+
+fn firmness(m: &str) -> Firmness {
+    let m = m.to_lowercase();
+    if m.contains("promis") {
+        Firmness::Promise
+    } else if m.contains("meaning") {
+        Firmness::Meaning
+    } else if m.contains("supposed") || m.contains("meant") || m.contains("expected") {
+        Firmness::Supposed
+    } else if ["need", "have to", "has to", "must", "got to", "gotta"].iter().any(|w| m.contains(w)) {
+        Firmness::Need
+    } else if m.contains("should") || m.contains("ought") {
+        Firmness::Should
+    } else if ["want", "wanna", "like to", "love to", "hope", "hoping", "aim"].iter().any(|w| m.contains(w)) {
+        Firmness::Want
+    } else if ["plan", "intend", "scheduled", "due", " set"].iter().any(|w| m.contains(w)) {
+        Firmness::Plan
+    } else {
+        Firmness::Soft
+    }
+}
+
+/// Verbs that never start a task ("I need to think", "I have to say").
+const NOT_TASKS: &[&str] = &[
+    "think",
+    "try",
+    "admit",
+    "agree",
+    "wait",
+    "vent",
+    "understand",
+    "figure",
+    "wonder",
+    "feel",
+    "like",
+    "love",
+    "hate",
+    "want",
+    "need",
+    "apologize",
+    "apologise",
+    "thank",
+    "clarify",
+    "mention",
+    "note",
+    "point",
+    "warn",
+    "say",
+    "know",
+    "keep",
+    "focus",
+    "stop",
+    "ask",
+    "tell",
+    "confess",
+    "explain",
+    "warn",
+    "double-check",
+    "doublecheck",
+    "learn",
+    "decide",
+    "consider",
+    "say",
+    "go,",
+    "sleep",
+    "rest",
+    "relax",
+    "breathe",
+    "calm",
+    "chill",
+    "survive",
+    "hurry",
+    "run",
+    "get",
+    "be",
+    "see",
+    "go",
+    "leave",
+    "eat",
+    "check",
+    "look",
+    "work",
+    "do",
+    "pass",
+    "use",
+];
+
+/// Tasks that are real only with more words or a date ("go" vs "go to the dentist tomorrow").
+const NEED_MORE: &[&str] =
+    &["run", "get", "be", "see", "go", "leave", "eat", "check", "look", "work", "do", "pass", "use", "sleep"];
+
+/// Leading words of a verb phrase that are not the task ("remember to call" → "call").
+const LEAD: &[&str] = &[
+    "remember to ",
+    "make sure to ",
+    "make sure i ",
+    "finally ",
+    "actually ",
+    "really ",
+    "also ",
+    "try to ",
+    "try and ",
+    "get around to ",
+    "go ahead and ",
+    "just ",
+    "definitely ",
+    "probably ",
+    "still ",
+    "seriously ",
+    "totally ",
+    "first ",
+];
+
+/// A task phrase from a verb phrase, or None when it is conversation ("think about it").
+fn task(vp: &str, dated: bool) -> Option<String> {
+    let mut v = tidy(vp_head(vp));
+    loop {
+        let lower = v.to_ascii_lowercase();
+        let Some(l) = LEAD.iter().find(|l| lower.starts_with(**l)) else { break };
+        v = v[l.len()..].to_string();
+    }
+    let lower = v.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let first = *words.first()?;
+    let second = words.get(1).copied().unwrap_or_default();
+    if NOT_TASKS.contains(&first) && !NEED_MORE.contains(&first) {
+        return None;
+    }
+    let vague = matches!(
+        second,
+        "it" | "that" | "this" | "them" | "so" | "you" | "u" | "there" | "some" | "something" | "back"
+    ) && words.len() <= 3;
+    if vague || lower.starts_with("let you know") || lower.starts_with("let u know") {
+        return None;
+    }
+    if NEED_MORE.contains(&first) && (!dated || words.len() < 2) {
+        return None;
+    }
+    if first == "be"
+        && !matches!(second, "at" | "in" | "there" | "home" | "back" | "on" | "ready" | "done" | "finished")
+    {
+        return None;
+    }
+    if words.len() < 2 && !dated {
+        return None;
+    }
+    Some(third_person(&v))
+}
+
+/// Verbs of concrete tasks: an undated "I need to ..." with one of these is a loop.
+const TASK_VERBS: &[&str] = &[
+    "call",
+    "phone",
+    "ring",
+    "email",
+    "text",
+    "message",
+    "send",
+    "mail",
+    "post",
+    "book",
+    "reserve",
+    "buy",
+    "order",
+    "pay",
+    "renew",
+    "finish",
+    "complete",
+    "submit",
+    "file",
+    "fix",
+    "repair",
+    "clean",
+    "tidy",
+    "schedule",
+    "reschedule",
+    "cancel",
+    "return",
+    "pick",
+    "drop",
+    "write",
+    "prepare",
+    "pack",
+    "sign",
+    "register",
+    "apply",
+    "update",
+    "review",
+    "visit",
+    "meet",
+    "ask",
+    "tell",
+    "reply",
+    "respond",
+    "contact",
+    "follow",
+    "study",
+    "practice",
+    "practise",
+    "move",
+    "sell",
+    "print",
+    "deliver",
+    "ship",
+    "deploy",
+    "release",
+    "launch",
+    "publish",
+    "upload",
+    "migrate",
+    "install",
+    "back",
+    "charge",
+    "water",
+    "feed",
+    "walk",
+    "mow",
+    "wash",
+    "vacuum",
+    "plan",
+    "organize",
+    "organise",
+    "arrange",
+    "confirm",
+    "hand",
+    "turn",
+    "talk",
+    "speak",
+    "thank",
+    "invite",
+    "collect",
+    "grab",
+    "borrow",
+    "lend",
+    "attend",
+    "finalize",
+    "finalise",
+    "interview",
+    "hire",
+    "check",
+    "get",
+    "do",
+    "make",
+    "take",
+    "go",
+    "see",
+    "set",
+    "sort",
+    "write",
+    "read",
+    "bring",
+    "start",
+    "replace",
+    "change",
+    "open",
+    "close",
+    "research",
+    "draft",
+    "edit",
+    "test",
+    "merge",
+    "push",
+    "ship",
+    "cook",
+    "bake",
+    "shop",
+    "pick",
+    "drive",
+    "fly",
+    "travel",
+    "visit",
+    "apologize",
+    "apologise",
+    "remind",
+    "notify",
+    "inform",
+    "warn",
+    "transfer",
+    "withdraw",
+    "deposit",
+    "refund",
+    "claim",
+    "declare",
+    "vote",
+    "donate",
+    "volunteer",
+    "prep",
+    "study",
+    "revise",
+];
+
+/// Verbs too general to be a task without a definite object ("make changes" vs "make the booking").
+const GENERIC_TASKS: &[&str] = &[
+    "get", "do", "make", "take", "go", "see", "set", "check", "start", "change", "talk", "speak", "read", "open",
+    "close", "plan", "turn", "back",
+];
+
+fn is_task(t: &str) -> bool {
+    let words: Vec<String> = t.split_whitespace().map(str::to_lowercase).collect();
+    let Some(first) = words.first() else { return false };
+    if !TASK_VERBS.contains(&first.as_str()) {
+        return false;
+    }
+    if words.iter().any(|w| w == "you" || w == "u") {
+        return false;
+    }
+    if GENERIC_TASKS.contains(&first.as_str()) {
+        let next = words.get(1).map(String::as_str).unwrap_or_default();
+        let definite = [
+            "the", "their", "my", "a", "an", "to", "with", "back", "in", "up", "out", "on", "off", "mom", "dad",
+            "grandma", "grandpa",
+        ];
+        return definite.contains(&next) && words.len() >= 3;
+    }
+    true
+}
+
+/// A time phrase inside `inner` (preferred) or anywhere in the sentence.
+fn due(inner: &str, s: &Sentence<'_>) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
+    when::find(inner, s.at)
+        .map(|t| (inner[t.start..t.end].to_string(), t.at))
+        .or_else(|| when::find(s.text, s.at).map(|t| (s.text[t.start..t.end].to_string(), t.at)))
+}
+
+fn lower_first(t: &str) -> String {
+    let mut cs = t.chars();
+    cs.next().map(|f| f.to_lowercase().chain(cs).collect()).unwrap_or_default()
+}
+
+/// "content" plus the time phrase when the content does not already carry it.
+fn with_time(content: String, time: Option<&str>) -> String {
+    match time {
+        Some(t) if !content.to_lowercase().contains(&t.to_lowercase()) => {
+            // "Tomorrow I need to ..." moves the phrase to the end: no capital there.
+            let first = t.split_whitespace().next().unwrap_or_default().to_lowercase();
+            let common =
+                ["tomorrow", "tonight", "today", "this", "next", "in", "on", "by", "end", "the", "later", "within"];
+            let t = if common.contains(&first.as_str()) { lower_first(t) } else { t.to_string() };
+            format!("{content} {t}")
+        }
+        _ => content,
+    }
+}
+
+fn open_loop(content: &str, due_at: Option<chrono::DateTime<chrono::Utc>>, conf: f32) -> Found {
+    // "send you the draft": in a plan, "you" is the assistant.
+    let content = content
+        .split(' ')
+        .map(|w| match w {
+            "you" => "the assistant",
+            "your" => "the assistant's",
+            w => w,
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let sal = if due_at.is_some() { 0.7 } else { 0.5 };
+    let mut d = Draft::new(Kind::OpenLoop, content, conf, sal);
+    d.due_at = due_at;
+    Found::add(d)
+}
+
+/// The rules of this family, in priority order.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule::new(
+            "remind-me",
+            Mode::Request,
+            &["remind", "reminder", "note to self", "forget to", "forget about", "let me forget", "make sure i"],
+            r"(?:^|[,;:]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|and|also|just|ok|okay|so|then|oh|hey|plz)\s+)(?:please\s+)?(?:remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:to\s+(?P<vp><TAIL>)|(?:about|of)\s+(?P<np><TAIL>)|that\s+(?P<cl><TAIL>))|(?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))|(?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)|(?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))|(?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))|make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>))",
+            |c, s| {
+                if !s.addressed(c.get(0).map_or(0, |m| m.start())) {
+                    return Vec::new();
+                }
+                let vp = ["vp", "vp2", "vp3", "vp4", "vp5"].iter().find_map(|n| cap(c, n));
+                let np = ["np", "np2", "np3", "np4", "np5", "cl"].iter().find_map(|n| cap(c, n));
+                let inner = vp.or(np).unwrap_or_default();
+                let time = due(inner, s).or_else(|| {
+                    cap(c, "t").and_then(|t| when::find(t, s.at).map(|f| (t[f.start..f.end].to_string(), f.at)))
+                });
+                let dated = time.is_some();
+                let content = match (vp, np) {
+                    (Some(vp), _) => {
+                        let Some(t) = task(vp, true) else { return Vec::new() };
+                        format!("User asked to be reminded to {t}")
+                    }
+                    (None, Some(np)) => {
+                        let t = third_person(&tidy(vp_head(np)));
+                        if t.chars().count() < 3 || super::lex::is_vague(&t) {
+                            return Vec::new();
+                        }
+                        format!("User asked to be reminded about {t}")
+                    }
+                    _ => return Vec::new(),
+                };
+                let content = with_time(content, time.as_ref().map(|(t, _)| t.as_str()));
+                let mut f = open_loop(&content, time.map(|(_, at)| at), 0.9);
+                f.draft.salience = if dated { 0.8 } else { 0.6 };
+                vec![f]
+            },
+        ),
+        Rule::new(
+            "promise-to-someone",
+            Mode::Plan,
+            &["promised", "told", "assured", "swore"],
+            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:i'd|i\s+would|i'll|i\s+will|we'd|we'll|i\s+was\s+going\s+to|i'm\s+going\s+to|i'm\s+gonna|to)\s+(?P<vp><TAIL>)",
+            |c, s| {
+                let vp = cap(c, "vp").unwrap_or_default();
+                let whom = third_person(&tidy(cap(c, "whom").unwrap_or_default()));
+                let told = c.get(0).is_some_and(|m| m.as_str().to_lowercase().contains("told"));
+                let time = due(vp, s);
+                if told && time.is_none() {
+                    return Vec::new();
+                }
+                let Some(t) = task(vp, time.is_some()) else { return Vec::new() };
+                // "promised my mom I'd call her": the pronoun is the person promised.
+                let words: Vec<&str> = t.split(' ').collect();
+                let pron = words.iter().position(|w| matches!(w.to_lowercase().as_str(), "her" | "him" | "them"));
+                let content = match pron {
+                    Some(i) if i > 0 => {
+                        let mut w: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+                        w[i] = whom;
+                        format!("User promised to {}", w.join(" "))
+                    }
+                    _ => format!("User promised {whom} to {t}"),
+                };
+                let content = with_time(content, time.as_ref().map(|(t, _)| t.as_str()));
+                vec![open_loop(&content, time.map(|(_, at)| at), 0.85)]
+            },
+        ),
+        Rule::new(
+            "intent",
+            Mode::Plan,
+            &["i", "we"],
+            r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
+            intent,
+        ),
+        Rule::new(
+            "bare-intent",
+            Mode::Plan,
+            &[
+                "gotta", "need to", "have to", "must", "got to", "gonna", "going to", "planning", "plan to",
+                "promised", "should",
+            ],
+            r"^(?:(?:so|ok|okay|and|also|oh|btw|ugh|but|still|really)[,]?\s+)*(?P<m>gotta|need\s+to|have\s+to|must|got\s+to|gonna|going\s+to|planning\s+to|plan\s+to|promised\s+to|should|supposed\s+to)\s+(?P<vp><TAIL>)",
+            intent,
+        ),
+        Rule::new(
+            "bare-progressive",
+            Mode::Plan,
+            &["heading", "flying", "going", "driving", "leaving", "traveling", "travelling", "off to", "moving"],
+            r"^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)",
+            |c, s| {
+                let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
+                let rest = cap(c, "rest").unwrap_or_default();
+                let Some((time, at)) = due(rest, s) else { return Vec::new() };
+                let rest = third_person(&tidy(vp_head(rest)));
+                let verb = if v == "off" { "is off".to_string() } else { format!("is {v}") };
+                vec![open_loop(&with_time(format!("User {verb} {rest}"), Some(&time)), Some(at), 0.8)]
+            },
+        ),
+        Rule::new(
+            "have-event",
+            Mode::Plan,
+            &["have", "got", "'ve"],
+            r"\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>(?:a|an|my|the|another|our|this|that|one|two|three|\d+|some|a\s+big|a\s+huge)\s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*)",
+            |c, s| {
+                let np = cap(c, "np").unwrap_or_default();
+                let Some((time, at)) = due(np, s) else { return Vec::new() };
+                let np = third_person(&tidy(vp_head(np)));
+                let subj = if c.get(0).is_some_and(|m| m.as_str().to_ascii_lowercase().starts_with("we")) {
+                    "User and others have"
+                } else {
+                    "User has"
+                };
+                vec![open_loop(&with_time(format!("{subj} {np}"), Some(&time)), Some(at), 0.85)]
+            },
+        ),
+        Rule::new(
+            "event-is",
+            Mode::Plan,
+            &["my ", "our ", "the "],
+            r"\b(?P<det>my|our|the)\s+(?P<np>(?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?)\s+(?P<v>is|'s|leaves|departs|lands|arrives|is\s+at|was\s+moved\s+to|got\s+moved\s+to|has\s+been\s+moved\s+to|got\s+(?:re)?scheduled\s+(?:to|for)|was\s+(?:re)?scheduled\s+(?:to|for)|is\s+now|is\s+scheduled\s+for|is\s+set\s+for|is\s+booked\s+for|starts|begins|kicks\s+off|happens|got\s+pushed\s+(?:back\s+)?to|was\s+pushed\s+(?:back\s+)?to|is\s+coming\s+up)\s+(?P<rest><CLAUSE>)",
+            |c, s| {
+                let rest = cap(c, "rest").unwrap_or_default();
+                let Some(t) = when::find(rest, s.at) else { return Vec::new() };
+                let det = cap(c, "det").unwrap_or("my").to_lowercase();
+                let np = tidy(cap(c, "np").unwrap_or_default());
+                let v = tidy(cap(c, "v").unwrap_or_default()).to_lowercase();
+                let rest = third_person(&tidy(vp_head(rest)));
+                let who = if det == "the" { format!("The {np}") } else { format!("User's {np}") };
+                let v = if v == "'s" { "is".to_string() } else { v };
+                let mut f = open_loop(&format!("{who} {v} {rest}"), Some(t.at), 0.85);
+                if v.contains("moved") || v.contains("scheduled") && v.contains("re") || v.contains("pushed") {
+                    let words = key_words(&np);
+                    if !words.is_empty() {
+                        f.action = Action::Update(Target::Matching(words.join(" ")));
+                    }
+                }
+                vec![f]
+            },
+        ),
+        Rule::new(
+            "deadline",
+            Mode::Plan,
+            &["due", "deadline"],
+            r"\b(?:(?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)|(?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>))",
+            |c, s| {
+                let t = cap(c, "t").or(cap(c, "t2")).unwrap_or_default();
+                let Some(found) = when::find(t, s.at) else { return Vec::new() };
+                let time = &t[found.start..found.end];
+                let content = if let Some(x) = cap(c, "x") {
+                    let x = tidy(x);
+                    let what = x.split_once(' ').map_or(x.as_str(), |(_, w)| w).to_string();
+                    if x.to_ascii_lowercase().starts_with("my") || x.to_ascii_lowercase().starts_with("our") {
+                        format!("User's {what} is due {time}")
+                    } else {
+                        format!("User has a deadline: the {what} is due {time}")
+                    }
+                } else {
+                    let y = third_person(&tidy(cap(c, "y").unwrap_or_default()));
+                    format!("User's deadline for {y} is {time}")
+                };
+                vec![open_loop(&content, Some(found.at), 0.85)]
+            },
+        ),
+        Rule::new(
+            "progressive-future",
+            Mode::Plan,
+            &["i'm", "i am", "we're", "we are"],
+            r"\b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>meeting|seeing|visiting|flying|going|travel(?:l)?ing|driving|heading|leaving|moving|starting|hosting|attending|taking|presenting|interviewing|having|giving|running|doing|playing|calling|celebrating|getting|picking\s+up|dropping\s+off|catching\s+up\s+with|submitting|sending|launching|shipping|throwing|cooking|baking|volunteering|speaking|performing|competing|racing|signing|closing|finishing|wrapping\s+up|buying|selling|renovating|painting|returning|coming\s+back)\s+(?P<rest><CLAUSE>)",
+            |c, s| {
+                let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
+                let rest = cap(c, "rest").unwrap_or_default();
+                let Some((time, at)) = due(rest, s) else { return Vec::new() };
+                let rl = rest.trim_start().to_lowercase();
+                let first = rl.split_whitespace().next().unwrap_or_default();
+                // "I'm doing great today", "I'm having a rough day": states, not plans.
+                const STATES: &[&str] = &[
+                    "great", "good", "well", "fine", "ok", "okay", "better", "worse", "alright", "badly", "so",
+                    "really", "pretty", "much", "nothing", "a", "an", "such", "the", "my", "this", "crazy", "tired",
+                    "sick", "mad", "insane", "home",
+                ];
+                // "I'm getting motivated by something I saw today": a state, not an appointment.
+                let loose = matches!(
+                    v.as_str(),
+                    "doing"
+                        | "having"
+                        | "getting"
+                        | "taking"
+                        | "running"
+                        | "giving"
+                        | "playing"
+                        | "leaving"
+                        | "starting"
+                );
+                let eventful = super::lex::EVENTS.split('|').any(|e| !e.contains('\\') && rl.contains(e))
+                    || [
+                        "married",
+                        "engaged",
+                        "a party",
+                        "surgery",
+                        "a baby",
+                        "off",
+                        "a trip",
+                        "a break",
+                        "a class",
+                        "the day off",
+                        "a course",
+                        "the bus",
+                        "the train",
+                        "a flight",
+                        "for",
+                        "on a",
+                    ]
+                    .iter()
+                    .any(|w| rl.contains(w));
+                if loose && !eventful && !(v == "leaving" || v == "starting") {
+                    return Vec::new();
+                }
+                let state_verb = matches!(v.as_str(), "doing" | "having" | "getting" | "going" | "running");
+                let planned = v == "having"
+                    && (rl.starts_with("a party")
+                        || rl.contains("dinner")
+                        || rl.contains("surgery")
+                        || rl.contains("baby"));
+                if state_verb && STATES.contains(&first) && !planned && !(v == "going" && first == "home") {
+                    return Vec::new();
+                }
+                if v == "going"
+                    && (first == "to" || first == "through" || first == "crazy" || first == "on")
+                    && !rl.starts_with("to ")
+                {
+                    return Vec::new();
+                }
+                let rest = third_person(&tidy(vp_head(rest)));
+                if rest.is_empty() {
+                    return Vec::new();
+                }
+                let subj = if cap(c, "subj").is_some_and(|x| x.eq_ignore_ascii_case("we")) {
+                    "User and others are"
+                } else {
+                    "User is"
+                };
+                vec![open_loop(&with_time(format!("{subj} {v} {rest}"), Some(&time)), Some(at), 0.8)]
+            },
+        ),
+    ]
+}
+
+/// "I need to ...", "I'm going to ...", "I promised to ...".
+fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let m = cap(c, "m").unwrap_or_default();
+    let vp = cap(c, "vp").unwrap_or_default();
+    let f = firmness(m);
+    let time = due(vp, s);
+    let dated = time.is_some();
+    let needs_date = matches!(f, Firmness::Soft | Firmness::Want | Firmness::Should);
+    if needs_date && !dated {
+        return Vec::new();
+    }
+    // "I'm going to Paris next week", "I'm going to the dentist": going somewhere.
+    let first = vp.split_whitespace().next().unwrap_or_default();
+    let first_lower = first.to_lowercase();
+    let going_to_place = m.to_lowercase().contains("going to")
+        && (first.starts_with(char::is_uppercase) && first != "I"
+            || matches!(
+                first_lower.as_str(),
+                "the"
+                    | "a"
+                    | "an"
+                    | "my"
+                    | "our"
+                    | "his"
+                    | "her"
+                    | "their"
+                    | "this"
+                    | "that"
+                    | "bed"
+                    | "work"
+                    | "school"
+                    | "church"
+                    | "class"
+                    | "town"
+                    | "dinner"
+                    | "lunch"
+                    | "brunch"
+            ));
+    let we = cap(c, "subj").is_some_and(|x| x.eq_ignore_ascii_case("we"));
+    if going_to_place {
+        let rest = third_person(&tidy(vp_head(vp)));
+        let subj = if we { "User and others are" } else { "User is" };
+        let content = with_time(format!("{subj} going to {rest}"), time.as_ref().map(|(t, _)| t.as_str()));
+        return vec![open_loop(&content, time.map(|(_, at)| at), 0.8)];
+    }
+    let Some(t) = task(vp, dated) else { return Vec::new() };
+    // Undated intentions are loops only when they name a concrete task ("call the bank"), not
+    // a resolution ("find a better way to focus"); "we" without a date is usually a maxim.
+    if !dated && (we || !is_task(&t)) {
+        return Vec::new();
+    }
+    let (lead, conf) = match f {
+        Firmness::Need => ("needs to", 0.8),
+        Firmness::Promise => ("promised to", 0.85),
+        Firmness::Plan => ("plans to", 0.8),
+        Firmness::Soft => ("plans to", 0.75),
+        Firmness::Want => ("wants to", 0.65),
+        Firmness::Should => ("should", 0.65),
+        Firmness::Meaning => ("has been meaning to", 0.7),
+        Firmness::Supposed => ("is supposed to", 0.8),
+    };
+    let subj = if we {
+        match f {
+            Firmness::Need => "User and others need to".to_string(),
+            Firmness::Promise => "User and others promised to".to_string(),
+            Firmness::Want => "User and others want to".to_string(),
+            Firmness::Should => "User and others should".to_string(),
+            _ => "User and others plan to".to_string(),
+        }
+    } else {
+        format!("User {lead}")
+    };
+    let content = with_time(format!("{subj} {t}"), time.as_ref().map(|(t, _)| t.as_str()));
+    vec![open_loop(&content, time.map(|(_, at)| at), conf)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::{none, run};
+    use crate::kind::Kind;
+    use chrono::{DateTime, Utc};
+
+    fn due(s: &str) -> (String, Option<String>) {
+        let ops = run(s);
+        assert_eq!(ops.len(), 1, "{s}: {ops:?}");
+        assert_eq!(ops[0].draft.kind, Kind::OpenLoop, "{s}");
+        (ops[0].draft.content.clone(), ops[0].draft.due_at.map(|d: DateTime<Utc>| d.format("%Y-%m-%d").to_string()))
+    }
+
+    fn day(d: &str) -> Option<String> {
+        Some(d.to_string())
+    }
+
+    #[test]
+    fn plans_with_dates() {
+        // The test clock is Monday 2 March 2026.
+        assert_eq!(
+            due("I need to call my mom this weekend"),
+            ("User needs to call mom this weekend".into(), day("2026-03-08"))
+        );
+        assert_eq!(
+            due("I promised to send the slides to Priya by March 15."),
+            ("User promised to send the slides to Priya by March 15".into(), day("2026-03-15"))
+        );
+        assert_eq!(
+            due("I'm going to call mom on Friday"),
+            ("User plans to call mom on Friday".into(), day("2026-03-06"))
+        );
+        assert_eq!(
+            due("I have to renew my passport next week"),
+            ("User needs to renew their passport next week".into(), day("2026-03-09"))
+        );
+        assert_eq!(
+            due("Remind me to water the plants tomorrow"),
+            ("User asked to be reminded to water the plants tomorrow".into(), day("2026-03-03"))
+        );
+        assert_eq!(
+            due("can you remind me tomorrow to email Sam?"),
+            ("User asked to be reminded to email Sam tomorrow".into(), day("2026-03-03"))
+        );
+        assert_eq!(
+            due("I have an interview on Friday btw"),
+            ("User has an interview on Friday".into(), day("2026-03-06"))
+        );
+        assert_eq!(due("My dentist appointment is on Thursday at 3pm").1, day("2026-03-05"));
+        assert_eq!(due("the report is due end of the month").1, day("2026-03-31"));
+        assert_eq!(
+            due("I'm flying to Berlin in two weeks"),
+            ("User is flying to Berlin in two weeks".into(), day("2026-03-16"))
+        );
+        assert_eq!(
+            due("Tomorrow I need to pick up my sister from school"),
+            ("User needs to pick up their sister from school tomorrow".into(), day("2026-03-03"))
+        );
+        assert_eq!(
+            due("I promised my mom I'd call her this weekend"),
+            ("User promised to call mom this weekend".into(), day("2026-03-08"))
+        );
+        assert_eq!(due("we're going to Lisbon next month").1, day("2026-04-01"));
+        assert_eq!(due("I should finish the draft tonight").1, day("2026-03-02"));
+        assert_eq!(
+            due("Gotta submit my tax return by April 15."),
+            ("User needs to submit their tax return by April 15".into(), day("2026-04-15"))
+        );
+        assert_eq!(
+            due("Heading to Paris next weekend!"),
+            ("User is heading to Paris next weekend".into(), day("2026-03-15"))
+        );
+        assert_eq!(due("My flight to Tokyo leaves in 3 days").1, day("2026-03-05"));
+        assert_eq!(due("The kids' school play is next Thursday").1, day("2026-03-12"));
+        assert_eq!(due("I have a 1:1 with my manager tomorrow at 11").1, day("2026-03-03"));
+        assert_eq!(
+            due("I'll send you the draft in two weeks").0,
+            "User plans to send the assistant the draft in two weeks"
+        );
+    }
+
+    #[test]
+    fn firm_intentions_without_dates() {
+        let (c, d) = due("I really need to fix my bike");
+        assert_eq!((c.as_str(), d), ("User needs to fix their bike", None));
+        let (c, _) = due("don't let me forget to book the vet");
+        assert_eq!(c, "User asked to be reminded to book the vet");
+    }
+
+    #[test]
+    fn a_moved_event_replaces_the_old_one() {
+        let ops = run("My interview got moved to Thursday");
+        assert_eq!(ops[0].action, crate::op::Action::Update(crate::op::Target::Matching("interview".into())));
+        assert_eq!(ops[0].draft.content, "User's interview got moved to Thursday");
+    }
+
+    #[test]
+    fn conversation_is_not_a_plan() {
+        none("I'll try that");
+        none("I need to think about it");
+        none("I have to say, this is great");
+        none("I'll let you know");
+        none("I'm going to be honest");
+        none("I want to understand how lifetimes work");
+        none("I'm doing great today");
+        none("Should I call my mom this weekend?");
+        none("I'll do it tomorrow");
+        none("Almost as silly as when I got to feed a horse a carrot");
+        none("We gotta push ourselves out of our comfort zones");
+        none("I need to find a better way to focus");
+        none("I need to talk to you");
+        assert!(run("I'm getting motivated by something I saw today").iter().all(|o| o.draft.kind != Kind::OpenLoop));
+        none("as if I could feel her presence guide me and remind me of her love");
+    }
+}

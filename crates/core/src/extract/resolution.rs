@@ -1,0 +1,473 @@
+//! Resolutions: completions that close an open loop. "called my mom last night" closes "call
+//! mom this weekend" (the seed's known failure); "I finally sent the slides", "done with the tax
+//! return", "the interview went well".
+//!
+//! A resolution is a `CloseLoop(Matching(..))` whose text holds the words a plan about the same
+//! thing would contain: the object's identifying words (kin synonyms added: "mother" finds
+//! "mom") and the verb in its base form ("called" → "call"). The engine resolves it against open
+//! loops only; a completion with no matching loop is rejected there and changes nothing.
+
+use regex::Captures;
+
+use super::lex::{NOT_DONE, base_verb, head, is_past, key_words, strip_times, third_person};
+use super::rule::{Found, Mode, Rule, Sentence, cap};
+use crate::kind::Kind;
+use crate::op::{Action, Draft, Target};
+use crate::text::tidy;
+
+/// Regular past tenses of things people plan and then do: trusted without a subject
+/// ("Called my mom!"), where any other "-ed" word could be an adjective.
+const TASK_VERBS: &[&str] = &[
+    "called",
+    "emailed",
+    "texted",
+    "messaged",
+    "booked",
+    "finished",
+    "completed",
+    "submitted",
+    "filed",
+    "mailed",
+    "posted",
+    "visited",
+    "cleaned",
+    "fixed",
+    "renewed",
+    "returned",
+    "ordered",
+    "cancelled",
+    "canceled",
+    "signed",
+    "applied",
+    "registered",
+    "replied",
+    "answered",
+    "contacted",
+    "phoned",
+    "picked",
+    "dropped",
+    "handed",
+    "shipped",
+    "deployed",
+    "launched",
+    "published",
+    "released",
+    "uploaded",
+    "printed",
+    "updated",
+    "reviewed",
+    "prepared",
+    "practiced",
+    "practised",
+    "studied",
+    "passed",
+    "cooked",
+    "scheduled",
+    "finalized",
+    "finalised",
+    "sorted",
+    "wrapped",
+    "organized",
+    "organised",
+    "installed",
+    "configured",
+    "merged",
+    "pushed",
+    "tested",
+    "checked",
+    "hired",
+    "interviewed",
+    "delivered",
+    "packed",
+    "unpacked",
+    "washed",
+    "vacuumed",
+    "mowed",
+    "repaired",
+    "painted",
+    "assembled",
+    "baked",
+    "planted",
+    "watered",
+    "walked",
+    "groomed",
+    "reserved",
+    "confirmed",
+    "rescheduled",
+    "followed",
+    "reached",
+    "talked",
+    "paid",
+    "nailed",
+    "aced",
+    "crushed",
+    "bought",
+    "sent",
+    "wrote",
+    "met",
+    "did",
+    "got",
+    "went",
+    "made",
+    "took",
+    "gave",
+    "spoke",
+    "told",
+    "drove",
+    "flew",
+    "rang",
+    "built",
+    "sold",
+    "brought",
+    "found",
+    "won",
+    "read",
+    "asked",
+    "invited",
+    "thanked",
+    "apologized",
+    "apologised",
+    "recorded",
+    "edited",
+    "drafted",
+    "shared",
+    "presented",
+    "pitched",
+    "closed",
+    "opened",
+    "renovated",
+    "moved",
+    "backed",
+    "emptied",
+    "cleared",
+    "refilled",
+    "topped",
+    "charged",
+    "serviced",
+    "inspected",
+    "vaccinated",
+];
+
+fn is_task_verb(v: &str) -> bool {
+    TASK_VERBS.contains(&v)
+}
+
+/// Verbs too general to identify a task on their own.
+const GENERIC_VERBS: &[&str] = &["go", "get", "do", "make", "have", "take", "put", "set", "see", "give", "run", "find"];
+
+/// Whether the words before `pos` deny the completion ("I didn't call", "still haven't sent").
+fn denied(s: &Sentence<'_>, pos: usize) -> bool {
+    let before = s.text[..pos].to_lowercase();
+    let clause = before.rfind([',', ';']).map_or(before.as_str(), |i| &before[i + 1..]);
+    [
+        "didn't",
+        "did not",
+        "haven't",
+        "have not",
+        "hasn't",
+        "not yet",
+        "never",
+        "couldn't",
+        "wasn't able",
+        "forgot to",
+        "still need",
+        "still have to",
+        "won't",
+        "can't",
+        "cannot",
+        "if i",
+        "when i",
+        "before i",
+        "after i",
+        "until i",
+        "once i",
+        "hope i",
+        "wish i",
+        "should have",
+        "should've",
+        "would have",
+        "would've",
+    ]
+    .iter()
+    .any(|w| clause.contains(w))
+}
+
+fn close(matching: String, content: String) -> Vec<Found> {
+    if matching.trim().is_empty() {
+        return Vec::new();
+    }
+    let d = Draft::new(Kind::OpenLoop, content, 0.8, 0.5);
+    vec![Found::with(Action::CloseLoop(Target::Matching(matching)), d)]
+}
+
+/// Close ops for a finished thing named by a noun phrase ("the tax return").
+fn close_thing(x: &str, s: &Sentence<'_>, start: usize, said: &str) -> Vec<Found> {
+    if denied(s, start) {
+        return Vec::new();
+    }
+    let x = strip_times(head(x));
+    let words = key_words(&x);
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let x = match x.split_once(' ') {
+        Some((d, rest)) if ["The", "A", "An", "My", "Our", "That"].contains(&d) => {
+            format!("{} {rest}", d.to_lowercase())
+        }
+        _ => x,
+    };
+    close(words.join(" "), format!("User {said} {}", third_person(&x)))
+}
+
+/// The rules of this family, in priority order.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        Rule::new(
+            "had-event",
+            Mode::Statement,
+            &["had"],
+            r"\b(?:i|we)\s+(?:(?:just|finally|already|actually)\s+)*had\s+(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\b",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "had"),
+        ),
+        Rule::new(
+            "event-went",
+            Mode::Statement,
+            &["went", "was", "over", "cancel"],
+            r"\b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:went|was|is\s+over|got\s+cancel(?:l)?ed|has\s+been\s+cancel(?:l)?ed|was\s+cancel(?:l)?ed)\s*(?:(?:really|so|pretty|very|super|surprisingly|quite|amazingly|totally|better\s+than\s+expected|ok|just)\s+)*(?:well|fine|great|ok|okay|badly|smoothly|terribly|alright|amazing|awesome|good|bad|horrible|awful|over|perfectly|a\s+success|a\s+disaster)?\b",
+            |c, s| {
+                let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
+                let outcome = ["went", "over", "cancel"].iter().any(|w| whole.contains(w))
+                    || [
+                        " was well",
+                        " was fine",
+                        " was great",
+                        " was good",
+                        " was bad",
+                        " was awful",
+                        " was amazing",
+                        " was a ",
+                    ]
+                    .iter()
+                    .any(|w| whole.contains(w));
+                if !outcome {
+                    return Vec::new();
+                }
+                close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "went through")
+            },
+        ),
+        Rule::new(
+            "done-with",
+            Mode::Statement,
+            &["done", "finished", "through"],
+            r"\b(?:done|finished|through)\s+with\s+(?P<x><CLAUSE>)",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
+        ),
+        Rule::new(
+            "is-done",
+            Mode::Statement,
+            &[
+                "done",
+                "finished",
+                "submitted",
+                "sent",
+                "booked",
+                "handled",
+                "sorted",
+                "taken care",
+                "over",
+                "complete",
+                "paid",
+                "filed",
+                "fixed",
+                "approved",
+                "signed",
+                "delivered",
+                "shipped",
+                "out the door",
+            ],
+            r"\b(?P<x>(?:my|the|our|that)\s+[^,.;!?]+?)\s+(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:(?:finally|all|now|officially|already|just)\s+)*(?:done|finished|submitted|sent(?:\s+off)?|booked|handled|sorted(?:\s+out)?|taken\s+care\s+of|complete|completed|paid(?:\s+off)?|filed|fixed|approved|signed|delivered|shipped|out\s+the\s+door)\b",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
+        ),
+        Rule::new(
+            "thing-s-done",
+            Mode::Statement,
+            &[
+                "'s done",
+                "'s over",
+                "'s finished",
+                "'s submitted",
+                "'s sorted",
+                "'s booked",
+                "is done",
+                "is over",
+                "are done",
+                "all done",
+                ": done",
+                ": sorted",
+            ],
+            r"^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b",
+            |c, s| {
+                let x = cap(c, "x").unwrap_or_default();
+                if ["it", "that", "this", "everything", "we", "i", "today", "work", "life", "the day", "all"]
+                    .contains(&x.to_lowercase().as_str())
+                {
+                    return Vec::new();
+                }
+                close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "completed")
+            },
+        ),
+        Rule::new(
+            "got-done",
+            Mode::Statement,
+            &["done", "care of", "off"],
+            r"\b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b|\b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)|\b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b",
+            |c, s| {
+                let x = cap(c, "x").or(cap(c, "y")).or(cap(c, "z")).unwrap_or_default();
+                close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "completed")
+            },
+        ),
+        Rule::new(
+            "back-from",
+            Mode::Statement,
+            &["back from", "returned from", "home from"],
+            r"(?:\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+|^)(?:(?:just|finally)\s+)?(?:got\s+back|came\s+back|back|returned|home)\s+from\s+(?P<x><CLAUSE>)",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "got back from"),
+        ),
+        Rule::new(
+            "did-it",
+            Mode::Statement,
+            &[],
+            r"(?:^(?:(?:and|but|so|then|ok|okay|yay|well|oh|update:?|good\s+news:?|btw|also|finally|today|yesterday|earlier|just|last\s+night|this\s+morning|guess\s+what)[,:!]?\s+)*(?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?|\b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)(?:(?:just|finally|already|actually|also|successfully|eventually|officially|totally|literally|yesterday|today|earlier|last\s+night|this\s+morning|at\s+last)\s+)*(?:(?P<aux>did|managed\s+to|remembered\s+to|got\s+around\s+to|went\s+ahead\s+and|was\s+able\s+to|ended\s+up)\s+(?P<bv>[a-z]+)|(?P<v>[a-z]{2,}ed|went|sent|met|wrote|bought|paid|took|gave|made|did|got|spoke|told|saw|drove|flew|rang|built|sold|brought|found|won|put|read|began|held|rode|swam|threw|taught|caught|fed|hung|sang|wore|drew|ran))(?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)",
+            did_it,
+        ),
+    ]
+}
+
+/// "called my mom last night", "I finally sent the slides to Priya", "I did call her".
+fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let aux = cap(c, "aux").map(str::to_lowercase);
+    let v = cap(c, "v").or(cap(c, "bv")).unwrap_or_default().to_lowercase();
+    let part = cap(c, "part").map(|p| tidy(p).to_lowercase());
+    let base = match &aux {
+        Some(_) if v.ends_with("ing") && v.len() > 5 => v.trim_end_matches("ing").to_string(),
+        Some(_) if is_past(&v) => base_verb(&v),
+        Some(_) => v.clone(),
+        None if NOT_DONE.contains(&v.as_str()) || v.ends_with("eed") || !(is_past(&v) || is_task_verb(&v)) => {
+            return Vec::new();
+        }
+        // Without "I", a sentence-initial "-ed" word may be an adjective ("Crowded bars ...").
+        None if c.name("subj").or(c.name("subj2")).is_none() && !is_task_verb(&v) => return Vec::new(),
+        None => base_verb(&v),
+    };
+    let start = c.name("v").or(c.name("bv")).map_or(0, |m| m.start());
+    if denied(s, start) {
+        return Vec::new();
+    }
+    let said = tidy(head(cap(c, "obj").unwrap_or_default()));
+    // "I've built a website before": experience, not a task just done.
+    if said.to_lowercase().ends_with(" before") || said.to_lowercase().ends_with(" many times") {
+        return Vec::new();
+    }
+    let obj = strip_times(&said);
+    let ol = obj.to_lowercase();
+    let first = ol.split_whitespace().next().unwrap_or_default().to_string();
+    // "finished reading your answer", "sent you the file": about this conversation.
+    let about_chat = ol.split_whitespace().any(|w| matches!(w, "you" | "your" | "u"));
+    if obj.is_empty() || about_chat || matches!(first.as_str(), "that" | "it" | "so" | "like" | "about" | "up" | "out")
+    {
+        return Vec::new();
+    }
+    // "went to the dentist": the place is the task; "tried to", "failed to": no object.
+    const WITH_PREP: &[&str] = &[
+        "go", "talk", "speak", "chat", "meet", "catch", "reach", "write", "reply", "respond", "listen", "hear", "get",
+    ];
+    let obj = match (first.as_str(), base.as_str()) {
+        ("to" | "with" | "from", b) if WITH_PREP.contains(&b) => {
+            obj.get(first.len() + 1..).unwrap_or_default().to_string()
+        }
+        ("to", _) => return Vec::new(),
+        _ => obj,
+    };
+    let first = obj.split_whitespace().next().unwrap_or_default().to_lowercase();
+    if GENERIC_VERBS.contains(&base.as_str())
+        && !matches!(first.as_str(), "the" | "my" | "our" | "his" | "her" | "their" | "those" | "these" | "to" | "all")
+    {
+        return Vec::new();
+    }
+    // The head of the object names the task: its first three identifying words.
+    let heads: Vec<&str> = obj.split_whitespace().filter(|w| !key_words(w).is_empty()).take(3).collect();
+    let concepts = heads.len();
+    let mut words = key_words(&heads.join(" "));
+    let person = matches!(first.as_str(), "her" | "him" | "them");
+    if words.is_empty() && !person {
+        return Vec::new();
+    }
+    if !GENERIC_VERBS.contains(&base.as_str()) && (concepts <= 2 || person) {
+        words.insert(0, base);
+    }
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let particle = part.map(|p| format!(" {p}")).unwrap_or_default();
+    let shown_verb = match aux {
+        Some(a) => format!("{a} {v}{particle}"),
+        None => format!("{v}{particle}"),
+    };
+    close(words.join(" "), format!("User {shown_verb} {}", third_person(&strip_times(&said))))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::{none, run};
+    use crate::op::{Action, Target};
+
+    fn closes(s: &str) -> String {
+        let ops = run(s);
+        let found: Vec<_> = ops
+            .iter()
+            .filter_map(|o| match &o.action {
+                Action::CloseLoop(Target::Matching(t)) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{s}: {ops:?}");
+        found[0].clone()
+    }
+
+    #[test]
+    fn completions_close_loops() {
+        assert_eq!(closes("called my mom last night"), "call mom mum mother");
+        assert_eq!(closes("I called my mom last night."), "call mom mum mother");
+        assert_eq!(closes("Finally called Mom!"), "call mom mum mother");
+        assert_eq!(closes("I finally sent the slides to Priya"), "send slides presentation deck priya");
+        assert_eq!(closes("done with the tax return"), "tax taxes return");
+        assert_eq!(closes("I submitted the report this morning"), "submit report");
+        assert_eq!(closes("just booked the flights!"), "book flight flights tickets");
+        assert_eq!(closes("The interview went really well"), "interview");
+        assert_eq!(closes("I had my dentist appointment today"), "dentist appointment");
+        assert_eq!(closes("my passport renewal is finally done"), "passport renewal");
+        assert_eq!(closes("ok I did call her"), "call");
+        assert_eq!(closes("went to the dentist yesterday"), "dentist");
+        assert_eq!(closes("I've emailed Sam about the invoice"), "email sam invoice");
+        assert_eq!(closes("Exam's done!"), "exam");
+        assert_eq!(closes("Aced my exam!!"), "ace exam");
+        assert_eq!(closes("Talked to my mum for an hour today!"), "talk mom mum mother");
+        assert_eq!(closes("Just got back from the dentist."), "dentist");
+        assert_eq!(closes("got the gift for mom"), "gift mom mum mother");
+    }
+
+    #[test]
+    fn not_completions() {
+        none("I didn't call my mom yet");
+        none("I still haven't sent the slides");
+        none("I tried calling my mom");
+        none("I forgot to call my mom");
+        none("I loved the movie");
+        none("did you call my mom?");
+        assert!(
+            run("Crowded bars are not my thing, honestly").iter().all(|o| !matches!(o.action, Action::CloseLoop(_)))
+        );
+        none("My mother also passed away last year");
+        none("I've built a website before");
+    }
+}
