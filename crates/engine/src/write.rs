@@ -6,7 +6,7 @@ use mnemo_core::verdict::DedupBy;
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
-use mnemo_core::text::{content_hash, search_text, tidy};
+use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance,
@@ -47,6 +47,9 @@ pub struct IngestReport {
 
 /// A target must match at least this well (fused relevance) to be acted on.
 const TARGET_MATCH: f32 = 0.45;
+
+/// Cosine at which a target counts as a paraphrase even without shared words.
+const PARAPHRASE_MATCH: f32 = 0.65;
 
 impl Memory {
     /// Appends messages to the trace and extracts memories from the new ones.
@@ -303,18 +306,34 @@ impl Memory {
     }
 
     /// The active memory in scope that best matches `text`, if it matches well enough.
+    ///
+    /// Fused relevance alone is relative (lexical scores are scaled to the best hit), so one
+    /// shared word could make "called the dentist" close "call mom". A target must also share
+    /// at least two of the text's content words (all of them when it has fewer), or be a close
+    /// paraphrase by embedding.
     pub(crate) fn best_match(&self, scope: &Scope, text: &str, kind: Option<Kind>) -> Result<Option<Row>> {
         let found = self.candidates(scope, text, 10)?;
-        let mut scored: Vec<(Row, f32)> = found
+        let terms = query_terms(text);
+        let needed = terms.len().min(2);
+        let shares_words = |content: &str| {
+            let words: Vec<String> = mnemo_core::text::words(content).collect();
+            let stem = |t: &str| t.chars().take(4).collect::<String>();
+            terms.iter().filter(|t| words.iter().any(|w| w.starts_with(&stem(t)))).count() >= needed
+        };
+        let mut scored: Vec<(Row, f32, bool)> = found
             .list
             .into_iter()
             .filter(|c| kind.is_none_or(|k| c.memory.kind == k))
             .map(|c| {
                 let r = fuse(c.lexical, c.vector, &self.tuning);
-                (c.memory, r)
+                let close = c.vector.is_some_and(|v| v >= PARAPHRASE_MATCH);
+                (c.memory, r, close)
             })
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(scored.into_iter().find(|(_, r)| *r >= TARGET_MATCH).map(|(m, _)| m))
+        Ok(scored
+            .into_iter()
+            .find(|(m, r, close)| *r >= TARGET_MATCH && (*close || shares_words(&m.content)))
+            .map(|(m, _, _)| m))
     }
 }

@@ -287,3 +287,25 @@ fn re_extracting_a_corrected_conversation_changes_nothing() {
     );
     assert_eq!(f.memory.list(&s, &ListFilter::default()).unwrap(), before);
 }
+
+#[test]
+fn a_resolution_closes_its_own_loop_and_not_another() {
+    let f = hashed();
+    let s = chat("ana", "c1");
+    f.say(&s, &["I need to call my mom this weekend.", "I have to book a dentist appointment on Friday."]);
+    let loops = || {
+        let filter = ListFilter {
+            kinds: vec![mnemo::core::Kind::OpenLoop],
+            statuses: vec![StatusKind::Active],
+            ..Default::default()
+        };
+        f.memory.list(&s, &filter).unwrap().into_iter().map(|m| m.content).collect::<Vec<_>>()
+    };
+    assert_eq!(loops().len(), 2, "{:?}", loops());
+    f.say(&s, &["I called the dentist's office this morning, they were closed."]);
+    assert_eq!(loops().len(), 2, "a call to the dentist must not close the call to mom: {:?}", loops());
+    f.say(&s, &["I called my mom last night."]);
+    let left = loops();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].contains("dentist"), "{left:?}");
+}
