@@ -990,3 +990,22 @@ pub struct Health {
     /// Server version.
     pub version: String,
 }
+
+/// The receipt of an erasure: what was removed, with no content in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErasureOut {
+    /// SHA-256 of tenant and user id; the only trace of the user the store keeps.
+    pub subject: String,
+    /// When the erasure happened.
+    pub at: DateTime<Utc>,
+    /// Rows removed per table.
+    pub counts: std::collections::BTreeMap<String, u64>,
+    /// SHA-256 over subject, time and counts, to quote as proof.
+    pub digest: String,
+}
+
+impl From<mnemo::ErasureReceipt> for ErasureOut {
+    fn from(r: mnemo::ErasureReceipt) -> Self {
+        Self { subject: r.subject, at: r.at, counts: r.counts, digest: r.digest }
+    }
+}

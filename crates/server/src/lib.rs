@@ -110,6 +110,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/policies", get(policies::list).post(policies::put))
         .route("/v1/traces/{turn_id}", get(traces::get))
         .route("/v1/maintain", post(maintain::maintain))
+        .route("/v1/users/{user_id}/erase", post(users::erase))
         .route("/v1/admin/keys", get(admin::list_keys).post(admin::create_key))
         .route("/v1/admin/keys/{prefix}", delete(admin::revoke_key))
         .route("/healthz", get(health::healthz))

@@ -32,6 +32,7 @@ use crate::routes;
         routes::policies::put,
         routes::traces::get,
         routes::maintain::maintain,
+        routes::users::erase,
         routes::admin::create_key,
         routes::admin::list_keys,
         routes::admin::revoke_key,

@@ -7,4 +7,5 @@ mod common;
 mod errors;
 mod isolation;
 mod openapi;
+mod privacy;
 mod socket;

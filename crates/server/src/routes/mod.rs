@@ -10,6 +10,7 @@ pub(crate) mod messages;
 pub(crate) mod policies;
 pub(crate) mod recall;
 pub(crate) mod traces;
+pub(crate) mod users;
 
 use mnemo::Scope;
 use mnemo::core::TenantId;
