@@ -27,6 +27,9 @@ pub(crate) fn ingest_report(r: &IngestReport) {
     for o in &r.ops {
         println!("  {}", verdict_line(&o.op.draft.content, o.op.draft.kind.as_str(), &o.verdict));
     }
+    if let Some(turn) = &r.turn_id {
+        println!("verdicts recorded in trace {turn} (mnemo trace {turn})");
+    }
 }
 
 pub(crate) fn recall(r: &RecallResult) {
