@@ -48,6 +48,13 @@ pub struct IngestReport {
 /// A target must match at least this well (fused relevance) to be acted on.
 const TARGET_MATCH: f32 = 0.45;
 
+/// Verbs so common in plans that sharing one says nothing about which plan is meant.
+const GENERIC_VERBS: &[&str] = &[
+    "call", "send", "book", "finish", "do", "did", "done", "get", "got", "make", "go", "went", "see", "buy", "pay",
+    "write", "talk", "meet", "visit", "email", "text", "message", "check", "fix", "take", "submit", "reply", "need",
+    "have", "plan", "remind", "forget", "remember", "deal", "sort", "handle", "ask", "tell", "give",
+];
+
 /// Cosine at which a target counts as a paraphrase even without shared words.
 const PARAPHRASE_MATCH: f32 = 0.65;
 
@@ -307,18 +314,19 @@ impl Memory {
 
     /// The active memory in scope that best matches `text`, if it matches well enough.
     ///
-    /// Fused relevance alone is relative (lexical scores are scaled to the best hit), so one
-    /// shared word could make "called the dentist" close "call mom". A target must also share
-    /// at least two of the text's content words (all of them when it has fewer), or be a close
-    /// paraphrase by embedding.
+    /// Fused relevance alone is relative (lexical scores are scaled to the best hit), so sharing
+    /// one word is not evidence: "called the dentist" must not close "call mom". A target must
+    /// share a distinctive word with the text — not a generic verb like call, send, book — or be
+    /// a close paraphrase by embedding. "Talked to my mum" still closes "call my mother".
     pub(crate) fn best_match(&self, scope: &Scope, text: &str, kind: Option<Kind>) -> Result<Option<Row>> {
         let found = self.candidates(scope, text, 10)?;
-        let terms = query_terms(text);
-        let needed = terms.len().min(2);
+        let distinctive: Vec<String> = query_terms(text)
+            .into_iter()
+            .filter(|t| !GENERIC_VERBS.iter().any(|v| t.starts_with(v)))
+            .map(|t| t.chars().take(5).collect())
+            .collect();
         let shares_words = |content: &str| {
-            let words: Vec<String> = mnemo_core::text::words(content).collect();
-            let stem = |t: &str| t.chars().take(4).collect::<String>();
-            terms.iter().filter(|t| words.iter().any(|w| w.starts_with(&stem(t)))).count() >= needed
+            mnemo_core::text::words(content).any(|w| distinctive.iter().any(|t| w.starts_with(t.as_str())))
         };
         let mut scored: Vec<(Row, f32, bool)> = found
             .list
