@@ -16,6 +16,8 @@ use crate::kind::Kind;
 use crate::memory::Sensitivity;
 use crate::op::Draft;
 use crate::text::tidy;
+use regex::Regex;
+use std::sync::OnceLock;
 
 fn profile(content: String, conf: f32, sal: f32) -> Draft {
     Draft::new(Kind::Profile, content, conf, sal)
@@ -130,6 +132,33 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
     vec![
+        Rule::new(
+            "pronoun-name",
+            Mode::Statement,
+            &["name", "called", "named"],
+            r"^\s*(?:(?:and\s+)?(?:his|her|its|their)\s+name(?:'s|\s+is)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<x><NAMEI>)",
+            |c, s| {
+                // "We got a kitten! Her name is Pumpkin.": the name belongs to the creature or
+                // person the previous sentence introduced.
+                static NOUN: OnceLock<Regex> = OnceLock::new();
+                let noun = NOUN.get_or_init(|| {
+                    Regex::new(r"(?i)\b(kitten|puppy|dog|cat|bunny|rabbit|hamster|parrot|bird|horse|fish|turtle|guinea pig|baby|son|daughter|boy|girl|niece|nephew|grandson|granddaughter)s?\b")
+                        .expect("referent regex")
+                });
+                let Some(prev) = s.prev else { return Vec::new() };
+                let Some(referent) = noun.find_iter(prev).last().map(|m| m.as_str().to_lowercase()) else {
+                    return Vec::new();
+                };
+                let Some(name) = cap(c, "x").and_then(name_of) else { return Vec::new() };
+                let family = ["baby", "son", "daughter", "boy", "girl", "niece", "nephew", "grandson", "granddaughter"];
+                let key = if family.contains(&referent.as_str()) {
+                    format!("family:{referent}:{}", name.to_lowercase())
+                } else {
+                    format!("pet:{referent}:{}", name.to_lowercase())
+                };
+                vec![Found::add(profile(format!("User's {referent} is named {name}"), 0.85, 0.8).keyed(key, name))]
+            },
+        ),
         Rule::new(
             "name-explicit",
             Mode::Statement,
@@ -1164,6 +1193,13 @@ fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
 mod tests {
     use crate::extract::heuristic::tests::{contents, keyed, none, run};
     use crate::op::{Action, Target};
+
+    #[test]
+    fn a_name_in_the_next_sentence_belongs_to_the_pet_just_introduced() {
+        let got = contents("We just got a kitten! Her name is Pumpkin.");
+        assert!(got.iter().any(|c| c == "User's kitten is named Pumpkin"), "{got:?}");
+        assert!(contents("Her name is Pumpkin.").iter().all(|c| !c.contains("Pumpkin")), "no referent, no memory");
+    }
 
     #[test]
     fn names() {

@@ -416,6 +416,22 @@ fn open_loop(content: &str, due_at: Option<chrono::DateTime<chrono::Utc>>, conf:
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
+            "trip",
+            Mode::Statement,
+            &["trip", "vacation", "holiday", "getaway", "visit"],
+            r"\b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)",
+            |c, s| {
+                // "I'm planning a trip to Tokyo in October": a plan with a place, dated or not.
+                let (Some(what), Some(place)) = (cap(c, "what"), cap(c, "place")) else { return Vec::new() };
+                let time = due(s.text, s);
+                let content = with_time(
+                    format!("User is planning a {} to {place}", what.to_lowercase()),
+                    time.as_ref().map(|t| t.0.as_str()),
+                );
+                vec![open_loop(&content, time.map(|t| t.1), 0.8)]
+            },
+        ),
+        Rule::new(
             "remind-me",
             Mode::Request,
             &["remind", "reminder", "note to self", "forget to", "forget about", "let me forget", "make sure i"],
@@ -734,6 +750,22 @@ fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     };
     let content = with_time(format!("{subj} {t}"), time.as_ref().map(|(t, _)| t.as_str()));
     vec![open_loop(&content, time.map(|(_, at)| at), conf)]
+}
+
+#[cfg(test)]
+mod trip_tests {
+    use crate::extract::heuristic::tests::run;
+    use crate::kind::Kind;
+
+    #[test]
+    fn a_planned_trip_is_an_open_loop_with_its_month() {
+        let ops = run("I'm learning Japanese and I'm planning a trip to Tokyo in October.");
+        let trip = ops.iter().find(|o| o.draft.content.contains("Tokyo")).expect("a trip");
+        assert_eq!(trip.draft.kind, Kind::OpenLoop);
+        assert!(trip.draft.content.contains("trip to Tokyo"), "{}", trip.draft.content);
+        assert!(trip.draft.due_at.is_some());
+        assert!(ops.iter().any(|o| o.draft.content.contains("Japanese")));
+    }
 }
 
 #[cfg(test)]
