@@ -382,6 +382,43 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
 }
 
+/// A fail point between write and commit (and one after the first change) leaves nothing of the
+/// change set behind: no row, no history, no lexical or vector entry.
+pub(crate) fn fail_points_before_commit_leave_nothing_half_written(store: &dyn Store) {
+    let scenario = fail::FailScenario::setup();
+    let owner = scope("acme", Some("dana"), None);
+    let a = memory(&owner, Kind::Profile, "User's name is Dana");
+    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: [&a, &b]
+            .iter()
+            .map(|m| Change::Insert {
+                memory: (*m).clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
+                reason: "w".into(),
+            })
+            .collect(),
+    };
+    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
+        fail::cfg(point, "return").unwrap();
+        let err = store.apply(&cs).unwrap_err().to_string();
+        assert!(err.contains(point), "{err}");
+        fail::remove(point);
+        for m in [&a, &b] {
+            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
+            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
+        }
+        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
+        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    }
+    // With the fail points gone the same change set applies whole.
+    store.apply(&cs).unwrap();
+    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
+    scenario.teardown();
+}
+
 /// Generates one `#[test]` per (backend, check).
 macro_rules! backends {
     ($($backend:ident => $open:expr;)+) => {
@@ -400,6 +437,7 @@ macro_rules! backends {
                     policies_are_versioned,
                     traces_round_trip_and_feed_the_over_reference_guard,
                     erasure_removes_one_user_and_nothing_else,
+                    fail_points_before_commit_leave_nothing_half_written,
                 );
             }
         )+

@@ -443,42 +443,6 @@ fn job_locks_are_held_once_across_handles() {
 }
 
 #[test]
-fn fail_point_before_commit_leaves_nothing_half_written() {
-    let scenario = fail::FailScenario::setup();
-    let (_db, store) = open_pg();
-    let owner = scope("acme", Some("dana"), None);
-    let a = memory(&owner, Kind::Profile, "User's name is Dana");
-    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
-    let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
-        at: t0(),
-        changes: [&a, &b]
-            .iter()
-            .map(|m| Change::Insert {
-                memory: (*m).clone(),
-                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
-                reason: "w".into(),
-            })
-            .collect(),
-    };
-    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
-        fail::cfg(point, "return").unwrap();
-        let err = store.apply(&cs).unwrap_err().to_string();
-        assert!(err.contains(point), "{err}");
-        fail::remove(point);
-        for m in [&a, &b] {
-            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
-            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
-        }
-        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
-        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
-    }
-    store.apply(&cs).unwrap();
-    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
-    scenario.teardown();
-}
-
-#[test]
 fn reconnecting_keeps_everything_and_refuses_a_future_schema() {
     let (db, store) = open_pg();
     let owner = scope("acme", Some("dana"), None);

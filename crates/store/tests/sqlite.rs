@@ -14,44 +14,6 @@ pub(crate) fn open_temp() -> (tempfile::TempDir, Box<dyn Store>) {
     (dir, Box::new(store))
 }
 
-#[test]
-fn fail_point_before_commit_leaves_nothing_half_written() {
-    let scenario = fail::FailScenario::setup();
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
-    let owner = scope("acme", Some("dana"), None);
-    let a = memory(&owner, Kind::Profile, "User's name is Dana");
-    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
-    let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
-        at: t0(),
-        changes: [&a, &b]
-            .iter()
-            .map(|m| Change::Insert {
-                memory: (*m).clone(),
-                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
-                reason: "w".into(),
-            })
-            .collect(),
-    };
-    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
-        fail::cfg(point, "return").unwrap();
-        let err = store.apply(&cs).unwrap_err().to_string();
-        assert!(err.contains(point), "{err}");
-        fail::remove(point);
-        for m in [&a, &b] {
-            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
-            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
-        }
-        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
-        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
-    }
-    // And with the fail point gone the same change set applies whole.
-    store.apply(&cs).unwrap();
-    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
-    scenario.teardown();
-}
-
 /// Child half of the crash test: applies one change set and aborts without any cleanup.
 #[test]
 fn crash_child() {
