@@ -89,9 +89,6 @@ pub struct BlockItem {
     /// Where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
-    /// Flagged by reconsolidation.
-    #[serde(default)]
-    pub possibly_outdated: bool,
     /// Tokens this line costs.
     pub tokens: usize,
 }
@@ -227,21 +224,18 @@ fn ranked_section(m: &Memory) -> SectionName {
     }
 }
 
-fn render_memory(m: &Memory, outdated: bool) -> String {
+fn render_memory(m: &Memory) -> String {
     let mut s = m.content.clone();
     if let Some(due) = m.due_at.filter(|_| m.kind == Kind::OpenLoop) {
         s.push_str(&format!(" (due {})", due.format("%Y-%m-%d")));
     } else if let Some(at) = m.valid_from.filter(|_| m.kind == Kind::Event) {
         s.push_str(&format!(" (on {})", at.format("%Y-%m-%d")));
     }
-    if outdated {
-        s.push_str(" [possibly outdated: the user may have just said otherwise]");
-    }
     s
 }
 
 fn memory_item(item: &RecallItem) -> BlockItem {
-    let text = render_memory(&item.memory, item.possibly_outdated);
+    let text = render_memory(&item.memory);
     BlockItem {
         id: item.memory.id.to_string(),
         kind: item.memory.kind.as_str().into(),
@@ -252,7 +246,6 @@ fn memory_item(item: &RecallItem) -> BlockItem {
         score: item.score,
         tier: item.tier,
         provenance: Some(item.memory.provenance.clone()),
-        possibly_outdated: item.possibly_outdated,
     }
 }
 
@@ -267,7 +260,6 @@ fn policy_item(p: &Policy) -> BlockItem {
         score: None,
         tier: None,
         provenance: None,
-        possibly_outdated: false,
     }
 }
 
@@ -283,7 +275,6 @@ fn message_item(m: &Message) -> BlockItem {
         score: None,
         tier: None,
         provenance: None,
-        possibly_outdated: false,
     }
 }
 

@@ -198,11 +198,6 @@ impl Kind {
         }
     }
 
-    /// Kinds that path A loads exhaustively on every turn, with no ranking and no vectors.
-    pub fn is_exact(self) -> bool {
-        matches!(self, Kind::Policy | Kind::Preference | Kind::Protocol)
-    }
-
     /// Kinds that are only ever authored, never extracted from conversation.
     pub fn is_authored_only(self) -> bool {
         matches!(self, Kind::Policy)

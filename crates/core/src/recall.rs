@@ -56,9 +56,6 @@ pub struct RecallItem {
     /// Path B: its tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<Tier>,
-    /// The current message seems to contradict it (reconsolidation).
-    #[serde(default)]
-    pub possibly_outdated: bool,
 }
 
 impl RecallItem {
@@ -110,13 +107,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
             (Some(k), ExactReason::Preference | ExactReason::Protocol) => {
                 keyed.entry((m.kind, k.clone())).or_default().push(m);
             }
-            _ => items.push(RecallItem {
-                memory: m,
-                exact: Some(reason),
-                score: None,
-                tier: None,
-                possibly_outdated: false,
-            }),
+            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None }),
         }
     }
     for (_, mut group) in keyed {
@@ -126,13 +117,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
         let winner = group.remove(0);
         shadowed.extend(group.iter().map(|m| (m.id, winner.id)));
         let reason = if winner.kind == Kind::Protocol { ExactReason::Protocol } else { ExactReason::Preference };
-        items.push(RecallItem {
-            memory: winner,
-            exact: Some(reason),
-            score: None,
-            tier: None,
-            possibly_outdated: false,
-        });
+        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None });
     }
     items.sort_by(|a, b| {
         let (x, y) = (&a.memory, &b.memory);
@@ -193,7 +178,6 @@ pub fn rank(
             score: Some(parts),
             exact: None,
             memory: c.memory,
-            possibly_outdated: false,
         });
     }
     out.items.sort_by(|a, b| b.total().total_cmp(&a.total()).then(a.memory.id.cmp(&b.memory.id)));

@@ -64,18 +64,6 @@ impl Scope {
         })
     }
 
-    /// Same scope with an agent.
-    pub fn with_agent(mut self, agent: AgentId) -> Self {
-        self.agent = Some(agent);
-        self
-    }
-
-    /// Same scope with a user.
-    pub fn with_user(mut self, user: UserId) -> Self {
-        self.user = Some(user);
-        self
-    }
-
     /// Same scope with a chat.
     pub fn with_chat(mut self, chat: ChatId) -> Self {
         self.chat = Some(chat);

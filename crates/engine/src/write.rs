@@ -144,13 +144,24 @@ impl Memory {
     ) -> Result<(Vec<OpRecord>, Option<String>)> {
         scope.require_user()?;
         let owner = self.owner_of(scope);
-        let search: Vec<String> =
-            ops.iter().map(|o| search_text(&tidy(&o.draft.content), o.draft.key.as_deref())).collect();
+        // Only ops that may write a memory need a vector (for near-duplicate dedup and storage);
+        // forget, close and reinforce act on an existing row.
+        let writes = |o: &ProposedOp| matches!(o.action, Action::Add | Action::Update(_) | Action::Contradict(_));
+        let search: Vec<String> = ops
+            .iter()
+            .filter(|o| writes(o))
+            .map(|o| search_text(&tidy(&o.draft.content), o.draft.key.as_deref()))
+            .collect();
         let texts: Vec<&str> = search.iter().map(String::as_str).collect();
-        let (vectors, degraded) = match self.embed(&texts) {
-            Ok(v) => (v.into_iter().map(Some).collect(), None),
-            Err(why) => (vec![None; ops.len()], Some(why)),
+        let (mut embedded, degraded) = match texts.is_empty() {
+            true => (Vec::new().into_iter(), None),
+            false => match self.embed(&texts) {
+                Ok(v) => (v.into_iter(), None),
+                Err(why) => (Vec::new().into_iter(), Some(why)),
+            },
         };
+        let vectors: Vec<Option<Vec<f32>>> =
+            ops.iter().map(|o| if writes(o) { embedded.next() } else { None }).collect();
         let mut records = Vec::with_capacity(ops.len());
         for (op, vector) in ops.into_iter().zip(vectors) {
             let verdict = self.apply_op(scope, &owner, &op, vector, extractor, version)?;
@@ -296,12 +307,7 @@ impl Memory {
         let active = |m: Row| (m.status == Status::Active).then_some(m);
         match target {
             Target::Id(id) => Ok(self.store.get_many(scope, &[*id])?.into_iter().next().and_then(active)),
-            Target::Key(key) => {
-                if let Some(m) = self.store.find_by_key(owner, op.draft.kind, key)? {
-                    return Ok(Some(m));
-                }
-                Ok(None)
-            }
+            Target::Key(key) => Ok(self.store.find_by_key(owner, op.draft.kind, key)?),
             Target::Matching(text) => {
                 let kind = match op.action {
                     Action::CloseLoop(_) => Some(Kind::OpenLoop),

@@ -389,7 +389,7 @@ fn row(owner: Scope, content: &str) -> Row {
 }
 
 fn item(owner: Scope, content: &str) -> RecallItem {
-    RecallItem { memory: row(owner, content), exact: None, score: None, tier: None, possibly_outdated: false }
+    RecallItem { memory: row(owner, content), exact: None, score: None, tier: None }
 }
 
 #[test]
@@ -445,7 +445,6 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
         score: None,
         tier: None,
         provenance: None,
-        possibly_outdated: false,
         tokens: 1,
     };
     let section = |name: SectionName, items: Vec<BlockItem>| Section {

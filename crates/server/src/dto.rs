@@ -525,8 +525,6 @@ pub struct RecallItemOut {
     pub status: String,
     /// Pinned.
     pub pinned: bool,
-    /// The current query seems to contradict it.
-    pub possibly_outdated: bool,
     /// Where it came from.
     pub provenance: ProvenanceOut,
 }
@@ -555,7 +553,6 @@ impl From<&RecallItem> for RecallItemOut {
             surface: m.surface.to_string(),
             status: m.status.kind().to_string(),
             pinned: m.pinned,
-            possibly_outdated: i.possibly_outdated,
             provenance: ProvenanceOut::from(&m.provenance),
         }
     }
@@ -651,8 +648,6 @@ pub struct BlockItemOut {
     pub score: Option<f32>,
     /// Tokens this line costs.
     pub tokens: usize,
-    /// Flagged as possibly outdated.
-    pub possibly_outdated: bool,
 }
 
 impl From<&BlockItem> for BlockItemOut {
@@ -664,7 +659,6 @@ impl From<&BlockItem> for BlockItemOut {
             surface: i.surface.map(|s| s.to_string()),
             score: i.score.map(|s| s.total),
             tokens: i.tokens,
-            possibly_outdated: i.possibly_outdated,
         }
     }
 }
