@@ -127,6 +127,25 @@ pub trait Store: Send + Sync {
     /// Messages by id within a tenant (for provenance display).
     fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>>;
 
+    /// Attaches vectors to stored messages of a tenant (unknown ids are skipped): the semantic
+    /// half of archival recall. A message without a vector is still found lexically.
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()>;
+
+    /// Archival recall, lexical half: the scope's user's own messages (same tenant, agent and
+    /// user, every chat) matching any term, with a BM25-style score (higher is better), best
+    /// first. Extraction keeps what is worth keeping; this finds what was merely said.
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>>;
+
+    /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
+    /// best first.
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>>;
+
     // ---- memories: reads ---------------------------------------------------------------------
 
     /// One memory of the tenant, any status.

@@ -95,6 +95,47 @@ pub(crate) fn messages_are_idempotent_and_chat_scoped(store: &dyn Store) {
     assert!(store.messages(&other_tenant.tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
 }
 
+/// Archival recall reaches the user's own messages in every chat, lexically and by vector, and
+/// nothing of another user, agent or tenant.
+pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let eve = scope("acme", Some("eve"), Some("c1"));
+    let other = scope("evil", Some("dana"), Some("c1"));
+    let agent = Scope::parse("acme", Some("helper"), Some("dana"), Some("c1")).unwrap();
+    store
+        .append_messages(&[
+            msg(&c1, "d1", "We adopted a greyhound called Biscuit", t0()),
+            msg(&c2, "d2", "The pottery class starts on Tuesday", t0() + Duration::minutes(1)),
+            msg(&eve, "e1", "My greyhound hates the rain", t0()),
+            msg(&other, "o1", "Another tenant's greyhound", t0()),
+            msg(&agent, "a1", "A greyhound, said to the other agent", t0()),
+        ])
+        .unwrap();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let hits = store.search_messages(&c2, &["greyhound".into()], 10).unwrap();
+    assert_eq!(hits.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1"], "{hits:?}");
+    assert!(hits[0].1 > 0.0);
+    // Stemming: "classes" finds "class".
+    assert_eq!(store.search_messages(&c1, &["classes".into()], 10).unwrap()[0].0, id("d2"));
+    assert!(store.search_messages(&scope("acme", None, None), &["greyhound".into()], 10).unwrap().is_empty());
+
+    let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
+    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1))), (id("d2"), emb(axis(2, 3, 0.1)))]).unwrap();
+    store.embed_messages(&eve.tenant, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    // Another tenant cannot attach a vector to this tenant's message.
+    store.embed_messages(&other.tenant, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
+    let near = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
+    assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
+    assert_eq!(store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 1).unwrap().len(), 1);
+    assert!(store.nearest_messages(&c2, "other-model", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(matches!(
+        store.nearest_messages(&c2, "test:8", &[1.0, 0.0], 10),
+        Err(StoreError::Dimension { expected: 8, got: 2, .. })
+    ));
+}
+
 pub(crate) fn memories_round_trip(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
     let mut m = memory(&owner, Kind::OpenLoop, "Call mom this weekend");
@@ -366,6 +407,10 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     let link = Change::Link(Link { from: b.id, to: a.id, kind: LinkKind::Elaborates, at: t0() });
     store.apply(&ChangeSet { tenant: dana.tenant.clone(), at: t0(), changes: vec![link] }).unwrap();
     store.append_messages(&[msg(&dana_c1, "m1", "I keep bees", t0())]).unwrap();
+    store.append_messages(&[msg(&scope("acme", Some("eve"), Some("c1")), "m2", "I keep bees too", t0())]).unwrap();
+    let bees = Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) };
+    store.embed_messages(&dana.tenant, &[(MessageId::new("m1").unwrap(), bees.clone())]).unwrap();
+    store.embed_messages(&dana.tenant, &[(MessageId::new("m2").unwrap(), bees)]).unwrap();
     let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
     let counts = store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
     assert_eq!(counts["memories"], 2);
@@ -376,7 +421,12 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     assert!(store.recent_messages(&dana_c1, 10).unwrap().is_empty());
     assert!(store.lexical(&dana, &["bees".into()], 10).unwrap().is_empty());
     assert!(store.vector(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(store.search_messages(&dana_c1, &["bees".into()], 10).unwrap().is_empty());
+    assert!(store.nearest_messages(&dana_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
     // Everyone else is untouched.
+    let eve_c1 = scope("acme", Some("eve"), Some("c1"));
+    assert_eq!(store.search_messages(&eve_c1, &["bees".into()], 10).unwrap().len(), 1);
+    assert_eq!(store.nearest_messages(&eve_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
     assert_eq!(store.list(&eve, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.list(&other_dana, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
@@ -428,6 +478,7 @@ macro_rules! backends {
                 use super::*;
                 backends!(@checks $open;
                     messages_are_idempotent_and_chat_scoped,
+                    messages_are_searchable_within_their_user,
                     memories_round_trip,
                     every_read_is_scoped,
                     status_changes_history_and_links,

@@ -40,7 +40,7 @@ use postgres::{Client, Config};
 use self::pool::{Params, Pool, Tx, pg};
 use self::rows::{MEMORY_COLUMNS, VISIBLE, get, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
-use crate::store::{ChangeSet, DeletionEvent, ListFilter, Store};
+use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
 
 /// Connections one store handle opens at most; callers beyond that wait for a free one.
 const MAX_CONNECTIONS: usize = 16;
@@ -309,6 +309,87 @@ impl Store for PostgresStore {
                 out.push(n == 1);
             }
             Ok(out)
+        })
+    }
+
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        self.write("embed messages", tenant.as_str(), |tx| {
+            for (id, e) in vectors {
+                tx.execute(
+                    "UPDATE messages SET model = $3, embedding = $4::text::vector WHERE tenant = $1 AND id = $2",
+                    &[&tenant.as_str(), &id.as_str(), &e.model, &vector_text(&e.vector)],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
+        let [t, a, u, _] = scope.key_parts();
+        if terms.is_empty() || u.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Terms as parameters, each a phrase query, OR-ed, exactly as for memories.
+        let query = (0..terms.len())
+            .map(|i| format!("phraseto_tsquery('english', ${})", i + 5))
+            .collect::<Vec<_>>()
+            .join(" || ");
+        let sql = format!(
+            "SELECT id, ts_rank_cd(tsv, {query})::real AS score FROM messages \
+             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND tsv @@ ({query}) ORDER BY score DESC, id LIMIT $4"
+        );
+        let limit = limit as i64;
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit];
+        params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
+        self.read("search messages", t, |tx| {
+            tx.query(&sql, &params)?.iter().map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?))).collect()
+        })
+    }
+
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>> {
+        let [t, a, u, _] = scope.key_parts();
+        if u.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let q = vector_text(query);
+        self.read("nearest messages", t, |tx| {
+            let dims: Option<i32> = tx
+                .query_opt(
+                    "SELECT vector_dims(embedding) FROM messages WHERE tenant = $1 AND agent = $2 AND user_id = $3 \
+                     AND model = $4 LIMIT 1",
+                    &[&t, &a, &u, &model],
+                )?
+                .map(|r| get(&r, 0))
+                .transpose()?;
+            match dims {
+                None => return Ok(Vec::new()),
+                Some(d) if d as usize != query.len() => {
+                    return Err(StoreError::Dimension {
+                        model: model.to_string(),
+                        expected: d as usize,
+                        got: query.len(),
+                    });
+                }
+                Some(_) => {}
+            }
+            tx.query(
+                "SELECT id, (1 - (embedding <=> $5::text::vector))::real AS cosine FROM messages \
+                 WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 \
+                 ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
+                &[&t, &a, &u, &model, &q, &(limit as i64)],
+            )?
+            .iter()
+            .map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?)))
+            .collect()
         })
     }
 

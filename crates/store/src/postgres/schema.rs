@@ -18,7 +18,8 @@ pub(crate) const APP_ROLE: &str = "mnemo_app";
 pub(crate) const JOBS_ROLE: &str = "mnemo_jobs";
 
 /// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE EXTENSION IF NOT EXISTS vector;
 
 CREATE TABLE messages (
@@ -225,7 +226,19 @@ $rls$;
 CREATE POLICY jobs_scan ON memories FOR SELECT TO mnemo_jobs USING (true);
 GRANT SELECT ON memories TO mnemo_jobs;
 GRANT SELECT, INSERT ON embedding_models TO mnemo_app;
-"#];
+"#,
+    // 2: archival recall over the conversation itself: a generated tsvector with GIN for the
+    // lexical half, and a vector per message (scored exactly within one user's messages).
+    r#"
+ALTER TABLE messages
+    ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
+    ADD COLUMN model text,
+    ADD COLUMN embedding vector,
+    ADD CONSTRAINT messages_model_with_embedding CHECK ((model IS NULL) = (embedding IS NULL));
+CREATE INDEX messages_tsv ON messages USING gin (tsv);
+CREATE INDEX messages_by_user ON messages (tenant, agent, user_id);
+"#,
+];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;

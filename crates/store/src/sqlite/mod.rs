@@ -17,10 +17,13 @@ use mnemo_core::{
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use std::collections::BTreeMap;
 
-use self::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time, time_opt, visible_partition_tokens};
+use self::rows::{
+    MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, ms, parse, time, time_opt, vector_blob,
+    visible_partition_tokens,
+};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
-use crate::store::{ChangeSet, DeletionEvent, ListFilter, Store};
+use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
 const READERS: usize = 4;
@@ -147,16 +150,113 @@ impl Store for SqliteStore {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .map_err(StoreError::sql("append messages"))?;
+            let mut index = tx
+                .prepare_cached("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
+                .map_err(StoreError::sql("append messages"))?;
             messages
                 .iter()
                 .map(|m| {
                     let [t, a, u, c] = m.scope.key_parts();
-                    stmt.execute(params![m.id.as_str(), t, a, u, c, m.role.as_str(), m.content, ms(m.at)])
-                        .map(|n| n == 1)
-                        .map_err(StoreError::sql("append messages"))
+                    let fresh = stmt
+                        .execute(params![m.id.as_str(), t, a, u, c, m.role.as_str(), m.content, ms(m.at)])
+                        .map_err(StoreError::sql("append messages"))?
+                        == 1;
+                    if fresh {
+                        index
+                            .execute(params![tx.last_insert_rowid(), m.content, message_partition(t, a, u)])
+                            .map_err(StoreError::sql("append messages"))?;
+                    }
+                    Ok(fresh)
                 })
                 .collect()
         })
+    }
+
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        self.write("embed messages", |tx| {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector) \
+                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2",
+                )
+                .map_err(StoreError::sql("embed messages"))?;
+            for (id, e) in vectors {
+                stmt.execute(params![
+                    tenant.as_str(),
+                    id.as_str(),
+                    e.model,
+                    e.vector.len() as i64,
+                    vector_blob(&e.vector)
+                ])
+                .map_err(StoreError::sql("embed messages"))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
+        let [t, a, u, _] = scope.key_parts();
+        if terms.is_empty() || u.is_empty() {
+            return Ok(Vec::new());
+        }
+        // As for memories: the partition token inside the MATCH keeps other users' messages out
+        // of the ranked set entirely.
+        let expr = format!("part : {} AND content : ({})", message_partition(t, a, u), fts_query(terms));
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT m.id, f.score FROM (SELECT rowid, bm25(message_fts, 1.0, 0.0) AS score FROM message_fts \
+                     WHERE message_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN messages m ON m.rowid = f.rowid \
+                     ORDER BY f.score, m.id",
+                )
+                .map_err(StoreError::sql("search messages"))?;
+            stmt.query_map(params![expr, limit as i64], |r| {
+                Ok((parse::<MessageId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("search messages"))
+        })
+    }
+
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>> {
+        let [t, a, u, _] = scope.key_parts();
+        if u.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(MessageId, i64, Vec<u8>)> = self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT m.id, e.dim, e.vector FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid \
+                     WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4",
+                )
+                .map_err(StoreError::sql("nearest messages"))?;
+            stmt.query_map(params![t, a, u, model], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("nearest messages"))
+        })?;
+        let mut scored = Vec::with_capacity(rows.len());
+        for (id, dim, blob) in rows {
+            if dim as usize != query.len() {
+                return Err(StoreError::Dimension {
+                    model: model.to_string(),
+                    expected: dim as usize,
+                    got: query.len(),
+                });
+            }
+            scored.push((id, vectors::dot(&blob_vector(&blob), query)));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        scored.truncate(limit);
+        Ok(scored)
     }
 
     fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
@@ -428,6 +528,11 @@ impl Store for SqliteStore {
                 )?,
             );
             counts.insert("history".into(), exec("DELETE FROM history WHERE tenant = ?1 AND memory_id IN (SELECT id FROM erasing)", &[&t])?);
+            let of_messages = |table: &str, col: &str| {
+                format!("DELETE FROM {table} WHERE {col} IN (SELECT rowid FROM messages WHERE tenant = ?1 AND user_id = ?2)")
+            };
+            counts.insert("message_lexical_index".into(), exec(&of_messages("message_fts", "rowid"), &[&t, &u])?);
+            counts.insert("message_embeddings".into(), exec(&of_messages("message_embeddings", "message_rowid"), &[&t, &u])?);
             for table in ["memories", "messages", "traces"] {
                 counts.insert(table.into(), exec(&format!("DELETE FROM {table} WHERE tenant = ?1 AND user_id = ?2"), &[&t, &u])?);
             }
@@ -447,6 +552,7 @@ impl Store for SqliteStore {
         let conn = self.writer.lock().expect("writer lock");
         conn.execute_batch(
             "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
+             INSERT INTO message_fts (message_fts) VALUES ('optimize'); \
              PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
         )
         .map_err(StoreError::sql("purge after erasure"))?;

@@ -144,6 +144,12 @@ pub(crate) fn partition_token(parts: [&str; 4]) -> String {
     format!("zp{h:016x}")
 }
 
+/// The partition token of a user's messages: archival recall reaches the user's own messages
+/// with the same agent, across all chats.
+pub(crate) fn message_partition(tenant: &str, agent: &str, user: &str) -> String {
+    partition_token([tenant, agent, user, "\u{1}messages"])
+}
+
 /// Tokens of every partition a request scope can see: tenant × {none, agent} × {none, user} ×
 /// {none, chat}.
 pub(crate) fn visible_partition_tokens(scope: &Scope) -> Vec<String> {

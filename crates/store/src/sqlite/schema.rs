@@ -2,10 +2,12 @@
 
 use rusqlite::Connection;
 
+use super::rows::message_partition;
 use crate::error::{Result, StoreError};
 
 /// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE messages (
     rowid     INTEGER PRIMARY KEY,
     tenant    TEXT NOT NULL,
@@ -149,7 +151,21 @@ CREATE TABLE partitions (
     version INTEGER NOT NULL,
     PRIMARY KEY (tenant, agent, user_id, chat)
 ) WITHOUT ROWID;
-"#];
+"#,
+    // 2: archival recall over the conversation itself. The lexical index is tagged with the
+    // message's (tenant, agent, user) partition token, like `memory_fts`; rows that existed
+    // before this version are indexed by `backfill_message_fts`.
+    r#"
+CREATE VIRTUAL TABLE message_fts USING fts5 (content, part, tokenize = 'porter unicode61');
+CREATE TABLE message_embeddings (
+    message_rowid INTEGER PRIMARY KEY REFERENCES messages (rowid),
+    model         TEXT NOT NULL,
+    dim           INTEGER NOT NULL,
+    vector        BLOB NOT NULL
+);
+CREATE INDEX messages_by_user ON messages (tenant, agent, user_id);
+"#,
+];
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
@@ -164,8 +180,28 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let tx = conn.transaction().map_err(StoreError::sql("migrate"))?;
         tx.execute_batch(sql).map_err(StoreError::sql("migrate"))?;
+        if i + 1 == 2 {
+            backfill_message_fts(&tx)?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(StoreError::sql("migrate"))?;
         tx.commit().map_err(StoreError::sql("migrate"))?;
+    }
+    Ok(())
+}
+
+/// Indexes the messages stored before version 2 (partition tokens are computed in Rust).
+fn backfill_message_fts(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    let rows: Vec<(i64, String, String, String, String)> = tx
+        .prepare("SELECT rowid, tenant, agent, user_id, content FROM messages")
+        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect())
+        .map_err(StoreError::sql("migrate: index messages"))?;
+    let mut insert = tx
+        .prepare("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
+        .map_err(StoreError::sql("migrate: index messages"))?;
+    for (rowid, t, a, u, content) in rows {
+        insert
+            .execute(rusqlite::params![rowid, content, message_partition(&t, &a, &u)])
+            .map_err(StoreError::sql("migrate: index messages"))?;
     }
     Ok(())
 }
