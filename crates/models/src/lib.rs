@@ -11,6 +11,10 @@
 //! The engine normally goes through [`EmbedderSettings`] and [`open_embedder`]. Every
 //! embedder returns L2-normalised vectors, so similarity is a dot product.
 //!
+//! Chat models live behind [`ChatModel`]: [`OpenAiChat`] for any OpenAI-compatible server
+//! (configured by [`LlmSettings`], opened with [`open_chat_model`]) and [`ScriptedChat`] for
+//! tests; [`ask_json`] is the "answer with JSON matching this schema" call LLM features use.
+//!
 //! ```
 //! use mnemo_models::{Embedder, HashEmbedder, cosine};
 //! let e = HashEmbedder::new(384);
@@ -18,6 +22,7 @@
 //! assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]));
 //! ```
 
+mod chat;
 mod embedder;
 mod error;
 mod fetch;
@@ -27,6 +32,11 @@ mod local;
 mod openai;
 mod settings;
 
+pub use chat::{
+    ChatError, ChatMessage, ChatModel, ChatReply, ChatRequest, ChatResult, ChatRole, FormatUsed, JsonReply, JsonSchema,
+    LLM_ENV_VARS, LlmSettings, OpenAiChat, Repair, Repaired, ResponseFormat, ScriptedChat, ScriptedReply, Usage,
+    ask_json, chat_completions_url, estimate_tokens, extract_json, open_chat_model,
+};
 pub use embedder::{Embedder, cosine, normalize};
 pub use error::{ModelError, Result};
 pub use fetch::{

@@ -1,5 +1,6 @@
 //! Integration tests for mnemo-models, gathered into one binary so it links once.
 
+mod chat;
 mod fetch;
 mod hash;
 #[cfg(feature = "local")]

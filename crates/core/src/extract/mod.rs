@@ -13,6 +13,7 @@ mod forget;
 mod heuristic;
 mod identity;
 mod lex;
+pub mod llm;
 mod lore;
 mod mood;
 mod plan;
