@@ -57,7 +57,11 @@ pub(crate) fn recall(r: &RecallResult) {
             i.memory.content
         );
     }
-    if r.exact.is_empty() && r.items.is_empty() && r.policies.is_empty() {
+    for e in &r.excerpts {
+        let m = &e.message;
+        println!("  {:.3} said     {} [{}] {}", e.relevance, m.id, m.at.format("%Y-%m-%d"), short(&m.content, 100));
+    }
+    if r.exact.is_empty() && r.items.is_empty() && r.policies.is_empty() && r.excerpts.is_empty() {
         println!("  (nothing relevant)");
     }
 }

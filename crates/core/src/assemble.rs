@@ -9,12 +9,12 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::archive::Excerpt;
 use crate::config::AssemblyTuning;
 use crate::id::MemoryId;
 use crate::kind::{Kind, Surface, text_enum};
 use crate::memory::{Memory, Provenance};
 use crate::message::Message;
-#[cfg(test)]
 use crate::message::Role;
 use crate::policy::Policy;
 use crate::recall::{ExactReason, ExactSet, RecallItem};
@@ -42,6 +42,8 @@ text_enum!(
         Speak => "speak",
         /// Open threads to pick up.
         Continue => "continue",
+        /// Past messages of the user's other turns and chats that bear on this one, verbatim.
+        Excerpt => "excerpt",
         /// The last raw messages of this chat.
         Recent => "recent",
     }
@@ -60,6 +62,7 @@ impl SectionName {
             SectionName::FactCheck => "DO NOT CONTRADICT",
             SectionName::Speak => "RELEVANT NOW",
             SectionName::Continue => "OPEN THREADS",
+            SectionName::Excerpt => "FROM PAST CONVERSATIONS (verbatim, dated)",
             SectionName::Recent => "RECENT MESSAGES",
         }
     }
@@ -161,6 +164,8 @@ pub struct AssemblyInput<'a> {
     pub ranked: &'a [RecallItem],
     /// This chat's latest messages, oldest first.
     pub recent: &'a [Message],
+    /// Archival excerpts, best first: they fill what the budget has left.
+    pub excerpts: &'a [Excerpt],
     /// Memories placed in this chat's last turns.
     pub surfaced_recently: &'a HashSet<MemoryId>,
     /// Token budget.
@@ -199,6 +204,17 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     }
     if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Recent) {
         items.reverse();
+    }
+    // Offered best first, so the budget keeps the most relevant; read oldest first, as a story.
+    let mut placed = Vec::new();
+    for e in input.excerpts.iter().take(t.excerpts) {
+        if plan.offer(SectionName::Excerpt, excerpt_item(e), false) {
+            placed.push(e);
+        }
+    }
+    if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Excerpt) {
+        placed.sort_by(|a, b| a.message.at.cmp(&b.message.at).then_with(|| a.message.id.cmp(&b.message.id)));
+        *items = placed.into_iter().map(excerpt_item).collect();
     }
     plan.finish()
 }
@@ -278,6 +294,26 @@ fn message_item(m: &Message) -> BlockItem {
     }
 }
 
+fn excerpt_item(e: &Excerpt) -> BlockItem {
+    let m = &e.message;
+    let who = match m.role {
+        Role::User => String::new(),
+        other => format!("{other}: "),
+    };
+    let text = format!("[{}] {who}{}", m.at.format("%Y-%m-%d"), m.content);
+    BlockItem {
+        id: m.id.to_string(),
+        kind: "message".into(),
+        tokens: tokens::line_cost(&format!("- {text}")),
+        text,
+        surface: None,
+        exact: None,
+        score: None,
+        tier: None,
+        provenance: None,
+    }
+}
+
 /// Budget bookkeeping while sections fill up.
 struct Plan {
     budget: usize,
@@ -307,10 +343,11 @@ impl Plan {
         self.used += self.heading_cost(section) + cost;
     }
 
-    fn offer(&mut self, section: SectionName, item: BlockItem, exact: bool) {
+    /// Places the item if it fits, else records it as held back; says which.
+    fn offer(&mut self, section: SectionName, item: BlockItem, exact: bool) -> bool {
         if !self.fits(section, item.tokens) {
             self.held_back.push(HeldBack { id: item.id, reason: HoldReason::Budget });
-            return;
+            return false;
         }
         self.reserve(section, item.tokens);
         match self.sections.iter_mut().find(|(n, _, _)| *n == section) {
@@ -320,6 +357,7 @@ impl Plan {
             }
             None => self.sections.push((section, vec![item], exact)),
         }
+        true
     }
 
     fn finish(mut self) -> ContextBlock {
@@ -383,7 +421,14 @@ mod tests {
             ranked.into_iter().map(|m| Candidate { memory: m, lexical: Some(1.0), vector: Some(0.8) }).collect();
         let r = rank(cands, &HashSet::new(), 20, now(), &t);
         assemble(
-            AssemblyInput { exact: &set, ranked: &r.items, recent: &[], surfaced_recently: surfaced, budget },
+            AssemblyInput {
+                exact: &set,
+                ranked: &r.items,
+                recent: &[],
+                excerpts: &[],
+                surfaced_recently: surfaced,
+                budget,
+            },
             &t.assembly,
         )
     }
@@ -442,7 +487,14 @@ mod tests {
             .collect();
         let set = ExactSet::default();
         let block = assemble(
-            AssemblyInput { exact: &set, ranked: &[], recent: &msgs, surfaced_recently: &HashSet::new(), budget: 1000 },
+            AssemblyInput {
+                exact: &set,
+                ranked: &[],
+                recent: &msgs,
+                excerpts: &[],
+                surfaced_recently: &HashSet::new(),
+                budget: 1000,
+            },
             &t.assembly,
         );
         let recent = block.section(SectionName::Recent).unwrap();

@@ -274,6 +274,8 @@ pub struct AssemblyTuning {
     pub over_reference_turns: usize,
     /// Ranked (path B) items considered for the block.
     pub ranked_items: usize,
+    /// Archival excerpts (past messages, verbatim) considered for the block.
+    pub excerpts: usize,
 }
 
 impl Default for AssemblyTuning {
@@ -284,6 +286,7 @@ impl Default for AssemblyTuning {
             memos_in_prompt: 15,
             over_reference_turns: 2,
             ranked_items: 20,
+            excerpts: 30,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! Nothing here performs I/O or blocks; every rule is unit- and property-tested.
 #![deny(missing_docs)]
 
+pub mod archive;
 pub mod assemble;
 pub mod config;
 pub mod decay;

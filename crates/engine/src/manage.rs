@@ -82,10 +82,12 @@ impl Memory {
             reason: "deleted by the user".into(),
             sources: Vec::new(),
         };
+        // What the user deleted is not quoted back from the conversation either.
+        let quiet = Change::Withhold { messages: m.provenance.sources };
         Ok(self.store.apply(&ChangeSet {
             tenant: scope.tenant.clone(),
             at: self.clock.now(),
-            changes: vec![change],
+            changes: vec![change, quiet],
         })?)
     }
 

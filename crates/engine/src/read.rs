@@ -5,14 +5,16 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
+use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
 use mnemo_core::text::query_terms;
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
-use mnemo_core::{MemoryId, Policy, RecallItem, RecallMode, Scope};
+use mnemo_core::{MemoryId, MessageId, Policy, RecallItem, RecallMode, Scope};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
+use crate::config::MemoryScope;
 use crate::error::Result;
 
 /// What `recall` returns.
@@ -28,6 +30,8 @@ pub struct RecallResult {
     pub exact: Vec<RecallItem>,
     /// Path B: ranked items, best first.
     pub items: Vec<RecallItem>,
+    /// Archival recall: the user's past messages that bear on the query, best first.
+    pub excerpts: Vec<Excerpt>,
     /// Wall time of the call in microseconds.
     pub micros: u64,
     /// Of which: embedding the query.
@@ -55,11 +59,14 @@ pub(crate) struct Found {
     pub(crate) mode: RecallMode,
     pub(crate) degraded: Option<String>,
     pub(crate) embed_micros: u64,
+    /// The query's vector, when the embedder gave one (archival recall reuses it).
+    pub(crate) query_vector: Option<Vec<f32>>,
 }
 
 struct Retrieval {
     exact: ExactSet,
     ranked: Ranked,
+    excerpts: Vec<Excerpt>,
     mode: RecallMode,
     degraded: Option<String>,
     embed_micros: u64,
@@ -140,7 +147,7 @@ impl Memory {
                 .collect();
             let degraded =
                 Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
-            return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros });
+            return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros, query_vector: qvec });
         }
         ids.sort();
         let rows = self.store.get_many(scope, &ids)?;
@@ -148,17 +155,70 @@ impl Memory {
             .into_iter()
             .map(|m| Candidate { lexical: lex.get(&m.id).copied(), vector: vec.get(&m.id).copied(), memory: m })
             .collect();
-        Ok(Found { list, mode, degraded: (!problems.is_empty()).then(|| problems.join("; ")), embed_micros })
+        Ok(Found {
+            list,
+            mode,
+            degraded: (!problems.is_empty()).then(|| problems.join("; ")),
+            embed_micros,
+            query_vector: qvec,
+        })
     }
 
-    fn retrieve(&self, scope: &Scope, query: &str, k: usize, now: DateTime<Utc>) -> Result<Retrieval> {
+    /// Path A, path B's top `k`, and up to `excerpts` archival excerpts (none of `verbatim`,
+    /// the messages the block already carries).
+    fn retrieve(
+        &self,
+        scope: &Scope,
+        query: &str,
+        (k, excerpts): (usize, usize),
+        verbatim: &HashSet<MessageId>,
+        now: DateTime<Utc>,
+    ) -> Result<Retrieval> {
         let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
         let exact =
             select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
         let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         let ranked = rank(found.list, &exclude, k, now, &self.tuning);
-        Ok(Retrieval { exact, ranked, mode: found.mode, degraded: found.degraded, embed_micros: found.embed_micros })
+        let mut degraded = found.degraded;
+        let excerpts = match self.excerpts(scope, query, found.query_vector.as_deref(), verbatim, excerpts) {
+            Ok(e) => e,
+            // The conversation's index failing must not take the memories' answer down with it.
+            Err(e) => {
+                let problem = format!("archival recall: {e}");
+                degraded = Some(degraded.map_or(problem.clone(), |d| format!("{d}; {problem}")));
+                Vec::new()
+            }
+        };
+        Ok(Retrieval { exact, ranked, excerpts, mode: found.mode, degraded, embed_micros: found.embed_micros })
+    }
+
+    /// Archival recall: the user's own past messages, lexical and vector halves fused.
+    fn excerpts(
+        &self,
+        scope: &Scope,
+        query: &str,
+        query_vector: Option<&[f32]>,
+        verbatim: &HashSet<MessageId>,
+        limit: usize,
+    ) -> Result<Vec<Excerpt>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        // The user's messages in every chat, unless memory is chat-scoped: then only this one's.
+        let within = match self.config.memory_scope {
+            MemoryScope::User => scope.without_chat(),
+            MemoryScope::Chat => scope.clone(),
+        };
+        let want = self.tuning.ranking.candidates.max(limit);
+        let lexical = self.store.search_messages(&within, &query_terms(query), want)?;
+        let vector = match (query_vector, self.embedder_id()) {
+            (Some(q), Some(model)) => Some(self.store.nearest_messages(&within, model, q, want)?),
+            _ => None,
+        };
+        let hits = MessageHits { lexical: &lexical, vector: vector.as_deref() };
+        let messages = self.store.messages(&scope.tenant, &hits.ids())?;
+        Ok(rank_excerpts(hits, messages, verbatim, limit, &self.tuning))
     }
 
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
@@ -170,7 +230,7 @@ impl Memory {
         scope.require_user()?;
         let now = self.clock.now();
         let k = k.unwrap_or(self.tuning.ranking.default_top_k);
-        let r = self.retrieve(scope, query, k, now)?;
+        let r = self.retrieve(scope, query, (k, k), &HashSet::new(), now)?;
         let ids: Vec<MemoryId> = r.ranked.items.iter().map(|i| i.memory.id).collect();
         let env = self.envelope(scope, TraceOp::Recall, query, now, &r, started);
         self.store.record_turn(&env, &ids)?;
@@ -180,6 +240,7 @@ impl Memory {
             policies: r.exact.policies,
             exact: r.exact.items,
             items: r.ranked.items,
+            excerpts: r.excerpts,
             micros: env.micros,
             embed_micros: env.embed_micros,
         })
@@ -191,7 +252,6 @@ impl Memory {
         let started = Instant::now();
         scope.require_user()?;
         let now = self.clock.now();
-        let r = self.retrieve(scope, message, self.tuning.assembly.ranked_items, now)?;
         let (recent, surfaced_recently) = match &scope.chat {
             Some(_) => (
                 self.store.recent_messages(scope, self.tuning.assembly.recent_pairs * 2)?,
@@ -199,12 +259,16 @@ impl Memory {
             ),
             None => (Vec::new(), HashSet::new()),
         };
+        let verbatim: HashSet<MessageId> = recent.iter().map(|m| m.id.clone()).collect();
+        let limits = (self.tuning.assembly.ranked_items, self.tuning.assembly.excerpts);
+        let r = self.retrieve(scope, message, limits, &verbatim, now)?;
         let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
         let block = assemble(
             AssemblyInput {
                 exact: &r.exact,
                 ranked: &r.ranked.items,
                 recent: &recent,
+                excerpts: &r.excerpts,
                 surfaced_recently: &surfaced_recently,
                 budget,
             },

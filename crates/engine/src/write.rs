@@ -9,8 +9,8 @@ use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
-    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, NewMessage, ProposedOp, Provenance,
-    Scope, Status, Target, Verdict,
+    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
+    Provenance, Scope, Status, Surface, Target, TenantId, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, Embedding};
 use serde::{Deserialize, Serialize};
@@ -71,10 +71,34 @@ impl Memory {
         let fresh = self.store.append_messages(&batch)?;
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
         let duplicates = fresh.len() - new.len();
+        let unindexed = self.index_messages(scope, &new);
         let mut report = self.extract_and_apply(scope, &new, started)?;
         report.appended = new.len();
         report.duplicates = duplicates;
+        if let Some(problem) = unindexed {
+            report.degraded = Some(report.degraded.map_or(problem.clone(), |d| format!("{d}; {problem}")));
+        }
         Ok(report)
+    }
+
+    /// Gives new messages their vectors, for archival recall. A failure is reported, never fatal:
+    /// the messages are stored and stay lexically searchable.
+    fn index_messages(&self, scope: &Scope, messages: &[Message]) -> Option<String> {
+        let model = self.embedder_id()?;
+        if messages.is_empty() {
+            return None;
+        }
+        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let vectors = match self.embed(&texts) {
+            Ok(v) => v,
+            Err(e) => return Some(format!("message vectors: {e}")),
+        };
+        let pairs: Vec<(MessageId, Embedding)> = messages
+            .iter()
+            .zip(vectors)
+            .map(|(m, vector)| (m.id.clone(), Embedding { model: model.to_string(), vector }))
+            .collect();
+        self.store.embed_messages(&scope.tenant, &pairs).err().map(|e| format!("message vectors: {e}"))
     }
 
     /// Runs extraction over messages again without appending them to the trace.
@@ -240,7 +264,14 @@ impl Memory {
             }
             Decision::Forget { target } => {
                 let verdict = Verdict::Forgotten { target };
-                (vec![self.transition(target, Status::Archived, HistoryEvent::Forgotten, &verdict, op)], verdict)
+                // Neither what was forgotten nor the request to forget it is quoted back later.
+                let mut quiet = self.sources_of(&scope.tenant, target)?;
+                quiet.extend(op.sources.iter().cloned());
+                let changes = vec![
+                    self.transition(target, Status::Archived, HistoryEvent::Forgotten, &verdict, op),
+                    Change::Withhold { messages: quiet },
+                ];
+                (changes, verdict)
             }
             Decision::Write { status, replaces } => {
                 let row = Row {
@@ -271,7 +302,12 @@ impl Memory {
                 };
                 let embedding =
                     vector.zip(self.embedder_id()).map(|(v, m)| Embedding { model: m.to_string(), vector: v });
+                // A boundary's own words are not excerpts either: raising them is what it forbids.
+                let quiet = if row.surface == Surface::Avoid { op.sources.clone() } else { Vec::new() };
                 let mut changes = vec![Change::Insert { memory: row, embedding, reason: verdict.to_string() }];
+                if !quiet.is_empty() {
+                    changes.push(Change::Withhold { messages: quiet });
+                }
                 if let Some((old, how)) = replaces {
                     let (status, event, link) = match how {
                         Replacement::Supersedes => {
@@ -283,12 +319,19 @@ impl Memory {
                     };
                     changes.push(self.transition(old, status, event, &verdict, op));
                     changes.push(Change::Link(Link { from: id, to: old, kind: link, at: now }));
+                    // The corrected statement is not quoted back as if it still held.
+                    changes.push(Change::Withhold { messages: self.sources_of(&scope.tenant, old)? });
                 }
                 (changes, verdict)
             }
         };
         self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: now, changes })?;
         Ok(verdict)
+    }
+
+    /// The messages a memory came from.
+    fn sources_of(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<MessageId>> {
+        Ok(self.store.get(tenant, id)?.map(|m| m.provenance.sources).unwrap_or_default())
     }
 
     fn transition(

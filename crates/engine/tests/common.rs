@@ -12,19 +12,53 @@ pub(crate) struct Fixture {
     pub(crate) memory: Memory,
     pub(crate) clock: Arc<ManualClock>,
     pub(crate) _dir: tempfile::TempDir,
+    pub(crate) _database: Database,
 }
 
 pub(crate) fn t0() -> DateTime<Utc> {
     "2026-03-02T09:00:00Z".parse().unwrap()
 }
 
+/// The engine over the backend under test: SQLite, or with `MNEMO_TEST_BACKEND=postgres` (and the
+/// `postgres` feature) a throwaway database on the server of `MNEMO_TEST_DATABASE_URL`, so the
+/// same tests prove both backends.
 pub(crate) fn with_embedder(embedder: Option<Arc<dyn Embedder>>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    let (store, database) = backend(&config);
+    let clock = Arc::new(ManualClock::new(t0()));
+    let memory = Memory::from_parts(config, store, embedder, clock.clone());
+    Fixture { memory, clock, _dir: dir, _database: database }
+}
+
+/// The embedded store, whatever backend is under test (for tests about its files).
+pub(crate) fn sqlite_with_embedder(embedder: Option<Arc<dyn Embedder>>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
     let store = Arc::new(SqliteStore::open(config.db_path()).unwrap());
     let clock = Arc::new(ManualClock::new(t0()));
     let memory = Memory::from_parts(config, store, embedder, clock.clone());
-    Fixture { memory, clock, _dir: dir }
+    Fixture { memory, clock, _dir: dir, _database: Default::default() }
+}
+
+#[cfg(feature = "postgres")]
+type Database = Option<mnemo::store::TempDatabase>;
+#[cfg(not(feature = "postgres"))]
+type Database = ();
+
+fn backend(config: &Config) -> (Arc<dyn mnemo::store::Store>, Database) {
+    let wanted = std::env::var("MNEMO_TEST_BACKEND").unwrap_or_default();
+    match wanted.as_str() {
+        "" | "sqlite" => (Arc::new(SqliteStore::open(config.db_path()).unwrap()), Default::default()),
+        #[cfg(feature = "postgres")]
+        "postgres" => {
+            let db = mnemo::store::TempDatabase::from_env()
+                .unwrap()
+                .expect("MNEMO_TEST_BACKEND=postgres needs MNEMO_TEST_DATABASE_URL (scripts/pg.sh url)");
+            (Arc::new(mnemo::store::PostgresStore::connect(db.url()).unwrap()), Some(db))
+        }
+        other => panic!("MNEMO_TEST_BACKEND={other:?}: expected sqlite or postgres (with --features postgres)"),
+    }
 }
 
 pub(crate) fn hashed() -> Fixture {

@@ -5,7 +5,7 @@ use std::path::Path;
 use mnemo::core::NewMessage;
 use mnemo::store::ListFilter;
 
-use crate::common::{chat, hashed, t0};
+use crate::common::{chat, sqlite_with_embedder, t0};
 
 /// Every file under `dir`, lower-cased bytes.
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
@@ -27,7 +27,7 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 
 #[test]
 fn erasure_leaves_no_byte_of_the_users_content_in_any_file() {
-    let f = hashed();
+    let f = sqlite_with_embedder(Some(std::sync::Arc::new(mnemo::models::HashEmbedder::new(384))));
     let dana = chat("dana.quixo@example.org", "c1");
     let eve = chat("eve", "c1");
     // Distinctive words, so a hit anywhere in the files can only be this user's content.

@@ -1,5 +1,6 @@
 //! Engine integration tests: one binary, real SQLite store, hashing and real local embedders.
 
+mod archive;
 mod common;
 mod erase;
 mod local_model;

@@ -1,5 +1,5 @@
-//! Runs scenarios through the real engine: a fresh SQLite store in a temporary directory per
-//! scenario, a manual clock, the configured embedder (opened once per run), then the duplicate
+//! Runs scenarios through the real engine: a fresh store per scenario (SQLite in a temporary
+//! directory, or a throwaway database on the PostgreSQL server `database_url` names), a manual clock, the configured embedder (opened once per run), then the duplicate
 //! replay and the leak re-runs that `SCENARIOS.md` defines.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use chrono::Duration;
 use mnemo::models::{Embedder, open_embedder};
-use mnemo::store::{ListFilter, SqliteStore};
+use mnemo::store::{ListFilter, SqliteStore, Store};
 use mnemo::{Config, ContextResult, ManualClock, Memory, MemoryScope, RecallResult};
 use mnemo_core::{
     ChatId, ContextBlock, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope, SectionName, StatusKind,
@@ -77,12 +77,12 @@ pub fn run_scenario(
     let mut config = config.clone();
     config.data_dir = tmp.path().to_path_buf();
     config.memory_scope = scenario.memory_scope;
-    let store = SqliteStore::open(config.db_path())
-        .map_err(|e| EvalError::Setup { file: scenario.file.clone(), source: e.into() })?;
+    let (store, _database) =
+        isolated_store(&config).map_err(|source| EvalError::Setup { file: scenario.file.clone(), source })?;
     let start =
         scenario.steps.first().map(|s| s.at).unwrap_or_else(|| crate::scenario::DEFAULT_START.parse().expect("valid"));
     let clock = Arc::new(ManualClock::new(start));
-    let memory = Memory::from_parts(config, Arc::new(store), Some(Arc::clone(embedder)), clock.clone());
+    let memory = Memory::from_parts(config, store, Some(Arc::clone(embedder)), clock.clone());
     let mut run = Run { scenario, memory, clock, report: ScenarioReport::new(&scenario.name, scenario.file.clone()) };
     for step in &scenario.steps {
         run.step(step);
@@ -91,6 +91,30 @@ pub fn run_scenario(
     run.leaks();
     run.report.finish();
     Ok(run.report)
+}
+
+/// What keeps a scenario's PostgreSQL database alive; dropping it drops the database.
+#[cfg(feature = "postgres")]
+type Isolation = Option<mnemo::store::TempDatabase>;
+#[cfg(not(feature = "postgres"))]
+type Isolation = ();
+
+/// A store of this scenario's own, on the backend `config` selects: SQLite under the (temporary)
+/// data directory, or a fresh database on the PostgreSQL server of `database_url`, dropped with
+/// the returned guard. The configured database itself is never written to.
+fn isolated_store(config: &Config) -> Result<(Arc<dyn Store>, Isolation), mnemo::Error> {
+    match config.database_url.as_deref().filter(|u| !u.is_empty()) {
+        None => Ok((Arc::new(SqliteStore::open(config.db_path())?), Isolation::default())),
+        #[cfg(feature = "postgres")]
+        Some(url) => {
+            let db = mnemo::store::TempDatabase::create(url)?;
+            let config = Config { database_url: Some(db.url().to_string()), ..config.clone() };
+            Ok((mnemo::open_store(&config)?, Some(db)))
+        }
+        // Fails, saying this build has no PostgreSQL support.
+        #[cfg(not(feature = "postgres"))]
+        Some(_) => Ok((mnemo::open_store(config)?, ())),
+    }
 }
 
 /// Case-insensitive substring, the format's only matching rule.

@@ -1,0 +1,174 @@
+//! Archival recall: what was said, not only what was kept.
+//!
+//! Extraction keeps what is worth keeping, but users ask about things no extractor would keep
+//! ("what did I say the pottery teacher was called?"). The conversation itself is searched too,
+//! within the user's own messages, and its best turns reach the block verbatim as excerpts. The
+//! two signals are fused exactly as for memories ([`score::fuse`]), so one relevance floor means
+//! the same thing on both sides.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Tuning;
+use crate::id::MessageId;
+use crate::message::Message;
+use crate::score;
+
+/// A past message judged relevant to the query.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Excerpt {
+    /// The message, verbatim.
+    pub message: Message,
+    /// Normalised lexical signal, if it matched lexically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<f32>,
+    /// Cosine with the query, if it has a vector of the query's model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector: Option<f32>,
+    /// Fused relevance in 0..=1.
+    pub relevance: f32,
+}
+
+/// The two halves' raw hits for one query.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MessageHits<'a> {
+    /// Lexical hits with raw scores (higher is better), any scale.
+    pub lexical: &'a [(MessageId, f32)],
+    /// Vector hits with cosines, best first; `None` when the vector half did not run.
+    pub vector: Option<&'a [(MessageId, f32)]>,
+}
+
+impl MessageHits<'_> {
+    /// Every message id either half found (each once, in a stable order), to load.
+    pub fn ids(&self) -> Vec<MessageId> {
+        let mut seen = HashSet::new();
+        self.lexical
+            .iter()
+            .chain(self.vector.unwrap_or_default())
+            .filter(|(id, _)| seen.insert(id.clone()))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+}
+
+/// Ranks loaded messages by fused relevance, best first, keeping at most `limit` at or above the
+/// relevance floor and none of `exclude` (messages already in the block verbatim).
+///
+/// A lexical hit the vector half did not return gets that half's lowest cosine: its true cosine
+/// is at most that, and pretending the vector signal is absent would let a bare word match
+/// outrank a close paraphrase.
+pub fn rank_excerpts(
+    hits: MessageHits<'_>,
+    messages: Vec<Message>,
+    exclude: &HashSet<MessageId>,
+    limit: usize,
+    t: &Tuning,
+) -> Vec<Excerpt> {
+    let best = hits.lexical.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
+    let lexical: HashMap<&MessageId, f32> =
+        hits.lexical.iter().map(|(id, s)| (id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 })).collect();
+    let vector: HashMap<&MessageId, f32> = hits.vector.unwrap_or_default().iter().map(|(id, c)| (id, *c)).collect();
+    let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
+    let mut out: Vec<Excerpt> = messages
+        .into_iter()
+        .filter(|m| !exclude.contains(&m.id))
+        .map(|m| {
+            let l = lexical.get(&m.id).copied();
+            let v = vector.get(&m.id).copied().or(floor_cosine);
+            Excerpt { relevance: score::fuse(l, v, t), lexical: l, vector: v, message: m }
+        })
+        .filter(|e| e.relevance >= t.ranking.min_relevance)
+        .collect();
+    out.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
+    out.truncate(limit);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+    use crate::scope::Scope;
+    use proptest::prelude::*;
+
+    fn msg(id: &str, text: &str) -> Message {
+        Message {
+            id: MessageId::new(id).unwrap(),
+            scope: Scope::parse("acme", None, Some("dana"), Some("c1")).unwrap(),
+            role: Role::User,
+            content: text.into(),
+            at: "2026-03-02T09:00:00Z".parse().unwrap(),
+        }
+    }
+
+    fn id(s: &str) -> MessageId {
+        MessageId::new(s).unwrap()
+    }
+
+    #[test]
+    fn both_signals_beat_one_and_a_bare_word_match_gets_the_vector_floor() {
+        let t = Tuning::default();
+        let lexical = [(id("a"), 8.0), (id("b"), 2.0)];
+        let vector = [(id("a"), 0.7), (id("c"), 0.5), (id("d"), 0.3)];
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+        assert_eq!(hits.ids(), vec![id("a"), id("b"), id("c"), id("d")]);
+        let msgs = ["a", "b", "c", "d"].map(|i| msg(i, i)).to_vec();
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
+        let order: Vec<_> = ranked.iter().map(|e| e.message.id.as_str()).collect();
+        // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
+        assert_eq!(order, vec!["a", "c", "d", "b"]);
+        assert_eq!(ranked[3].vector, Some(0.3));
+    }
+
+    #[test]
+    fn the_relevance_floor_drops_the_weak_tail() {
+        let t = Tuning::default();
+        let lexical = [(id("a"), 8.0), (id("b"), 1.0)];
+        let vector = [(id("a"), 0.7), (id("c"), 0.1)];
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+        let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
+        assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
+    }
+
+    #[test]
+    fn excluded_messages_and_the_limit_are_respected() {
+        let t = Tuning::default();
+        let vector = [(id("a"), 0.9), (id("b"), 0.8), (id("c"), 0.7)];
+        let hits = MessageHits { lexical: &[], vector: Some(&vector) };
+        let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
+        let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, &t);
+        assert_eq!(ranked.len(), 1);
+        assert_eq!(ranked[0].message.id, id("b"));
+    }
+
+    #[test]
+    fn without_vectors_lexical_alone_ranks() {
+        let t = Tuning::default();
+        let lexical = [(id("a"), 1.0), (id("b"), 3.0)];
+        let hits = MessageHits { lexical: &lexical, vector: None };
+        let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, &t);
+        assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
+        assert_eq!(ranked[0].relevance, 1.0);
+    }
+
+    proptest! {
+        #[test]
+        fn ranking_is_sorted_bounded_and_floored(
+            lex in proptest::collection::vec(0.0f32..20.0, 0..8),
+            vecs in proptest::collection::vec(-1.0f32..1.0, 0..8),
+            limit in 0usize..10,
+        ) {
+            let t = Tuning::default();
+            let lexical: Vec<_> = lex.iter().enumerate().map(|(i, s)| (id(&format!("m{i}")), *s)).collect();
+            let vector: Vec<_> = vecs.iter().enumerate().map(|(i, c)| (id(&format!("m{}", i + 3)), *c)).collect();
+            let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+            let msgs = hits.ids().iter().map(|i| msg(i.as_str(), "x")).collect();
+            let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, &t);
+            prop_assert!(ranked.len() <= limit);
+            prop_assert!(ranked.windows(2).all(|w| w[0].relevance >= w[1].relevance));
+            prop_assert!(ranked.iter().all(|e| (t.ranking.min_relevance..=1.0).contains(&e.relevance)));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Archival recall: the conversation itself is searched too, within the user's own messages,
+//! and what was forgotten, corrected or declared off-limits is never quoted back.
+
+use chrono::Duration;
+use mnemo::core::SectionName;
+
+use crate::common::{chat, hashed, t0};
+
+fn excerpts(block: &mnemo::core::ContextBlock) -> Vec<String> {
+    block.section(SectionName::Excerpt).map(|s| s.items.iter().map(|i| i.text.clone()).collect()).unwrap_or_default()
+}
+
+#[test]
+fn what_was_merely_said_in_another_chat_comes_back_verbatim_and_dated() {
+    let f = hashed();
+    f.say(&chat("dana", "c1"), &["We watched a documentary about octopuses last night, they have three hearts!"]);
+    f.say(&chat("eve", "c1"), &["Octopuses are my favourite animal, the documentary was great."]);
+    f.clock.set(t0() + Duration::days(20));
+    let here = chat("dana", "c2");
+    let ctx = f.memory.context(&here, "how many hearts does an octopus have", None).unwrap();
+    let lines = excerpts(&ctx.block);
+    assert_eq!(lines.len(), 1, "{}", ctx.block.text);
+    assert!(lines[0].starts_with("[2026-03-02] We watched a documentary about octopuses"), "{lines:?}");
+    let item = &ctx.block.section(SectionName::Excerpt).unwrap().items[0];
+    assert_eq!(item.kind, "message");
+    assert!(ctx.block.text.contains("FROM PAST CONVERSATIONS"));
+
+    let recall = f.memory.recall(&here, "octopus documentary", Some(5)).unwrap();
+    assert_eq!(recall.excerpts.len(), 1, "{:#?}", recall.excerpts);
+    assert_eq!(recall.excerpts[0].message.id.as_str(), item.id);
+    assert!(recall.excerpts[0].relevance > 0.0);
+}
+
+#[test]
+fn the_current_chat_window_is_not_repeated_as_excerpts() {
+    let f = hashed();
+    let c1 = chat("dana", "c1");
+    f.say(&c1, &["The octopus documentary was fascinating."]);
+    let ctx = f.memory.context(&c1, "octopus documentary", None).unwrap();
+    assert!(excerpts(&ctx.block).is_empty(), "{}", ctx.block.text);
+    assert_eq!(ctx.block.section(SectionName::Recent).unwrap().items.len(), 1);
+}
+
+#[test]
+fn forgotten_corrected_and_off_limits_words_are_never_quoted_back() {
+    let f = hashed();
+    let c1 = chat("dana", "c1");
+    f.say(&c1, &["I work at Initech."]);
+    f.say(&c1, &["Actually, I work at Globex now."]);
+    f.say(&c1, &["Never mention my ex-husband Marcus."]);
+    f.say(&c1, &["I have a parrot named Kiwi."]);
+    let forgot = f.say(&c1, &["Please forget that I have a parrot named Kiwi."]);
+    assert!(forgot.ops.iter().any(|o| matches!(o.verdict, mnemo::core::Verdict::Forgotten { .. })), "{forgot:#?}");
+    f.clock.set(t0() + Duration::days(3));
+    let c2 = chat("dana", "c2");
+    for query in ["where do I work, Initech or Globex?", "my ex-husband Marcus", "my parrot Kiwi"] {
+        let ctx = f.memory.context(&c2, query, None).unwrap();
+        for line in excerpts(&ctx.block) {
+            for banned in ["Initech", "Marcus", "Kiwi"] {
+                assert!(!line.contains(banned), "{query}: excerpt {line:?} quotes {banned}");
+            }
+        }
+        let recall = f.memory.recall(&c2, query, Some(10)).unwrap();
+        assert!(
+            recall
+                .excerpts
+                .iter()
+                .all(|e| !["Initech", "Marcus", "Kiwi"].iter().any(|b| e.message.content.contains(b))),
+            "{query}: {:#?}",
+            recall.excerpts
+        );
+    }
+    // The correction itself is still there to be found.
+    let ctx = f.memory.context(&c2, "Globex", None).unwrap();
+    assert!(ctx.block.text.contains("Globex"), "{}", ctx.block.text);
+}
