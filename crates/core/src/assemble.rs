@@ -251,7 +251,10 @@ fn render_memory(m: &Memory) -> String {
 }
 
 fn memory_item(item: &RecallItem) -> BlockItem {
-    let text = render_memory(&item.memory);
+    let mut text = render_memory(&item.memory);
+    if let Some(said) = &item.possibly_outdated {
+        text.push_str(&format!(" [possibly outdated: the user just said \"{said}\"; confirm before relying on it]"));
+    }
     BlockItem {
         id: item.memory.id.to_string(),
         kind: item.memory.kind.as_str().into(),

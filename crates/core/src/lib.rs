@@ -22,6 +22,7 @@ pub mod op;
 pub mod pii;
 pub mod policy;
 pub mod recall;
+pub mod reconsolidate;
 pub mod scope;
 pub mod score;
 pub mod text;

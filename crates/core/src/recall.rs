@@ -56,6 +56,10 @@ pub struct RecallItem {
     /// Path B: its tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<Tier>,
+    /// Set when the current message contradicts it (reconsolidation): what the user just said.
+    /// The model should confirm such a memory, not assert it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub possibly_outdated: Option<String>,
 }
 
 impl RecallItem {
@@ -107,7 +111,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
             (Some(k), ExactReason::Preference | ExactReason::Protocol) => {
                 keyed.entry((m.kind, k.clone())).or_default().push(m);
             }
-            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None }),
+            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None, possibly_outdated: None }),
         }
     }
     for (_, mut group) in keyed {
@@ -117,7 +121,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
         let winner = group.remove(0);
         shadowed.extend(group.iter().map(|m| (m.id, winner.id)));
         let reason = if winner.kind == Kind::Protocol { ExactReason::Protocol } else { ExactReason::Preference };
-        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None });
+        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None, possibly_outdated: None });
     }
     items.sort_by(|a, b| {
         let (x, y) = (&a.memory, &b.memory);
@@ -177,6 +181,7 @@ pub fn rank(
             tier: Some(tier(parts.relevance, t)),
             score: Some(parts),
             exact: None,
+            possibly_outdated: None,
             memory: c.memory,
         });
     }

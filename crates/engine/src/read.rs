@@ -7,10 +7,12 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, Utc};
 use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
+use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
+use mnemo_core::reconsolidate::outdated_by;
 use mnemo_core::text::query_terms;
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
-use mnemo_core::{MemoryId, MessageId, Policy, RecallItem, RecallMode, Scope};
+use mnemo_core::{MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
@@ -70,6 +72,27 @@ struct Retrieval {
     mode: RecallMode,
     degraded: Option<String>,
     embed_micros: u64,
+}
+
+/// Flags the recalled items the current message contradicts (see `mnemo_core::reconsolidate`):
+/// the heuristic extractor reads the message as it would at ingest, without writing anything.
+fn reconsolidate<'a>(
+    scope: &Scope,
+    message: &str,
+    now: DateTime<Utc>,
+    items: impl Iterator<Item = &'a mut RecallItem>,
+) {
+    let Ok(id) = MessageId::new("current-message") else { return };
+    let current = Message { id, scope: scope.clone(), role: Role::User, content: message.to_string(), at: now };
+    let ops = HeuristicExtractor.extract(std::slice::from_ref(&current));
+    if ops.is_empty() {
+        return;
+    }
+    let mut items: Vec<&mut RecallItem> = items.collect();
+    let flagged = outdated_by(&ops, &items.iter().map(|i| &i.memory).collect::<Vec<_>>());
+    for item in &mut items {
+        item.possibly_outdated = flagged.get(&item.memory.id).cloned();
+    }
 }
 
 fn turn_id() -> String {
@@ -175,11 +198,12 @@ impl Memory {
         now: DateTime<Utc>,
     ) -> Result<Retrieval> {
         let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
-        let exact =
+        let mut exact =
             select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
         let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
-        let ranked = rank(found.list, &exclude, k, now, &self.tuning);
+        let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
+        reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
         let mut degraded = found.degraded;
         let excerpts = match self.excerpts(scope, query, found.query_vector.as_deref(), verbatim, excerpts) {
             Ok(e) => e,

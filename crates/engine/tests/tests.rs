@@ -5,3 +5,4 @@ mod common;
 mod erase;
 mod local_model;
 mod memory_loop;
+mod reconsolidate;

@@ -1,0 +1,128 @@
+//! Reconsolidation: a recalled memory that the current message contradicts is flagged
+//! `possibly_outdated` (document 004: recall is when a memory is re-examined).
+//!
+//! The current message has not been ingested yet when its context is assembled, so the
+//! correction it carries has not superseded anything. The extractor's own reading of the message
+//! says what it would change — a new value for a keyed slot, a fact denied or dropped — and the
+//! memories it would change are flagged for the model, which should then confirm rather than
+//! assert them. No LLM: the heuristic extractor's ops are the signal.
+
+use std::collections::HashMap;
+
+use crate::id::MemoryId;
+use crate::memory::Memory;
+use crate::op::{Action, ProposedOp, Target};
+use crate::text::query_terms;
+
+/// Memories among `recalled` that the ops read from the current message would change, each with
+/// the reason to show: `(id, what the user just said)`.
+pub fn outdated_by(ops: &[ProposedOp], recalled: &[&Memory]) -> HashMap<MemoryId, String> {
+    let mut out = HashMap::new();
+    for op in ops {
+        let said = op.draft.content.as_str();
+        for m in recalled {
+            if out.contains_key(&m.id) || !changes(op, m) {
+                continue;
+            }
+            out.insert(m.id, said.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `op` would update, contradict or drop `m`.
+fn changes(op: &ProposedOp, m: &Memory) -> bool {
+    let same_slot = |key: &str| m.kind == op.draft.kind && m.key.as_deref() == Some(key);
+    match &op.action {
+        // A keyed assertion with another value replaces the slot's current value.
+        Action::Add | Action::Update(Target::Key(_)) => match (&op.draft.key, &op.draft.value) {
+            (Some(key), Some(value)) => {
+                same_slot(key) && m.value.as_deref().is_some_and(|v| !v.eq_ignore_ascii_case(value))
+            }
+            _ => false,
+        },
+        Action::Update(Target::Matching(text)) | Action::Contradict(Target::Matching(text)) => {
+            op.draft.key.as_deref().is_some_and(same_slot) || shares_a_distinctive_word(text, &m.content)
+        }
+        Action::Forget(Target::Matching(text)) => shares_a_distinctive_word(text, &m.content),
+        Action::Update(Target::Id(id)) | Action::Contradict(Target::Id(id)) | Action::Forget(Target::Id(id)) => {
+            *id == m.id
+        }
+        Action::Contradict(Target::Key(key)) | Action::Forget(Target::Key(key)) => same_slot(key),
+        Action::Reinforce(_) | Action::CloseLoop(_) => false,
+    }
+}
+
+/// One content word in common (three letters or more, not a stopword), compared on a
+/// five-letter stem so "dogs" meets "dog's": the same thing named, not merely the same topic.
+fn shares_a_distinctive_word(a: &str, b: &str) -> bool {
+    let stems = |t: &str| -> Vec<String> {
+        query_terms(t).into_iter().filter(|w| w.chars().count() >= 3).map(|w| w.chars().take(5).collect()).collect()
+    };
+    let (a, b) = (stems(a), stems(b));
+    a.iter().any(|w| b.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::{Extractor, HeuristicExtractor};
+    use crate::kind::Kind;
+    use crate::message::{Message, Role};
+    use crate::scope::Scope;
+    use chrono::{DateTime, Utc};
+
+    fn now() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn owner() -> Scope {
+        Scope::parse("acme", None, Some("dana"), None).unwrap()
+    }
+
+    fn keyed(kind: Kind, content: &str, key: &str, value: &str) -> Memory {
+        Memory { key: Some(key.into()), value: Some(value.into()), ..Memory::new(owner(), kind, content, now()) }
+    }
+
+    fn ops_for(text: &str) -> Vec<ProposedOp> {
+        let m = Message {
+            id: crate::id::MessageId::new("q").unwrap(),
+            scope: Scope::parse("acme", None, Some("dana"), Some("c1")).unwrap(),
+            role: Role::User,
+            content: text.into(),
+            at: now(),
+        };
+        HeuristicExtractor.extract(&[m])
+    }
+
+    #[test]
+    fn a_new_value_for_a_keyed_slot_flags_the_old_one() {
+        let home = keyed(Kind::Profile, "User lives in Lisbon", "home", "Lisbon");
+        let ops = ops_for("Actually I live in Porto now.");
+        assert!(!ops.is_empty(), "the extractor reads a correction");
+        let flagged = outdated_by(&ops, &[&home]);
+        assert!(flagged.contains_key(&home.id), "{ops:#?}");
+        // The same value again is a confirmation, not a contradiction.
+        let same = keyed(Kind::Profile, "User lives in Porto", "home", "Porto");
+        assert!(outdated_by(&ops, &[&same]).is_empty());
+    }
+
+    #[test]
+    fn a_dropped_fact_flags_what_it_names_and_nothing_else() {
+        let dog = Memory::new(owner(), Kind::Fact, "User has a dog named Biscuit", now());
+        let job = Memory::new(owner(), Kind::Fact, "User works at a fintech startup", now());
+        let ops = ops_for("I don't have a dog anymore.");
+        let flagged = outdated_by(&ops, &[&dog, &job]);
+        assert!(flagged.contains_key(&dog.id), "{ops:#?}");
+        assert!(!flagged.contains_key(&job.id));
+    }
+
+    #[test]
+    fn questions_and_chatter_flag_nothing() {
+        let home = keyed(Kind::Profile, "User lives in Lisbon", "home", "Lisbon");
+        let dog = Memory::new(owner(), Kind::Fact, "User has a dog named Biscuit", now());
+        for text in ["Where do I live again?", "Do you remember my dog?", "What a lovely day in Lisbon!"] {
+            assert!(outdated_by(&ops_for(text), &[&home, &dog]).is_empty(), "{text}");
+        }
+    }
+}
