@@ -1,36 +1,106 @@
-//! `mnemo bench`: latency benchmarks with results written to a file (never timed unit tests).
+//! `mnemo bench`: benchmarks whose results are written to files (never timed unit tests). The
+//! subcommands live in `bench/`; this file holds their arguments and what they share.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Instant;
+mod extract;
+mod ingest;
+mod locomo;
+mod recall;
+
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Duration, Utc};
 use clap::Subcommand;
-use mnemo::core::extract::{Extractor, HeuristicExtractor};
-use mnemo::core::{Kind, Memory as Row, Message, MessageId, Provenance, Role, Scope};
-use mnemo::models::{Embedder, EmbedderKind, open_embedder};
-use mnemo::store::{Change, ChangeSet, Embedding, SqliteStore, Store};
-use mnemo::{Config, ManualClock, Memory};
+use mnemo::Config;
+use mnemo::core::Kind;
+use mnemo::models::EmbedderKind;
 use serde::Serialize;
 
 #[derive(Subcommand, Debug)]
 pub(crate) enum BenchCommand {
-    /// Recall latency over synthetic memories of one user (plus neighbours in other scopes),
-    /// excluding the query embedding, and the query embedding's own latency beside it.
+    /// Recall latency, excluding the query embedding, for users with 1k..100k memories in a store
+    /// of up to millions (other users' memories as filler). Opens the configured store:
+    /// MNEMO_DATABASE_URL=postgres://... benchmarks PostgreSQL (use a scratch database).
     Recall {
-        /// Memories of the measured user (repeatable: --memories 1000 --memories 10000).
+        /// Memories of one measured user (repeatable: --memories 1000 --memories 10000).
         #[arg(long, default_values_t = [10_000usize])]
         memories: Vec<usize>,
-        /// Timed queries per size.
+        /// Memories in the whole store; what the measured users do not hold is spread over other
+        /// users as filler (default: the measured users plus 30% more).
+        #[arg(long)]
+        total: Option<usize>,
+        /// Users in the store, the measured ones included (filler goes to the others).
+        #[arg(long, default_value_t = 10)]
+        users: usize,
+        /// Timed queries per measured user.
         #[arg(long, default_value_t = 500)]
         queries: usize,
         /// Embedder for the stored vectors and queries: local (the real model) or hash.
         #[arg(long, default_value = "local")]
         embedder: EmbedderKind,
+        /// Distinct sentences embedded for real; every stored row takes one of their vectors
+        /// with small deterministic noise (embedding a million rows would take hours here).
+        #[arg(long, default_value_t = 2_000)]
+        pool: usize,
+        /// Rows per `Store::apply` batch while loading.
+        #[arg(long, default_value_t = 5_000)]
+        batch: usize,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/recall.json")]
         out: PathBuf,
+    },
+    /// Ingest throughput (messages per second) through `Memory::ingest`: trace, heuristic
+    /// extraction, gate, embeddings and apply, over LoCoMo turns or a synthetic corpus.
+    Ingest {
+        /// LoCoMo-format JSON (read at run time); a synthetic corpus when absent.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Messages of the synthetic corpus (ignored with --data).
+        #[arg(long, default_value_t = 3_000)]
+        messages: usize,
+        /// Messages per ingest call (repeatable: --batch 1 --batch 50).
+        #[arg(long, default_values_t = [1usize])]
+        batch: Vec<usize>,
+        /// Embedders to run with (repeatable: --embedder hash --embedder local).
+        #[arg(long, default_values_t = [EmbedderKind::Local])]
+        embedder: Vec<EmbedderKind>,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/ingest.json")]
+        out: PathBuf,
+    },
+    /// The LoCoMo benchmark: each conversation ingested into its own store, then for every
+    /// question the evidence turns that `context()` (per token budget) and `recall()` (top k)
+    /// bring back through provenance, beside a BM25-over-turns baseline.
+    Locomo {
+        /// The LoCoMo JSON file (e.g. ../shared/data/locomo10.json); read, never copied.
+        #[arg(long)]
+        data: PathBuf,
+        /// Also write the full report as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Embedder: local (the real model) or hash (fast, for iterating).
+        #[arg(long, default_value = "local")]
+        embedder: EmbedderKind,
+        /// Only the first N conversations.
+        #[arg(long)]
+        conversations: Option<usize>,
+        /// Only the first N questions of each conversation.
+        #[arg(long)]
+        questions: Option<usize>,
+        /// Token budgets for context() (repeatable).
+        #[arg(long = "budget", default_values_t = [250usize, 500, 1000, 2000])]
+        budgets: Vec<usize>,
+        /// k for recall@k (repeatable; the largest is what recall() is asked for).
+        #[arg(long = "k", default_values_t = [5usize, 10, 25, 50])]
+        ks: Vec<usize>,
+        /// Ingest turns without the speaker's name in front.
+        #[arg(long)]
+        no_speaker_prefix: bool,
+        /// Ingest turns without the captions of shared photos.
+        #[arg(long)]
+        no_captions: bool,
+        /// Keep every question's outcome in the JSON.
+        #[arg(long)]
+        per_question: bool,
     },
     /// Heuristic extraction latency per message, over real conversational turns (a LoCoMo-format
     /// JSON file, read at run time) or a synthetic corpus.
@@ -47,7 +117,48 @@ pub(crate) enum BenchCommand {
     },
 }
 
-/// Latency distribution in milliseconds.
+pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
+    match which {
+        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, out } => recall::run(
+            config,
+            &recall::Plan { sizes: memories.clone(), total: *total, users: *users, pool: *pool, batch: *batch },
+            *queries,
+            *embedder,
+            out,
+        ),
+        BenchCommand::Ingest { data, messages, batch, embedder, out } => {
+            ingest::run(&config, data.as_deref(), *messages, batch, embedder, out)
+        }
+        BenchCommand::Locomo {
+            data,
+            json,
+            embedder,
+            conversations,
+            questions,
+            budgets,
+            ks,
+            no_speaker_prefix,
+            no_captions,
+            per_question,
+        } => {
+            let options = mnemo_eval::locomo::LocomoOptions {
+                budgets: budgets.clone(),
+                ks: ks.clone(),
+                conversations: *conversations,
+                questions: *questions,
+                rendering: mnemo_eval::locomo::TurnRendering {
+                    speaker_prefix: !no_speaker_prefix,
+                    captions: !no_captions,
+                },
+                per_question: *per_question,
+            };
+            locomo::run(config, data, json.as_deref(), *embedder, &options)
+        }
+        BenchCommand::Extract { data, passes, out } => extract::run(data.as_deref(), *passes, out),
+    }
+}
+
+/// Latency distribution in milliseconds (nearest-rank percentiles).
 #[derive(Debug, Serialize)]
 struct Dist {
     p50: f64,
@@ -57,61 +168,59 @@ struct Dist {
     max: f64,
 }
 
-fn dist(mut v: Vec<f64>) -> Dist {
-    v.sort_by(f64::total_cmp);
-    let q = |p: f64| v[((v.len() as f64 - 1.0) * p).round() as usize];
-    Dist {
-        p50: q(0.50),
-        p95: q(0.95),
-        p99: q(0.99),
-        mean: v.iter().sum::<f64>() / v.len() as f64,
-        max: *v.last().unwrap_or(&0.0),
-    }
+fn dist(v: &[f64]) -> Dist {
+    let s = mnemo_eval::locomo::Summary::of(v);
+    Dist { p50: s.p50, p95: s.p95, p99: s.p99, mean: s.mean, max: s.max }
 }
 
-#[derive(Debug, Serialize)]
-struct RecallRun {
-    memories_of_user: usize,
-    memories_in_store: usize,
-    queries: usize,
-    recall_ms_excluding_embedding: Dist,
-    query_embedding_ms: Dist,
-    end_to_end_ms: Dist,
-    mean_candidates_returned: f64,
-    load_seconds: f64,
-}
-
-#[derive(Debug, Serialize)]
-struct RecallReport {
-    benchmark: &'static str,
-    embedder: String,
-    machine: Machine,
-    command: String,
-    runs: Vec<RecallRun>,
-}
-
+/// Where a number was measured: results from a different machine are not comparable.
 #[derive(Debug, Serialize)]
 struct Machine {
     cpus: usize,
     os: &'static str,
     arch: &'static str,
     profile: &'static str,
+    /// 1, 5 and 15 minute load averages when the results were written (Linux): on a shared
+    /// machine, other work competes for the same cores and inflates latencies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    load_average: Option<[f64; 3]>,
 }
 
 fn machine() -> Machine {
+    let load_average = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| {
+        let v: Vec<f64> = s.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
+        <[f64; 3]>::try_from(v).ok()
+    });
     Machine {
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
         os: std::env::consts::OS,
         arch: std::env::consts::ARCH,
         profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+        load_average,
     }
 }
 
-pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
-    match which {
-        BenchCommand::Recall { memories, queries, embedder, out } => recall(config, memories, *queries, *embedder, out),
-        BenchCommand::Extract { data, passes, out } => extract(data.as_deref(), *passes, out),
+/// The command line, recorded beside its results so they can be reproduced.
+fn command() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}
+
+fn write_report(out: &Path, report: &impl Serialize) -> Result<()> {
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
+    std::fs::write(out, serde_json::to_string_pretty(report)? + "\n")
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!("results written to {}", out.display());
+    Ok(())
+}
+
+/// Opens the embedder a benchmark asked for, saying how to get the local model if it is missing.
+fn embedder(config: &mut Config, kind: EmbedderKind) -> Result<std::sync::Arc<dyn mnemo::models::Embedder>> {
+    config.embedder.kind = kind;
+    mnemo::models::open_embedder(&config.embedder).with_context(|| {
+        format!("opening the {kind} embedder (for the local model run `mnemo model fetch` or pass --embedder hash)")
+    })
 }
 
 /// A deterministic generator (xorshift64*), so every run measures the same data.
@@ -126,6 +235,10 @@ impl Rng {
     }
     fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
         xs[(self.next() % xs.len() as u64) as usize]
+    }
+    /// Uniform in [-1, 1).
+    fn signed_unit(&mut self) -> f32 {
+        ((self.next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
     }
 }
 
@@ -216,252 +329,27 @@ const WHEN: &[&str] = &[
 const KINDS: &[Kind] =
     &[Kind::Profile, Kind::Preference, Kind::Fact, Kind::Event, Kind::Lore, Kind::OpenLoop, Kind::Episode];
 
+/// A memory-like sentence about the user's world.
 fn sentence(rng: &mut Rng) -> String {
     format!("User's {} {} {} {}", rng.pick(SUBJECTS), rng.pick(VERBS), rng.pick(THINGS), rng.pick(WHEN))
 }
 
-fn row(owner: &Scope, content: String, kind: Kind, at: DateTime<Utc>) -> Row {
-    let provenance = Provenance {
-        sources: vec![MessageId::new("bench").expect("id")],
-        chat: None,
-        extractor: "bench".into(),
-        extractor_version: "1".into(),
-    };
-    Row { provenance, ..Row::new(owner.clone(), kind, content, at) }
-}
-
-/// Loads `n` memories for `owner`, embedding them in batches, 1,000 per transaction.
-fn load(
-    store: &dyn Store,
-    embedder: &dyn Embedder,
-    owner: &Scope,
-    n: usize,
-    rng: &mut Rng,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    let mut done = 0;
-    while done < n {
-        let batch = (n - done).min(1000);
-        let rows: Vec<Row> = (0..batch)
-            .map(|i| {
-                let kind = KINDS[(rng.next() % KINDS.len() as u64) as usize];
-                row(owner, sentence(rng), kind, now - Duration::hours(((done + i) % 4000) as i64))
-            })
-            .collect();
-        let texts: Vec<&str> = rows.iter().map(|r| r.content.as_str()).collect();
-        let vectors = embedder.embed(&texts)?;
-        let changes = rows
-            .into_iter()
-            .zip(vectors)
-            .map(|(memory, v)| Change::Insert {
-                memory,
-                embedding: Some(Embedding { model: embedder.id().into(), vector: v }),
-                reason: "bench".into(),
-            })
-            .collect();
-        store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
-        done += batch;
-    }
-    Ok(())
-}
-
-fn recall(
-    mut config: Config,
-    sizes: &[usize],
-    queries: usize,
-    kind: EmbedderKind,
-    out: &std::path::Path,
-) -> Result<()> {
-    config.embedder.kind = kind;
-    let embedder = open_embedder(&config.embedder)
-        .context("opening the embedder (run `mnemo model fetch` for the local model)")?;
-    let mut runs = Vec::new();
-    for &n in sizes {
-        let dir = tempfile::tempdir()?;
-        config.data_dir = dir.path().to_path_buf();
-        let store = Arc::new(SqliteStore::open(config.db_path())?);
-        let now: DateTime<Utc> = "2026-06-01T12:00:00Z".parse()?;
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ n as u64);
-        let user = Scope::parse("bench", None, Some("u0"), None)?;
-        let started = Instant::now();
-        load(&*store, &*embedder, &user, n, &mut rng, now)?;
-        // Neighbours: other users of the tenant and another tenant, which scope must exclude.
-        let neighbours = (n / 10).max(100);
-        for other in ["u1", "u2"] {
-            load(&*store, &*embedder, &Scope::parse("bench", None, Some(other), None)?, neighbours, &mut rng, now)?;
-        }
-        load(&*store, &*embedder, &Scope::parse("other-tenant", None, Some("u0"), None)?, neighbours, &mut rng, now)?;
-        let load_seconds = started.elapsed().as_secs_f64();
-        let memory = Memory::from_parts(config.clone(), store, Some(embedder.clone()), Arc::new(ManualClock::new(now)));
-        let chat = user.clone().with_chat("bench-chat".parse()?);
-        let qs: Vec<String> = (0..queries + 20)
-            .map(|i| match i % 3 {
-                0 => format!("what did my {} do {}", rng.pick(SUBJECTS), rng.pick(WHEN)),
-                1 => format!("anything about {}?", rng.pick(THINGS)),
-                _ => sentence(&mut rng),
-            })
-            .collect();
-        let (mut recall_ms, mut embed_ms, mut total_ms, mut returned) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
-        for (i, q) in qs.iter().enumerate() {
-            let t = Instant::now();
-            let r = memory.recall(&chat, q, Some(10))?;
-            let total = t.elapsed().as_secs_f64() * 1e3;
-            if i < 20 {
-                continue; // warm-up: caches, prepared statements
-            }
-            let embed = r.embed_micros as f64 / 1e3;
-            total_ms.push(total);
-            embed_ms.push(embed);
-            recall_ms.push(total - embed);
-            returned += r.items.len();
-        }
-        let run = RecallRun {
-            memories_of_user: n,
-            memories_in_store: n + 3 * neighbours,
-            queries,
-            recall_ms_excluding_embedding: dist(recall_ms),
-            query_embedding_ms: dist(embed_ms),
-            end_to_end_ms: dist(total_ms),
-            mean_candidates_returned: returned as f64 / queries as f64,
-            load_seconds,
-        };
-        println!(
-            "{:>7} memories/user: recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | query embedding p50 {:.2} ms · p95 {:.2} ms | load {:.1} s",
-            n,
-            run.recall_ms_excluding_embedding.p50,
-            run.recall_ms_excluding_embedding.p95,
-            run.recall_ms_excluding_embedding.p99,
-            run.query_embedding_ms.p50,
-            run.query_embedding_ms.p95,
-            load_seconds
-        );
-        runs.push(run);
-    }
-    let report = RecallReport {
-        benchmark: "recall",
-        embedder: embedder.id().to_string(),
-        machine: machine(),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        runs,
-    };
-    write_report(out, &report)
-}
-
-fn write_report(out: &std::path::Path, report: &impl Serialize) -> Result<()> {
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(out, serde_json::to_string_pretty(report)? + "\n")
-        .with_context(|| format!("writing {}", out.display()))?;
-    println!("results written to {}", out.display());
-    Ok(())
-}
-
-/// Every string under a "text" key, in document order: the turns of a LoCoMo-format file.
-fn texts(v: &serde_json::Value, out: &mut Vec<String>) {
-    match v {
-        serde_json::Value::Object(map) => {
-            for (k, x) in map {
-                match (k.as_str(), x) {
-                    ("text", serde_json::Value::String(s)) => out.push(s.clone()),
-                    _ => texts(x, out),
-                }
-            }
-        }
-        serde_json::Value::Array(xs) => xs.iter().for_each(|x| texts(x, out)),
-        _ => {}
-    }
-}
-
-#[derive(Debug, Serialize)]
-struct ExtractReport {
-    benchmark: &'static str,
-    corpus: String,
-    messages: usize,
-    passes: usize,
-    ops_proposed_per_pass: usize,
-    per_message_ms: Dist,
-    machine: Machine,
-    command: String,
-}
-
-fn extract(data: Option<&std::path::Path>, passes: usize, out: &std::path::Path) -> Result<()> {
-    let (corpus, lines) = match data {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-            let v: serde_json::Value =
-                serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-            let mut out = Vec::new();
-            texts(&v, &mut out);
-            (path.display().to_string(), out)
-        }
-        None => {
-            let mut rng = Rng(42);
-            let lines = (0..5000)
-                .map(|i| match i % 5 {
-                    0 => format!("I need to call my {} this weekend about {}.", rng.pick(SUBJECTS), rng.pick(THINGS)),
-                    1 => format!(
-                        "Actually my {} {} {} {}.",
-                        rng.pick(SUBJECTS),
-                        rng.pick(VERBS),
-                        rng.pick(THINGS),
-                        rng.pick(WHEN)
-                    ),
-                    2 => format!("I love {} and I live in Porto, haha.", rng.pick(THINGS)),
-                    3 => "ok thanks, that makes sense! what do you think about it?".to_string(),
-                    _ => sentence(&mut rng),
-                })
-                .collect();
-            ("synthetic".to_string(), lines)
-        }
-    };
-    anyhow::ensure!(!lines.is_empty(), "no messages in the corpus");
-    let scope = Scope::parse("bench", None, Some("u"), Some("c"))?;
-    let at: DateTime<Utc> = "2026-03-02T09:00:00Z".parse()?;
-    let messages: Vec<Message> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            Ok(Message {
-                id: MessageId::new(format!("m{i}"))?,
-                scope: scope.clone(),
-                role: Role::User,
-                content: l.clone(),
-                at,
-            })
+/// A synthetic chat corpus: plans, corrections, preferences, filler and plain statements.
+fn synthetic_messages(n: usize, seed: u64) -> Vec<String> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|i| match i % 5 {
+            0 => format!("I need to call my {} this weekend about {}.", rng.pick(SUBJECTS), rng.pick(THINGS)),
+            1 => format!(
+                "Actually my {} {} {} {}.",
+                rng.pick(SUBJECTS),
+                rng.pick(VERBS),
+                rng.pick(THINGS),
+                rng.pick(WHEN)
+            ),
+            2 => format!("I love {} and I live in Porto, haha.", rng.pick(THINGS)),
+            3 => "ok thanks, that makes sense! what do you think about it?".to_string(),
+            _ => sentence(&mut rng),
         })
-        .collect::<Result<_>>()?;
-    let x = HeuristicExtractor;
-    // Warm-up pass: regexes compiled, caches hot; also counts what the corpus yields.
-    let ops: usize = messages.iter().map(|m| x.extract(std::slice::from_ref(m)).len()).sum();
-    let mut ms = Vec::with_capacity(messages.len() * passes);
-    for _ in 0..passes {
-        for m in &messages {
-            let t = Instant::now();
-            let proposed = x.extract(std::slice::from_ref(m));
-            ms.push(t.elapsed().as_secs_f64() * 1e3);
-            std::hint::black_box(proposed);
-        }
-    }
-    let report = ExtractReport {
-        benchmark: "extract",
-        corpus,
-        messages: messages.len(),
-        passes,
-        ops_proposed_per_pass: ops,
-        per_message_ms: dist(ms),
-        machine: machine(),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-    };
-    println!(
-        "heuristic extraction over {} messages ({}): p50 {:.4} ms · p95 {:.4} ms · p99 {:.4} ms · max {:.3} ms; {} ops proposed",
-        report.messages,
-        report.corpus,
-        report.per_message_ms.p50,
-        report.per_message_ms.p95,
-        report.per_message_ms.p99,
-        report.per_message_ms.max,
-        ops
-    );
-    write_report(out, &report)
+        .collect()
 }

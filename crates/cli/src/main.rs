@@ -1,14 +1,17 @@
 //! The `mnemo` binary: the only place that uses `anyhow`; everything else returns typed errors.
 
 mod bench;
+mod copy;
 mod demo;
 mod ingest;
+mod mcp;
 mod render;
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
+use mnemo::core::export::ExportFormat;
 use mnemo::core::{Kind, MemoryId, StatusKind};
 use mnemo::store::ListFilter;
 use mnemo::{Config, Memory, Scope};
@@ -128,6 +131,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Export what memory holds: `memory-md` (MEMORY.md of the user's active memories),
+    /// `conventions` (CONVENTIONS.md of the agent's own knowledge; needs --agent) or `json`
+    /// (every memory of the user, any status, with history and links).
+    Export {
+        /// json, memory-md or conventions.
+        #[arg(long, default_value = "memory-md")]
+        format: ExportFormat,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Show the trace envelope a recall or context call left.
     Trace {
         /// The turn id.
@@ -159,8 +175,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copy a whole store to another backend (e.g. a SQLite data directory to PostgreSQL) with
+    /// history, links, policies, traces and vectors, then verify it: row counts per table and a
+    /// random sample of memories compared in depth. Exits 1 on any difference.
+    Copy {
+        /// Source: a data directory holding mnemo.db, or a postgres:// URL.
+        #[arg(long)]
+        from: String,
+        /// Target: a data directory or a postgres:// URL; it must hold no rows yet.
+        #[arg(long)]
+        to: String,
+        /// Rows written per transaction.
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
+        /// Memories compared in depth after the copy.
+        #[arg(long, default_value_t = 20)]
+        sample: usize,
+        /// Seed of the sample (printed after each copy), to repeat a check exactly.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
     /// Print the effective configuration (defaults, file, environment).
     Config,
+    /// Serve MCP over stdio (newline-delimited JSON-RPC) for the tenant of the key in MNEMO_API_KEY;
+    /// HTTP clients use /mcp on `mnemo serve` instead.
+    Mcp,
     /// Serve the HTTP API: REST under /v1, keys from `mnemo keys create`, the admin key from
     /// MNEMO_ADMIN_KEY, OpenAPI at /openapi.json.
     Serve {
@@ -209,6 +248,9 @@ enum EvalCommand {
         /// Print only the report as JSON.
         #[arg(long)]
         json: bool,
+        /// Extractor to evaluate: heuristic, or llm (the configured MNEMO_LLM_* endpoint).
+        #[arg(long)]
+        extractor: Option<mnemo::ExtractorKind>,
     },
 }
 
@@ -250,11 +292,21 @@ fn run(cli: &Cli) -> Result<()> {
             let scope = scope.scope()?;
             need_user(&scope)?;
             let messages = ingest::read_jsonl(file)?;
-            let report = open(cli)?.ingest(&scope, messages)?;
+            let memory = open(cli)?;
+            let report = memory.ingest(&scope, messages)?;
+            // A one-shot command has no worker behind it: run the chat's queued batches now.
+            let background = if memory.config().llm_enabled() { Some(memory.flush(&scope)?) } else { None };
             if *json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                let mut out = serde_json::to_value(&report)?;
+                if let Some(b) = &background {
+                    out["background"] = serde_json::to_value(b)?;
+                }
+                println!("{}", serde_json::to_string_pretty(&out)?);
             } else {
                 render::ingest_report(&report);
+                if let Some(b) = &background {
+                    render::pending_report(b);
+                }
             }
             Ok(())
         }
@@ -308,6 +360,14 @@ fn run(cli: &Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Export { format, scope, out } => {
+            let text = open(cli)?.export(&scope.scope()?, *format)?;
+            match out {
+                Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
+                None => print!("{text}"),
+            }
+            Ok(())
+        }
         Command::Trace { turn_id, scope } => {
             let scope = scope.scope()?;
             match open(cli)?.trace(&scope, turn_id)? {
@@ -317,8 +377,19 @@ fn run(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Bench { which } => bench::run(which, load_config(cli)?),
-        Command::Eval { which: EvalCommand::Scenarios { dir, json } } => {
-            let config = load_config(cli)?;
+        Command::Eval { which: EvalCommand::Scenarios { dir, json, extractor } } => {
+            let mut config = load_config(cli)?;
+            if let Some(kind) = extractor {
+                config.extractor = *kind;
+                if *kind == mnemo::ExtractorKind::Llm {
+                    if !config.llm_enabled() || config.llm.base_url == mnemo::models::LlmSettings::default().base_url {
+                        bail!(
+                            "--extractor llm needs the chat model's server: set MNEMO_LLM_BASE_URL (and MNEMO_LLM_MODEL)"
+                        );
+                    }
+                    config.llm.validate().context("the [llm] settings")?;
+                }
+            }
             // Parse every file first: a typo should not wait for a model download.
             let scenarios = mnemo_eval::load_dir(dir)?;
             if config.embedder.kind == mnemo::models::EmbedderKind::Local {
@@ -355,10 +426,25 @@ fn run(cli: &Cli) -> Result<()> {
                 Some(t) => std::sync::Arc::new(mnemo::ManualClock::new(*t)),
                 None => std::sync::Arc::new(mnemo::SystemClock),
             };
-            // Lifecycle jobs need no embeddings: skip loading the model.
-            let report = Memory::from_parts(config, store, None, clock).maintain()?;
+            // Lifecycle jobs need no embeddings; queued LLM extraction does (dedup by vector).
+            let embedder = match config.llm_enabled() {
+                true => Some(mnemo::models::open_embedder(&config.embedder)?),
+                false => None,
+            };
+            let memory = Memory::from_parts(config, store, embedder, clock);
+            let report = memory.maintain()?;
+            if memory.config().llm_enabled() {
+                let pending = memory.run_pending(usize::MAX >> 1)?;
+                let synthesis = memory.synthesize()?;
+                if !*json {
+                    render::pending_report(&pending);
+                    render::synthesis_report(&synthesis);
+                }
+            }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
+            } else if let Some(why) = &report.skipped {
+                println!("skipped: {why}");
             } else {
                 for t in &report.transitions {
                     println!("{} {} -> {}: {}", t.id, t.from, t.to, t.reason);
@@ -367,14 +453,25 @@ fn run(cli: &Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Copy { from, to, batch, sample, seed } => copy::run(&copy::CopyArgs {
+            from: from.clone(),
+            to: to.clone(),
+            batch: *batch,
+            sample: *sample,
+            seed: *seed,
+        }),
         Command::Config => {
             let mut shown = load_config(cli)?;
+            if shown.llm.api_key.is_some() {
+                shown.llm.api_key = Some("<set>".into());
+            }
             if shown.embedder.openai_api_key.is_some() {
                 shown.embedder.openai_api_key = Some("<set>".into());
             }
             print!("{}", toml::to_string_pretty(&shown)?);
             Ok(())
         }
+        Command::Mcp => mcp::run(load_config(cli)?),
         Command::Serve { addr, workers } => {
             let config = load_config(cli)?;
             let keys = mnemo_server::KeyStore::open(&mnemo_server::key_file(&config.data_dir))?;
@@ -384,7 +481,13 @@ fn run(cli: &Cli) -> Result<()> {
             if admin.is_none() {
                 eprintln!("note: MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
             }
-            let state = mnemo_server::AppState::new(std::sync::Arc::new(memory), keys).with_admin_key(admin);
+            let memory = std::sync::Arc::new(memory);
+            // Queued LLM extraction, memos and summaries run beside the API; stopped on exit.
+            let _worker = match memory.config().llm_enabled() {
+                true => Some(mnemo::Worker::start(memory.clone()).context("starting the background worker")?),
+                false => None,
+            };
+            let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin);
             mnemo_server::serve_blocking(*addr, state, *workers).with_context(|| format!("serving on {addr}"))
         }
         Command::Keys { which } => {

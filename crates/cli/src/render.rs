@@ -1,7 +1,8 @@
 //! Human-readable output for the terminal.
 
+use mnemo::core::trace::LlmCall;
 use mnemo::core::{Memory as Row, Verdict};
-use mnemo::{IngestReport, MemoryDetail, RecallResult};
+use mnemo::{IngestReport, MemoryDetail, PendingReport, RecallResult, SynthesisReport};
 
 fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n - 1).collect::<String>()) }
@@ -105,6 +106,14 @@ pub(crate) fn detail(d: &MemoryDetail) {
         m.provenance.extractor_version,
         m.provenance.chat.as_ref().map_or("-", |c| c.as_str())
     );
+    if let Some(c) = &d.extraction {
+        println!(
+            "  extracted  {} · {}{}",
+            c.model,
+            cost_line(c),
+            if c.fallback { " (model failed: heuristic fallback)" } else { "" }
+        );
+    }
     for msg in &d.sources {
         println!("    {} {} {}: {}", msg.at.format("%Y-%m-%d %H:%M"), msg.id, msg.role, msg.content);
     }
@@ -114,5 +123,69 @@ pub(crate) fn detail(d: &MemoryDetail) {
     }
     for l in &d.links {
         println!("  link {} {} {}", l.from, l.kind, l.to);
+    }
+}
+
+/// One line of what the chat model cost: calls, tokens in and out, latency.
+pub(crate) fn cost_line(c: &LlmCall) -> String {
+    let estimated = if c.estimated_calls > 0 { " (estimated)" } else { "" };
+    format!(
+        "{} call(s), {} retr{}, {} tokens in, {} out{estimated}, {:.0} ms",
+        c.calls,
+        c.retries,
+        if c.retries == 1 { "y" } else { "ies" },
+        c.prompt_tokens,
+        c.completion_tokens,
+        c.micros as f64 / 1e3
+    )
+}
+
+/// What a background pass (flush, worker, maintain) did: each batch with its verdicts and cost.
+pub(crate) fn pending_report(r: &PendingReport) {
+    for b in &r.batches {
+        let how = match (&b.error, b.retry) {
+            (None, false) => "extracted by the model".to_string(),
+            (None, true) => format!("retried with the model (attempt {})", b.attempt),
+            (Some(e), false) => format!("model failed, heuristic fallback ({e}); retried later"),
+            (Some(e), true) => format!("retry {} failed ({e})", b.attempt),
+        };
+        println!("batch of {} message(s): {how}", b.messages);
+        for o in &b.ops {
+            println!("  {}", verdict_line(&o.op.draft.content, o.op.draft.kind.as_str(), &o.verdict));
+        }
+        for e in &b.llm.item_errors {
+            println!("  ! {e}");
+        }
+        println!("  llm {} · {} · trace {}", b.llm.model, cost_line(&b.llm), b.turn_id);
+    }
+    for m in &r.memos {
+        match (&m.memo, &m.gap) {
+            (Some(id), _) => println!("memo {id} for messages {}..{}", m.from + 1, m.to),
+            (None, Some(g)) => println!("memo gap for messages {}..{}: {g}", m.from + 1, m.to),
+            (None, None) => println!("no memo for messages {}..{}: nothing memorable", m.from + 1, m.to),
+        }
+    }
+    for s in &r.busy {
+        println!("chat {s} is being processed by another worker");
+    }
+    if !r.batches.is_empty() || !r.memos.is_empty() {
+        println!("llm total: {}", cost_line(&r.cost()));
+    }
+}
+
+/// What a synthesis run wrote.
+pub(crate) fn synthesis_report(r: &SynthesisReport) {
+    if let Some(why) = &r.skipped {
+        println!("summaries skipped: {why}");
+        return;
+    }
+    for (key, id) in &r.summaries {
+        println!("{key} -> {id}");
+    }
+    for id in &r.reflections {
+        println!("reflection {id}");
+    }
+    for g in &r.gaps {
+        println!("gap: {g}");
     }
 }

@@ -166,6 +166,9 @@ pub struct AssemblyInput<'a> {
     pub recent: &'a [Message],
     /// Archival excerpts, best first: they fill what the budget has left.
     pub excerpts: &'a [Excerpt],
+    /// This chat's latest memos, oldest first (document 003): the chat's timeline in
+    /// highlights, placed whole before any ranked item and kept newest-first under a tight budget.
+    pub memos: &'a [Memory],
     /// Memories placed in this chat's last turns.
     pub surfaced_recently: &'a HashSet<MemoryId>,
     /// Token budget.
@@ -183,7 +186,21 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     for item in &input.exact.items {
         plan.offer(exact_section(item), memory_item(item), true);
     }
+    // Newest first, so a tight budget keeps the most recent stretch of the timeline; read
+    // oldest first, as a story.
+    let mut placed_memos = Vec::new();
+    for m in input.memos.iter().rev() {
+        if plan.offer(SectionName::Memo, memo_item(m), true) {
+            placed_memos.push(m.id);
+        }
+    }
+    if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Memo) {
+        items.reverse();
+    }
     for item in input.ranked {
+        if placed_memos.contains(&item.memory.id) {
+            continue;
+        }
         let section = ranked_section(&item.memory);
         let line = memory_item(item);
         if section == SectionName::Speak && input.surfaced_recently.contains(&item.memory.id) {
@@ -265,6 +282,24 @@ fn memory_item(item: &RecallItem) -> BlockItem {
         score: item.score,
         tier: item.tier,
         provenance: Some(item.memory.provenance.clone()),
+    }
+}
+
+fn memo_item(m: &Memory) -> BlockItem {
+    let text = match m.valid_from {
+        Some(at) => format!("[{}] {}", at.format("%Y-%m-%d"), m.content),
+        None => m.content.clone(),
+    };
+    BlockItem {
+        id: m.id.to_string(),
+        kind: m.kind.as_str().into(),
+        tokens: tokens::line_cost(&format!("- {text}")),
+        text,
+        surface: Some(m.surface),
+        exact: None,
+        score: None,
+        tier: None,
+        provenance: Some(m.provenance.clone()),
     }
 }
 
@@ -429,6 +464,7 @@ mod tests {
                 ranked: &r.items,
                 recent: &[],
                 excerpts: &[],
+                memos: &[],
                 surfaced_recently: surfaced,
                 budget,
             },
@@ -495,6 +531,7 @@ mod tests {
                 ranked: &[],
                 recent: &msgs,
                 excerpts: &[],
+                memos: &[],
                 surfaced_recently: &HashSet::new(),
                 budget: 1000,
             },
@@ -504,6 +541,46 @@ mod tests {
         assert_eq!(recent.items.len(), 16);
         assert_eq!(recent.items[0].id, "m4");
         assert_eq!(recent.items[15].id, "m19");
+    }
+
+    #[test]
+    fn memos_read_oldest_first_and_a_tight_budget_keeps_the_newest() {
+        let t = Tuning::default();
+        let memos: Vec<Memory> = (0..4)
+            .map(|i| {
+                let mut m = mem(Kind::Memo, &format!("Highlight number {i} of the story so far"));
+                m.valid_from = Some(now() + chrono::Duration::days(i));
+                m
+            })
+            .collect();
+        let set = ExactSet::default();
+        let none = HashSet::new();
+        fn input<'a>(
+            set: &'a ExactSet,
+            none: &'a HashSet<MemoryId>,
+            memos: &'a [Memory],
+            ranked: &'a [RecallItem],
+            budget: usize,
+        ) -> AssemblyInput<'a> {
+            AssemblyInput { exact: set, ranked, recent: &[], excerpts: &[], memos, surfaced_recently: none, budget }
+        }
+        let recalled = rank(
+            vec![Candidate { memory: memos[3].clone(), lexical: Some(1.0), vector: Some(0.9) }],
+            &HashSet::new(),
+            5,
+            now(),
+            &t,
+        );
+        let block = assemble(input(&set, &none, &memos, &recalled.items, 1000), &t.assembly);
+        let section = block.section(SectionName::Memo).unwrap();
+        assert!(section.cacheable);
+        let ids: Vec<String> = section.items.iter().map(|i| i.id.clone()).collect();
+        assert_eq!(ids, memos.iter().map(|m| m.id.to_string()).collect::<Vec<_>>());
+        assert!(section.items[0].text.starts_with("[2026-03-10] Highlight number 0"));
+        assert_eq!(block.memory_ids().iter().filter(|id| **id == memos[3].id).count(), 1, "not twice");
+        let tight = assemble(input(&set, &none, &memos, &[], 40), &t.assembly);
+        let kept = &tight.section(SectionName::Memo).unwrap().items;
+        assert!(kept.len() < 4 && kept.last().unwrap().id == memos[3].id.to_string());
     }
 
     #[test]

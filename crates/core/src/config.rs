@@ -168,6 +168,10 @@ pub struct KindRates {
     pub knowledge: f32,
     /// Policies never decay.
     pub policy: f32,
+    /// Memos are a chat's timeline: they fade slowly.
+    pub memo: f32,
+    /// Summaries of days, weeks and months.
+    pub summary: f32,
 }
 
 impl Default for KindRates {
@@ -185,6 +189,8 @@ impl Default for KindRates {
             reflection: 0.10,
             knowledge: 0.02,
             policy: 0.0,
+            memo: 0.05,
+            summary: 0.10,
         }
     }
 }
@@ -205,6 +211,8 @@ impl KindRates {
             Kind::Reflection => self.reflection,
             Kind::Knowledge => self.knowledge,
             Kind::Policy => self.policy,
+            Kind::Memo => self.memo,
+            Kind::Summary => self.summary,
         }
     }
 }

@@ -78,6 +78,11 @@ text_enum!(
         Knowledge => "knowledge",
         /// A tenant rule authored by an admin; never extracted.
         Policy => "policy",
+        /// A rolling memo: 2-3 highlights of a range of one chat's messages (document 003),
+        /// written by a job or by the user, shown in the chat's block in order.
+        Memo => "memo",
+        /// A daily, weekly or monthly summary of a user's conversations, written by a job.
+        Summary => "summary",
     }
 );
 
@@ -189,10 +194,14 @@ impl Kind {
     /// The surface policy a memory of this kind gets unless its extractor says otherwise.
     pub fn default_surface(self) -> Surface {
         match self {
-            Kind::Profile | Kind::Event | Kind::Lore | Kind::Knowledge => Surface::Speak,
-            Kind::Preference | Kind::Episode | Kind::Protocol | Kind::Ephemeral | Kind::Reflection | Kind::Policy => {
-                Surface::Adapt
-            }
+            Kind::Profile | Kind::Event | Kind::Lore | Kind::Knowledge | Kind::Memo => Surface::Speak,
+            Kind::Preference
+            | Kind::Episode
+            | Kind::Protocol
+            | Kind::Ephemeral
+            | Kind::Reflection
+            | Kind::Policy
+            | Kind::Summary => Surface::Adapt,
             Kind::Fact => Surface::FactCheck,
             Kind::OpenLoop => Surface::Continue,
         }
@@ -201,6 +210,13 @@ impl Kind {
     /// Kinds that are only ever authored, never extracted from conversation.
     pub fn is_authored_only(self) -> bool {
         matches!(self, Kind::Policy)
+    }
+
+    /// Kinds written by jobs that read many messages or memories (memos, summaries,
+    /// reflections), never proposed by an extractor reading one batch: they carry
+    /// `derived_from` links or a message range instead.
+    pub fn is_synthesised(self) -> bool {
+        matches!(self, Kind::Memo | Kind::Summary | Kind::Reflection)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod assemble;
 pub mod config;
 pub mod decay;
 pub mod error;
+pub mod export;
 pub mod extract;
 pub mod gate;
 pub mod id;

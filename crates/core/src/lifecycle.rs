@@ -5,8 +5,9 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::config::LifecycleTuning;
-use crate::decay::days_between;
+use crate::config::{DecayTuning, LifecycleTuning};
+use crate::decay::{days_between, strength};
+use crate::id::MemoryId;
 use crate::kind::{Kind, Status};
 use crate::memory::{HistoryEvent, Memory};
 
@@ -94,6 +95,30 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
     }
 }
 
+/// A memory's claim to stay active under the per-user cap: its decay strength weighted by
+/// salience. `None` when the cap never archives it: pinned memories, and protocols — a boundary
+/// forgotten because too much else was said would be the worst kind of forgetting.
+pub fn cap_weight(m: &Memory, now: DateTime<Utc>, t: &DecayTuning) -> Option<f32> {
+    if m.pinned || matches!(m.kind, Kind::Protocol | Kind::Policy) {
+        return None;
+    }
+    Some(strength(m, now, t) * (0.5 + 0.5 * m.salience.clamp(0.0, 1.0)))
+}
+
+/// Which of one user's active memories to archive so that at most `max` stay active: the
+/// weakest first (ties by id, so reruns agree). Exempt memories (`None`) count toward the total
+/// but are never chosen.
+pub fn over_cap(mut weights: Vec<(MemoryId, Option<f32>)>, max: usize) -> Vec<(MemoryId, f32)> {
+    let excess = weights.len().saturating_sub(max);
+    if excess == 0 {
+        return Vec::new();
+    }
+    let mut candidates: Vec<(MemoryId, f32)> = weights.drain(..).filter_map(|(id, w)| w.map(|w| (id, w))).collect();
+    candidates.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    candidates.truncate(excess);
+    candidates
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +194,30 @@ mod tests {
         let mut archived = mem(Kind::Event);
         archived.status = Status::Archived;
         assert_eq!(to(&archived, 4000), None);
+    }
+
+    #[test]
+    fn the_cap_archives_the_weakest_and_never_pinned_or_protocols() {
+        let t = crate::config::Tuning::default();
+        let now: DateTime<Utc> = "2026-06-01T00:00:00Z".parse().unwrap();
+        let owner = crate::scope::Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let at = |days: i64| now - chrono::Duration::days(days);
+        let mut fresh = Memory::new(owner.clone(), Kind::Fact, "fresh", at(1));
+        fresh.salience = 0.8;
+        let mut old = Memory::new(owner.clone(), Kind::Event, "old event", at(200));
+        old.salience = 0.3;
+        let mut older_pinned = Memory::new(owner.clone(), Kind::Event, "pinned", at(400));
+        older_pinned.pinned = true;
+        let boundary = Memory::new(owner.clone(), Kind::Protocol, "never mention the ex", at(400));
+        let mid = Memory::new(owner, Kind::Fact, "mid", at(60));
+        let rows = [&fresh, &old, &older_pinned, &boundary, &mid];
+        let weights: Vec<_> = rows.iter().map(|m| (m.id, cap_weight(m, now, &t.decay))).collect();
+        assert_eq!(weights[2].1, None);
+        assert_eq!(weights[3].1, None);
+        let out = over_cap(weights.clone(), 3);
+        assert_eq!(out.iter().map(|(id, _)| *id).collect::<Vec<_>>(), vec![old.id, mid.id]);
+        assert!(over_cap(weights.clone(), 5).is_empty());
+        // Only exempt rows left to choose from: the cap cannot be met, nothing else is touched.
+        assert_eq!(over_cap(weights, 0).len(), 3);
     }
 }

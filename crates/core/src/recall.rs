@@ -111,7 +111,13 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
             (Some(k), ExactReason::Preference | ExactReason::Protocol) => {
                 keyed.entry((m.kind, k.clone())).or_default().push(m);
             }
-            _ => items.push(RecallItem { memory: m, exact: Some(reason), score: None, tier: None, possibly_outdated: None }),
+            _ => items.push(RecallItem {
+                memory: m,
+                exact: Some(reason),
+                score: None,
+                tier: None,
+                possibly_outdated: None,
+            }),
         }
     }
     for (_, mut group) in keyed {
@@ -121,7 +127,13 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
         let winner = group.remove(0);
         shadowed.extend(group.iter().map(|m| (m.id, winner.id)));
         let reason = if winner.kind == Kind::Protocol { ExactReason::Protocol } else { ExactReason::Preference };
-        items.push(RecallItem { memory: winner, exact: Some(reason), score: None, tier: None, possibly_outdated: None });
+        items.push(RecallItem {
+            memory: winner,
+            exact: Some(reason),
+            score: None,
+            tier: None,
+            possibly_outdated: None,
+        });
     }
     items.sort_by(|a, b| {
         let (x, y) = (&a.memory, &b.memory);

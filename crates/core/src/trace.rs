@@ -22,8 +22,54 @@ text_enum!(
         Context => "context",
         /// `ingest` (and re-extraction): the verdicts of the batch.
         Ingest => "ingest",
+        /// A background extraction batch (LLM extractor, or its heuristic fallback).
+        Extract => "extract",
+        /// A background job that asked the chat model for a memo, summary, reflection or episode.
+        Job => "job",
     }
 );
+
+/// One task done with the chat model inside a traced operation: what it was for, what it cost
+/// and how it ended. The cost accounting of LLM extraction, memos and summaries: `mnemo show`
+/// and `mnemo trace` print it, so the price of a batch is never a guess.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmCall {
+    /// What the model was asked for: `extract`, `memo`, `summary`, `reflection`, `episode`.
+    pub task: String,
+    /// The model's id, e.g. `openai:gpt-4o-mini`.
+    pub model: String,
+    /// HTTP requests made, retries and format fallbacks included.
+    pub calls: u32,
+    /// Of which repeated after a transient failure.
+    pub retries: u32,
+    /// Tokens sent.
+    pub prompt_tokens: u64,
+    /// Tokens received.
+    pub completion_tokens: u64,
+    /// Calls whose token counts are estimates (the server reported none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub estimated_calls: u32,
+    /// Wall time with the model, backoff waits included, in microseconds.
+    pub micros: u64,
+    /// `ok`, `partial` (some items unusable), `failed` (nothing usable).
+    pub outcome: String,
+    /// Why it failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Items of the reply that could not be used, with reasons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub item_errors: Vec<String>,
+    /// Set when the heuristic extractor stood in for the model on this batch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fallback: bool,
+    /// Which attempt at this batch it was (1 for the first).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempt: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
 
 /// One retrieved item as the trace records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,6 +141,9 @@ pub struct TraceEnvelope {
     /// Ingest: every proposed op and the gate's verdict on it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub verdicts: Vec<TracedVerdict>,
+    /// Work done with the chat model and what it cost (extraction batches, memos, summaries).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub llm: Vec<LlmCall>,
     /// Wall time of the call in microseconds, query embedding included.
     pub micros: u64,
     /// Of which: embedding the query.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use mnemo_core::Tuning;
 use mnemo_core::config::{AssemblyTuning, DecayTuning, GateTuning, IngestTuning, LifecycleTuning, RankingTuning};
-use mnemo_models::EmbedderSettings;
+use mnemo_models::{EmbedderSettings, LLM_ENV_VARS, LlmSettings};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -17,9 +17,94 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ExtractorKind {
-    /// Rules, no model: the offline default.
+    /// Rules, no model: the offline default. Runs inline in `ingest`.
     #[default]
     Heuristic,
+    /// An OpenAI-compatible chat model (`[llm]`), off the request path: `ingest` queues the
+    /// messages and returns; batches run on `flush`, in the worker and in `maintain`, falling
+    /// back to the heuristic extractor when the model fails.
+    Llm,
+}
+
+impl ExtractorKind {
+    /// The configuration spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExtractorKind::Heuristic => "heuristic",
+            ExtractorKind::Llm => "llm",
+        }
+    }
+}
+
+impl std::str::FromStr for ExtractorKind {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "heuristic" => Ok(ExtractorKind::Heuristic),
+            "llm" => Ok(ExtractorKind::Llm),
+            other => Err(Error::Config {
+                source_name: "extractor".into(),
+                reason: format!("unknown extractor {other:?}; expected heuristic or llm"),
+            }),
+        }
+    }
+}
+
+/// When extraction batches run and how failures are retried (LLM extractor), and what the
+/// chat-model jobs do: memos (document 003), summaries, reflections and episodes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackgroundTuning {
+    /// A chat's pending messages are extracted once this many are waiting...
+    pub batch_messages: usize,
+    /// ...or once the chat has been idle this long (seconds).
+    pub idle_secs: f64,
+    /// Most messages sent to the model in one batch.
+    pub max_batch_messages: usize,
+    /// Wait before asking the model again about a batch the heuristic stood in for (seconds);
+    /// doubled per further attempt.
+    pub retry_secs: f64,
+    /// Attempts with the model per batch before its fallback's result is kept for good.
+    pub max_attempts: u32,
+    /// How often the server's worker looks for due work (seconds).
+    pub worker_interval_secs: f64,
+    /// Chats looked at per worker pass.
+    pub chats_per_pass: usize,
+    /// A memo is written for every this many messages of a chat (0 turns memos off).
+    pub memo_every: usize,
+    /// The chat's latest memos placed in its context block.
+    pub memos_in_context: usize,
+    /// Daily, weekly and monthly summaries per user (needs a chat model).
+    pub summaries: bool,
+    /// Days looked back for missing daily summaries.
+    pub summary_lookback_days: u32,
+    /// A reflection is synthesised once a user has this many new memories since the last one
+    /// (0 turns reflections off).
+    pub reflect_after: usize,
+    /// A chat idle this long (seconds) with new messages is checked for a completed task, which
+    /// becomes an episode (0 turns episodes off).
+    pub episode_idle_secs: f64,
+}
+
+impl Default for BackgroundTuning {
+    fn default() -> Self {
+        Self {
+            batch_messages: 8,
+            idle_secs: 120.0,
+            max_batch_messages: 32,
+            retry_secs: 60.0,
+            max_attempts: 4,
+            worker_interval_secs: 5.0,
+            chats_per_pass: 100,
+            memo_every: 8,
+            memos_in_context: 15,
+            summaries: true,
+            summary_lookback_days: 7,
+            reflect_after: 20,
+            episode_idle_secs: 1800.0,
+        }
+    }
 }
 
 /// Where extracted memories are owned.
@@ -46,6 +131,10 @@ pub struct Config {
     pub embedder: EmbedderSettings,
     /// Extractor.
     pub extractor: ExtractorKind,
+    /// The chat model of the LLM extractor, memos and summaries (`[llm]`, `MNEMO_LLM_*`).
+    pub llm: LlmSettings,
+    /// Batching, retries and the chat-model jobs.
+    pub background: BackgroundTuning,
     /// Where extracted memories are owned.
     pub memory_scope: MemoryScope,
     /// When false (the default), a user's memories made with one agent stay with that agent.
@@ -72,6 +161,8 @@ impl Default for Config {
             database_url: None,
             embedder: EmbedderSettings::default(),
             extractor: ExtractorKind::default(),
+            llm: LlmSettings { model: DEFAULT_LLM_MODEL.into(), ..LlmSettings::default() },
+            background: BackgroundTuning::default(),
             memory_scope: MemoryScope::default(),
             share_across_agents: false,
             ingest: t.ingest,
@@ -94,6 +185,11 @@ pub fn default_data_dir() -> PathBuf {
     }
     PathBuf::from("mnemo-data")
 }
+
+/// The chat model asked when `[llm]` names none: small, cheap and good at JSON, as memos and
+/// extraction need (document 003: "use a cheap model"). Servers that serve one model (llama.cpp)
+/// ignore the name; others (vLLM, Ollama) need `MNEMO_LLM_MODEL` to match what they serve.
+pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 
 /// Environment variables with a short name, and the config path each sets.
 const ALIASES: &[(&str, &str)] = &[
@@ -121,6 +217,12 @@ impl Config {
         }
     }
 
+    /// True when a chat model is configured for LLM work: the LLM extractor is selected, or
+    /// the `[llm]` table names a server (memos and summaries then run beside the heuristic).
+    pub fn llm_enabled(&self) -> bool {
+        self.extractor == ExtractorKind::Llm || self.llm.base_url != LlmSettings::default().base_url
+    }
+
     /// The store file.
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join("mnemo.db")
@@ -141,20 +243,44 @@ impl Config {
     /// Like [`Config::load`] with an explicit file and environment (testable).
     pub fn load_from(file: Option<&Path>, env: &[(String, String)]) -> Result<Self> {
         let mut value = toml::Value::try_from(Config::default()).expect("defaults serialise");
+        // Where the LLM server came from, if anywhere: the LLM extractor needs one on purpose,
+        // never OpenAI's address by default.
+        let mut base_url_source = None;
         if let Some(path) = file {
             let text =
                 std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
             let overlay: toml::Value = toml::from_str(&text)
                 .map_err(|e| Error::Config { source_name: path.display().to_string(), reason: e.to_string() })?;
+            if overlay.get("llm").and_then(|l| l.get("base_url")).is_some() {
+                base_url_source = Some(path.display().to_string());
+            }
             merge(&mut value, overlay);
             check(&value, &path.display().to_string())?;
         }
         for (name, raw) in env {
             let Some(path) = env_path(name) else { continue };
+            if raw.trim().is_empty() && path.first().is_some_and(|p| p == "llm") {
+                continue;
+            }
+            if path == ["llm", "base_url"] {
+                base_url_source = Some(name.clone());
+            }
+            let existing = lookup(&value, &path).cloned();
+            let mut typed = typed(raw, existing.as_ref());
             let mut overlay = toml::Value::Table(Default::default());
-            set_path(&mut overlay, &path, guess(raw));
-            merge(&mut value, overlay);
-            check(&value, name)?;
+            set_path(&mut overlay, &path, typed.clone());
+            let mut next = value.clone();
+            merge(&mut next, overlay);
+            if check(&next, name).is_err() && !typed.is_str() {
+                // A key or a model name may be all digits: read it as the text it is.
+                typed = toml::Value::String(raw.to_string());
+                let mut overlay = toml::Value::Table(Default::default());
+                set_path(&mut overlay, &path, typed);
+                next = value.clone();
+                merge(&mut next, overlay);
+            }
+            check(&next, name)?;
+            value = next;
         }
         let config: Config = value.try_into().map_err(|e: toml::de::Error| Error::Config {
             source_name: "configuration".into(),
@@ -164,17 +290,47 @@ impl Config {
             .tuning()
             .validate()
             .map_err(|e| Error::Config { source_name: "configuration".into(), reason: e.to_string() })?;
+        if config.extractor == ExtractorKind::Llm {
+            if base_url_source.is_none() {
+                return Err(Error::Config {
+                    source_name: "MNEMO_EXTRACTOR".into(),
+                    reason: "the llm extractor needs the chat model's server: set MNEMO_LLM_BASE_URL (or base_url in \
+                             the [llm] table of mnemo.toml), e.g. http://127.0.0.1:8000/v1"
+                        .into(),
+                });
+            }
+            config.llm.validate().map_err(|e| Error::Config { source_name: "[llm]".into(), reason: e.to_string() })?;
+        }
         Ok(config)
     }
 }
 
-/// Maps an environment variable to a config path: an alias, or `MNEMO_SECTION__FIELD`.
+/// Maps an environment variable to a config path: an alias, an `MNEMO_LLM_*` setting, or
+/// `MNEMO_SECTION__FIELD`.
 fn env_path(name: &str) -> Option<Vec<String>> {
     if let Some((_, path)) = ALIASES.iter().find(|(n, _)| *n == name) {
         return Some(path.split('.').map(str::to_string).collect());
     }
+    if let Some((_, field)) = LLM_ENV_VARS.iter().find(|(n, _)| *n == name) {
+        return Some(vec!["llm".to_string(), field.to_string()]);
+    }
     let rest = name.strip_prefix("MNEMO_")?;
     rest.contains("__").then(|| rest.split("__").map(str::to_lowercase).collect())
+}
+
+/// The value at a config path, if the tree has one there.
+fn lookup<'a>(root: &'a toml::Value, path: &[String]) -> Option<&'a toml::Value> {
+    path.iter().try_fold(root, |cur, key| cur.get(key))
+}
+
+/// Reads an environment value as the type of the setting it overrides: text stays text even
+/// when it looks like a number (an all-digit API key), numbers and booleans are parsed.
+fn typed(raw: &str, existing: Option<&toml::Value>) -> toml::Value {
+    match existing {
+        Some(toml::Value::String(_)) => toml::Value::String(raw.to_string()),
+        Some(toml::Value::Float(_)) => raw.parse::<f64>().map_or_else(|_| guess(raw), toml::Value::Float),
+        _ => guess(raw),
+    }
 }
 
 /// Reads an environment value as the most specific TOML scalar it can be.
@@ -254,6 +410,46 @@ mod tests {
         assert_eq!(c.gate.min_confidence, 0.6);
         assert_eq!(c.ranking.tier_high, 0.8);
         assert_eq!(c.gate.min_salience, 0.2, "untouched defaults stay");
+    }
+
+    #[test]
+    fn the_llm_extractor_needs_a_server_and_text_stays_text() {
+        let e = Config::load_from(None, &env(&[("MNEMO_EXTRACTOR", "llm")])).unwrap_err().to_string();
+        assert!(e.contains("MNEMO_LLM_BASE_URL"), "{e}");
+        let c = Config::load_from(
+            None,
+            &env(&[
+                ("MNEMO_EXTRACTOR", "llm"),
+                ("MNEMO_LLM_BASE_URL", "http://127.0.0.1:8000/v1"),
+                ("MNEMO_LLM_API_KEY", "12345678"),
+                ("MNEMO_LLM_MODEL", "7"),
+                ("MNEMO_LLM_TIMEOUT_SECS", "30"),
+                ("MNEMO_LLM_MAX_RETRIES", "4"),
+                ("MNEMO_BACKGROUND__BATCH_MESSAGES", "4"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.extractor, ExtractorKind::Llm);
+        assert!(c.llm_enabled());
+        assert_eq!(c.llm.api_key.as_deref(), Some("12345678"), "an all-digit key is a key, not a number");
+        assert_eq!((c.llm.model.as_str(), c.llm.timeout_secs, c.llm.max_retries), ("7", 30.0, 4));
+        assert_eq!(c.background.batch_messages, 4);
+        let heuristic = Config::load_from(None, &[]).unwrap();
+        assert!(!heuristic.llm_enabled());
+        assert_eq!(heuristic.llm.model, DEFAULT_LLM_MODEL);
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mnemo.toml");
+        std::fs::write(
+            &file,
+            "extractor = \"llm\"\n[llm]\nbase_url = \"http://127.0.0.1:11434\"\nmodel = \"qwen2.5:7b\"\n",
+        )
+        .unwrap();
+        let c = Config::load_from(Some(&file), &[]).unwrap();
+        assert_eq!((c.llm.base_url.as_str(), c.llm.model.as_str()), ("http://127.0.0.1:11434", "qwen2.5:7b"));
+        std::fs::write(&file, "extractor = \"llm\"\n[llm]\nbase_url = \"localhost\"\n").unwrap();
+        let e = Config::load_from(Some(&file), &[]).unwrap_err().to_string();
+        assert!(e.contains("base_url"), "{e}");
     }
 
     #[test]

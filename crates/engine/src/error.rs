@@ -31,6 +31,15 @@ pub enum Error {
         /// Id searched.
         id: String,
     },
+    /// The input was refused by the rules every memory passes (too short or long, PII); nothing
+    /// was written.
+    #[error("{what} rejected: {reason}")]
+    Rejected {
+        /// What was refused, e.g. "memo".
+        what: &'static str,
+        /// Why, in the gate's words.
+        reason: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -22,17 +22,24 @@
 mod clock;
 mod config;
 mod error;
+mod export;
 mod jobs;
+mod llm_extract;
 mod manage;
+mod memos;
 mod privacy;
+mod queue;
 mod read;
+mod synthesis;
+mod worker;
 mod write;
 
 use std::sync::Arc;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use config::{Config, ExtractorKind, MemoryScope, default_data_dir};
+pub use config::{BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, default_data_dir};
 pub use error::{Error, Result};
+pub use export::{ExportDocument, ExportedMemory};
 pub use jobs::{AppliedTransition, MaintainReport};
 pub use manage::MemoryDetail;
 pub use mnemo_core as core;
@@ -40,12 +47,15 @@ pub use mnemo_core::Scope;
 pub use mnemo_models as models;
 pub use mnemo_store as store;
 pub use privacy::ErasureReceipt;
+pub use queue::{BatchReport, MemoReport, PendingReport};
 pub use read::{ContextResult, RecallResult};
+pub use synthesis::SynthesisReport;
+pub use worker::Worker;
 pub use write::{IngestReport, OpRecord};
 
 use mnemo_core::Tuning;
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
-use mnemo_models::Embedder;
+use mnemo_models::{ChatModel, Embedder};
 use mnemo_store::{SqliteStore, Store};
 
 /// The backend the configuration selects: PostgreSQL for a `postgres://` URL, else the
@@ -83,6 +93,9 @@ pub struct Memory {
     store: Arc<dyn Store>,
     embedder: Option<Arc<dyn Embedder>>,
     extractor: Box<dyn Extractor>,
+    /// The chat model of LLM extraction, memos and summaries; `None` when none is configured,
+    /// or `Err` with why it could not be built (batches then fall back, and say why).
+    chat: std::result::Result<Arc<dyn ChatModel>, String>,
     clock: Arc<dyn Clock>,
 }
 
@@ -91,7 +104,8 @@ impl std::fmt::Debug for Memory {
         f.debug_struct("Memory")
             .field("data_dir", &self.config.data_dir)
             .field("embedder", &self.embedder.as_ref().map(|e| e.id().to_string()))
-            .field("extractor", &self.extractor.name())
+            .field("extractor", &self.config.extractor.as_str())
+            .field("chat", &self.chat.as_ref().map(|c| c.id().to_string()))
             .finish_non_exhaustive()
     }
 }
@@ -101,7 +115,13 @@ impl Memory {
     ///
     /// A missing or broken model is an error here, not a silent downgrade: recall would quietly
     /// lose its vector half. Use `MNEMO_EMBEDDER=hash` to run without a model on purpose.
+    ///
+    /// With the LLM extractor (or an `[llm]` server) configured, the chat model is built here
+    /// too, and settings that can never work are an error now rather than a fallback later.
     pub fn open(config: Config) -> Result<Self> {
+        if config.llm_enabled() {
+            config.llm.validate().map_err(|e| Error::Config { source_name: "[llm]".into(), reason: e.to_string() })?;
+        }
         let store = open_store(&config)?;
         let embedder = mnemo_models::open_embedder(&config.embedder)?;
         Ok(Self::from_parts(config, store, Some(embedder), Arc::new(SystemClock)))
@@ -114,10 +134,25 @@ impl Memory {
         embedder: Option<Arc<dyn Embedder>>,
         clock: Arc<dyn Clock>,
     ) -> Self {
-        let extractor: Box<dyn Extractor> = match config.extractor {
-            ExtractorKind::Heuristic => Box::new(HeuristicExtractor),
+        // The heuristic extractor is also the LLM extractor's fallback.
+        let extractor: Box<dyn Extractor> = Box::new(HeuristicExtractor);
+        let chat = match config.llm_enabled() {
+            true => mnemo_models::open_chat_model(&config.llm).map_err(|e| e.to_string()),
+            false => Err("no chat model is configured (set MNEMO_LLM_BASE_URL)".to_string()),
         };
-        Self { tuning: config.tuning(), config, store, embedder, extractor, clock }
+        Self { tuning: config.tuning(), config, store, embedder, extractor, chat, clock }
+    }
+
+    /// The same engine talking to `model` for LLM extraction, memos and summaries (another
+    /// client, a test double beside the real path).
+    pub fn with_chat_model(mut self, model: Arc<dyn ChatModel>) -> Self {
+        self.chat = Ok(model);
+        self
+    }
+
+    /// The chat model's id, when one is configured.
+    pub fn chat_model_id(&self) -> Option<&str> {
+        self.chat.as_ref().ok().map(|c| c.id())
     }
 
     /// The configuration in force.

@@ -2,6 +2,7 @@
 //! forget, add through the gate, author policies.
 
 use mnemo_core::score::{ScoreParts, composite};
+use mnemo_core::trace::LlmCall;
 use mnemo_core::{
     Action, Draft, HistoryEntry, HistoryEvent, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
     Status, Verdict,
@@ -25,6 +26,9 @@ pub struct MemoryDetail {
     pub sources: Vec<Message>,
     /// Its query-independent score parts right now (relevance 0).
     pub score: ScoreParts,
+    /// What the background batch that wrote it cost with the chat model, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extraction: Option<LlmCall>,
 }
 
 impl Memory {
@@ -40,7 +44,13 @@ impl Memory {
         let links = self.store.links(&scope.tenant, id)?;
         let sources = self.store.messages(&scope.tenant, &memory.provenance.sources)?;
         let score = composite(&memory, None, None, self.clock.now(), &self.tuning);
-        Ok(MemoryDetail { memory, history, links, sources, score })
+        // The creating batch names its turn in the history; its envelope holds the cost.
+        let turn = history.first().and_then(|h| h.reason.split("(batch ").nth(1)).and_then(|t| t.strip_suffix(')'));
+        let extraction = match turn {
+            Some(t) => self.store.trace(&scope.tenant, t)?.and_then(|env| env.llm.into_iter().next()),
+            None => None,
+        };
+        Ok(MemoryDetail { memory, history, links, sources, score, extraction })
     }
 
     fn visible(&self, scope: &Scope, id: MemoryId) -> Result<Row> {

@@ -287,12 +287,14 @@ impl Memory {
         let limits = (self.tuning.assembly.ranked_items, self.tuning.assembly.excerpts);
         let r = self.retrieve(scope, message, limits, &verbatim, now)?;
         let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
+        let memos = self.context_memos(scope)?;
         let block = assemble(
             AssemblyInput {
                 exact: &r.exact,
                 ranked: &r.ranked.items,
                 recent: &recent,
                 excerpts: &r.excerpts,
+                memos: &memos,
                 surfaced_recently: &surfaced_recently,
                 budget,
             },
@@ -352,6 +354,7 @@ impl Memory {
             micros: started.elapsed().as_micros() as u64,
             embed_micros: r.embed_micros,
             verdicts: Vec::new(),
+            llm: Vec::new(),
         }
     }
 

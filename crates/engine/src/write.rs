@@ -1,5 +1,6 @@
 //! The write path: validate → trace → extract → gate → apply, one transaction per op.
 
+use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
 use mnemo_core::verdict::DedupBy;
@@ -7,7 +8,7 @@ use std::time::Instant;
 
 use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
-use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedVerdict};
+use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
     Provenance, Scope, Status, Surface, Target, TenantId, Verdict,
@@ -16,7 +17,7 @@ use mnemo_store::{Change, ChangeSet, Embedding};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
-use crate::config::MemoryScope;
+use crate::config::{ExtractorKind, MemoryScope};
 use crate::error::Result;
 
 /// One proposed op and what became of it.
@@ -43,6 +44,19 @@ pub struct IngestReport {
     /// Turn id of the trace envelope holding these verdicts (none when nothing was proposed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// Messages queued for extraction off the request path (LLM extractor): their ops come
+    /// from `flush`, the worker or `mnemo maintain`, not in this report.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A fresh trace turn id.
+pub(crate) fn new_turn_id() -> String {
+    format!("turn-{}", MemoryId::new())
 }
 
 /// A target must match at least this well (fused relevance) to be acted on.
@@ -64,15 +78,35 @@ impl Memory {
     /// The whole batch is validated first: an empty or oversized message, a bad id or a scope
     /// without user or chat is an error naming what and where, and nothing is written.
     /// Re-sending a message id is a no-op, so replays never extract twice.
+    ///
+    /// With the LLM extractor the messages are queued in the store before this returns and
+    /// extracted off the request path (see [`Memory::flush`]): an acknowledged message is never
+    /// lost to extraction, and the model's latency or failure never reaches the caller.
     pub fn ingest(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
         let started = Instant::now();
         let now = self.clock.now();
         let batch = validate_batch(scope, messages, now, &self.tuning.ingest)?;
         let fresh = self.store.append_messages(&batch)?;
+        let ids: Vec<MessageId> = batch.iter().map(|m| m.id.clone()).collect();
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
         let duplicates = fresh.len() - new.len();
         let unindexed = self.index_messages(scope, &new);
-        let mut report = self.extract_and_apply(scope, &new, started)?;
+        let mut report = match self.config.extractor {
+            ExtractorKind::Llm => {
+                // Every id of the batch, not only the new ones: a message appended by a call
+                // that crashed before queueing it is queued by the client's retry.
+                let queued = self.store.enqueue(scope, &ids, true, now)?;
+                IngestReport { queued, ..IngestReport::default() }
+            }
+            ExtractorKind::Heuristic => {
+                let report = self.extract_and_apply(scope, &new, started)?;
+                if self.config.llm_enabled() {
+                    // Extracted already; registered for the chat's memos.
+                    self.store.enqueue(scope, &ids, false, now)?;
+                }
+                report
+            }
+        };
         report.appended = new.len();
         report.duplicates = duplicates;
         if let Some(problem) = unindexed {
@@ -105,9 +139,27 @@ impl Memory {
     ///
     /// The trace is idempotent by message id, so re-ingesting is a no-op; this is how a batch is
     /// re-extracted (after an extractor upgrade, or to check that a replay adds no duplicates).
+    ///
+    /// With the LLM extractor the model reads the batch now (the heuristic standing in if it
+    /// fails), synchronously: re-extraction is an explicit request, not a conversation turn.
     pub fn reextract(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
         let started = Instant::now();
         let batch = validate_batch(scope, messages, self.clock.now(), &self.tuning.ingest)?;
+        if self.config.extractor == ExtractorKind::Llm && !batch.is_empty() {
+            let extraction = self.extract_with_model(scope, &batch, &[])?;
+            if let Ok((ops, _)) = extraction.outcome {
+                let (records, degraded) = self.apply_ops(scope, ops, EXTRACTOR_NAME, EXTRACTOR_VERSION)?;
+                let turn_id = self.record_batch(
+                    scope,
+                    TraceOp::Extract,
+                    &records,
+                    degraded.clone(),
+                    vec![extraction.call],
+                    started,
+                )?;
+                return Ok(IngestReport { ops: records, degraded, turn_id: Some(turn_id), ..IngestReport::default() });
+            }
+        }
         self.extract_and_apply(scope, &batch, started)
     }
 
@@ -121,10 +173,43 @@ impl Memory {
             return Ok(report);
         }
         let (records, degraded) = self.apply_ops(scope, ops, self.extractor.name(), self.extractor.version())?;
+        let turn_id = self.record_batch(scope, TraceOp::Ingest, &records, degraded.clone(), Vec::new(), started)?;
+        report.turn_id = Some(turn_id);
+        report.ops = records;
+        report.degraded = degraded;
+        Ok(report)
+    }
+
+    /// Leaves the trace envelope of a write batch: its verdicts, what the chat model did and
+    /// cost. Returns the envelope's turn id.
+    pub(crate) fn record_batch(
+        &self,
+        scope: &Scope,
+        op: TraceOp,
+        records: &[OpRecord],
+        degraded: Option<String>,
+        llm: Vec<LlmCall>,
+        started: Instant,
+    ) -> Result<String> {
+        self.record_batch_as(new_turn_id(), scope, op, records, degraded, llm, started)
+    }
+
+    /// [`Memory::record_batch`] under a turn id chosen before the batch ran.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_batch_as(
+        &self,
+        turn_id: String,
+        scope: &Scope,
+        op: TraceOp,
+        records: &[OpRecord],
+        degraded: Option<String>,
+        llm: Vec<LlmCall>,
+        started: Instant,
+    ) -> Result<String> {
         let env = TraceEnvelope {
-            turn_id: format!("turn-{}", MemoryId::new()),
+            turn_id,
             scope: scope.clone(),
-            op: TraceOp::Ingest,
+            op,
             at: self.clock.now(),
             query: String::new(),
             mode: None,
@@ -132,7 +217,7 @@ impl Memory {
             surfaced: Vec::new(),
             below_floor: Vec::new(),
             held_back: Vec::new(),
-            degraded: degraded.clone(),
+            degraded,
             tokens: None,
             budget: None,
             micros: started.elapsed().as_micros() as u64,
@@ -147,12 +232,10 @@ impl Memory {
                     verdict: r.verdict.clone(),
                 })
                 .collect(),
+            llm,
         };
         self.store.record_turn(&env, &[])?;
-        report.turn_id = Some(env.turn_id);
-        report.ops = records;
-        report.degraded = degraded;
-        Ok(report)
+        Ok(env.turn_id)
     }
 
     /// Puts proposed ops through the gate and applies each verdict in its own transaction.
@@ -165,6 +248,18 @@ impl Memory {
         ops: Vec<ProposedOp>,
         extractor: &str,
         version: &str,
+    ) -> Result<(Vec<OpRecord>, Option<String>)> {
+        self.apply_batch_ops(scope, ops, (extractor, version), None)
+    }
+
+    /// [`Memory::apply_ops`] for a traced batch: each new memory's history names the batch's
+    /// turn, so `mnemo show` can say what its extraction cost.
+    pub(crate) fn apply_batch_ops(
+        &self,
+        scope: &Scope,
+        ops: Vec<ProposedOp>,
+        (extractor, version): (&str, &str),
+        turn: Option<&str>,
     ) -> Result<(Vec<OpRecord>, Option<String>)> {
         scope.require_user()?;
         let owner = self.owner_of(scope);
@@ -188,7 +283,7 @@ impl Memory {
             ops.iter().map(|o| if writes(o) { embedded.next() } else { None }).collect();
         let mut records = Vec::with_capacity(ops.len());
         for (op, vector) in ops.into_iter().zip(vectors) {
-            let verdict = self.apply_op(scope, &owner, &op, vector, extractor, version)?;
+            let verdict = self.apply_op(scope, &owner, &op, vector, (extractor, version), turn)?;
             records.push(OpRecord { op, verdict });
         }
         Ok((records, degraded))
@@ -212,8 +307,8 @@ impl Memory {
         owner: &Scope,
         op: &ProposedOp,
         vector: Option<Vec<f32>>,
-        extractor: &str,
-        version: &str,
+        (extractor, version): (&str, &str),
+        turn: Option<&str>,
     ) -> Result<Verdict> {
         let now = self.clock.now();
         let draft = &op.draft;
@@ -248,6 +343,11 @@ impl Memory {
         let (changes, verdict) = match decision {
             Decision::Reject(reason) => return Ok(Verdict::Rejected { reason }),
             Decision::Replay { existing } => return Ok(Verdict::Deduplicated { existing, by: DedupBy::Replay }),
+            Decision::Reinforce { existing, .. } if self.already_cites(&scope.tenant, existing, &op.sources)? => {
+                // Re-derived from the very messages that taught it (a batch re-run after a
+                // crash, a retry after a fallback): not new evidence, so nothing changes.
+                return Ok(Verdict::Deduplicated { existing, by: DedupBy::Replay });
+            }
             Decision::Reinforce { existing, by } => {
                 let verdict = Verdict::Deduplicated { existing, by };
                 let change = Change::Reinforce {
@@ -304,7 +404,11 @@ impl Memory {
                     vector.zip(self.embedder_id()).map(|(v, m)| Embedding { model: m.to_string(), vector: v });
                 // A boundary's own words are not excerpts either: raising them is what it forbids.
                 let quiet = if row.surface == Surface::Avoid { op.sources.clone() } else { Vec::new() };
-                let mut changes = vec![Change::Insert { memory: row, embedding, reason: verdict.to_string() }];
+                let reason = match turn {
+                    Some(t) => format!("{verdict} (batch {t})"),
+                    None => verdict.to_string(),
+                };
+                let mut changes = vec![Change::Insert { memory: row, embedding, reason }];
                 if !quiet.is_empty() {
                     changes.push(Change::Withhold { messages: quiet });
                 }
@@ -327,6 +431,15 @@ impl Memory {
         };
         self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: now, changes })?;
         Ok(verdict)
+    }
+
+    /// True when the memory already cites every one of `sources` (and there is at least one).
+    fn already_cites(&self, tenant: &TenantId, id: MemoryId, sources: &[MessageId]) -> Result<bool> {
+        if sources.is_empty() {
+            return Ok(false);
+        }
+        let cited = self.sources_of(tenant, id)?;
+        Ok(sources.iter().all(|s| cited.contains(s)))
     }
 
     /// The messages a memory came from.

@@ -42,11 +42,11 @@ pub(crate) fn sqlite_with_embedder(embedder: Option<Arc<dyn Embedder>>) -> Fixtu
 }
 
 #[cfg(feature = "postgres")]
-type Database = Option<mnemo::store::TempDatabase>;
+pub(crate) type Database = Option<mnemo::store::TempDatabase>;
 #[cfg(not(feature = "postgres"))]
-type Database = ();
+pub(crate) type Database = ();
 
-fn backend(config: &Config) -> (Arc<dyn mnemo::store::Store>, Database) {
+pub(crate) fn backend(config: &Config) -> (Arc<dyn mnemo::store::Store>, Database) {
     let wanted = std::env::var("MNEMO_TEST_BACKEND").unwrap_or_default();
     match wanted.as_str() {
         "" | "sqlite" => (Arc::new(SqliteStore::open(config.db_path()).unwrap()), Default::default()),

@@ -308,3 +308,63 @@ fn a_resolution_closes_its_own_loop_and_not_another() {
     f.say(&s, &["I called my mom last night."]);
     assert!(loops().iter().all(|l| !l.contains("mom")), "{:?}", loops());
 }
+
+#[test]
+fn exports_render_the_users_memory_and_everything_as_json() {
+    use mnemo::core::export::ExportFormat;
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["My name is Dana.", "Never mention my ex-husband.", "I live in Lisbon."]);
+    f.say(&s, &["Actually, I live in Porto now."]);
+    f.say(&chat("eve", "c1"), &["My name is Eve."]);
+    let md = f.memory.export(&s, ExportFormat::MemoryMd).unwrap();
+    assert!(md.starts_with("# Memory: user dana\n"), "{md}");
+    assert!(md.contains("## About the user") && md.contains("Dana") && md.contains("Porto"), "{md}");
+    assert!(md.contains("## Boundaries and protocols") && md.contains("ex-husband"), "{md}");
+    assert!(!md.contains("Lisbon") && !md.contains("Eve"), "superseded and foreign rows stay out: {md}");
+
+    let json: mnemo::ExportDocument = serde_json::from_str(&f.memory.export(&s, ExportFormat::Json).unwrap()).unwrap();
+    assert!(json.memories.iter().all(|m| m.memory.owner.user.as_ref().map(|u| u.as_str()) == Some("dana")));
+    let lisbon = json.memories.iter().find(|m| m.memory.content.contains("Lisbon")).expect("superseded row exported");
+    assert_eq!(lisbon.memory.status.kind(), StatusKind::Superseded);
+    assert!(lisbon.history.len() >= 2 && !lisbon.links.is_empty(), "{lisbon:#?}");
+
+    let err = f.memory.export(&s, ExportFormat::Conventions).unwrap_err().to_string();
+    assert!(err.contains("agent_id"), "{err}");
+}
+
+#[test]
+fn the_per_user_cap_archives_the_weakest_and_spares_pinned_and_boundaries() {
+    use mnemo::core::{Draft, Kind};
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = mnemo::Config { data_dir: dir.path().to_path_buf(), ..mnemo::Config::default() };
+    config.lifecycle.max_active_per_user = 4;
+    let (store, _db) = crate::common::backend(&config);
+    let clock = std::sync::Arc::new(mnemo::ManualClock::new(t0()));
+    let embedder: std::sync::Arc<dyn mnemo::models::Embedder> =
+        std::sync::Arc::new(mnemo::models::HashEmbedder::new(384));
+    let memory = mnemo::Memory::from_parts(config, store, Some(embedder), clock.clone());
+    let s = chat("dana", "c1");
+    let facts = ["User keeps bees", "User plays the cello", "User speaks Basque", "User collects stamps", "User sails"];
+    for (i, fact) in facts.iter().enumerate() {
+        clock.set(t0() + Duration::days(i as i64 * 20));
+        memory.add(&s, Draft::new(Kind::Fact, *fact, 0.9, 0.5)).unwrap();
+    }
+    memory.add(&s, Draft::new(Kind::Protocol, "Never mention the user's ex", 0.9, 0.9)).unwrap();
+    let oldest = memory.list(&s, &ListFilter::default()).unwrap().into_iter().find(|m| m.content == facts[0]).unwrap();
+    memory.pin(&s, oldest.id, true).unwrap();
+
+    let r = memory.maintain().unwrap();
+    let capped: Vec<_> = r.transitions.iter().filter(|t| t.reason.contains("cap of 4")).collect();
+    assert_eq!(capped.len(), 2, "{:#?}", r.transitions);
+    let active = |m: &mnemo::Memory| -> Vec<String> {
+        let f = ListFilter { statuses: vec![StatusKind::Active], ..Default::default() };
+        m.list(&s, &f).unwrap().into_iter().map(|m| m.content).collect()
+    };
+    let left = active(&memory);
+    assert_eq!(left.len(), 4, "{left:?}");
+    for kept in [facts[0], facts[3], facts[4], "Never mention the user's ex"] {
+        assert!(left.iter().any(|c| c == kept), "{kept} should stay: {left:?}");
+    }
+    assert!(memory.maintain().unwrap().transitions.is_empty(), "idempotent");
+}

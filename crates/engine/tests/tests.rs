@@ -3,6 +3,7 @@
 mod archive;
 mod common;
 mod erase;
+mod llm;
 mod local_model;
 mod memory_loop;
 mod reconsolidate;

@@ -1,7 +1,8 @@
 //! mnemo-eval: memory behaviour as data. A scenario file is a scripted conversation plus what
 //! memory must then know, recall, surface and hold back (`SCENARIOS.md` is the contract);
 //! [`run_dir`] runs a directory of them through the real engine and returns a [`Report`] with
-//! memory checks, hit@k, context checks, duplicates on replay and cross-scope leaks.
+//! memory checks, hit@k, context checks, duplicates on replay and cross-scope leaks. [`locomo`]
+//! is the LoCoMo retrieval benchmark (`mnemo bench locomo`).
 //!
 //! ```no_run
 //! let config = mnemo::Config::load(None)?;
@@ -12,6 +13,7 @@
 //! ```
 
 mod error;
+pub mod locomo;
 mod report;
 mod runner;
 mod scenario;

@@ -135,10 +135,16 @@ fn statuses_text(statuses: &[StatusKind]) -> String {
     statuses.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("|")
 }
 
-/// Point where pending extraction would be flushed before a check, so results never depend on
-/// batch timing. Extraction is synchronous inside `ingest` today, so there is nothing to wait for;
-/// when the engine grows an asynchronous extractor, its flush call belongs here.
-fn flush(_memory: &Memory) {}
+/// Runs pending extraction before a check, so results never depend on batch timing: with the
+/// heuristic extractor `ingest` extracted already; with the LLM extractor every chat's queued
+/// batches run now (a model failure falls back to the heuristic, as in production).
+fn flush(memory: &Memory) {
+    if memory.config().extractor == mnemo::ExtractorKind::Llm {
+        if let Err(e) = memory.flush_all() {
+            eprintln!("mnemo-eval: flushing extraction failed: {e}");
+        }
+    }
+}
 
 /// A recall item that reached a scope that must not see it.
 #[derive(Debug, Clone, PartialEq)]

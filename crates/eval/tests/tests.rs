@@ -1,5 +1,8 @@
 //! Scenario runner tests: parse errors that name file, step and key; scenarios run green and red
 //! through the real engine with the hashing embedder; the leak predicate on hand-made items.
+//! The LoCoMo harness has its own module.
+
+mod locomo;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,8 +16,21 @@ use mnemo_eval::{
 };
 
 fn config() -> Config {
-    let mut c = Config::default();
+    let mut c = backend_config();
     c.embedder.kind = EmbedderKind::Hash;
+    c
+}
+
+/// The default configuration on the backend under test: with `MNEMO_TEST_BACKEND=postgres`,
+/// scenarios run on the server of `MNEMO_TEST_DATABASE_URL` (a throwaway database each), exactly
+/// as `MNEMO_DATABASE_URL=... mnemo eval scenarios` runs them.
+fn backend_config() -> Config {
+    let mut c = Config::default();
+    if std::env::var("MNEMO_TEST_BACKEND").as_deref() == Ok("postgres") {
+        let url = std::env::var("MNEMO_TEST_DATABASE_URL")
+            .expect("MNEMO_TEST_BACKEND=postgres needs MNEMO_TEST_DATABASE_URL");
+        c.database_url = Some(url);
+    }
     c
 }
 
@@ -389,7 +405,7 @@ fn row(owner: Scope, content: &str) -> Row {
 }
 
 fn item(owner: Scope, content: &str) -> RecallItem {
-    RecallItem { memory: row(owner, content), exact: None, score: None, tier: None }
+    RecallItem { memory: row(owner, content), exact: None, score: None, tier: None, possibly_outdated: None }
 }
 
 #[test]
@@ -483,7 +499,7 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
 #[test]
 fn the_repository_scenarios_all_pass_with_the_real_model() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut c = Config::default();
+    let mut c = backend_config();
     c.embedder.kind = EmbedderKind::Local;
     let report =
         run_dir(&dir, &c).unwrap_or_else(|e| panic!("{e}\n(run scripts/fetch-model.sh if the model is missing)"));

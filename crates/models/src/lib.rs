@@ -32,6 +32,9 @@ mod local;
 mod openai;
 mod settings;
 
+/// The scripted OpenAI-compatible server on loopback that tests talk to (feature `test-server`).
+#[cfg(feature = "test-server")]
+pub use chat::testing;
 pub use chat::{
     ChatError, ChatMessage, ChatModel, ChatReply, ChatRequest, ChatResult, ChatRole, FormatUsed, JsonReply, JsonSchema,
     LLM_ENV_VARS, LlmSettings, OpenAiChat, Repair, Repaired, ResponseFormat, ScriptedChat, ScriptedReply, Usage,

@@ -3,192 +3,19 @@
 //! malformed, truncated, slow and failing replies, retries with backoff and `Retry-After`,
 //! token accounting, auth — and the LLM extractor's prompt and reply parsing end to end.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use mnemo_core::config::GateTuning;
 use mnemo_core::extract::llm::{LlmBatch, PromptOptions, SCHEMA_NAME, reply_schema};
 use mnemo_core::{Action, Kind, Memory, Message, MessageId, Role, Scope, Target};
+use mnemo_models::testing::{Answer, ScriptedServer, completion, completion_with, error, raw};
 use mnemo_models::{
     ChatError, ChatMessage, ChatModel, ChatRequest, FormatUsed, LlmSettings, OpenAiChat, Repair, ResponseFormat, Usage,
     ask_json, estimate_tokens, open_chat_model,
 };
 use serde_json::{Value, json};
-
-/// One canned answer of the scripted server.
-#[derive(Debug, Clone)]
-enum Answer {
-    /// An HTTP response.
-    Reply { status: u16, headers: Vec<(String, String)>, body: String },
-    /// The same, after a pause.
-    Slow(Duration, Box<Answer>),
-    /// The connection is closed without a response.
-    Hangup,
-}
-
-impl Answer {
-    fn with_header(self, name: &str, value: &str) -> Self {
-        match self {
-            Answer::Reply { status, mut headers, body } => {
-                headers.push((name.into(), value.into()));
-                Answer::Reply { status, headers, body }
-            }
-            other => other,
-        }
-    }
-
-    fn slow(self, ms: u64) -> Self {
-        Answer::Slow(Duration::from_millis(ms), Box::new(self))
-    }
-}
-
-/// A chat completion whose message content is `content`, reporting 120 + 30 tokens.
-fn completion(content: &str) -> Answer {
-    completion_with(content, "stop", Some((120, 30)))
-}
-
-fn completion_with(content: &str, finish_reason: &str, usage: Option<(u64, u64)>) -> Answer {
-    let mut body = json!({
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "model": "scripted-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
-    });
-    if let Some((p, c)) = usage {
-        body["usage"] = json!({"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c});
-    }
-    raw(200, &body.to_string())
-}
-
-fn raw(status: u16, body: &str) -> Answer {
-    Answer::Reply { status, headers: vec![], body: body.into() }
-}
-
-fn error(status: u16, message: &str) -> Answer {
-    raw(status, &json!({"error": {"message": message, "type": "scripted"}}).to_string())
-}
-
-/// One request as the server saw it.
-#[derive(Debug, Clone)]
-struct Seen {
-    request_line: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-
-    fn system(&self) -> &str {
-        self.body["messages"][0]["content"].as_str().unwrap_or("")
-    }
-}
-
-/// A loopback server answering each connection with the next answer of its script, each in
-/// its own thread (so a slow answer does not hold up the retry behind it).
-struct ScriptedServer {
-    base: String,
-    accept: JoinHandle<Vec<JoinHandle<()>>>,
-    seen: Arc<Mutex<Vec<(usize, Seen)>>>,
-}
-
-impl ScriptedServer {
-    fn start(script: Vec<Answer>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://127.0.0.1:{}/v1", listener.local_addr().unwrap().port());
-        listener.set_nonblocking(true).unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = Arc::clone(&seen);
-        let accept = std::thread::spawn(move || {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            let mut handlers = Vec::new();
-            for (index, answer) in script.into_iter().enumerate() {
-                let stream = loop {
-                    match listener.accept() {
-                        Ok((s, _)) => break Some(s),
-                        Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-                        Err(_) => break None,
-                    }
-                };
-                let Some(stream) = stream else { break };
-                let log = Arc::clone(&log);
-                handlers.push(std::thread::spawn(move || {
-                    if let Some(req) = handle(stream, &answer) {
-                        log.lock().unwrap().push((index, req));
-                    }
-                }));
-            }
-            handlers
-        });
-        Self { base, accept, seen }
-    }
-
-    /// Waits for the script to be played (or abandoned) and returns the requests in order.
-    fn finish(self) -> Vec<Seen> {
-        for h in self.accept.join().unwrap() {
-            h.join().unwrap();
-        }
-        let mut seen = self.seen.lock().unwrap().clone();
-        seen.sort_by_key(|(i, _)| *i);
-        seen.into_iter().map(|(_, s)| s).collect()
-    }
-}
-
-/// Reads one request and plays one answer; `None` when the client went away first.
-fn handle(stream: TcpStream, answer: &Answer) -> Option<Seen> {
-    stream.set_nonblocking(false).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line).ok()?;
-    let mut headers = Vec::new();
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).ok()?;
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (k, v) = line.split_once(':')?;
-        headers.push((k.trim().to_owned(), v.trim().to_owned()));
-    }
-    let len: usize = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("content-length"))?.1.parse().ok()?;
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).ok()?;
-    let seen = Seen {
-        request_line: request_line.trim_end().to_owned(),
-        headers,
-        body: serde_json::from_slice(&body).expect("the client sends JSON"),
-    };
-    play(stream, answer);
-    Some(seen)
-}
-
-fn play(mut stream: TcpStream, answer: &Answer) {
-    match answer {
-        Answer::Hangup => drop(stream),
-        Answer::Slow(pause, inner) => {
-            std::thread::sleep(*pause);
-            play(stream, inner);
-        }
-        Answer::Reply { status, headers, body } => {
-            let extra: String = headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
-            // The client may have timed out and left: a failed write is part of the script.
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n{body}",
-                body.len()
-            );
-            let _ = stream.flush();
-        }
-    }
-}
 
 fn settings(base: &str) -> LlmSettings {
     LlmSettings {
@@ -218,9 +45,9 @@ fn json_request() -> ChatRequest {
 #[test]
 fn json_schema_is_requested_and_the_reply_parsed() {
     let server = ScriptedServer::start(vec![completion(r#"{"ops": ["dog"]}"#)]);
-    let s = LlmSettings { api_key: Some("sk-test".into()), ..settings(&server.base) };
+    let s = LlmSettings { api_key: Some("sk-test".into()), ..settings(server.base()) };
     let c = client(&s);
-    assert_eq!(c.url(), format!("{}/chat/completions", server.base));
+    assert_eq!(c.url(), format!("{}/chat/completions", server.base()));
     let reply = c.complete(&json_request().with_max_tokens(256)).unwrap();
     assert_eq!(reply.json, Some(json!({"ops": ["dog"]})));
     assert_eq!((reply.repairs.clone(), reply.format), (vec![], FormatUsed::JsonSchema));
@@ -259,7 +86,7 @@ fn a_server_that_rejects_response_format_gets_the_schema_in_the_prompt() {
         completion("Sure! Here are the operations:\n```json\n{\"ops\": [\"dog\",],}\n```\nLet me know!"),
         completion("{\"ops\": []}"),
     ]);
-    let c = client(&settings(&server.base));
+    let c = client(&settings(server.base()));
     let first = c.complete(&json_request()).unwrap();
     assert_eq!(first.json, Some(json!({"ops": ["dog"]})));
     assert_eq!(first.repairs, vec![Repair::CodeFence, Repair::TrailingCommas]);
@@ -288,7 +115,7 @@ fn json_object_mode_and_422_fallback() {
         error(422, "json_object unsupported"),
         completion("[2]"),
     ]);
-    let s = LlmSettings { response_format: ResponseFormat::JsonObject, ..settings(&server.base) };
+    let s = LlmSettings { response_format: ResponseFormat::JsonObject, ..settings(server.base()) };
     let c = client(&s);
     let r = c.complete(&json_request()).unwrap();
     assert_eq!((r.json, r.format), (Some(json!({"ops": [1]})), FormatUsed::JsonObject));
@@ -303,7 +130,7 @@ fn json_object_mode_and_422_fallback() {
 #[test]
 fn a_plain_text_request_gets_no_schema_and_no_json() {
     let server = ScriptedServer::start(vec![completion("Hello! {\"not\": \"asked for\"}"), error(400, "bad request")]);
-    let c = client(&settings(&server.base));
+    let c = client(&settings(server.base()));
     let req = ChatRequest::new(vec![ChatMessage::user("Say hello")]);
     let r = c.complete(&req).unwrap();
     assert_eq!((r.json, r.format, r.text.as_str()), (None, FormatUsed::Text, "Hello! {\"not\": \"asked for\"}"));
@@ -327,7 +154,7 @@ fn malformed_replies_are_errors_with_their_cost_and_never_retried_blindly() {
         raw(200, r#"{"error": {"message": "model not loaded"}}"#),
         raw(200, r#"{"choices": [{"message": {"content": null, "refusal": "I can't help with that."}}]}"#),
     ]);
-    let c = client(&settings(&server.base));
+    let c = client(&settings(server.base()));
     match ask_json::<Value, _>(&c, &json_request()) {
         Err(ChatError::NoJson { excerpt, usage, finish_reason }) => {
             assert!(excerpt.contains("likes cats"), "{excerpt}");
@@ -352,7 +179,7 @@ fn malformed_replies_are_errors_with_their_cost_and_never_retried_blindly() {
 fn truncated_replies_keep_their_complete_items() {
     let cut = r#"{"ops": [{"op": "add", "content": "User has a dog"}, {"op": "add", "content": "User li"#;
     let server = ScriptedServer::start(vec![completion_with(cut, "length", Some((500, 2048)))]);
-    let r = client(&settings(&server.base)).complete(&json_request()).unwrap();
+    let r = client(&settings(server.base())).complete(&json_request()).unwrap();
     assert!(r.truncated());
     assert_eq!(r.json, Some(json!({"ops": [{"op": "add", "content": "User has a dog"}]})));
     assert_eq!(r.repairs, vec![Repair::Truncated]);
@@ -364,7 +191,7 @@ fn truncated_replies_keep_their_complete_items() {
 fn a_slow_reply_times_out_and_the_retry_succeeds() {
     let server =
         ScriptedServer::start(vec![completion("{\"ops\": [\"late\"]}").slow(1500), completion("{\"ops\": []}")]);
-    let s = LlmSettings { timeout_secs: 0.3, ..settings(&server.base) };
+    let s = LlmSettings { timeout_secs: 0.3, ..settings(server.base()) };
     let started = Instant::now();
     let r = client(&s).complete(&json_request()).unwrap();
     let took = started.elapsed();
@@ -378,13 +205,13 @@ fn a_slow_reply_times_out_and_the_retry_succeeds() {
 #[test]
 fn a_server_that_never_answers_in_time_is_a_timeout_error() {
     let server = ScriptedServer::start(vec![completion("{}").slow(1200), completion("{}").slow(1200)]);
-    let s = LlmSettings { timeout_secs: 0.25, max_retries: 1, ..settings(&server.base) };
+    let s = LlmSettings { timeout_secs: 0.25, max_retries: 1, ..settings(server.base()) };
     let started = Instant::now();
     let err = client(&s).complete(&json_request()).unwrap_err();
     assert!(started.elapsed() < Duration::from_millis(1100), "{:?}", started.elapsed());
     match &err {
         ChatError::Timeout { url, timeout, usage } => {
-            assert_eq!(url, &format!("{}/chat/completions", server.base));
+            assert_eq!(url, &format!("{}/chat/completions", server.base()));
             assert_eq!(*timeout, Duration::from_millis(250));
             assert_eq!((usage.calls, usage.retries, usage.total_tokens()), (2, 1, 0));
         }
@@ -403,7 +230,7 @@ fn rate_limits_and_server_errors_are_retried_with_backoff() {
         error(503, "overloaded"),
         completion("{\"ops\": [\"finally\"]}"),
     ]);
-    let s = LlmSettings { max_retries: 3, backoff_secs: 0.05, max_backoff_secs: 1.0, ..settings(&server.base) };
+    let s = LlmSettings { max_retries: 3, backoff_secs: 0.05, max_backoff_secs: 1.0, ..settings(server.base()) };
     let started = Instant::now();
     let r = client(&s).complete(&json_request()).unwrap();
     let took = started.elapsed();
@@ -423,12 +250,12 @@ fn retry_after_in_seconds_is_honoured_up_to_the_cap() {
         error(429, "busy").with_header("Retry-After", "30"),
         completion("{\"b\": 2}"),
     ]);
-    let s = LlmSettings { max_backoff_secs: 2.0, ..settings(&server.base) };
+    let s = LlmSettings { max_backoff_secs: 2.0, ..settings(server.base()) };
     let c = client(&s);
     let started = Instant::now();
     c.complete(&json_request()).unwrap();
     assert!(started.elapsed() >= Duration::from_millis(950), "waited {:?}", started.elapsed());
-    let capped = LlmSettings { max_backoff_secs: 0.2, ..settings(&server.base) };
+    let capped = LlmSettings { max_backoff_secs: 0.2, ..settings(server.base()) };
     let started = Instant::now();
     let r = client(&capped).complete(&json_request()).unwrap();
     assert_eq!(r.json, Some(json!({"b": 2})));
@@ -440,7 +267,7 @@ fn retry_after_in_seconds_is_honoured_up_to_the_cap() {
 fn a_persistent_failure_is_an_error_naming_status_attempts_and_body() {
     let server =
         ScriptedServer::start(vec![error(500, "GPU on fire"), error(502, "bad gateway"), error(500, "GPU on fire")]);
-    let err = client(&settings(&server.base)).complete(&json_request()).unwrap_err();
+    let err = client(&settings(server.base())).complete(&json_request()).unwrap_err();
     match &err {
         ChatError::HttpStatus { status, body_excerpt, usage, .. } => {
             assert_eq!(*status, 500);
@@ -450,7 +277,7 @@ fn a_persistent_failure_is_an_error_naming_status_attempts_and_body() {
         other => panic!("expected HttpStatus, got {other:?}"),
     }
     let msg = err.to_string();
-    assert!(msg.contains("HTTP 500") && msg.contains("3 attempt(s)") && msg.contains(&server.base), "{msg}");
+    assert!(msg.contains("HTTP 500") && msg.contains("3 attempt(s)") && msg.contains(server.base()), "{msg}");
     assert!(err.is_transient(), "a 500 may pass: worth retrying the batch later");
     assert_eq!(server.finish().len(), 3);
 }
@@ -458,7 +285,7 @@ fn a_persistent_failure_is_an_error_naming_status_attempts_and_body() {
 #[test]
 fn client_errors_are_not_retried() {
     let server = ScriptedServer::start(vec![error(401, "invalid api key"), error(404, "model not found")]);
-    let c = client(&settings(&server.base));
+    let c = client(&settings(server.base()));
     for status in [401, 404] {
         let err = c.complete(&ChatRequest::new(vec![ChatMessage::user("hi")])).unwrap_err();
         assert!(matches!(&err, ChatError::HttpStatus { status: s, .. } if *s == status), "{err:?}");
@@ -471,7 +298,7 @@ fn client_errors_are_not_retried() {
 #[test]
 fn a_dropped_connection_is_retried() {
     let server = ScriptedServer::start(vec![Answer::Hangup, completion("{\"ok\": true}")]);
-    let r = client(&settings(&server.base)).complete(&json_request()).unwrap();
+    let r = client(&settings(server.base())).complete(&json_request()).unwrap();
     assert_eq!((r.json, r.usage.retries), (Some(json!({"ok": true})), 1));
     assert_eq!(server.finish().len(), 2);
 }
@@ -497,7 +324,7 @@ fn tokens_are_estimated_when_the_server_reports_no_usage() {
     let server = ScriptedServer::start(vec![completion_with(content, "stop", None)]);
     let req = ChatRequest::new(vec![ChatMessage::system("rules"), ChatMessage::user("I have a dog named Biscuit.")])
         .with_schema("ops", ops_schema());
-    let r = client(&settings(&server.base)).complete(&req).unwrap();
+    let r = client(&settings(server.base())).complete(&req).unwrap();
     let sent = estimate_tokens("rules") + 4 + estimate_tokens("I have a dog named Biscuit.") + 4;
     assert_eq!(
         (r.usage.prompt_tokens, r.usage.completion_tokens, r.usage.estimated_calls),
@@ -509,9 +336,9 @@ fn tokens_are_estimated_when_the_server_reports_no_usage() {
 #[test]
 fn no_authorization_header_without_a_key_and_bare_hosts_get_v1() {
     let server = ScriptedServer::start(vec![completion("{}"), completion("{}")]);
-    let host = server.base.trim_end_matches("/v1").to_owned();
+    let host = server.base().trim_end_matches("/v1").to_owned();
     client(&settings(&host)).complete(&json_request()).unwrap();
-    client(&settings(&format!("{}/chat/completions/", server.base))).complete(&json_request()).unwrap();
+    client(&settings(&format!("{}/chat/completions/", server.base()))).complete(&json_request()).unwrap();
     let seen = server.finish();
     for r in &seen {
         assert_eq!(r.request_line, "POST /v1/chat/completions HTTP/1.1");
@@ -522,7 +349,7 @@ fn no_authorization_header_without_a_key_and_bare_hosts_get_v1() {
 #[test]
 fn usage_adds_up_across_calls_and_failures() {
     let server = ScriptedServer::start(vec![completion("{}"), error(500, "x"), error(500, "x"), error(500, "x")]);
-    let c = client(&settings(&server.base));
+    let c = client(&settings(server.base()));
     let ok = c.complete(&json_request()).unwrap().usage;
     let failed = c.complete(&json_request()).unwrap_err().usage();
     let total: Usage = [ok, failed].into_iter().sum();
@@ -643,7 +470,7 @@ fn extraction_round_trip_covers_every_op_type() {
     let prompt = batch.prompt();
     let req = ChatRequest::new(vec![ChatMessage::system(prompt.system), ChatMessage::user(prompt.user)])
         .with_schema(SCHEMA_NAME, reply_schema());
-    let model = open_chat_model(&settings(&server.base)).unwrap();
+    let model = open_chat_model(&settings(server.base())).unwrap();
     let reply = model.complete(&req).unwrap();
     let parsed = batch.parse_value(reply.json.as_ref().expect("json")).unwrap();
     assert_eq!(parsed.errors, vec![], "a good reply parses whole");
@@ -692,7 +519,7 @@ fn extraction_survives_a_server_without_structured_outputs_and_a_cut_off_reply()
     let prompt = batch.prompt();
     let req = ChatRequest::new(vec![ChatMessage::system(prompt.system), ChatMessage::user(prompt.user)])
         .with_schema(SCHEMA_NAME, reply_schema());
-    let reply = client(&settings(&server.base)).complete(&req).unwrap();
+    let reply = client(&settings(server.base())).complete(&req).unwrap();
     assert!(reply.truncated());
     assert_eq!(reply.repairs, vec![Repair::CodeFence, Repair::Truncated]);
     assert_eq!((reply.usage.calls, reply.usage.retries, reply.format), (3, 1, FormatUsed::Prompt));

@@ -5,6 +5,7 @@
 //! type refuses unknown fields, so a typo is a 422 instead of a silently ignored option.
 
 use chrono::{DateTime, Utc};
+use mnemo::core::archive::Excerpt;
 use mnemo::core::assemble::{BlockItem, HeldBack, Section};
 use mnemo::core::score::ScoreParts;
 use mnemo::core::trace::TraceEnvelope;
@@ -614,8 +615,42 @@ pub struct RecallOut {
     pub exact: Vec<RecallItemOut>,
     /// Path B: ranked, best first.
     pub items: Vec<RecallItemOut>,
+    /// Archival recall: the user's own past messages that bear on the query, best first.
+    pub excerpts: Vec<ExcerptOut>,
     /// Wall time in microseconds.
     pub micros: u64,
+}
+
+/// A past message found by archival recall, verbatim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExcerptOut {
+    /// Message id.
+    pub id: String,
+    /// The chat it was said in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_id: Option<String>,
+    /// `user` or `assistant`.
+    pub role: String,
+    /// What was said.
+    pub content: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Fused relevance in 0..=1.
+    pub relevance: f32,
+}
+
+impl From<&Excerpt> for ExcerptOut {
+    fn from(e: &Excerpt) -> Self {
+        let m = &e.message;
+        Self {
+            id: m.id.to_string(),
+            chat_id: m.scope.chat.as_ref().map(ToString::to_string),
+            role: m.role.to_string(),
+            content: m.content.clone(),
+            at: m.at,
+            relevance: e.relevance,
+        }
+    }
 }
 
 impl From<&RecallResult> for RecallOut {
@@ -626,6 +661,7 @@ impl From<&RecallResult> for RecallOut {
             policies: r.policies.iter().map(PolicyOut::from).collect(),
             exact: r.exact.iter().map(RecallItemOut::from).collect(),
             items: r.items.iter().map(RecallItemOut::from).collect(),
+            excerpts: r.excerpts.iter().map(ExcerptOut::from).collect(),
             micros: r.micros,
         }
     }
@@ -667,7 +703,7 @@ impl From<&BlockItem> for BlockItemOut {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SectionOut {
     /// `pinned`, `policy`, `preference`, `avoid`, `memo`, `adapt`, `fact_check`, `speak`,
-    /// `continue`, `recent`.
+    /// `continue`, `excerpt` (past messages, verbatim), `recent`.
     pub name: String,
     /// The heading the model reads.
     pub title: String,
@@ -951,11 +987,19 @@ pub struct MaintainOut {
     pub examined: usize,
     /// Transitions applied.
     pub transitions: Vec<TransitionOut>,
+    /// Present when nothing was done because another server sharing the store was running
+    /// maintenance at that moment (it held the job lock): why, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 impl From<&MaintainReport> for MaintainOut {
     fn from(r: &MaintainReport) -> Self {
-        Self { examined: r.examined, transitions: r.transitions.iter().map(TransitionOut::from).collect() }
+        Self {
+            examined: r.examined,
+            transitions: r.transitions.iter().map(TransitionOut::from).collect(),
+            skipped: r.skipped.clone(),
+        }
     }
 }
 

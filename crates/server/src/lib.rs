@@ -25,6 +25,7 @@ pub mod auth;
 pub mod dto;
 pub mod error;
 pub mod keys;
+pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 mod routes;
@@ -111,11 +112,13 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/traces/{turn_id}", get(traces::get))
         .route("/v1/maintain", post(maintain::maintain))
         .route("/v1/users/{user_id}/erase", post(users::erase))
+        .route("/v1/users/{user_id}/export", get(users::export))
         .route("/v1/admin/keys", get(admin::list_keys).post(admin::create_key))
         .route("/v1/admin/keys/{prefix}", delete(admin::revoke_key))
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
         .route("/openapi.json", get(openapi::document))
+        .merge(mcp::routes(state.clone(), mcp::HttpOptions::from_env()))
         .fallback(health::not_found)
         .method_not_allowed_fallback(health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))

@@ -33,6 +33,7 @@ use crate::routes;
         routes::traces::get,
         routes::maintain::maintain,
         routes::users::erase,
+        routes::users::export,
         routes::admin::create_key,
         routes::admin::list_keys,
         routes::admin::revoke_key,

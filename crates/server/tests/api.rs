@@ -183,3 +183,28 @@ async fn health_metrics_and_openapi_need_no_key() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(doc["openapi"], "3.1.0");
 }
+
+#[tokio::test]
+async fn users_export_as_json_and_memory_md_within_the_keys_tenant() {
+    let f = fixture();
+    call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
+    let (status, doc) = call(&f.app, "GET", "/v1/users/dana/export", &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["version"], 1);
+    let memories = doc["memories"].as_array().unwrap();
+    assert!(memories.iter().any(|m| m["memory"]["content"].as_str().unwrap().contains("Lisbon")), "{doc}");
+    assert!(memories.iter().all(|m| m["history"].as_array().is_some_and(|h| !h.is_empty())), "{doc}");
+
+    let res = send(&f.app, request("GET", "/v1/users/dana/export?format=memory-md", Some(&f.a), None)).await;
+    assert_eq!(res.0, StatusCode::OK);
+    let md = res.1.as_str().unwrap();
+    assert!(md.starts_with("# Memory: user dana") && md.contains("Lisbon"), "{md}");
+
+    // The other tenant's key sees an empty export of a user by the same name.
+    let (_, other) = call(&f.app, "GET", "/v1/users/dana/export", &f.b, None).await;
+    assert_eq!(other["memories"].as_array().unwrap().len(), 0, "{other}");
+    let bad = call(&f.app, "GET", "/v1/users/dana/export?format=yaml", &f.a, None).await;
+    crate::common::assert_error(&bad, StatusCode::BAD_REQUEST, "invalid_request");
+    let unknown = call(&f.app, "GET", "/v1/users/dana/export?fromat=json", &f.a, None).await;
+    assert_eq!(unknown.0, StatusCode::BAD_REQUEST, "{}", unknown.1);
+}

@@ -6,6 +6,7 @@ mod api;
 mod common;
 mod errors;
 mod isolation;
+mod mcp;
 mod openapi;
 mod privacy;
 mod socket;

@@ -75,6 +75,15 @@ pub enum StoreError {
     /// A fail point fired (tests only).
     #[error("injected failure at {0}")]
     Injected(String),
+    /// A whole-store copy (export, import, counts) cannot go on; nothing of the refused batch
+    /// was written.
+    #[error("cannot {op}: {reason}")]
+    Transfer {
+        /// What was attempted, e.g. "import".
+        op: &'static str,
+        /// Why not, and what to do.
+        reason: String,
+    },
 }
 
 impl StoreError {

@@ -8,13 +8,19 @@
 #![deny(missing_docs)]
 
 mod error;
+mod lock;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod queue;
 pub mod sqlite;
 mod store;
+pub mod transfer;
 
 pub use error::{Result, StoreError};
+pub use lock::JobLock;
 #[cfg(feature = "postgres")]
-pub use postgres::{JobLock, PostgresStore};
+pub use postgres::{PostgresStore, TempDatabase};
+pub use queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
 pub use sqlite::SqliteStore;
 pub use store::{Change, ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
+pub use transfer::{Importer, Record};

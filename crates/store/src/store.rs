@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::lock::JobLock;
+use crate::queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
+use crate::transfer::{Counts, Importer, Record};
 
 /// A vector with the model that produced it; vectors of different models are never compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +70,13 @@ pub enum Change {
     },
     /// A typed edge.
     Link(Link),
+    /// Takes messages out of archival recall, for good: the source of a forgotten or corrected
+    /// memory, a boundary, a request to forget. They stay in the trace (audit, replay) but are
+    /// never quoted back as excerpts. Ids unknown to the tenant are ignored.
+    Withhold {
+        /// The messages.
+        messages: Vec<MessageId>,
+    },
 }
 
 /// Changes applied atomically: readers see all of them or none.
@@ -132,8 +142,9 @@ pub trait Store: Send + Sync {
     fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()>;
 
     /// Archival recall, lexical half: the scope's user's own messages (same tenant, agent and
-    /// user, every chat) matching any term, with a BM25-style score (higher is better), best
-    /// first. Extraction keeps what is worth keeping; this finds what was merely said.
+    /// user; only the scope's chat when it names one, every chat otherwise) matching any term,
+    /// with a BM25-style score (higher is better), best first. Extraction keeps what is worth
+    /// keeping; this finds what was merely said. Withheld messages are never found.
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
@@ -226,4 +237,96 @@ pub trait Store: Send + Sync {
 
     /// Memories placed in context blocks by the last `turns` context calls of the scope's chat.
     fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>>;
+
+    // ---- jobs and whole-store copies ---------------------------------------------------------
+
+    /// Takes the lock of job `name` for as long as the returned guard lives, or `None` when
+    /// another handle holds it, in this process or another server sharing the store: several
+    /// servers each try, and one runs the job. Names are independent of each other.
+    fn try_job_lock(&self, name: &str) -> Result<Option<JobLock>>;
+
+    /// Streams every row of the store to `visit`, table by table in [`TABLES`](crate::transfer::TABLES) order (rows
+    /// after the rows they refer to), from one consistent snapshot: what `mnemo copy` moves to
+    /// another backend. Reads across tenants; stops at the first error of `visit`.
+    fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+
+    /// Starts an import of exported records, refusing a store that holds any row already (a
+    /// copy keeps ids, history and versions exactly, so it cannot merge into existing data).
+    /// Records are written verbatim (no history rows are added) and derived projections are
+    /// rebuilt by this backend.
+    fn import(&self) -> Result<Box<dyn Importer + '_>>;
+
+    /// Rows per table of [`TABLES`](crate::transfer::TABLES) across all tenants, so a copy can be verified table by table.
+    fn counts(&self) -> Result<Counts>;
+
+    /// The stored vector of one memory of the tenant, if it has one: how a copy is verified
+    /// byte for byte, where searches would only show that some vector is there.
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>>;
+
+    // ---- background work: the extraction queue and chat jobs ---------------------------------
+
+    /// Registers messages of the scope's chat with background work, in one transaction: each id
+    /// new to the queue gets a row — `pending` when `extract`, else `done` (the heuristic ran
+    /// inline) — and counts toward the chat's memos. Ids registered before keep their state, so
+    /// re-sending a message never queues it twice; ids not in the chat's trace are skipped.
+    /// Returns how many were new. The engine calls it before `ingest` returns, so an
+    /// acknowledged message is never lost to extraction.
+    fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize>;
+
+    /// Chats with background work, across tenants, least recently active first: extraction
+    /// pending, a retry due by `now`, at least `memo_every` messages without a memo, or activity
+    /// since `active_since` (for summaries and episodes). What the worker walks.
+    fn chats_with_work(
+        &self,
+        now: DateTime<Utc>,
+        memo_every: usize,
+        active_since: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<ChatProgress>>;
+
+    /// One chat's background-work progress, if any message of it was registered.
+    fn chat_progress(&self, scope: &Scope) -> Result<Option<ChatProgress>>;
+
+    /// Claims the chat until `until` unless another worker's claim is still running at `now`, so
+    /// of several workers (servers, `mnemo maintain`, `mnemo ingest`) one runs a chat's batches;
+    /// a crashed worker's claim simply expires. Returns whether this caller got it.
+    fn claim_chat(&self, scope: &Scope, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool>;
+
+    /// Gives a claim back before it expires.
+    fn release_chat(&self, scope: &Scope) -> Result<()>;
+
+    /// The chat's oldest queued messages in `state` (fallback rows only once their retry is due
+    /// by `due_by`), at most `limit`, in queue order: the next batch.
+    fn queued(&self, scope: &Scope, state: QueueState, due_by: DateTime<Utc>, limit: usize) -> Result<Vec<Queued>>;
+
+    /// Records how a batch of the chat ended, for all its messages and the chat's counts, in one
+    /// transaction. Applied after the batch's ops, so a crash in between re-runs the batch,
+    /// which the write path recognises as a replay.
+    fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &Settlement) -> Result<()>;
+
+    /// The chat's registered messages in registration order from position `offset`, at most
+    /// `limit`: the ranges memos summarise.
+    fn chat_messages(&self, scope: &Scope, offset: usize, limit: usize) -> Result<Vec<Message>>;
+
+    /// Moves a chat's cursor from `from` to `to` messages only if it still stands at `from`
+    /// (compare and set: two workers never write the same memo); `gap` records why the range got
+    /// no memo. Returns whether it moved.
+    fn advance_cursor(
+        &self,
+        scope: &Scope,
+        cursor: ChatCursor,
+        from: usize,
+        to: usize,
+        gap: Option<&str>,
+    ) -> Result<bool>;
+
+    /// The scope's user's messages with this agent, every chat, with `from <= at < to`, oldest
+    /// first, at most `limit`: what daily, weekly and monthly summaries read.
+    fn user_messages(
+        &self,
+        scope: &Scope,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Message>>;
 }

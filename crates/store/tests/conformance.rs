@@ -75,7 +75,7 @@ pub(crate) fn insert(store: &dyn Store, m: &Memory, vector: Option<Vec<f32>>) {
     store.apply(&cs).unwrap();
 }
 
-fn msg(scope: &Scope, id: &str, text: &str, at: DateTime<Utc>) -> Message {
+pub(crate) fn msg(scope: &Scope, id: &str, text: &str, at: DateTime<Utc>) -> Message {
     Message { id: MessageId::new(id).unwrap(), scope: scope.clone(), role: Role::User, content: text.into(), at }
 }
 
@@ -113,11 +113,15 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
         ])
         .unwrap();
     let id = |s: &str| MessageId::new(s).unwrap();
-    let hits = store.search_messages(&c2, &["greyhound".into()], 10).unwrap();
+    let dana = scope("acme", Some("dana"), None);
+    let hits = store.search_messages(&dana, &["greyhound".into()], 10).unwrap();
     assert_eq!(hits.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1"], "{hits:?}");
     assert!(hits[0].1 > 0.0);
+    // A scope naming a chat searches that chat only.
+    assert_eq!(store.search_messages(&c1, &["greyhound".into()], 10).unwrap().len(), 1);
+    assert!(store.search_messages(&c2, &["greyhound".into()], 10).unwrap().is_empty());
     // Stemming: "classes" finds "class".
-    assert_eq!(store.search_messages(&c1, &["classes".into()], 10).unwrap()[0].0, id("d2"));
+    assert_eq!(store.search_messages(&dana, &["classes".into()], 10).unwrap()[0].0, id("d2"));
     assert!(store.search_messages(&scope("acme", None, None), &["greyhound".into()], 10).unwrap().is_empty());
 
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
@@ -125,15 +129,34 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     store.embed_messages(&eve.tenant, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
     // Another tenant cannot attach a vector to this tenant's message.
     store.embed_messages(&other.tenant, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
-    let near = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
     assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
-    assert_eq!(store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 1).unwrap().len(), 1);
-    assert!(store.nearest_messages(&c2, "other-model", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    let in_c2 = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(in_c2.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
+    assert_eq!(store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 1).unwrap().len(), 1);
+    assert!(store.nearest_messages(&dana, "other-model", &axis(0, 1, 0.0), 10).unwrap().is_empty());
     assert!(matches!(
-        store.nearest_messages(&c2, "test:8", &[1.0, 0.0], 10),
+        store.nearest_messages(&dana, "test:8", &[1.0, 0.0], 10),
         Err(StoreError::Dimension { expected: 8, got: 2, .. })
     ));
+
+    // A withheld message leaves both halves for good (even re-embedding it is ignored), stays in
+    // the trace, and another tenant cannot withhold it.
+    let withhold = |tenant: &Scope, ids: &[&str]| ChangeSet {
+        tenant: tenant.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Withhold { messages: ids.iter().map(|i| id(i)).collect() }],
+    };
+    store.apply(&withhold(&other, &["d1"])).unwrap();
+    assert_eq!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().len(), 1);
+    store.apply(&withhold(&c1, &["d1", "no-such-message"])).unwrap();
+    assert!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().is_empty());
+    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
+    assert_eq!(store.messages(&c1.tenant, &[id("d1")]).unwrap().len(), 1);
+    assert_eq!(store.search_messages(&eve, &["greyhound".into()], 10).unwrap().len(), 1);
 }
 
 pub(crate) fn memories_round_trip(store: &dyn Store) {
@@ -302,6 +325,7 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
         micros: 1,
         embed_micros: 0,
         verdicts: vec![],
+        llm: vec![],
     };
     store.record_turn(&env, &[m.id]).unwrap();
     let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
@@ -382,6 +406,7 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
             micros: 5,
             embed_micros: 2,
             verdicts: vec![],
+            llm: vec![],
         };
         store.record_turn(&env, &[]).unwrap();
         assert_eq!(store.trace(&s.tenant, &env.turn_id).unwrap().unwrap(), env);
@@ -424,9 +449,8 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     assert!(store.search_messages(&dana_c1, &["bees".into()], 10).unwrap().is_empty());
     assert!(store.nearest_messages(&dana_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
     // Everyone else is untouched.
-    let eve_c1 = scope("acme", Some("eve"), Some("c1"));
-    assert_eq!(store.search_messages(&eve_c1, &["bees".into()], 10).unwrap().len(), 1);
-    assert_eq!(store.nearest_messages(&eve_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+    assert_eq!(store.search_messages(&eve, &["bees".into()], 10).unwrap().len(), 1);
+    assert_eq!(store.nearest_messages(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
     assert_eq!(store.list(&eve, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.list(&other_dana, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
@@ -469,6 +493,93 @@ pub(crate) fn fail_points_before_commit_leave_nothing_half_written(store: &dyn S
     scenario.teardown();
 }
 
+/// The background-work queue: registering is idempotent per message, batches come out in
+/// registration order by state, settlements move messages and counts together, claims and
+/// cursors are compare-and-set, everything is scoped to its chat and tenant, and erasure takes
+/// the user's rows with it.
+pub(crate) fn background_queue_is_durable_idempotent_and_scoped(store: &dyn Store) {
+    use mnemo_store::{ChatCursor, QueueState, Settlement};
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let evil = scope("evil", Some("dana"), Some("c1"));
+    let ids: Vec<MessageId> = (0..5).map(|i| MessageId::new(format!("q{i}")).unwrap()).collect();
+    let batch: Vec<Message> =
+        ids.iter().enumerate().map(|(i, id)| msg(&c1, id.as_str(), &format!("message {i}"), t0())).collect();
+    store.append_messages(&batch).unwrap();
+    store.append_messages(&[msg(&c2, "other", "other chat", t0())]).unwrap();
+    // Ids of another chat or unknown are skipped; re-registering changes nothing.
+    let unknown = MessageId::new("nope").unwrap();
+    let with_strays = [ids.clone(), vec![unknown, MessageId::new("other").unwrap()]].concat();
+    assert_eq!(store.enqueue(&c1, &with_strays, true, t0()).unwrap(), 5);
+    assert_eq!(store.enqueue(&c1, &ids, true, t0() + Duration::hours(1)).unwrap(), 0);
+    let p = store.chat_progress(&c1).unwrap().unwrap();
+    assert_eq!((p.messages, p.pending, p.retrying, p.memo_covered), (5, 5, 0, 0));
+    assert_eq!(p.last_message_at, t0(), "re-sending is no activity");
+    assert!(store.chat_progress(&c2).unwrap().is_none());
+    assert!(store.chat_progress(&evil).unwrap().is_none());
+
+    let next = store.queued(&c1, QueueState::Pending, t0(), 3).unwrap();
+    let order: Vec<&str> = next.iter().map(|q| q.message.id.as_str()).collect();
+    assert_eq!(order, ["q0", "q1", "q2"], "registration order");
+    assert!(store.queued(&evil, QueueState::Pending, t0(), 10).unwrap().is_empty());
+
+    let fallback_memory = MemoryId::new();
+    let first: Vec<MessageId> = ids[..3].to_vec();
+    let retry_at = t0() + Duration::minutes(1);
+    let fell =
+        Settlement::Fallback { attempts: 1, retry_at, error: "model down".into(), memories: vec![fallback_memory] };
+    store.settle(&c1, &first, &fell).unwrap();
+    let p = store.chat_progress(&c1).unwrap().unwrap();
+    assert_eq!(
+        (p.pending, p.retrying, p.retry_at, p.last_error.as_deref()),
+        (2, 3, Some(retry_at), Some("model down"))
+    );
+    assert!(store.queued(&c1, QueueState::Fallback, t0(), 10).unwrap().is_empty(), "not due yet");
+    let due = store.queued(&c1, QueueState::Fallback, retry_at, 10).unwrap();
+    assert_eq!(due.len(), 3);
+    assert_eq!((due[0].attempts, due[0].fallback_memories.clone()), (1, vec![fallback_memory]));
+    store.settle(&c1, &first, &Settlement::Done).unwrap();
+    store.settle(&c1, &ids[3..], &Settlement::GaveUp { attempts: 4, error: "gave up".into() }).unwrap();
+    let p = store.chat_progress(&c1).unwrap().unwrap();
+    assert_eq!((p.pending, p.retrying, p.retry_at), (0, 0, None));
+
+    // The worker's walk finds chats with work, across tenants.
+    store.append_messages(&[msg(&evil, "e0", "evil message", t0())]).unwrap();
+    store.enqueue(&evil, &[MessageId::new("e0").unwrap()], true, t0()).unwrap();
+    let far = t0() + Duration::days(30);
+    let busy: Vec<String> =
+        store.chats_with_work(t0(), 8, far, 10).unwrap().iter().map(|p| p.scope.to_string()).collect();
+    assert_eq!(busy, vec![evil.to_string()], "only the chat with pending work");
+    let memo_due = store.chats_with_work(t0(), 5, far, 10).unwrap();
+    assert_eq!(memo_due.len(), 2, "five uncovered messages make c1 due for a memo too");
+
+    // Claims and cursors are compare-and-set.
+    assert!(store.claim_chat(&c1, t0(), t0() + Duration::minutes(5)).unwrap());
+    assert!(!store.claim_chat(&c1, t0() + Duration::minutes(1), t0() + Duration::minutes(6)).unwrap());
+    assert!(store.claim_chat(&c1, t0() + Duration::minutes(5), t0() + Duration::minutes(10)).unwrap(), "expired");
+    store.release_chat(&c1).unwrap();
+    assert!(store.claim_chat(&c1, t0(), t0() + Duration::minutes(5)).unwrap());
+    let range = store.chat_messages(&c1, 1, 2).unwrap();
+    assert_eq!(range.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), ["q1", "q2"]);
+    assert!(store.advance_cursor(&c1, ChatCursor::Memo, 0, 4, None).unwrap());
+    assert!(!store.advance_cursor(&c1, ChatCursor::Memo, 0, 4, None).unwrap(), "moved already");
+    assert!(!store.advance_cursor(&c1, ChatCursor::Memo, 4, 8, None).unwrap(), "beyond the messages");
+    assert!(store.advance_cursor(&c1, ChatCursor::Memo, 4, 5, Some("memo model down")).unwrap());
+    assert!(store.advance_cursor(&c1, ChatCursor::Episode, 0, 5, None).unwrap());
+    let p = store.chat_progress(&c1).unwrap().unwrap();
+    assert_eq!((p.memo_covered, p.memo_gaps, p.episode_checked), (5, 1, 5));
+
+    let user = scope("acme", Some("dana"), None);
+    let day = store.user_messages(&user, t0(), t0() + Duration::days(1), 10).unwrap();
+    assert_eq!(day.len(), 6, "every chat of the user, no other tenant");
+
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let counts = store.erase_user(&c1.tenant, c1.user.as_ref().unwrap(), &event).unwrap();
+    assert_eq!((counts["extraction_queue"], counts["chat_progress"]), (5, 1));
+    assert!(store.chat_progress(&c1).unwrap().is_none());
+    assert!(store.chat_progress(&evil).unwrap().is_some(), "other tenants keep theirs");
+}
+
 /// Generates one `#[test]` per (backend, check).
 macro_rules! backends {
     ($($backend:ident => $open:expr;)+) => {
@@ -489,6 +600,10 @@ macro_rules! backends {
                     traces_round_trip_and_feed_the_over_reference_guard,
                     erasure_removes_one_user_and_nothing_else,
                     fail_points_before_commit_leave_nothing_half_written,
+                    job_locks_are_exclusive_per_name,
+                    export_import_round_trip,
+                    import_into_a_non_empty_store_is_refused,
+                    background_queue_is_durable_idempotent_and_scoped,
                 );
             }
         )+
@@ -497,7 +612,8 @@ macro_rules! backends {
         $(
             #[test]
             fn $check() {
-                let (_guard, store) = $open;
+                // `None`: the backend's server is not configured here (outside CI); skip.
+                let Some((_guard, store)) = $open else { return };
                 super::$check(&*store);
             }
         )+
@@ -505,11 +621,332 @@ macro_rules! backends {
 }
 
 backends! {
-    sqlite => crate::sqlite::open_temp();
+    sqlite => Some(crate::sqlite::open_temp());
 }
 
 // Only built with `--features postgres`, and then needs MNEMO_TEST_DATABASE_URL (scripts/pg.sh).
 #[cfg(feature = "postgres")]
 backends! {
     postgres => crate::postgres::open_temp();
+}
+
+// ---- job locks and whole-store copies ------------------------------------------------------
+
+/// A job lock is held once per name: a second taker (a separate lock, as another server's would
+/// be) is refused while the first lives, names are independent, dropping releases.
+pub(crate) fn job_locks_are_exclusive_per_name(store: &dyn Store) {
+    let held = store.try_job_lock("maintain").unwrap().expect("a free lock");
+    assert_eq!(held.name(), "maintain");
+    assert!(store.try_job_lock("maintain").unwrap().is_none(), "a second holder of the same job");
+    let other = store.try_job_lock("reembed").unwrap();
+    assert!(other.is_some(), "locks of different jobs are independent");
+    let odd = store.try_job_lock("../a b").unwrap();
+    assert!(odd.is_some(), "any name is a lock of its own");
+    assert!(store.try_job_lock("../a b").unwrap().is_none());
+    drop(held);
+    assert!(store.try_job_lock("maintain").unwrap().is_some(), "released on drop");
+}
+
+/// Every table of `TABLES` filled, with the cases a copy can get wrong: two tenants with the same
+/// message id, messages sharing a timestamp (their order is insertion order), a withheld message,
+/// message vectors, memories superseded with a link, reinforced in two sessions, accessed by a
+/// recorded turn, without a vector, chat-scoped, keyed, pinned; two policy versions; an erasure;
+/// queue rows in every state, registered out of message order, with chat cursors and a claim.
+pub(crate) fn fill_every_table(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let evil = scope("evil", Some("dana"), Some("c1"));
+    let id = |s: &str| MessageId::new(s).unwrap();
+    store
+        .append_messages(&[
+            msg(&c1, "m1", "We adopted a greyhound called Biscuit", t0()),
+            msg(&c1, "m2", "I keep bees in the garden", t0()),
+            msg(&c1, "m3", "My old password was in this message", t0()),
+            msg(&c2, "m4", "The pottery class starts on Tuesday", t0() + Duration::minutes(1)),
+            msg(&evil, "m1", "Another tenant's greyhound", t0()),
+        ])
+        .unwrap();
+    let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
+    store.embed_messages(&c1.tenant, &[(id("m1"), emb(axis(0, 1, 0.1))), (id("m4"), emb(axis(2, 3, 0.2)))]).unwrap();
+    store.embed_messages(&evil.tenant, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store
+        .apply(&ChangeSet {
+            tenant: c1.tenant.clone(),
+            at: t0(),
+            changes: vec![Change::Withhold { messages: vec![id("m3")] }],
+        })
+        .unwrap();
+
+    let dana = scope("acme", Some("dana"), None);
+    let bees = memory(&dana, Kind::Profile, "User keeps bees in the garden");
+    let old_job = memory(&dana, Kind::Profile, "User is a backend engineer");
+    let new_job = memory(&dana, Kind::Profile, "User works in product design");
+    let mut call = memory(&dana, Kind::OpenLoop, "Call mom this weekend");
+    call.due_at = Some(t0() + Duration::days(2));
+    call.key = Some("call_mom".into());
+    call.value = Some("weekend".into());
+    call.pinned = true;
+    let plain = memory(&dana, Kind::Preference, "User likes tea");
+    let chatty = memory(&c2, Kind::Ephemeral, "User is tired today");
+    let theirs = memory(&scope("evil", Some("dana"), None), Kind::Profile, "User keeps goats");
+    insert(store, &bees, Some(axis(0, 2, 0.1)));
+    insert(store, &old_job, Some(axis(1, 2, 0.1)));
+    insert(store, &call, Some(axis(3, 2, 0.1)));
+    insert(store, &plain, None);
+    insert(store, &chatty, Some(axis(4, 2, 0.1)));
+    insert(store, &theirs, Some(axis(0, 2, 0.1)));
+    store
+        .apply(&ChangeSet {
+            tenant: dana.tenant.clone(),
+            at: t0() + Duration::days(1),
+            changes: vec![
+                Change::Insert {
+                    memory: new_job.clone(),
+                    embedding: Some(Embedding { model: "test:8".into(), vector: axis(5, 2, 0.1) }),
+                    reason: "correction".into(),
+                },
+                Change::SetStatus {
+                    id: old_job.id,
+                    status: Status::Superseded { by: new_job.id },
+                    event: HistoryEvent::Superseded,
+                    reason: "corrected by the user".into(),
+                    sources: vec![id("m2")],
+                },
+                Change::Link(Link { from: new_job.id, to: old_job.id, kind: LinkKind::Supersedes, at: t0() }),
+                Change::Reinforce {
+                    id: bees.id,
+                    sources: vec![id("m2")],
+                    session: Some("c1".into()),
+                    reason: "again".into(),
+                },
+                Change::Reinforce { id: bees.id, sources: vec![], session: Some("c2".into()), reason: "again".into() },
+            ],
+        })
+        .unwrap();
+    // The background queue: registered out of message order (memo ranges follow registration),
+    // a batch on fallback with its memory, one given up, one pending, a chat registered without
+    // extraction, another tenant's chat; cursors moved (one memo gap) and a claim held.
+    use mnemo_store::{ChatCursor, Settlement};
+    assert_eq!(store.enqueue(&c1, &[id("m3"), id("m1"), id("m2")], true, t0()).unwrap(), 3);
+    assert_eq!(store.enqueue(&c2, &[id("m4")], false, t0() + Duration::minutes(1)).unwrap(), 1);
+    assert_eq!(store.enqueue(&evil, &[id("m1")], true, t0()).unwrap(), 1);
+    let fell = Settlement::Fallback {
+        attempts: 2,
+        retry_at: t0() + Duration::hours(1),
+        error: "model down".into(),
+        memories: vec![plain.id, bees.id],
+    };
+    store.settle(&c1, &[id("m3")], &fell).unwrap();
+    store.settle(&c1, &[id("m1")], &Settlement::GaveUp { attempts: 4, error: "gave up".into() }).unwrap();
+    assert!(store.advance_cursor(&c1, ChatCursor::Memo, 0, 2, Some("memo model down")).unwrap());
+    assert!(store.advance_cursor(&c1, ChatCursor::Episode, 0, 1, None).unwrap());
+    assert!(store.claim_chat(&c1, t0(), t0() + Duration::minutes(5)).unwrap());
+    let env = TraceEnvelope {
+        turn_id: "turn-copy".into(),
+        scope: c1,
+        op: TraceOp::Context,
+        at: t0() + Duration::days(2),
+        query: "bees?".into(),
+        mode: Some(RecallMode::Hybrid),
+        retrieved: vec![],
+        surfaced: vec![bees.id],
+        below_floor: vec![],
+        held_back: vec![],
+        degraded: None,
+        tokens: Some(12),
+        budget: Some(100),
+        micros: 5,
+        embed_micros: 2,
+        verdicts: vec![],
+        llm: vec![],
+    };
+    store.record_turn(&env, &[bees.id, call.id]).unwrap();
+    let policy = Policy {
+        tenant: dana.tenant,
+        agent: None,
+        key: "refunds".into(),
+        text: "Refunds within 30 days".into(),
+        value: serde_json::json!({"days": 30, "except": ["sale"]}),
+        version: 0,
+        effective_from: t0(),
+        effective_until: None,
+    };
+    store.put_policy(&policy).unwrap();
+    store
+        .put_policy(&Policy {
+            text: "Refunds within 14 days".into(),
+            effective_from: t0() + Duration::days(3),
+            ..policy
+        })
+        .unwrap();
+    let zed = scope("acme", Some("zed"), Some("c9"));
+    store.append_messages(&[msg(&zed, "z1", "Please forget me", t0())]).unwrap();
+    insert(store, &memory(&scope("acme", Some("zed"), None), Kind::Profile, "User is Zed"), None);
+    let event = mnemo_store::DeletionEvent {
+        subject: "sha256-of-zed".into(),
+        at: t0() + Duration::days(4),
+        digest: "d1".into(),
+    };
+    store.erase_user(&zed.tenant, zed.user.as_ref().unwrap(), &event).unwrap();
+}
+
+/// Copies `from` into `to` in batches of `batch` records.
+pub(crate) fn copy_all(from: &dyn Store, to: &dyn Store, batch: usize) {
+    let mut importer = to.import().unwrap();
+    let mut buf = Vec::new();
+    from.export(&mut |record| {
+        buf.push(record);
+        if buf.len() == batch {
+            importer.write(&buf)?;
+            buf.clear();
+        }
+        Ok(())
+    })
+    .unwrap();
+    importer.write(&buf).unwrap();
+}
+
+fn exported(store: &dyn Store) -> Vec<mnemo_store::Record> {
+    let mut out = Vec::new();
+    store
+        .export(&mut |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+    out
+}
+
+fn ids_of<T: Clone + Ord>(mut v: Vec<(T, f32)>) -> Vec<T> {
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.into_iter().map(|x| x.0).collect()
+}
+
+/// The copy holds what the source holds, row for row, and every read path of the target (its
+/// rebuilt lexical indexes and vector search included) answers as the source's does.
+pub(crate) fn assert_copied(source: &dyn Store, target: &dyn Store) {
+    assert_eq!(target.counts().unwrap(), source.counts().unwrap());
+    let (a, b) = (exported(source), exported(target));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y);
+    }
+    for scope in [
+        scope("acme", Some("dana"), Some("c1")),
+        scope("acme", Some("dana"), Some("c2")),
+        scope("acme", Some("dana"), None),
+        scope("evil", Some("dana"), Some("c1")),
+    ] {
+        let list = |s: &dyn Store| s.list(&scope, &ListFilter::default()).unwrap();
+        assert_eq!(list(target), list(source), "list for {scope}");
+        for m in list(source) {
+            assert_eq!(target.history(&scope.tenant, m.id).unwrap(), source.history(&scope.tenant, m.id).unwrap());
+            assert_eq!(target.links(&scope.tenant, m.id).unwrap(), source.links(&scope.tenant, m.id).unwrap());
+            assert_eq!(target.embedding(&scope.tenant, m.id).unwrap(), source.embedding(&scope.tenant, m.id).unwrap());
+        }
+        let terms: Vec<String> = ["bees", "greyhound", "password", "design", "pottery"].map(String::from).to_vec();
+        assert_eq!(
+            ids_of(target.lexical(&scope, &terms, 20).unwrap()),
+            ids_of(source.lexical(&scope, &terms, 20).unwrap())
+        );
+        let q = axis(0, 2, 0.1);
+        assert_eq!(
+            ids_of(target.vector(&scope, "test:8", &q, 20).unwrap()),
+            ids_of(source.vector(&scope, "test:8", &q, 20).unwrap())
+        );
+        let due = t0() + Duration::days(3);
+        let exact = |s: &dyn Store| {
+            let mut v: Vec<MemoryId> = s.exact_candidates(&scope, due).unwrap().into_iter().map(|m| m.id).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(exact(target), exact(source));
+        assert_eq!(
+            ids_of(target.search_messages(&scope, &terms, 20).unwrap()),
+            ids_of(source.search_messages(&scope, &terms, 20).unwrap()),
+            "message search for {scope}"
+        );
+        assert_eq!(
+            ids_of(target.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20).unwrap()),
+            ids_of(source.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20).unwrap())
+        );
+        assert_eq!(target.recent_messages(&scope, 10).unwrap(), source.recent_messages(&scope, 10).unwrap());
+        assert_eq!(target.policies(&scope).unwrap(), source.policies(&scope).unwrap());
+        assert_eq!(target.recently_surfaced(&scope, 5).unwrap(), source.recently_surfaced(&scope, 5).unwrap());
+        assert_eq!(target.chat_progress(&scope).unwrap(), source.chat_progress(&scope).unwrap(), "progress of {scope}");
+        assert_eq!(
+            target.chat_messages(&scope, 0, 10).unwrap(),
+            source.chat_messages(&scope, 0, 10).unwrap(),
+            "registration order of {scope}"
+        );
+        for state in [mnemo_store::QueueState::Pending, mnemo_store::QueueState::Fallback] {
+            let due = t0() + Duration::days(1);
+            assert_eq!(target.queued(&scope, state, due, 10).unwrap(), source.queued(&scope, state, due, 10).unwrap());
+        }
+    }
+    let far = t0() + Duration::days(30);
+    assert_eq!(target.chats_with_work(far, 1, t0(), 10).unwrap(), source.chats_with_work(far, 1, t0(), 10).unwrap());
+    // The claim the fill holds on c1 holds on the copy too (refused, so nothing changes).
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    assert!(!target.claim_chat(&c1, t0(), t0() + Duration::minutes(1)).unwrap(), "the copied claim");
+    let acme: mnemo_core::TenantId = "acme".parse().unwrap();
+    assert_eq!(target.trace(&acme, "turn-copy").unwrap(), source.trace(&acme, "turn-copy").unwrap());
+}
+
+/// A whole store copied into a fresh SQLite store (several batches) loses nothing, adds no
+/// history, and the copy keeps working: it takes new writes like any store.
+pub(crate) fn export_import_round_trip(store: &dyn Store) {
+    fill_every_table(store);
+    let counts = store.counts().unwrap();
+    for (table, n) in &counts {
+        assert!(*n > 0, "the fill leaves {table} empty: the round trip would not test it");
+    }
+    assert_eq!(counts.keys().map(String::as_str).collect::<Vec<_>>(), {
+        let mut t = mnemo_store::transfer::TABLES.to_vec();
+        t.sort();
+        t
+    });
+    let (_dir, target) = crate::sqlite::open_temp();
+    copy_all(store, &*target, 4);
+    assert_copied(store, &*target);
+    // The copy is a live store: new rows go after the copied ones.
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    assert_eq!(
+        target.append_messages(&[msg(&c1, "m9", "A new message", t0() + Duration::days(9))]).unwrap(),
+        vec![true]
+    );
+    assert_eq!(target.recent_messages(&c1, 1).unwrap()[0].content, "A new message");
+    let fresh = memory(&scope("acme", Some("dana"), None), Kind::Profile, "User speaks Portuguese");
+    insert(&*target, &fresh, Some(axis(6, 2, 0.1)));
+    assert_eq!(
+        target.vector(&scope("acme", Some("dana"), None), "test:8", &axis(6, 2, 0.1), 1).unwrap()[0].0,
+        fresh.id
+    );
+}
+
+/// An import into a store holding rows is refused before anything is written, and a batch that
+/// fails part-way writes none of its rows.
+pub(crate) fn import_into_a_non_empty_store_is_refused(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User keeps bees");
+    {
+        let mut importer = store.import().expect("an empty store takes an import");
+        let bad = vec![
+            mnemo_store::Record::Memory { memory: m.clone(), embedding: None },
+            mnemo_store::Record::Session {
+                tenant: owner.tenant.clone(),
+                memory: MemoryId::new(),
+                session: "c1".into(),
+            },
+        ];
+        let err = importer.write(&bad).unwrap_err().to_string();
+        assert!(err.contains("export order"), "{err}");
+        assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "the failed batch left its memory behind");
+        assert!(store.counts().unwrap().values().all(|n| *n == 0));
+    }
+    store.append_messages(&[msg(&scope("acme", Some("dana"), Some("c1")), "m1", "hello", t0())]).unwrap();
+    let before = store.counts().unwrap();
+    let err = store.import().err().expect("a non-empty store refuses an import").to_string();
+    assert!(err.contains("not empty") && err.contains("1 messages"), "{err}");
+    assert_eq!(store.counts().unwrap(), before);
 }

@@ -6,7 +6,7 @@ use std::process::Command;
 use mnemo_core::{Kind, MemoryId};
 use mnemo_store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 
-use crate::conformance::{axis, insert, memory, scope, t0};
+use crate::conformance::{axis, insert, memory, msg, scope, t0};
 
 pub(crate) fn open_temp() -> (tempfile::TempDir, Box<dyn Store>) {
     let dir = tempfile::tempdir().unwrap();
@@ -98,4 +98,28 @@ fn mixing_vector_dimensions_is_refused() {
     };
     let err = store.apply(&cs).unwrap_err().to_string();
     assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");
+}
+
+/// Messages stored before archival recall existed (schema 1) are indexed by the migration.
+#[test]
+fn upgrading_from_schema_1_indexes_earlier_messages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let chat = scope("acme", Some("dana"), Some("c1"));
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        s.append_messages(&[msg(&chat, "d1", "We adopted a greyhound", t0())]).unwrap();
+    }
+    // Back to schema 1 exactly: the objects of versions 2 and 3 dropped.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
+             ALTER TABLE messages DROP COLUMN withheld; PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    let hits = s.search_messages(&scope("acme", Some("dana"), None), &["greyhound".into()], 5).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(s.search_messages(&chat, &["greyhound".into()], 5).unwrap().len(), 1);
 }

@@ -11,6 +11,8 @@ mod openai;
 mod repair;
 mod scripted;
 mod settings;
+#[cfg(feature = "test-server")]
+pub mod testing;
 mod usage;
 
 use serde::de::DeserializeOwned;

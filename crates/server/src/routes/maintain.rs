@@ -11,10 +11,12 @@ use crate::dto::MaintainOut;
 use crate::error::{ApiError, ErrorBody, Json};
 
 /// Runs TTL expiry, staleness and open-loop closing across the store; idempotent.
+///
+/// When another server sharing the store is running them, answers at once with `skipped` set.
 #[utoipa::path(
     post, path = "/v1/maintain", tag = "admin",
     responses(
-        (status = 200, description = "Transitions applied", body = MaintainOut),
+        (status = 200, description = "Transitions applied, or `skipped` when another server runs them", body = MaintainOut),
         (status = 401, description = "Missing or invalid key", body = ErrorBody),
         (status = 403, description = "A tenant key", body = ErrorBody),
     ),

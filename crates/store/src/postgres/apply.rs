@@ -99,6 +99,14 @@ pub(crate) fn apply(
                     if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
                 history(tx, cs, *id, event, Some(st), st, why, &[])?;
             }
+            Change::Withhold { messages } => {
+                let ids: Vec<&str> = messages.iter().map(MessageId::as_str).collect();
+                tx.execute(
+                    "UPDATE messages SET withheld = true, model = NULL, embedding = NULL \
+                     WHERE tenant = $1 AND id = ANY($2)",
+                    &[&cs.tenant.as_str(), &ids],
+                )?;
+            }
             Change::Link(link) => {
                 lookup(tx, cs, link.from, false)?;
                 lookup(tx, cs, link.to, false)?;

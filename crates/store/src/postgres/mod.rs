@@ -16,15 +16,19 @@
 //!   fills `limit`.
 //! - **Lexical.** A generated `tsvector` (English stemming) with a GIN index over active rows,
 //!   ranked with `ts_rank_cd`.
-//! - **Jobs.** [`PostgresStore::try_job_lock`] takes a session advisory lock so that, of several
+//! - **Jobs.** [`Store::try_job_lock`] takes a session advisory lock so that, of several
 //!   servers, one runs a given job at a time.
 //!
 //! Connections are plain TCP or Unix sockets without TLS.
 
 mod apply;
+mod lock;
 mod pool;
+mod queue;
 mod rows;
 mod schema;
+mod temp_db;
+mod transfer;
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -35,12 +39,14 @@ use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{
     HistoryEntry, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, StatusKind, TenantId, UserId,
 };
-use postgres::{Client, Config};
+use postgres::Config;
 
 use self::pool::{Params, Pool, Tx, pg};
 use self::rows::{MEMORY_COLUMNS, VISIBLE, get, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
 use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
+
+pub use self::temp_db::TempDatabase;
 
 /// Connections one store handle opens at most; callers beyond that wait for a free one.
 const MAX_CONNECTIONS: usize = 16;
@@ -190,18 +196,6 @@ impl PostgresStore {
         })
     }
 
-    /// Takes the cluster-wide lock of the job `name` if no one holds it, for as long as the
-    /// returned guard lives: several servers sharing the database each try, and one runs the
-    /// job. The lock belongs to a connection of its own, so a server that dies releases it.
-    pub fn try_job_lock(&self, name: &str) -> Result<Option<JobLock>> {
-        let mut client = self.pool.connect().map_err(pg("job lock"))?;
-        let got: bool = client
-            .query_one("SELECT pg_try_advisory_lock(hashtext('mnemo.job'), hashtext($1))", &[&name])
-            .map_err(pg("job lock"))?
-            .get(0);
-        Ok(got.then(|| JobLock { client, name: name.to_string() }))
-    }
-
     /// The dimension of `model`'s vectors, if any were stored.
     fn dim(&self, tenant: &str, model: &str) -> Result<Option<usize>> {
         if let Some(d) = self.models.lock().expect("models lock").get(model) {
@@ -217,33 +211,6 @@ impl PostgresStore {
             self.models.lock().expect("models lock").insert(model.to_string(), d);
         }
         Ok(dim)
-    }
-}
-
-/// A held job lock; dropping it releases the lock.
-pub struct JobLock {
-    client: Client,
-    name: String,
-}
-
-impl JobLock {
-    /// The job's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl std::fmt::Debug for JobLock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("JobLock").field("name", &self.name).finish_non_exhaustive()
-    }
-}
-
-impl Drop for JobLock {
-    fn drop(&mut self) {
-        // Closing the connection would release it too; unlocking first frees it at once even if
-        // the close lingers. A failure here means the connection is gone, and the lock with it.
-        let _ = self.client.execute("SELECT pg_advisory_unlock(hashtext('mnemo.job'), hashtext($1))", &[&self.name]);
     }
 }
 
@@ -319,7 +286,8 @@ impl Store for PostgresStore {
         self.write("embed messages", tenant.as_str(), |tx| {
             for (id, e) in vectors {
                 tx.execute(
-                    "UPDATE messages SET model = $3, embedding = $4::text::vector WHERE tenant = $1 AND id = $2",
+                    "UPDATE messages SET model = $3, embedding = $4::text::vector \
+                     WHERE tenant = $1 AND id = $2 AND NOT withheld",
                     &[&tenant.as_str(), &id.as_str(), &e.model, &vector_text(&e.vector)],
                 )?;
             }
@@ -328,21 +296,22 @@ impl Store for PostgresStore {
     }
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, _] = scope.key_parts();
+        let [t, a, u, c] = scope.key_parts();
         if terms.is_empty() || u.is_empty() {
             return Ok(Vec::new());
         }
         // Terms as parameters, each a phrase query, OR-ed, exactly as for memories.
         let query = (0..terms.len())
-            .map(|i| format!("phraseto_tsquery('english', ${})", i + 5))
+            .map(|i| format!("phraseto_tsquery('english', ${})", i + 6))
             .collect::<Vec<_>>()
             .join(" || ");
         let sql = format!(
             "SELECT id, ts_rank_cd(tsv, {query})::real AS score FROM messages \
-             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND tsv @@ ({query}) ORDER BY score DESC, id LIMIT $4"
+             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND $5 IN ('', chat) AND NOT withheld \
+             AND tsv @@ ({query}) ORDER BY score DESC, id LIMIT $4"
         );
         let limit = limit as i64;
-        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit];
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
         self.read("search messages", t, |tx| {
             tx.query(&sql, &params)?.iter().map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?))).collect()
@@ -356,7 +325,7 @@ impl Store for PostgresStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, _] = scope.key_parts();
+        let [t, a, u, c] = scope.key_parts();
         if u.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
@@ -383,9 +352,9 @@ impl Store for PostgresStore {
             }
             tx.query(
                 "SELECT id, (1 - (embedding <=> $5::text::vector))::real AS cosine FROM messages \
-                 WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 \
+                 WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 AND $7 IN ('', chat) \
                  ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
-                &[&t, &a, &u, &model, &q, &(limit as i64)],
+                &[&t, &a, &u, &model, &q, &(limit as i64), &c],
             )?
             .iter()
             .map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?)))
@@ -692,7 +661,7 @@ impl Store for PostgresStore {
                 )?,
             );
             // Vectors and the lexical projection live in the memory rows themselves.
-            for table in ["memories", "messages", "traces"] {
+            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress"] {
                 counts.insert(
                     table.to_string(),
                     tx.execute(&format!("DELETE FROM {table} WHERE tenant = $1 AND user_id = $2"), &[&t, &u])?,
@@ -846,5 +815,90 @@ impl Store for PostgresStore {
             out.extend(ids);
         }
         Ok(out)
+    }
+
+    fn try_job_lock(&self, name: &str) -> Result<Option<crate::JobLock>> {
+        lock::try_job_lock(self, name)
+    }
+
+    fn export(&self, visit: &mut dyn FnMut(crate::Record) -> Result<()>) -> Result<()> {
+        transfer::export(self, visit)
+    }
+
+    fn import(&self) -> Result<Box<dyn crate::Importer + '_>> {
+        transfer::import(self)
+    }
+
+    fn counts(&self) -> Result<crate::transfer::Counts> {
+        transfer::counts(self)
+    }
+
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<crate::Embedding>> {
+        transfer::embedding(self, tenant, id)
+    }
+
+    fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize> {
+        queue::enqueue(self, scope, messages, extract, at)
+    }
+
+    fn chats_with_work(
+        &self,
+        now: DateTime<Utc>,
+        memo_every: usize,
+        active_since: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<crate::ChatProgress>> {
+        queue::chats_with_work(self, now, memo_every, active_since, limit)
+    }
+
+    fn chat_progress(&self, scope: &Scope) -> Result<Option<crate::ChatProgress>> {
+        queue::chat_progress(self, scope)
+    }
+
+    fn claim_chat(&self, scope: &Scope, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool> {
+        queue::claim_chat(self, scope, now, until)
+    }
+
+    fn release_chat(&self, scope: &Scope) -> Result<()> {
+        queue::release_chat(self, scope)
+    }
+
+    fn queued(
+        &self,
+        scope: &Scope,
+        state: crate::QueueState,
+        due_by: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<crate::Queued>> {
+        queue::queued(self, scope, state, due_by, limit)
+    }
+
+    fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &crate::Settlement) -> Result<()> {
+        queue::settle(self, scope, messages, outcome)
+    }
+
+    fn chat_messages(&self, scope: &Scope, offset: usize, limit: usize) -> Result<Vec<Message>> {
+        queue::chat_messages(self, scope, offset, limit)
+    }
+
+    fn advance_cursor(
+        &self,
+        scope: &Scope,
+        cursor: crate::ChatCursor,
+        from: usize,
+        to: usize,
+        gap: Option<&str>,
+    ) -> Result<bool> {
+        queue::advance_cursor(self, scope, cursor, from, to, gap)
+    }
+
+    fn user_messages(
+        &self,
+        scope: &Scope,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Message>> {
+        queue::user_messages(self, scope, from, to, limit)
     }
 }

@@ -234,9 +234,65 @@ ALTER TABLE messages
     ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
     ADD COLUMN model text,
     ADD COLUMN embedding vector,
+    -- Withheld messages (see `Change::Withhold`) are never archival excerpts.
+    ADD COLUMN withheld boolean NOT NULL DEFAULT false,
     ADD CONSTRAINT messages_model_with_embedding CHECK ((model IS NULL) = (embedding IS NULL));
 CREATE INDEX messages_tsv ON messages USING gin (tsv);
 CREATE INDEX messages_by_user ON messages (tenant, agent, user_id);
+"#,
+    // 3: background work (LLM extraction off the request path, memos, episodes): one queue row
+    // per registered message, one progress row per chat (see `crate::queue`), tenant-isolated
+    // like every other table; the jobs role may read chat progress across tenants.
+    r#"
+CREATE TABLE extraction_queue (
+    seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant     text NOT NULL,
+    agent      text NOT NULL,
+    user_id    text NOT NULL,
+    chat       text NOT NULL,
+    message_id text NOT NULL,
+    state      text NOT NULL,
+    attempts   integer NOT NULL DEFAULT 0,
+    retry_at   bigint,
+    last_error text,
+    fallback   text NOT NULL DEFAULT '[]',
+    queued_at  bigint NOT NULL,
+    UNIQUE (tenant, message_id)
+);
+CREATE INDEX extraction_queue_by_chat ON extraction_queue (tenant, agent, user_id, chat, state);
+CREATE TABLE chat_progress (
+    tenant          text NOT NULL,
+    agent           text NOT NULL,
+    user_id         text NOT NULL,
+    chat            text NOT NULL,
+    messages        bigint NOT NULL DEFAULT 0,
+    pending         bigint NOT NULL DEFAULT 0,
+    retrying        bigint NOT NULL DEFAULT 0,
+    retry_at        bigint,
+    last_message_at bigint NOT NULL,
+    memo_covered    bigint NOT NULL DEFAULT 0,
+    memo_gaps       bigint NOT NULL DEFAULT 0,
+    episode_checked bigint NOT NULL DEFAULT 0,
+    last_error      text,
+    claimed_until   bigint,
+    PRIMARY KEY (tenant, agent, user_id, chat)
+);
+CREATE INDEX chat_progress_by_activity ON chat_progress (last_message_at);
+DO $rls$
+DECLARE t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['extraction_queue', 'chat_progress'] LOOP
+        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format('CREATE POLICY tenant_isolation ON %I TO mnemo_app '
+                       'USING (tenant = nullif(current_setting(''mnemo.tenant'', true), '''')) '
+                       'WITH CHECK (tenant = nullif(current_setting(''mnemo.tenant'', true), ''''))', t);
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO mnemo_app', t);
+    END LOOP;
+END
+$rls$;
+CREATE POLICY jobs_scan ON chat_progress FOR SELECT TO mnemo_jobs USING (true);
+GRANT SELECT ON chat_progress TO mnemo_jobs;
 "#,
 ];
 

@@ -121,6 +121,24 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                     if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
                 history(tx, cs, *id, event, Some(st), st, why, &[])?;
             }
+            Change::Withhold { messages } => {
+                for id in messages {
+                    let rowid: Option<i64> = tx
+                        .prepare_cached("SELECT rowid FROM messages WHERE tenant = ?1 AND id = ?2")
+                        .and_then(|mut s| {
+                            s.query_row(params![cs.tenant.as_str(), id.as_str()], |r| r.get(0)).optional()
+                        })
+                        .map_err(sql)?;
+                    let Some(rowid) = rowid else { continue };
+                    for stmt in [
+                        "UPDATE messages SET withheld = 1 WHERE rowid = ?1",
+                        "DELETE FROM message_fts WHERE rowid = ?1",
+                        "DELETE FROM message_embeddings WHERE message_rowid = ?1",
+                    ] {
+                        tx.prepare_cached(stmt).and_then(|mut s| s.execute([rowid])).map_err(sql)?;
+                    }
+                }
+            }
             Change::Link(link) => {
                 lookup(tx, cs, link.from)?;
                 lookup(tx, cs, link.to)?;

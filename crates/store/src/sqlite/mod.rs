@@ -2,8 +2,10 @@
 //! exactly within scope.
 
 mod apply;
+mod queue;
 mod rows;
 mod schema;
+mod transfer;
 mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -18,8 +20,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, pa
 use std::collections::BTreeMap;
 
 use self::rows::{
-    MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, ms, parse, time, time_opt, vector_blob,
-    visible_partition_tokens,
+    MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, message_partitions, ms, parse, time, time_opt,
+    vector_blob, visible_partition_tokens,
 };
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
@@ -163,7 +165,7 @@ impl Store for SqliteStore {
                         == 1;
                     if fresh {
                         index
-                            .execute(params![tx.last_insert_rowid(), m.content, message_partition(t, a, u)])
+                            .execute(params![tx.last_insert_rowid(), m.content, message_partitions(t, a, u, c)])
                             .map_err(StoreError::sql("append messages"))?;
                     }
                     Ok(fresh)
@@ -180,7 +182,7 @@ impl Store for SqliteStore {
             let mut stmt = tx
                 .prepare_cached(
                     "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector) \
-                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2",
+                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0",
                 )
                 .map_err(StoreError::sql("embed messages"))?;
             for (id, e) in vectors {
@@ -198,13 +200,13 @@ impl Store for SqliteStore {
     }
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, _] = scope.key_parts();
+        let [t, a, u, c] = scope.key_parts();
         if terms.is_empty() || u.is_empty() {
             return Ok(Vec::new());
         }
         // As for memories: the partition token inside the MATCH keeps other users' messages out
         // of the ranked set entirely.
-        let expr = format!("part : {} AND content : ({})", message_partition(t, a, u), fts_query(terms));
+        let expr = format!("part : {} AND content : ({})", message_partition(t, a, u, c), fts_query(terms));
         self.read(|conn| {
             let mut stmt = conn
                 .prepare_cached(
@@ -228,7 +230,7 @@ impl Store for SqliteStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, _] = scope.key_parts();
+        let [t, a, u, c] = scope.key_parts();
         if u.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
@@ -236,10 +238,11 @@ impl Store for SqliteStore {
             let mut stmt = conn
                 .prepare_cached(
                     "SELECT m.id, e.dim, e.vector FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid \
-                     WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4",
+                     WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4 \
+                     AND ?5 IN ('', m.chat)",
                 )
                 .map_err(StoreError::sql("nearest messages"))?;
-            stmt.query_map(params![t, a, u, model], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
+            stmt.query_map(params![t, a, u, model, c], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
                 .and_then(|r| r.collect())
                 .map_err(StoreError::sql("nearest messages"))
         })?;
@@ -533,7 +536,7 @@ impl Store for SqliteStore {
             };
             counts.insert("message_lexical_index".into(), exec(&of_messages("message_fts", "rowid"), &[&t, &u])?);
             counts.insert("message_embeddings".into(), exec(&of_messages("message_embeddings", "message_rowid"), &[&t, &u])?);
-            for table in ["memories", "messages", "traces"] {
+            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress"] {
                 counts.insert(table.into(), exec(&format!("DELETE FROM {table} WHERE tenant = ?1 AND user_id = ?2"), &[&t, &u])?);
             }
             // Its partitions go too: a user id can itself be personal data (an e-mail address).
@@ -699,5 +702,90 @@ impl Store for SqliteStore {
             out.extend(ids);
         }
         Ok(out)
+    }
+
+    fn try_job_lock(&self, name: &str) -> Result<Option<crate::JobLock>> {
+        transfer::try_job_lock(self, name)
+    }
+
+    fn export(&self, visit: &mut dyn FnMut(crate::Record) -> Result<()>) -> Result<()> {
+        transfer::export(self, visit)
+    }
+
+    fn import(&self) -> Result<Box<dyn crate::Importer + '_>> {
+        transfer::import(self)
+    }
+
+    fn counts(&self) -> Result<crate::transfer::Counts> {
+        transfer::counts(self)
+    }
+
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<crate::Embedding>> {
+        transfer::embedding(self, tenant, id)
+    }
+
+    fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize> {
+        queue::enqueue(self, scope, messages, extract, at)
+    }
+
+    fn chats_with_work(
+        &self,
+        now: DateTime<Utc>,
+        memo_every: usize,
+        active_since: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<crate::ChatProgress>> {
+        queue::chats_with_work(self, now, memo_every, active_since, limit)
+    }
+
+    fn chat_progress(&self, scope: &Scope) -> Result<Option<crate::ChatProgress>> {
+        queue::chat_progress(self, scope)
+    }
+
+    fn claim_chat(&self, scope: &Scope, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool> {
+        queue::claim_chat(self, scope, now, until)
+    }
+
+    fn release_chat(&self, scope: &Scope) -> Result<()> {
+        queue::release_chat(self, scope)
+    }
+
+    fn queued(
+        &self,
+        scope: &Scope,
+        state: crate::QueueState,
+        due_by: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<crate::Queued>> {
+        queue::queued(self, scope, state, due_by, limit)
+    }
+
+    fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &crate::Settlement) -> Result<()> {
+        queue::settle(self, scope, messages, outcome)
+    }
+
+    fn chat_messages(&self, scope: &Scope, offset: usize, limit: usize) -> Result<Vec<Message>> {
+        queue::chat_messages(self, scope, offset, limit)
+    }
+
+    fn advance_cursor(
+        &self,
+        scope: &Scope,
+        cursor: crate::ChatCursor,
+        from: usize,
+        to: usize,
+        gap: Option<&str>,
+    ) -> Result<bool> {
+        queue::advance_cursor(self, scope, cursor, from, to, gap)
+    }
+
+    fn user_messages(
+        &self,
+        scope: &Scope,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Message>> {
+        queue::user_messages(self, scope, from, to, limit)
     }
 }

@@ -144,10 +144,15 @@ pub(crate) fn partition_token(parts: [&str; 4]) -> String {
     format!("zp{h:016x}")
 }
 
-/// The partition token of a user's messages: archival recall reaches the user's own messages
-/// with the same agent, across all chats.
-pub(crate) fn message_partition(tenant: &str, agent: &str, user: &str) -> String {
-    partition_token([tenant, agent, user, "\u{1}messages"])
+/// The partition token of archival recall over a user's messages with one agent: across all
+/// chats when `chat` is empty, within that chat otherwise. A message is indexed under both.
+pub(crate) fn message_partition(tenant: &str, agent: &str, user: &str, chat: &str) -> String {
+    partition_token([tenant, agent, user, &format!("\u{1}messages\u{1}{chat}")])
+}
+
+/// The partition tokens a message is indexed under (its user's, its chat's).
+pub(crate) fn message_partitions(tenant: &str, agent: &str, user: &str, chat: &str) -> String {
+    format!("{} {}", message_partition(tenant, agent, user, ""), message_partition(tenant, agent, user, chat))
 }
 
 /// Tokens of every partition a request scope can see: tenant × {none, agent} × {none, user} ×

@@ -2,7 +2,7 @@
 
 use rusqlite::Connection;
 
-use super::rows::message_partition;
+use super::rows::message_partitions;
 use crate::error::{Result, StoreError};
 
 /// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
@@ -164,6 +164,46 @@ CREATE TABLE message_embeddings (
     vector        BLOB NOT NULL
 );
 CREATE INDEX messages_by_user ON messages (tenant, agent, user_id);
+-- Withheld messages (see `Change::Withhold`) also leave both archival indexes.
+ALTER TABLE messages ADD COLUMN withheld INTEGER NOT NULL DEFAULT 0;
+"#,
+    // 3: background work (LLM extraction off the request path, memos, episodes): one queue row
+    // per registered message, one progress row per chat (see `crate::queue`).
+    r#"
+CREATE TABLE extraction_queue (
+    rowid      INTEGER PRIMARY KEY,
+    tenant     TEXT NOT NULL,
+    agent      TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    chat       TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    retry_at   INTEGER,
+    last_error TEXT,
+    fallback   TEXT NOT NULL DEFAULT '[]',
+    queued_at  INTEGER NOT NULL,
+    UNIQUE (tenant, message_id)
+);
+CREATE INDEX extraction_queue_by_chat ON extraction_queue (tenant, agent, user_id, chat, state);
+CREATE TABLE chat_progress (
+    tenant          TEXT NOT NULL,
+    agent           TEXT NOT NULL,
+    user_id         TEXT NOT NULL,
+    chat            TEXT NOT NULL,
+    messages        INTEGER NOT NULL DEFAULT 0,
+    pending         INTEGER NOT NULL DEFAULT 0,
+    retrying        INTEGER NOT NULL DEFAULT 0,
+    retry_at        INTEGER,
+    last_message_at INTEGER NOT NULL,
+    memo_covered    INTEGER NOT NULL DEFAULT 0,
+    memo_gaps       INTEGER NOT NULL DEFAULT 0,
+    episode_checked INTEGER NOT NULL DEFAULT 0,
+    last_error      TEXT,
+    claimed_until   INTEGER,
+    PRIMARY KEY (tenant, agent, user_id, chat)
+) WITHOUT ROWID;
+CREATE INDEX chat_progress_by_activity ON chat_progress (last_message_at);
 "#,
 ];
 
@@ -191,16 +231,19 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
 
 /// Indexes the messages stored before version 2 (partition tokens are computed in Rust).
 fn backfill_message_fts(tx: &rusqlite::Transaction<'_>) -> Result<()> {
-    let rows: Vec<(i64, String, String, String, String)> = tx
-        .prepare("SELECT rowid, tenant, agent, user_id, content FROM messages")
-        .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect())
+    type Row = (i64, String, String, String, String, String);
+    let rows: Vec<Row> = tx
+        .prepare("SELECT rowid, tenant, agent, user_id, chat, content FROM messages")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?.collect()
+        })
         .map_err(StoreError::sql("migrate: index messages"))?;
     let mut insert = tx
         .prepare("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
         .map_err(StoreError::sql("migrate: index messages"))?;
-    for (rowid, t, a, u, content) in rows {
+    for (rowid, t, a, u, c, content) in rows {
         insert
-            .execute(rusqlite::params![rowid, content, message_partition(&t, &a, &u)])
+            .execute(rusqlite::params![rowid, content, message_partitions(&t, &a, &u, &c)])
             .map_err(StoreError::sql("migrate: index messages"))?;
     }
     Ok(())

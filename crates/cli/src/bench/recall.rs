@@ -1,0 +1,338 @@
+//! `mnemo bench recall`: recall latency for users of 1k..100k memories inside a store of up to
+//! millions, through the configured backend (`mnemo::open_store`), excluding the query embedding.
+//!
+//! Embedding a million rows with the real model would take hours on two cores, so a pool of
+//! distinct generated sentences is embedded for real once and every stored row takes one of
+//! those sentences with its vector plus small deterministic noise. Queries are embedded for real
+//! on every call, as in production; that time is reported apart.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use chrono::{DateTime, Duration, Utc};
+use mnemo::core::{Memory as Row, MessageId, Provenance, Scope};
+use mnemo::models::{Embedder, EmbedderKind, cosine, normalize};
+use mnemo::store::{Change, ChangeSet, Embedding, Store};
+use mnemo::{Config, ManualClock, Memory};
+use serde::Serialize;
+
+use super::{
+    Dist, KINDS, Machine, Rng, SUBJECTS, THINGS, WHEN, command, dist, embedder, machine, sentence, write_report,
+};
+
+/// Half-width of the uniform noise added to each component of a pooled vector (before
+/// re-normalising): about 0.97 cosine to the sentence's true vector at 384 dimensions.
+const NOISE: f32 = 0.02;
+
+/// Sizes and shape of the store to build.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// Memories of each measured user.
+    pub(super) sizes: Vec<usize>,
+    /// Memories in the whole store (default: the measured ones plus 30%).
+    pub(super) total: Option<usize>,
+    /// Users in the store, measured ones included.
+    pub(super) users: usize,
+    /// Sentences embedded for real.
+    pub(super) pool: usize,
+    /// Rows per `Store::apply`.
+    pub(super) batch: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct RecallRun {
+    memories_of_user: usize,
+    memories_in_store: usize,
+    queries: usize,
+    recall_ms_excluding_embedding: Dist,
+    query_embedding_ms: Dist,
+    end_to_end_ms: Dist,
+    mean_items_returned: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct StoreShape {
+    backend: &'static str,
+    memories: usize,
+    users: usize,
+    measured_users: Vec<usize>,
+    filler_memories: usize,
+    filler_users: usize,
+    tenants: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Vectors {
+    method: String,
+    pool_sentences: usize,
+    pool_embed_seconds: f64,
+    noise_half_width: f32,
+    mean_cosine_to_true_vector: f32,
+}
+
+#[derive(Debug, Serialize)]
+struct Load {
+    seconds: f64,
+    rows_per_second: f64,
+    rows_per_apply: usize,
+}
+
+#[derive(Debug, Serialize)]
+struct RecallReport {
+    benchmark: &'static str,
+    embedder: String,
+    machine: Machine,
+    command: String,
+    store: StoreShape,
+    vectors: Vectors,
+    load: Load,
+    runs: Vec<RecallRun>,
+}
+
+/// The embedded pool: sentences and their real vectors.
+struct Pool {
+    sentences: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+}
+
+impl Pool {
+    fn build(embedder: &dyn Embedder, n: usize, rng: &mut Rng) -> Result<Self> {
+        let mut seen = HashSet::new();
+        let mut sentences = Vec::with_capacity(n);
+        let mut tries = 0;
+        while sentences.len() < n && tries < n * 50 {
+            tries += 1;
+            let s = sentence(rng);
+            if seen.insert(s.clone()) {
+                sentences.push(s);
+            }
+        }
+        ensure!(sentences.len() == n, "could only generate {} distinct sentences; lower --pool", sentences.len());
+        let texts: Vec<&str> = sentences.iter().map(String::as_str).collect();
+        let mut vectors = Vec::with_capacity(n);
+        for chunk in texts.chunks(256) {
+            vectors.extend(embedder.embed(chunk).context("embedding the sentence pool")?);
+        }
+        Ok(Self { sentences, vectors })
+    }
+
+    /// A row's content and vector: a pooled sentence, its vector with deterministic noise.
+    fn draw(&self, rng: &mut Rng) -> (String, Vec<f32>) {
+        let j = (rng.next() % self.sentences.len() as u64) as usize;
+        let mut v: Vec<f32> = self.vectors[j].iter().map(|x| x + NOISE * rng.signed_unit()).collect();
+        normalize(&mut v);
+        (self.sentences[j].clone(), v)
+    }
+}
+
+/// Buffers inserts and writes them through `Store::apply`, one tenant per change set.
+struct Loader<'a> {
+    store: &'a dyn Store,
+    model: String,
+    batch: usize,
+    now: DateTime<Utc>,
+    pending: Option<ChangeSet>,
+    rows: usize,
+}
+
+impl Loader<'_> {
+    fn insert(&mut self, owner: &Scope, content: String, vector: Vec<f32>, rng: &mut Rng) -> Result<()> {
+        if self.pending.as_ref().is_some_and(|c| c.tenant != owner.tenant || c.changes.len() >= self.batch) {
+            self.flush()?;
+        }
+        let kind = KINDS[(rng.next() % KINDS.len() as u64) as usize];
+        let at = self.now - Duration::hours((self.rows % 4000) as i64);
+        let provenance = Provenance {
+            sources: vec![MessageId::new("bench")?],
+            chat: None,
+            extractor: "bench".into(),
+            extractor_version: "1".into(),
+        };
+        let memory = Row { provenance, ..Row::new(owner.clone(), kind, content, at) };
+        let change = Change::Insert {
+            memory,
+            embedding: Some(Embedding { model: self.model.clone(), vector }),
+            reason: "bench".into(),
+        };
+        let set = self.pending.get_or_insert_with(|| ChangeSet {
+            tenant: owner.tenant.clone(),
+            at: self.now,
+            changes: Vec::with_capacity(self.batch),
+        });
+        set.changes.push(change);
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if let Some(set) = self.pending.take() {
+            self.store.apply(&set).context("loading benchmark rows")?;
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: EmbedderKind, out: &Path) -> Result<()> {
+    ensure!(!plan.sizes.is_empty() && !plan.sizes.contains(&0), "--memories must be at least 1");
+    ensure!(queries > 0, "--queries must be at least 1");
+    ensure!(plan.pool > 0 && plan.batch > 0, "--pool and --batch must be at least 1");
+    let measured: usize = plan.sizes.iter().sum();
+    let total = plan.total.unwrap_or(measured + (measured * 3 / 10).max(300));
+    if total < measured {
+        bail!("--total {total} is smaller than the measured users' {measured} memories; raise it or drop --total");
+    }
+    let filler = total - measured;
+    let filler_users = plan.users.saturating_sub(plan.sizes.len());
+    if filler > 0 && filler_users == 0 {
+        bail!(
+            "--users {} leaves no user for the {filler} filler memories; give more users than --memories sizes",
+            plan.users
+        );
+    }
+
+    let embedder = embedder(&mut config, kind)?;
+    let postgres = config.database_url.as_deref().is_some_and(|u| !u.is_empty());
+    let tmp = tempfile::tempdir()?;
+    if !postgres {
+        config.data_dir = tmp.path().to_path_buf();
+    }
+    let store = mnemo::open_store(&config).context("opening the benchmark store")?;
+    let now: DateTime<Utc> = "2026-06-01T12:00:00Z".parse()?;
+    // A shared database keeps earlier runs: a tenant of its own keeps this run's rows apart.
+    let tenant = if postgres { format!("bench-{}", Utc::now().timestamp()) } else { "bench".to_string() };
+    let other_tenant = format!("{tenant}-other");
+
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let started = Instant::now();
+    let pool = Pool::build(&*embedder, plan.pool, &mut rng)?;
+    let pool_embed_seconds = started.elapsed().as_secs_f64();
+    let mean_cosine = {
+        let mut r = Rng(7);
+        let n = 1000.min(plan.pool * 4);
+        (0..n)
+            .map(|_| {
+                let j = (r.next() % pool.sentences.len() as u64) as usize;
+                let mut v: Vec<f32> = pool.vectors[j].iter().map(|x| x + NOISE * r.signed_unit()).collect();
+                normalize(&mut v);
+                cosine(&v, &pool.vectors[j])
+            })
+            .sum::<f32>()
+            / n as f32
+    };
+    eprintln!("embedded {} pool sentences in {pool_embed_seconds:.1} s; loading {total} memories", plan.pool);
+
+    let started = Instant::now();
+    let mut loader =
+        Loader { store: &*store, model: embedder.id().to_string(), batch: plan.batch, now, pending: None, rows: 0 };
+    let mut measured_scopes = Vec::new();
+    for (i, &n) in plan.sizes.iter().enumerate() {
+        let owner = Scope::parse(&tenant, None, Some(&format!("measured-{i}-{n}")), None)?;
+        for _ in 0..n {
+            let (content, v) = pool.draw(&mut rng);
+            loader.insert(&owner, content, v, &mut rng)?;
+        }
+        measured_scopes.push((n, owner));
+    }
+    // Filler: the store's other users, one in ten under another tenant; scope must keep all
+    // of them out of the measured users' candidates.
+    let base = filler.checked_div(filler_users).unwrap_or(0);
+    let extra = filler.checked_rem(filler_users).unwrap_or(0);
+    for u in 0..filler_users {
+        let t = if u % 10 == 9 { &other_tenant } else { &tenant };
+        let owner = Scope::parse(t, None, Some(&format!("filler-{u}")), None)?;
+        for _ in 0..base + usize::from(u < extra) {
+            let (content, v) = pool.draw(&mut rng);
+            loader.insert(&owner, content, v, &mut rng)?;
+        }
+        if u % 1000 == 999 {
+            eprintln!("  {} rows loaded ({:.0} s)", loader.rows, started.elapsed().as_secs_f64());
+        }
+    }
+    loader.flush()?;
+    let load_seconds = started.elapsed().as_secs_f64();
+    let rows = loader.rows;
+    eprintln!("loaded {rows} memories in {load_seconds:.1} s");
+
+    let memory = Memory::from_parts(config, store, Some(embedder.clone()), Arc::new(ManualClock::new(now)));
+    let mut runs = Vec::new();
+    for (n, user) in &measured_scopes {
+        let chat = user.clone().with_chat("bench-chat".parse()?);
+        let qs: Vec<String> = (0..queries + 20)
+            .map(|i| match i % 3 {
+                0 => format!("what did my {} do {}", rng.pick(SUBJECTS), rng.pick(WHEN)),
+                1 => format!("anything about {}?", rng.pick(THINGS)),
+                _ => sentence(&mut rng),
+            })
+            .collect();
+        let (mut recall_ms, mut embed_ms, mut total_ms, mut returned) = (Vec::new(), Vec::new(), Vec::new(), 0usize);
+        for (i, q) in qs.iter().enumerate() {
+            let t = Instant::now();
+            let r = memory.recall(&chat, q, Some(10))?;
+            let all = t.elapsed().as_secs_f64() * 1e3;
+            if i < 20 {
+                continue; // warm-up: caches, prepared statements
+            }
+            let embed = r.embed_micros as f64 / 1e3;
+            total_ms.push(all);
+            embed_ms.push(embed);
+            recall_ms.push(all - embed);
+            returned += r.items.len();
+        }
+        let run = RecallRun {
+            memories_of_user: *n,
+            memories_in_store: rows,
+            queries,
+            recall_ms_excluding_embedding: dist(&recall_ms),
+            query_embedding_ms: dist(&embed_ms),
+            end_to_end_ms: dist(&total_ms),
+            mean_items_returned: returned as f64 / queries as f64,
+        };
+        println!(
+            "{:>7} memories/user in a store of {rows}: recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | query embedding p50 {:.2} ms · p95 {:.2} ms",
+            n,
+            run.recall_ms_excluding_embedding.p50,
+            run.recall_ms_excluding_embedding.p95,
+            run.recall_ms_excluding_embedding.p99,
+            run.query_embedding_ms.p50,
+            run.query_embedding_ms.p95,
+        );
+        runs.push(run);
+    }
+    let report = RecallReport {
+        benchmark: "recall",
+        embedder: embedder.id().to_string(),
+        machine: machine(),
+        command: command(),
+        store: StoreShape {
+            backend: if postgres { "postgres" } else { "sqlite" },
+            memories: rows,
+            users: plan.sizes.len() + filler_users,
+            measured_users: plan.sizes.clone(),
+            filler_memories: filler,
+            filler_users,
+            tenants: if filler_users >= 10 { vec![tenant, other_tenant] } else { vec![tenant] },
+        },
+        vectors: Vectors {
+            method: format!(
+                "{} distinct generated sentences embedded with {}; each stored row is one of them, its vector plus \
+                 uniform noise of half-width {NOISE} per component, re-normalised; queries embedded for real",
+                plan.pool,
+                embedder.id()
+            ),
+            pool_sentences: plan.pool,
+            pool_embed_seconds,
+            noise_half_width: NOISE,
+            mean_cosine_to_true_vector: mean_cosine,
+        },
+        load: Load {
+            seconds: load_seconds,
+            rows_per_second: rows as f64 / load_seconds.max(1e-9),
+            rows_per_apply: plan.batch,
+        },
+        runs,
+    };
+    write_report(out, &report)
+}

@@ -1,0 +1,234 @@
+//! Exports: what a scope's memory holds, in formats people and agents read.
+//!
+//! - `memory-md`: a MEMORY.md of the active memories, grouped by kind, pinned first — the file
+//!   coding agents and assistants load as standing context, and what a user reads to see what is
+//!   known about them.
+//! - `conventions`: agent-scoped knowledge (protocols, knowledge, facts owned by an agent layer)
+//!   as a CONVENTIONS.md: what every user of that agent benefits from.
+//! - `json`: everything, every status, with history and links (built by the engine).
+//!
+//! Rendering is deterministic: the same memories give the same bytes.
+
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+
+use crate::error::CoreError;
+use crate::kind::{Kind, StatusKind, Surface};
+use crate::memory::Memory;
+use crate::scope::Layer;
+
+/// What `export` produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExportFormat {
+    /// Everything, as JSON.
+    Json,
+    /// MEMORY.md of the active memories.
+    MemoryMd,
+    /// CONVENTIONS.md of agent-scoped knowledge.
+    Conventions,
+}
+
+impl ExportFormat {
+    /// The name used on the command line and in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "json",
+            ExportFormat::MemoryMd => "memory-md",
+            ExportFormat::Conventions => "conventions",
+        }
+    }
+
+    /// The media type of the rendered export.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "application/json",
+            ExportFormat::MemoryMd | ExportFormat::Conventions => "text/markdown; charset=utf-8",
+        }
+    }
+}
+
+impl FromStr for ExportFormat {
+    type Err = CoreError;
+    fn from_str(s: &str) -> Result<Self, CoreError> {
+        match s {
+            "json" => Ok(ExportFormat::Json),
+            "memory-md" | "memory_md" | "md" => Ok(ExportFormat::MemoryMd),
+            "conventions" => Ok(ExportFormat::Conventions),
+            other => Err(CoreError::UnknownVariant {
+                what: "export format",
+                value: other.to_string(),
+                expected: "json, memory-md or conventions",
+            }),
+        }
+    }
+}
+
+/// Headings of MEMORY.md, in order, with the kinds under each.
+const MEMORY_SECTIONS: &[(&str, &[Kind])] = &[
+    ("About the user", &[Kind::Profile]),
+    ("Preferences", &[Kind::Preference]),
+    ("Boundaries and protocols", &[Kind::Protocol]),
+    ("Facts", &[Kind::Fact, Kind::Knowledge]),
+    ("Open loops", &[Kind::OpenLoop]),
+    ("Events", &[Kind::Event, Kind::Episode]),
+    ("Shared language", &[Kind::Lore]),
+    ("Reflections", &[Kind::Reflection]),
+];
+
+/// One line: the content, its date where it matters, and how to use it when not "speak".
+fn line(m: &Memory) -> String {
+    let mut s = format!("- {}", m.content.trim());
+    match m.kind {
+        Kind::OpenLoop => {
+            if let Some(due) = m.due_at {
+                s.push_str(&format!(" (due {})", due.format("%Y-%m-%d")));
+            }
+        }
+        Kind::Event | Kind::Episode => {
+            s.push_str(&format!(" ({})", m.valid_from.unwrap_or(m.created_at).format("%Y-%m-%d")));
+        }
+        _ => {}
+    }
+    // A protocol says how to behave itself; other avoid-surface rows (sensitive facts) need it said.
+    if m.surface == Surface::Avoid && m.kind != Kind::Protocol {
+        s.push_str(" — do not raise unless the user does");
+    }
+    s
+}
+
+/// Active memories, pinned first, then oldest first (stable across runs).
+fn ordered(memories: &[Memory], keep: impl Fn(&Memory) -> bool) -> Vec<&Memory> {
+    let mut v: Vec<&Memory> = memories.iter().filter(|m| m.status.kind() == StatusKind::Active && keep(m)).collect();
+    v.sort_by(|a, b| b.pinned.cmp(&a.pinned).then(a.created_at.cmp(&b.created_at)).then(a.id.cmp(&b.id)));
+    v
+}
+
+/// MEMORY.md for `subject` (e.g. "user dana"): active memories grouped by kind, pinned first.
+/// Ephemeral moods and tenant policies are not memory of the user and are left out.
+pub fn memory_md(subject: &str, memories: &[Memory], at: DateTime<Utc>) -> String {
+    let mut out = format!("# Memory: {subject}\n\n_Exported {} by mnemo._\n", at.format("%Y-%m-%d %H:%M UTC"));
+    let pinned = ordered(memories, |m| m.pinned);
+    if !pinned.is_empty() {
+        out.push_str("\n## Always known\n\n");
+        for m in &pinned {
+            out.push_str(&line(m));
+            out.push('\n');
+        }
+    }
+    let mut any = !pinned.is_empty();
+    for (title, kinds) in MEMORY_SECTIONS {
+        let rows = ordered(memories, |m| !m.pinned && kinds.contains(&m.kind));
+        if rows.is_empty() {
+            continue;
+        }
+        any = true;
+        out.push_str(&format!("\n## {title}\n\n"));
+        for m in rows {
+            out.push_str(&line(m));
+            out.push('\n');
+        }
+    }
+    if !any {
+        out.push_str("\nNothing is remembered yet.\n");
+    }
+    out
+}
+
+/// CONVENTIONS.md for `agent`: active protocols, knowledge and facts owned by an agent layer
+/// (tenant-wide or per user of that agent), the agent's own conventions.
+pub fn conventions(agent: &str, memories: &[Memory], at: DateTime<Utc>) -> String {
+    let agent_layer = |m: &Memory| matches!(m.owner.layer(), Layer::TenantAgent | Layer::UserAgent);
+    let mut out = format!("# Conventions: agent {agent}\n\n_Exported {} by mnemo._\n", at.format("%Y-%m-%d %H:%M UTC"));
+    let mut any = false;
+    for (title, kinds) in [
+        ("Rules", &[Kind::Protocol][..]),
+        ("Knowledge", &[Kind::Knowledge, Kind::Fact][..]),
+        ("Preferences", &[Kind::Preference][..]),
+    ] {
+        let rows = ordered(memories, |m| agent_layer(m) && kinds.contains(&m.kind));
+        if rows.is_empty() {
+            continue;
+        }
+        any = true;
+        out.push_str(&format!("\n## {title}\n\n"));
+        for m in rows {
+            out.push_str(&line(m));
+            out.push('\n');
+        }
+    }
+    if !any {
+        out.push_str("\nNo agent-scoped knowledge yet.\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::Status;
+    use crate::scope::Scope;
+
+    fn at() -> DateTime<Utc> {
+        "2026-03-10T12:00:00Z".parse().unwrap()
+    }
+
+    fn mem(owner: &Scope, kind: Kind, content: &str, minutes: i64) -> Memory {
+        Memory::new(owner.clone(), kind, content, at() + chrono::Duration::minutes(minutes))
+    }
+
+    #[test]
+    fn memory_md_groups_active_memories_pinned_first_and_skips_the_rest() {
+        let dana = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let mut pinned = mem(&dana, Kind::Fact, "User is allergic to penicillin", 5);
+        pinned.pinned = true;
+        let mut boundary = mem(&dana, Kind::Protocol, "Never mention the user's ex", 1);
+        boundary.surface = Surface::Avoid;
+        let mut old = mem(&dana, Kind::Profile, "User lives in Lisbon", 0);
+        old.status = Status::Archived;
+        let mut loop_ = mem(&dana, Kind::OpenLoop, "User will call the landlord", 2);
+        loop_.due_at = Some("2026-03-14T00:00:00Z".parse().unwrap());
+        let rows = vec![
+            mem(&dana, Kind::Profile, "User's name is Dana", 0),
+            pinned,
+            boundary,
+            old,
+            loop_,
+            mem(&dana, Kind::Ephemeral, "User is tired today", 3),
+        ];
+        let md = memory_md("user dana", &rows, at());
+        assert_eq!(
+            md,
+            "# Memory: user dana\n\n_Exported 2026-03-10 12:00 UTC by mnemo._\n\n\
+             ## Always known\n\n- User is allergic to penicillin\n\n\
+             ## About the user\n\n- User's name is Dana\n\n\
+             ## Boundaries and protocols\n\n- Never mention the user's ex\n\n\
+             ## Open loops\n\n- User will call the landlord (due 2026-03-14)\n"
+        );
+        assert_eq!(memory_md("user dana", &rows, at()), md, "deterministic");
+        assert!(memory_md("user eve", &[], at()).ends_with("Nothing is remembered yet.\n"));
+    }
+
+    #[test]
+    fn conventions_keep_agent_scoped_knowledge_only() {
+        let agent = Scope::parse("acme", Some("coder"), None, None).unwrap();
+        let user = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let rows = vec![
+            mem(&agent, Kind::Protocol, "Run cargo fmt before every commit", 0),
+            mem(&agent, Kind::Knowledge, "The build uses nextest", 1),
+            mem(&user, Kind::Fact, "User's stack is Rust", 2),
+        ];
+        let md = conventions("coder", &rows, at());
+        assert!(md.contains("## Rules\n\n- Run cargo fmt before every commit\n"), "{md}");
+        assert!(md.contains("## Knowledge\n\n- The build uses nextest\n"), "{md}");
+        assert!(!md.contains("stack is Rust"), "{md}");
+    }
+
+    #[test]
+    fn formats_parse_and_bad_ones_say_what_to_use() {
+        assert_eq!("memory-md".parse::<ExportFormat>().unwrap(), ExportFormat::MemoryMd);
+        assert_eq!("json".parse::<ExportFormat>().unwrap().media_type(), "application/json");
+        let err = "yaml".parse::<ExportFormat>().unwrap_err().to_string();
+        assert!(err.contains("json, memory-md or conventions"), "{err}");
+    }
+}

@@ -1,0 +1,128 @@
+//! Talking to the chat model: one extraction batch through core's prompt and parser, the one
+//! structured call every chat-model job uses, and the cost of each as a trace [`LlmCall`].
+
+use std::collections::HashSet;
+
+use mnemo_core::extract::llm::{LlmBatch, PromptOptions, SCHEMA_NAME, reply_schema};
+use mnemo_core::trace::LlmCall;
+use mnemo_core::{MemoryId, Message, ProposedOp, Scope, StatusKind};
+use mnemo_models::{ChatMessage, ChatRequest, Usage, ask_json};
+use mnemo_store::ListFilter;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::Memory;
+use crate::error::Result;
+
+/// What one extraction call gave: usable ops and the reply's unusable items, or why nothing
+/// usable came back. Either way with its cost.
+pub(crate) struct Extraction {
+    pub(crate) outcome: std::result::Result<(Vec<ProposedOp>, Vec<String>), String>,
+    pub(crate) call: LlmCall,
+}
+
+/// A cost record for `task` from the client's usage.
+pub(crate) fn call_record(task: &str, model: &str, usage: Usage) -> LlmCall {
+    LlmCall {
+        task: task.to_string(),
+        model: model.to_string(),
+        calls: usage.calls,
+        retries: usage.retries,
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        estimated_calls: usage.estimated_calls,
+        micros: usage.micros,
+        outcome: "ok".into(),
+        ..LlmCall::default()
+    }
+}
+
+impl Memory {
+    /// Asks the chat model for JSON of shape `T` under schema `name`: the structured call of
+    /// memos, summaries, reflections and episodes. Never an error: a failure comes back as
+    /// `Err(reason)` beside the cost record (a failed job is a gap, not a broken caller).
+    pub(crate) fn ask<T: DeserializeOwned>(
+        &self,
+        task: &str,
+        (system, user): (String, String),
+        (name, schema): (&str, Value),
+    ) -> (std::result::Result<T, String>, LlmCall) {
+        let model = match &self.chat {
+            Ok(m) => m,
+            Err(why) => {
+                let call = LlmCall {
+                    task: task.into(),
+                    outcome: "failed".into(),
+                    error: Some(why.clone()),
+                    ..LlmCall::default()
+                };
+                return (Err(why.clone()), call);
+            }
+        };
+        let req =
+            ChatRequest::new(vec![ChatMessage::system(system), ChatMessage::user(user)]).with_schema(name, schema);
+        match ask_json::<T, _>(model.as_ref(), &req) {
+            Ok(reply) => {
+                let mut call = call_record(task, model.id(), reply.reply.usage);
+                if reply.reply.truncated() {
+                    call.outcome = "failed".into();
+                    let why = "the reply was cut off by the token limit (raise MNEMO_LLM_MAX_TOKENS)".to_string();
+                    call.error = Some(why.clone());
+                    return (Err(why), call);
+                }
+                (Ok(reply.value), call)
+            }
+            Err(e) => {
+                let mut call = call_record(task, model.id(), e.usage());
+                call.outcome = "failed".into();
+                call.error = Some(e.to_string());
+                (Err(e.to_string()), call)
+            }
+        }
+    }
+
+    /// Runs one extraction batch through the model: the prompt lists the scope's active
+    /// memories (minus `exclude`, what a retried batch's fallback wrote) and the messages; the
+    /// reply is read item by item. A reply cut off by the token limit is a failure as a whole
+    /// (the rest of the batch would be lost), so the batch falls back and is retried.
+    pub(crate) fn extract_with_model(
+        &self,
+        scope: &Scope,
+        messages: &[Message],
+        exclude: &[MemoryId],
+    ) -> Result<Extraction> {
+        let opts = PromptOptions::default();
+        let skip: HashSet<MemoryId> = exclude.iter().copied().collect();
+        let filter =
+            ListFilter { statuses: vec![StatusKind::Active], limit: opts.max_existing * 2, ..ListFilter::default() };
+        let existing: Vec<mnemo_core::Memory> = self
+            .store
+            .list(scope, &filter)?
+            .into_iter()
+            .filter(|m| !m.kind.is_synthesised() && !skip.contains(&m.id))
+            .collect();
+        let batch = LlmBatch::new(messages, &existing, &self.tuning.gate, opts);
+        let prompt = batch.prompt();
+        let (reply, mut call) =
+            self.ask::<Value>("extract", (prompt.system, prompt.user), (SCHEMA_NAME, reply_schema()));
+        let outcome = match reply {
+            Err(why) => Err(why),
+            Ok(value) => match batch.parse_value(&value) {
+                Err(e) => {
+                    call.outcome = "failed".into();
+                    call.error = Some(e.to_string());
+                    Err(e.to_string())
+                }
+                Ok(parsed) => {
+                    let item_errors: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();
+                    if !item_errors.is_empty() {
+                        call.outcome = "partial".into();
+                        call.item_errors = item_errors.clone();
+                    }
+                    Ok((parsed.ops, item_errors))
+                }
+            },
+        };
+        Ok(Extraction { outcome, call })
+    }
+}

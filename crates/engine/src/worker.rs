@@ -1,0 +1,71 @@
+//! The background worker: a thread that runs due extraction batches, memos, episodes and the
+//! per-user syntheses every few seconds, so `ingest` can return at once. What `mnemo serve`
+//! starts beside the HTTP API; stopped (and joined) when the handle is dropped.
+
+use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::Memory;
+
+/// Passes of the run loop between two synthesis runs (summaries and reflections change daily;
+/// no need to look every few seconds).
+const SYNTHESIS_EVERY: u32 = 60;
+
+/// A running background worker; dropping it stops the thread after its current pass.
+#[derive(Debug)]
+pub struct Worker {
+    stop: Option<Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the worker over `memory`, waking every `background.worker_interval_secs`.
+    /// Failures (a store that is briefly unavailable) are logged to stderr and retried on the
+    /// next pass: the worker never takes the process down.
+    pub fn start(memory: Arc<Memory>) -> std::io::Result<Self> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let every = Duration::from_secs_f64(memory.config().background.worker_interval_secs.clamp(0.05, 3600.0));
+        let chats = memory.config().background.chats_per_pass.max(1);
+        let thread = std::thread::Builder::new().name("mnemo-worker".into()).spawn(move || {
+            let mut pass = 0u32;
+            loop {
+                if let Err(e) = memory.run_pending(chats) {
+                    eprintln!("mnemo-worker: background extraction failed (retried next pass): {e}");
+                }
+                if pass % SYNTHESIS_EVERY == 0 {
+                    if let Err(e) = memory.synthesize() {
+                        eprintln!("mnemo-worker: summaries failed (retried next pass): {e}");
+                    }
+                }
+                pass = pass.wrapping_add(1);
+                match stopped.recv_timeout(every) {
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        })?;
+        Ok(Self { stop: Some(stop), thread: Some(thread) })
+    }
+
+    /// Stops the worker and waits for its current pass to end.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,351 @@
+//! The LoCoMo dataset, parsed: conversations of dated sessions of turns, and questions with the
+//! dialog ids of their evidence (normalised where the dataset misspells them, counted where not).
+//!
+//! The file is read at run time from wherever the caller keeps it; nothing of it is copied here.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::error::LocomoError;
+
+/// A whole LoCoMo-format file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// Where it was read from (for reports and error messages).
+    pub path: PathBuf,
+    /// Its conversations, in file order.
+    pub conversations: Vec<Conversation>,
+}
+
+/// One long conversation between two people, asked about afterwards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversation {
+    /// The dataset's id for it ("conv-26"); also the user id it is ingested under.
+    pub sample_id: String,
+    /// The two speakers, as the file names them.
+    pub speakers: Vec<String>,
+    /// Sessions in order of their number.
+    pub sessions: Vec<Session>,
+    /// The questions about it, in file order.
+    pub questions: Vec<Question>,
+}
+
+/// One sitting of the conversation, all at one date-time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// Its number (`session_3` is 3).
+    pub number: u32,
+    /// When it took place, from `session_N_date_time` (read as UTC).
+    pub at: DateTime<Utc>,
+    /// Its turns, in order.
+    pub turns: Vec<Turn>,
+}
+
+/// One turn of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// The dialog id ("D3:12" = session 3, turn 12): what evidence refers to.
+    pub dia_id: String,
+    /// Who spoke.
+    pub speaker: String,
+    /// What was said.
+    pub text: String,
+    /// The caption of a photo shared with the turn, when there is one.
+    pub caption: Option<String>,
+}
+
+/// How a turn becomes the text of a message: the choices the benchmark measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TurnRendering {
+    /// Prefix the speaker's name ("Caroline: ..."): questions name people, and both speakers'
+    /// turns are ingested as one user's conversation.
+    pub speaker_prefix: bool,
+    /// Append the shared photo's caption ("[shares a photo: ...]").
+    pub captions: bool,
+}
+
+impl Default for TurnRendering {
+    fn default() -> Self {
+        Self { speaker_prefix: true, captions: true }
+    }
+}
+
+impl Turn {
+    /// The message text this turn is ingested as; the BM25 baseline indexes the same text, so
+    /// both systems see identical words.
+    pub fn render(&self, how: TurnRendering) -> String {
+        let mut out = String::new();
+        if how.speaker_prefix {
+            out.push_str(&self.speaker);
+            out.push_str(": ");
+        }
+        out.push_str(self.text.trim());
+        if let Some(c) = self.caption.as_deref().filter(|_| how.captions) {
+            if !self.text.trim().is_empty() {
+                out.push(' ');
+            }
+            out.push_str("[shares a photo: ");
+            out.push_str(c.trim());
+            out.push(']');
+        }
+        out
+    }
+}
+
+/// A question about a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// Its position in the conversation's `qa` list (0-based).
+    pub index: usize,
+    /// The question text.
+    pub text: String,
+    /// The gold answer (`adversarial_answer` for category 5), as text.
+    pub answer: String,
+    /// 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial.
+    pub category: u8,
+    /// Evidence dialog ids that name a turn of this conversation, normalised, without repeats.
+    pub evidence: Vec<String>,
+    /// Evidence entries that could not be matched to a turn, as written in the file.
+    pub unresolved: Vec<String>,
+    /// Evidence entries that matched only after normalisation, as written in the file.
+    pub normalised: Vec<String>,
+}
+
+impl Dataset {
+    /// Reads and parses a LoCoMo-format JSON file.
+    pub fn load(path: &Path) -> Result<Self, LocomoError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| LocomoError::Io { path: path.to_path_buf(), source })?;
+        Self::parse(path, &text)
+    }
+
+    /// Parses LoCoMo-format JSON text; `path` only names the source in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, LocomoError> {
+        let bad = |message: String| LocomoError::Format { path: path.to_path_buf(), message };
+        let root: Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON ({e}); expected a LoCoMo file")))?;
+        let Value::Array(items) = root else {
+            return Err(bad("expected a JSON array of conversations at the top level".into()));
+        };
+        if items.is_empty() {
+            return Err(bad("the file holds no conversations".into()));
+        }
+        let mut conversations = Vec::with_capacity(items.len());
+        let mut ids = HashSet::new();
+        for (i, item) in items.iter().enumerate() {
+            let c = parse_conversation(i, item).map_err(bad)?;
+            if !ids.insert(c.sample_id.clone()) {
+                return Err(bad(format!("sample_id {:?} appears twice", c.sample_id)));
+            }
+            conversations.push(c);
+        }
+        Ok(Self { path: path.to_path_buf(), conversations })
+    }
+}
+
+impl Conversation {
+    /// Every turn in order, with the session it belongs to.
+    pub fn turns(&self) -> impl Iterator<Item = (&Session, &Turn)> {
+        self.sessions.iter().flat_map(|s| s.turns.iter().map(move |t| (s, t)))
+    }
+}
+
+fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
+    let sample_id = match item.get("sample_id") {
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => format!("conversation-{}", i + 1),
+    };
+    let at = |what: String| format!("{sample_id}: {what}");
+    let conv = item
+        .get("conversation")
+        .and_then(Value::as_object)
+        .ok_or_else(|| at("missing \"conversation\" object".into()))?;
+    let speakers: Vec<String> = ["speaker_a", "speaker_b"]
+        .iter()
+        .filter_map(|k| conv.get(*k).and_then(Value::as_str))
+        .map(String::from)
+        .collect();
+
+    let mut numbers: Vec<u32> =
+        conv.keys().filter_map(|k| k.strip_prefix("session_")?.parse::<u32>().ok()).collect::<Vec<_>>();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut sessions = Vec::new();
+    let mut known = HashSet::new();
+    for n in numbers {
+        let key = format!("session_{n}");
+        let Some(list) = conv.get(&key) else { continue };
+        let Value::Array(list) = list else {
+            return Err(at(format!("\"{key}\" must be a list of turns")));
+        };
+        if list.is_empty() {
+            continue;
+        }
+        let when_key = format!("session_{n}_date_time");
+        let when = conv
+            .get(&when_key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| at(format!("\"{key}\" has turns but no \"{when_key}\"")))?;
+        let when = parse_date_time(when).map_err(|e| at(format!("\"{when_key}\": {e}")))?;
+        let mut turns = Vec::with_capacity(list.len());
+        for (j, t) in list.iter().enumerate() {
+            let field = |f: &str| t.get(f).and_then(Value::as_str).map(str::to_string);
+            let where_ = || format!("{key} turn {}", j + 1);
+            let dia_id = field("dia_id").ok_or_else(|| at(format!("{}: missing \"dia_id\"", where_())))?;
+            let dia_id = normalise_dia_id(&dia_id).unwrap_or(dia_id);
+            if !known.insert(dia_id.clone()) {
+                return Err(at(format!("{}: dia_id {dia_id:?} appears twice", where_())));
+            }
+            let speaker = field("speaker").ok_or_else(|| at(format!("{}: missing \"speaker\"", where_())))?;
+            let text = field("text").unwrap_or_default();
+            let caption = field("blip_caption").filter(|c| !c.trim().is_empty());
+            if text.trim().is_empty() && caption.is_none() {
+                continue; // nothing was said: there is no message to ingest
+            }
+            turns.push(Turn { dia_id, speaker, text, caption });
+        }
+        sessions.push(Session { number: n, at: when, turns });
+    }
+    if sessions.is_empty() {
+        return Err(at("no sessions with turns".into()));
+    }
+
+    let present: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();
+    let qa = match item.get("qa") {
+        None => &Vec::new(),
+        Some(Value::Array(qa)) => qa,
+        Some(_) => return Err(at("\"qa\" must be a list of questions".into())),
+    };
+    let mut questions = Vec::with_capacity(qa.len());
+    for (index, q) in qa.iter().enumerate() {
+        let where_ = format!("question {}", index + 1);
+        let text = q
+            .get("question")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| at(format!("{where_}: missing \"question\"")))?
+            .to_string();
+        let category = q
+            .get("category")
+            .and_then(Value::as_u64)
+            .and_then(|c| u8::try_from(c).ok())
+            .ok_or_else(|| at(format!("{where_}: \"category\" must be a small integer")))?;
+        let answer = match q.get("answer").or_else(|| q.get("adversarial_answer")) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(other) => other.to_string(),
+        };
+        let raw: Vec<String> = match q.get("evidence") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(xs)) => xs.iter().filter_map(Value::as_str).map(String::from).collect(),
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(_) => return Err(at(format!("{where_}: \"evidence\" must be a list of dialog ids"))),
+        };
+        let (mut evidence, mut unresolved, mut normalised) = (Vec::new(), Vec::new(), Vec::new());
+        for entry in &raw {
+            let parts = split_evidence(entry);
+            let mut all_found = !parts.is_empty();
+            let mut rewritten = parts.len() != 1;
+            for p in parts {
+                match normalise_dia_id(p).filter(|id| present.contains(id.as_str())) {
+                    Some(id) => {
+                        rewritten |= id != p;
+                        if !evidence.contains(&id) {
+                            evidence.push(id);
+                        }
+                    }
+                    None => all_found = false,
+                }
+            }
+            if !all_found {
+                unresolved.push(entry.clone());
+            } else if rewritten {
+                normalised.push(entry.clone());
+            }
+        }
+        questions.push(Question { index, text, answer, category, evidence, unresolved, normalised });
+    }
+    Ok(Conversation { sample_id, speakers, sessions, questions })
+}
+
+/// Splits an evidence entry that packs several ids ("D8:6; D9:17", "D9:1 D4:4").
+fn split_evidence(entry: &str) -> Vec<&str> {
+    entry.split(|c: char| c == ';' || c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()).collect()
+}
+
+/// `D<session>:<turn>` with the misspellings the dataset has: a stray colon ("D:11:26"),
+/// leading zeros ("D30:05"), lowercase. `None` when it is not a dialog id at all.
+pub fn normalise_dia_id(raw: &str) -> Option<String> {
+    let s = raw.trim();
+    let rest = s.strip_prefix('D').or_else(|| s.strip_prefix('d'))?;
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    let (a, b) = rest.split_once(':')?;
+    let num =
+        |x: &str| (!x.is_empty() && x.chars().all(|c| c.is_ascii_digit())).then(|| x.parse::<u32>().ok()).flatten();
+    Some(format!("D{}:{}", num(a)?, num(b)?))
+}
+
+/// "1:56 pm on 8 May, 2023" → 2023-05-08T13:56:00Z.
+pub fn parse_date_time(s: &str) -> Result<DateTime<Utc>, String> {
+    let t = s.trim();
+    NaiveDateTime::parse_from_str(t, "%I:%M %p on %d %B, %Y")
+        .or_else(|_| NaiveDateTime::parse_from_str(t, "%I:%M %p on %d %b, %Y"))
+        .map(|n| n.and_utc())
+        .map_err(|e| format!("{t:?} is not a date-time like \"1:56 pm on 8 May, 2023\" ({e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_date_times_parse() {
+        assert_eq!(parse_date_time("1:56 pm on 8 May, 2023").unwrap().to_rfc3339(), "2023-05-08T13:56:00+00:00");
+        assert_eq!(parse_date_time("10:04 am on 19 December, 2023").unwrap().to_rfc3339(), "2023-12-19T10:04:00+00:00");
+        assert_eq!(parse_date_time("12:09 am on 1 Jan, 2024").unwrap().to_rfc3339(), "2024-01-01T00:09:00+00:00");
+        assert!(parse_date_time("yesterday").unwrap_err().contains("1:56 pm on 8 May, 2023"));
+    }
+
+    #[test]
+    fn dia_ids_normalise_or_refuse() {
+        assert_eq!(normalise_dia_id("D1:3").as_deref(), Some("D1:3"));
+        assert_eq!(normalise_dia_id("D:11:26").as_deref(), Some("D11:26"));
+        assert_eq!(normalise_dia_id("D30:05").as_deref(), Some("D30:5"));
+        assert_eq!(normalise_dia_id(" d2:7 ").as_deref(), Some("D2:7"));
+        assert_eq!(normalise_dia_id("D"), None);
+        assert_eq!(normalise_dia_id("D4"), None);
+        assert_eq!(normalise_dia_id("D1:x"), None);
+        assert_eq!(split_evidence("D8:6; D9:17"), vec!["D8:6", "D9:17"]);
+        assert_eq!(split_evidence("D9:1 D4:4 D4:6"), vec!["D9:1", "D4:4", "D4:6"]);
+    }
+
+    #[test]
+    fn turns_render_with_speaker_and_caption() {
+        let t = Turn {
+            dia_id: "D1:1".into(),
+            speaker: "Ann".into(),
+            text: "Look at this!".into(),
+            caption: Some("a photo of a cat".into()),
+        };
+        assert_eq!(t.render(TurnRendering::default()), "Ann: Look at this! [shares a photo: a photo of a cat]");
+        assert_eq!(t.render(TurnRendering { speaker_prefix: false, captions: false }), "Look at this!");
+    }
+
+    #[test]
+    fn malformed_files_name_what_is_wrong() {
+        let err = |text: &str| Dataset::parse(Path::new("x.json"), text).unwrap_err().to_string();
+        assert!(err("{").contains("not valid JSON"));
+        assert!(err("{}").contains("JSON array"));
+        assert!(err("[]").contains("no conversations"));
+        assert!(err(r#"[{"sample_id": "c1"}]"#).contains("c1: missing \"conversation\""));
+        let no_date = r#"[{"sample_id": "c1", "conversation": {"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}}]"#;
+        assert!(err(no_date).contains("no \"session_1_date_time\""), "{}", err(no_date));
+        let bad_date = r#"[{"sample_id": "c1", "conversation": {"session_1_date_time": "soon",
+            "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}}]"#;
+        assert!(err(bad_date).contains("session_1_date_time"));
+    }
+}

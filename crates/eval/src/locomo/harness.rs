@@ -1,0 +1,339 @@
+//! Running LoCoMo through the product: each conversation into its own store, session by session
+//! at the session's date-time; then every question through the real `context()` at each token
+//! budget and `recall()` for the top k, each mapped back to dialog turns through provenance; the
+//! BM25 baseline over the same turns beside it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Duration;
+use mnemo::models::Embedder;
+use mnemo::store::{ListFilter, SqliteStore};
+use mnemo::{Config, ManualClock, Memory};
+use mnemo_core::{NewMessage, Role, Scope, StatusKind, tokens};
+use serde::Serialize;
+
+use super::bm25::{self, Bm25};
+use super::data::{Conversation, Dataset, TurnRendering};
+use super::error::LocomoError;
+use super::metrics::{Hit, covered_count};
+use super::sources::{block_sources, recall_sources};
+
+/// The tenant every conversation is ingested under (one user per conversation).
+pub const TENANT: &str = "locomo";
+
+/// What to measure and how to feed the conversations in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LocomoOptions {
+    /// Token budgets for `context()`, in cl100k tokens.
+    pub budgets: Vec<usize>,
+    /// Prefix lengths of `recall()`'s ranking for recall@k; the largest is the k asked for.
+    pub ks: Vec<usize>,
+    /// Only the first N conversations (all when `None`).
+    pub conversations: Option<usize>,
+    /// Only the first N questions of each conversation (all when `None`).
+    pub questions: Option<usize>,
+    /// How turns become message text.
+    pub rendering: TurnRendering,
+    /// Keep each question's outcome in the report (for finding what retrieval misses).
+    pub per_question: bool,
+}
+
+impl Default for LocomoOptions {
+    fn default() -> Self {
+        Self {
+            budgets: vec![250, 500, 1000, 2000],
+            ks: vec![5, 10, 25, 50],
+            conversations: None,
+            questions: None,
+            rendering: TurnRendering::default(),
+            per_question: false,
+        }
+    }
+}
+
+impl LocomoOptions {
+    fn validate(&self) -> Result<(), LocomoError> {
+        let bad = |m: &str| Err(LocomoError::Options(m.to_string()));
+        if self.budgets.is_empty() || self.budgets.contains(&0) {
+            return bad("give at least one token budget, each above zero (e.g. 250 500 1000 2000)");
+        }
+        if self.ks.is_empty() || self.ks.contains(&0) {
+            return bad("give at least one k for recall@k, each above zero (e.g. 5 10 25 50)");
+        }
+        if self.conversations == Some(0) || self.questions == Some(0) {
+            return bad("--conversations and --questions must be at least 1 when given");
+        }
+        Ok(())
+    }
+}
+
+/// One question's outcome for both systems; vectors follow the order of the options' budgets
+/// and ks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuestionOutcome {
+    /// The conversation's sample id.
+    pub conversation: String,
+    /// Position in the conversation's `qa` list (0-based).
+    pub index: usize,
+    /// LoCoMo category id.
+    pub category: u8,
+    /// The question.
+    pub question: String,
+    /// Resolved evidence dialog ids.
+    pub evidence: Vec<String>,
+    /// mnemo `context()` coverage per budget.
+    pub mnemo_context: Vec<Hit>,
+    /// Tokens of mnemo's block per budget.
+    pub mnemo_tokens: Vec<usize>,
+    /// mnemo `recall()` coverage per k.
+    pub mnemo_recall: Vec<Hit>,
+    /// BM25 coverage per budget.
+    pub bm25_context: Vec<Hit>,
+    /// Tokens of the packed BM25 block per budget.
+    pub bm25_tokens: Vec<usize>,
+    /// BM25 coverage per k.
+    pub bm25_recall: Vec<Hit>,
+}
+
+/// What ingesting one conversation took and produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationStats {
+    /// The sample id.
+    pub sample_id: String,
+    /// Sessions ingested.
+    pub sessions: usize,
+    /// Turns ingested as messages.
+    pub turns: usize,
+    /// cl100k tokens of every ingested message, one per line: what "put the whole conversation
+    /// in the prompt" would cost.
+    pub tokens: usize,
+    /// Questions asked (with resolvable evidence).
+    pub questions: usize,
+    /// Wall time of the `ingest` calls (and of `flush` at the end of each session).
+    pub ingest_seconds: f64,
+    /// Active memories after ingest.
+    pub active_memories: usize,
+    /// Ops the extractor proposed.
+    pub ops_proposed: usize,
+}
+
+/// Everything measured; [`super::report::LocomoReport`] summarises it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LocomoRun {
+    /// The options it ran with.
+    pub options: LocomoOptions,
+    /// The embedder's id.
+    pub embedder: String,
+    /// The extractor configured (`heuristic`, `llm`).
+    pub extractor: String,
+    /// Where the dataset came from.
+    pub dataset: String,
+    /// Per conversation.
+    pub conversations: Vec<ConversationStats>,
+    /// Per question with resolvable evidence.
+    pub questions: Vec<QuestionOutcome>,
+    /// Questions skipped because none of their evidence names a turn, per category.
+    pub questions_without_evidence: Vec<(String, usize, u8)>,
+    /// Evidence entries that name no turn, as (conversation, entry).
+    pub unresolved_evidence: Vec<(String, String)>,
+    /// Evidence entries repaired by normalisation, as (conversation, entry).
+    pub normalised_evidence: Vec<(String, String)>,
+    /// `context()` wall time per call in ms, per budget.
+    pub context_ms: Vec<Vec<f64>>,
+    /// Of which not spent embedding the query, per budget.
+    pub context_ms_excluding_embedding: Vec<Vec<f64>>,
+    /// `recall()` wall time per call in ms.
+    pub recall_ms: Vec<f64>,
+    /// Wall time of the whole run.
+    pub seconds: f64,
+}
+
+/// Progress lines for a person watching a long run.
+pub type Progress<'a> = &'a mut dyn FnMut(&str);
+
+/// Runs the benchmark over `dataset` with the engine configured by `config` (its store settings
+/// are ignored: every conversation gets a fresh embedded store in a temporary directory).
+pub fn run_locomo(
+    dataset: &Dataset,
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+    options: &LocomoOptions,
+    progress: Progress<'_>,
+) -> Result<LocomoRun, LocomoError> {
+    options.validate()?;
+    let started = Instant::now();
+    let take = options.conversations.unwrap_or(usize::MAX);
+    let mut run = LocomoRun {
+        options: options.clone(),
+        embedder: embedder.id().to_string(),
+        extractor: serde_json::to_value(config.extractor)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        dataset: dataset.path.display().to_string(),
+        conversations: Vec::new(),
+        questions: Vec::new(),
+        questions_without_evidence: Vec::new(),
+        unresolved_evidence: Vec::new(),
+        normalised_evidence: Vec::new(),
+        context_ms: vec![Vec::new(); options.budgets.len()],
+        context_ms_excluding_embedding: vec![Vec::new(); options.budgets.len()],
+        recall_ms: Vec::new(),
+        seconds: 0.0,
+    };
+    for conv in dataset.conversations.iter().take(take) {
+        run_conversation(conv, config, embedder, options, &mut run, progress)?;
+    }
+    run.seconds = started.elapsed().as_secs_f64();
+    Ok(run)
+}
+
+fn run_conversation(
+    conv: &Conversation,
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+    options: &LocomoOptions,
+    run: &mut LocomoRun,
+    progress: Progress<'_>,
+) -> Result<(), LocomoError> {
+    let id = conv.sample_id.clone();
+    let engine = |during: String| {
+        let id = id.clone();
+        move |source: mnemo::Error| LocomoError::Engine { conversation: id, during, source: Box::new(source) }
+    };
+    let tmp = tempfile::tempdir().map_err(|source| LocomoError::TempDir { conversation: id.clone(), source })?;
+    let mut config = config.clone();
+    config.data_dir = tmp.path().to_path_buf();
+    config.database_url = None;
+    let store = SqliteStore::open(config.db_path()).map_err(|e| engine("opening its store".into())(e.into()))?;
+    let first = conv.sessions[0].at;
+    let clock = Arc::new(ManualClock::new(first));
+    let memory = Memory::from_parts(config, Arc::new(store), Some(Arc::clone(embedder)), clock.clone());
+    let scope = |chat: &str| {
+        Scope::parse(TENANT, None, Some(&conv.sample_id), Some(chat))
+            .map_err(|e| engine(format!("scope for chat {chat:?}"))(e.into()))
+    };
+
+    // Ingest: session by session, at the session's date-time, a turn a few seconds apart.
+    let rendering = options.rendering;
+    let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(rendering)).collect();
+    let mut stats = ConversationStats {
+        sample_id: id.clone(),
+        sessions: conv.sessions.len(),
+        turns: texts.len(),
+        tokens: texts.iter().map(|t| tokens::count(t) + 1).sum(),
+        questions: 0,
+        ingest_seconds: 0.0,
+        active_memories: 0,
+        ops_proposed: 0,
+    };
+    for session in &conv.sessions {
+        clock.set(session.at);
+        let chat = format!("session_{}", session.number);
+        let batch: Vec<NewMessage> = session
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| NewMessage {
+                id: Some(t.dia_id.clone()),
+                role: Role::User,
+                content: t.render(rendering),
+                at: Some(session.at + Duration::seconds(30 * i as i64)),
+            })
+            .collect();
+        let session_scope = scope(&chat)?;
+        let t = Instant::now();
+        let report = memory.ingest(&session_scope, batch).map_err(engine(format!("ingesting {chat}")))?;
+        // The end of a session is the end of a conversation: whatever extraction an
+        // asynchronous extractor still has queued for it runs now, as an application would ask.
+        memory.flush(&session_scope).map_err(engine(format!("flushing {chat}")))?;
+        stats.ingest_seconds += t.elapsed().as_secs_f64();
+        stats.ops_proposed += report.ops.len();
+    }
+    let last = conv.sessions.iter().map(|s| s.at).max().unwrap_or(first);
+    clock.set(last + Duration::hours(1));
+    let user =
+        Scope::parse(TENANT, None, Some(&conv.sample_id), None).map_err(|e| engine("user scope".into())(e.into()))?;
+    let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+    stats.active_memories = memory.list(&user, &active).map_err(engine("listing memories".into()))?.len();
+    progress(&format!(
+        "{id}: {} sessions, {} turns ingested in {:.1} s; {} active memories",
+        stats.sessions, stats.turns, stats.ingest_seconds, stats.active_memories
+    ));
+
+    // The baseline's index over exactly the ingested text.
+    let dia_ids: Vec<&str> = conv.turns().map(|(_, t)| t.dia_id.as_str()).collect();
+    let index = Bm25::new(&texts);
+    let costs: Vec<usize> = texts.iter().map(|t| bm25::line_cost(t)).collect();
+    let max_k = options.ks.iter().copied().max().unwrap_or(1);
+
+    for q in conv.questions.iter().take(options.questions.unwrap_or(usize::MAX)) {
+        for e in &q.unresolved {
+            run.unresolved_evidence.push((id.clone(), e.clone()));
+        }
+        for e in &q.normalised {
+            run.normalised_evidence.push((id.clone(), e.clone()));
+        }
+        if q.evidence.is_empty() {
+            run.questions_without_evidence.push((id.clone(), q.index, q.category));
+            continue;
+        }
+        let of = q.evidence.len();
+        let hit = |covered: usize| Hit { covered, of };
+        let mut out = QuestionOutcome {
+            conversation: id.clone(),
+            index: q.index,
+            category: q.category,
+            question: q.text.clone(),
+            evidence: q.evidence.clone(),
+            mnemo_context: Vec::new(),
+            mnemo_tokens: Vec::new(),
+            mnemo_recall: Vec::new(),
+            bm25_context: Vec::new(),
+            bm25_tokens: Vec::new(),
+            bm25_recall: Vec::new(),
+        };
+        // A fresh chat per call: no recent-message window answers for free, and no earlier
+        // question's block triggers the over-reference guard.
+        for (b, &budget) in options.budgets.iter().enumerate() {
+            let chat = format!("q{}-b{budget}", q.index);
+            let t = Instant::now();
+            let ctx = memory
+                .context(&scope(&chat)?, &q.text, Some(budget))
+                .map_err(engine(format!("context for question {}", q.index + 1)))?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            run.context_ms[b].push(ms);
+            run.context_ms_excluding_embedding[b].push((ms - ctx.embed_micros as f64 / 1e3).max(0.0));
+            let sources = block_sources(&ctx.block);
+            out.mnemo_context.push(hit(covered_count(&q.evidence, sources.iter().flatten())));
+            out.mnemo_tokens.push(ctx.block.tokens);
+        }
+        let t = Instant::now();
+        let r = memory
+            .recall(&scope(&format!("q{}-k", q.index))?, &q.text, Some(max_k))
+            .map_err(engine(format!("recall for question {}", q.index + 1)))?;
+        run.recall_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        let ranked = recall_sources(&r);
+        for &k in &options.ks {
+            out.mnemo_recall.push(hit(covered_count(&q.evidence, ranked.iter().take(k).flatten())));
+        }
+
+        let ranking = index.rank(&q.text);
+        for &budget in &options.budgets {
+            let (chosen, used) = bm25::pack(&ranking, &costs, budget);
+            let ids: Vec<String> = chosen.iter().map(|&d| dia_ids[d].to_string()).collect();
+            out.bm25_context.push(hit(covered_count(&q.evidence, &ids)));
+            out.bm25_tokens.push(used);
+        }
+        for &k in &options.ks {
+            let ids: Vec<String> = ranking.iter().take(k).map(|&(d, _)| dia_ids[d].to_string()).collect();
+            out.bm25_recall.push(hit(covered_count(&q.evidence, &ids)));
+        }
+        stats.questions += 1;
+        run.questions.push(out);
+    }
+    progress(&format!("{id}: {} questions asked", stats.questions));
+    run.conversations.push(stats);
+    Ok(())
+}

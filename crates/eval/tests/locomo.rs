@@ -1,0 +1,182 @@
+//! The LoCoMo harness end to end on a tiny hand-written file in the LoCoMo format: parsing with
+//! misspelt evidence, the real engine (hashing embedder) and the BM25 baseline, the report's
+//! numbers and JSON shape.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mnemo::Config;
+use mnemo::models::{Embedder, EmbedderKind, open_embedder};
+use mnemo_eval::locomo::{
+    Bm25, Dataset, LocomoError, LocomoOptions, LocomoReport, LocomoRun, QuestionOutcome, TurnRendering, run_locomo,
+};
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/locomo-tiny.json")
+}
+
+fn config() -> Config {
+    let mut c = Config::default();
+    c.embedder.kind = EmbedderKind::Hash;
+    c
+}
+
+fn embedder() -> Arc<dyn Embedder> {
+    open_embedder(&config().embedder).unwrap()
+}
+
+fn options() -> LocomoOptions {
+    LocomoOptions { budgets: vec![120, 1000], ks: vec![1, 5], ..LocomoOptions::default() }
+}
+
+fn run(options: &LocomoOptions) -> LocomoRun {
+    let data = Dataset::load(&fixture()).unwrap();
+    let mut lines = Vec::new();
+    let run = run_locomo(&data, &config(), &embedder(), options, &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(lines.iter().any(|l| l.starts_with("tiny-1: 2 sessions, 7 turns ingested")), "{lines:?}");
+    run
+}
+
+fn question<'a>(run: &'a LocomoRun, conversation: &str, index: usize) -> &'a QuestionOutcome {
+    run.questions.iter().find(|q| q.conversation == conversation && q.index == index).unwrap()
+}
+
+#[test]
+fn the_fixture_parses_in_session_order_with_evidence_repaired_or_counted() {
+    let data = Dataset::load(&fixture()).unwrap();
+    assert_eq!(data.conversations.len(), 2);
+    let c = &data.conversations[0];
+    assert_eq!(c.sample_id, "tiny-1");
+    assert_eq!(c.speakers, vec!["Ann", "Ben"]);
+    let numbers: Vec<u32> = c.sessions.iter().map(|s| s.number).collect();
+    assert_eq!(numbers, vec![1, 2], "sorted by number; a date-time without turns is no session");
+    assert_eq!(c.sessions[0].at.to_rfc3339(), "2024-03-03T09:15:00+00:00");
+    assert_eq!(c.sessions[0].turns[3].render(TurnRendering::default()), {
+        "Ben: Look at what I bought! [shares a photo: a photo of a red road bike leaning on a fence]"
+    });
+    let q = &c.questions;
+    assert_eq!(q[1].evidence, vec!["D2:2"], "leading zero repaired");
+    assert_eq!(q[1].normalised, vec!["D2:02"]);
+    assert_eq!(q[2].evidence, vec!["D1:1", "D2:1"], "stray colon repaired");
+    assert_eq!(q[4].evidence, vec!["D2:3"], "the resolvable half of a packed entry is kept");
+    assert_eq!(q[4].unresolved, vec!["D2:3; D9:9"]);
+    assert_eq!(q[4].answer, "2019");
+    assert!(q[5].evidence.is_empty());
+    assert_eq!((q[6].category, q[6].answer.as_str()), (5, "Pebbles"));
+}
+
+#[test]
+fn bm25_ranks_the_exact_match_turn_first() {
+    let data = Dataset::load(&fixture()).unwrap();
+    let turns: Vec<_> = data.conversations[0].turns().map(|(_, t)| t).collect();
+    let texts: Vec<String> = turns.iter().map(|t| t.render(TurnRendering::default())).collect();
+    let index = Bm25::new(&texts);
+    let best = |q: &str| turns[index.rank(q)[0].0].dia_id.as_str();
+    assert_eq!(best("What is the name of Ann's tortoise?"), "D1:1");
+    assert_eq!(best("Where is Ben's sister Clara moving?"), "D2:2");
+    assert_eq!(best("What colour is the bike Ben bought?"), "D1:4", "the caption is indexed too");
+}
+
+#[test]
+fn the_harness_runs_the_real_engine_and_finds_what_is_plainly_there() {
+    let run = run(&options());
+    assert_eq!(run.conversations.len(), 2);
+    assert_eq!(run.conversations[0].turns, 7);
+    assert!(run.conversations[0].tokens > 50);
+    assert_eq!(run.questions.len(), 7, "the question without evidence is skipped, the rest asked");
+    assert_eq!(run.questions_without_evidence, vec![("tiny-1".to_string(), 5, 3)]);
+    assert_eq!(run.unresolved_evidence, vec![("tiny-1".to_string(), "D2:3; D9:9".to_string())]);
+
+    // The tortoise's name is said once, in so many words: both systems must bring that turn.
+    let tortoise = question(&run, "tiny-1", 0);
+    assert_eq!(tortoise.evidence, vec!["D1:1"]);
+    assert!(tortoise.mnemo_context[1].all(), "mnemo at 1000 tokens misses D1:1: {tortoise:?}");
+    assert!(tortoise.bm25_recall[0].all(), "BM25's first turn is the exact match");
+    assert!(tortoise.bm25_context[1].all());
+    let cello = question(&run, "tiny-2", 0);
+    assert!(cello.mnemo_context[1].all(), "{cello:?}");
+    assert!(cello.mnemo_recall[1].all(), "recall's top 5 carries the turn about the cello teacher: {cello:?}");
+
+    for q in &run.questions {
+        for (i, budget) in run.options.budgets.iter().enumerate() {
+            assert!(q.mnemo_tokens[i] <= *budget, "mnemo over budget: {q:?}");
+            assert!(q.bm25_tokens[i] <= *budget, "BM25 over budget: {q:?}");
+            assert!(q.mnemo_context[i].covered <= q.mnemo_context[i].of);
+        }
+        assert!(q.bm25_recall[0].covered <= q.bm25_recall[1].covered, "recall@k grows with k: {q:?}");
+        assert!(q.mnemo_recall[0].covered <= q.mnemo_recall[1].covered, "recall@k grows with k: {q:?}");
+    }
+    assert_eq!(run.context_ms[0].len(), 7);
+    assert_eq!(run.recall_ms.len(), 7);
+}
+
+#[test]
+fn the_report_has_the_required_shape_and_keeps_adversarial_apart() {
+    let report = LocomoReport::new(run(&options()));
+    let v = report.to_json();
+    for budget in ["120", "1000"] {
+        for system in [&v["budgets"][budget], &v["baseline_bm25"]["budgets"][budget]] {
+            let overall = &system["overall"];
+            assert!(overall["fraction_covered"].is_f64() && overall["all_covered"].is_f64(), "{system}");
+            assert_eq!(overall["questions"], 6, "categories 1-4 only: {system}");
+            assert_eq!(system["5"]["questions"], 1);
+            assert_eq!(system["4"]["questions"], 4);
+        }
+        assert!(v["tokens"]["context"][budget]["mean"].is_f64());
+        assert!(v["tokens"]["context"][budget]["p95"].is_f64());
+        assert!(v["latency_ms"]["context"][budget]["p50"].is_f64());
+        assert!(v["latency_ms"]["context"][budget]["p95"].is_f64());
+    }
+    for key in ["recall_at_k", "ingest", "dataset", "setup"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["recall_at_k"]["5"]["overall"]["questions"], 6);
+    assert!(v["tokens"]["conversation"]["mean"].as_f64().unwrap() > 50.0);
+    assert_eq!(v["ingest"]["messages"], 9);
+    assert!(v["ingest"]["messages_per_second"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["dataset"]["unresolved_evidence"][0]["evidence"], "D2:3; D9:9");
+    assert!(v.get("questions").is_none(), "per-question outcomes only on request");
+
+    // The 1000-token coverage of BM25 by hand: the packed turns cover everything asked of the
+    // small conversations, so every category-1-4 question is fully covered.
+    assert_eq!(report.baseline_overall(1000).unwrap().fraction_covered, 1.0);
+    assert!(report.overall(250).is_none());
+
+    let text = report.to_text();
+    assert!(text.contains("mnemo") && text.contains("BM25 over turns"), "{text}");
+    assert!(text.contains("overall (1-4)") && text.contains("5 adversarial"), "{text}");
+    assert!(text.contains("Ingest: 9 messages"), "{text}");
+}
+
+#[test]
+fn per_question_outcomes_are_kept_on_request() {
+    let options = LocomoOptions { per_question: true, questions: Some(2), conversations: Some(1), ..options() };
+    let v = LocomoReport::new(run(&options)).to_json();
+    let qs = v["questions"].as_array().unwrap();
+    assert_eq!(qs.len(), 2);
+    assert_eq!(qs[0]["question"], "What is the name of Ann's tortoise?");
+    assert_eq!(qs[0]["evidence"][0], "D1:1");
+}
+
+#[test]
+fn options_that_measure_nothing_are_refused() {
+    let data = Dataset::load(&fixture()).unwrap();
+    let bad = |o: LocomoOptions| run_locomo(&data, &config(), &embedder(), &o, &mut |_| {}).unwrap_err();
+    let e = bad(LocomoOptions { budgets: vec![], ..options() });
+    assert!(matches!(e, LocomoError::Options(_)) && e.to_string().contains("token budget"), "{e}");
+    let e = bad(LocomoOptions { ks: vec![0], ..options() });
+    assert!(e.to_string().contains("recall@k"), "{e}");
+    let e = bad(LocomoOptions { questions: Some(0), ..options() });
+    assert!(e.to_string().contains("--questions"), "{e}");
+}
+
+#[test]
+fn a_missing_or_malformed_file_says_what_and_where() {
+    let e = Dataset::load(Path::new("/nonexistent/locomo10.json")).unwrap_err();
+    assert!(matches!(e, LocomoError::Io { .. }) && e.to_string().contains("/nonexistent/locomo10.json"), "{e}");
+    let text = r#"[{"sample_id": "c9", "conversation": {"session_1_date_time": "9:15 am on 3 March, 2024",
+        "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]},
+        "qa": [{"question": "?", "evidence": ["D1:1"]}]}]"#;
+    let e = Dataset::parse(Path::new("x.json"), text).unwrap_err().to_string();
+    assert_eq!(e, "x.json: c9: question 1: \"category\" must be a small integer");
+}

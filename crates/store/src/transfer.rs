@@ -1,0 +1,239 @@
+//! Moving a whole store between backends: the [`Record`] every backend exports and imports.
+//!
+//! A record is one stored row in domain terms, carrying everything the row holds (ids,
+//! timestamps, statuses, counters, the tenant) so an import writes it back verbatim, without
+//! the history rows, version bumps or status logic that [`Store::apply`](crate::Store::apply)
+//! adds for live writes. Derived projections (SQLite's FTS rows and partition versions,
+//! PostgreSQL's tsvector and model registry, the in-process vector cache) are not records: the
+//! importing backend rebuilds them from the rows.
+//!
+//! Adding a table: one variant here, its name in [`TABLES`], one export query plus one import
+//! arm in each backend's `transfer.rs`, and its rows in `fill_every_table` of the store's
+//! conformance tests.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use mnemo_core::{HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId};
+
+use crate::error::Result;
+use crate::queue::{ChatProgress, QueueState};
+use crate::store::{DeletionEvent, Embedding};
+
+/// Every table a copy moves, in the order exports stream them: rows come after the rows they
+/// refer to (history, links and sessions after their memories). Also the keys of
+/// [`Store::counts`](crate::Store::counts), so counts of two backends compare key by key.
+pub const TABLES: &[&str] = &[
+    "messages",
+    "message_embeddings",
+    "memories",
+    "embeddings",
+    "history",
+    "links",
+    "memory_sessions",
+    "policies",
+    "traces",
+    "deletions",
+    "extraction_queue",
+    "chat_progress",
+];
+
+/// One stored row, as a copy moves it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// A message of the trace.
+    Message {
+        /// The message.
+        message: Message,
+        /// Taken out of archival recall (see `Change::Withhold`): kept in the trace, never
+        /// searched or quoted.
+        withheld: bool,
+    },
+    /// The vector of a message, for archival recall.
+    MessageEmbedding {
+        /// The message's tenant.
+        tenant: TenantId,
+        /// The message.
+        message: MessageId,
+        /// Its vector.
+        embedding: Embedding,
+    },
+    /// A memory row with its vector (table `memories`, and `embeddings` when it has one).
+    Memory {
+        /// The row, every column.
+        memory: Memory,
+        /// Its vector, if it has one.
+        embedding: Option<Embedding>,
+    },
+    /// One history row of a memory.
+    History {
+        /// The memory's tenant.
+        tenant: TenantId,
+        /// The row.
+        entry: HistoryEntry,
+    },
+    /// A typed edge between two memories.
+    Link {
+        /// The memories' tenant.
+        tenant: TenantId,
+        /// The edge.
+        link: Link,
+    },
+    /// A session (chat) in which a memory was reinforced or surfaced: what the spacing signal
+    /// counts, kept so a later reinforcement in the same chat is not counted twice.
+    Session {
+        /// The memory's tenant.
+        tenant: TenantId,
+        /// The memory.
+        memory: MemoryId,
+        /// The session.
+        session: String,
+    },
+    /// One version of a policy (every version is copied, in force or not).
+    Policy(Policy),
+    /// The envelope of one recall or context call.
+    Trace(TraceRow),
+    /// What an erasure left behind.
+    Deletion {
+        /// The tenant the erased user belonged to.
+        tenant: TenantId,
+        /// Subject hash, time and receipt digest.
+        event: DeletionEvent,
+        /// Rows deleted per table, as the erasure reported them.
+        counts: BTreeMap<String, u64>,
+    },
+    /// One message's row of the background-work queue. Exported in registration order, which
+    /// an import keeps: memo ranges are cut in that order.
+    Queued(QueueRow),
+    /// One chat's background-work progress: its counts, memo and episode cursors, last error
+    /// and claim. Copied, not recomputed: the cursors and gaps exist nowhere else.
+    ChatProgress {
+        /// Every column the worker reads.
+        progress: ChatProgress,
+        /// Until when a worker holds the chat (a claim still running when the copy was taken
+        /// stays in force until it expires, as it would have on the source).
+        claimed_until: Option<DateTime<Utc>>,
+    },
+}
+
+impl Record {
+    /// The table (one of [`TABLES`]) this record is a row of; a memory with a vector counts
+    /// under `memories` here and adds an `embeddings` row on import.
+    pub fn table(&self) -> &'static str {
+        match self {
+            Record::Message { .. } => "messages",
+            Record::MessageEmbedding { .. } => "message_embeddings",
+            Record::Memory { .. } => "memories",
+            Record::History { .. } => "history",
+            Record::Link { .. } => "links",
+            Record::Session { .. } => "memory_sessions",
+            Record::Policy(_) => "policies",
+            Record::Trace(_) => "traces",
+            Record::Deletion { .. } => "deletions",
+            Record::Queued(_) => "extraction_queue",
+            Record::ChatProgress { .. } => "chat_progress",
+        }
+    }
+
+    /// The tenant the row belongs to.
+    pub fn tenant(&self) -> &TenantId {
+        match self {
+            Record::Message { message, .. } => &message.scope.tenant,
+            Record::Memory { memory, .. } => &memory.owner.tenant,
+            Record::MessageEmbedding { tenant, .. }
+            | Record::History { tenant, .. }
+            | Record::Link { tenant, .. }
+            | Record::Session { tenant, .. }
+            | Record::Deletion { tenant, .. } => tenant,
+            Record::Policy(p) => &p.tenant,
+            Record::Trace(t) => &t.scope.tenant,
+            Record::Queued(q) => &q.scope.tenant,
+            Record::ChatProgress { progress, .. } => &progress.scope.tenant,
+        }
+    }
+}
+
+/// A stored trace envelope, kept as the row holds it: the envelope's JSON is copied as text, so
+/// a copy never rewrites (or drops fields of) an envelope written by another version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceRow {
+    /// The turn id.
+    pub turn_id: String,
+    /// The scope of the call.
+    pub scope: Scope,
+    /// `recall` or `context`.
+    pub op: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Memories placed in the block (the over-reference guard reads these).
+    pub surfaced: Vec<MemoryId>,
+    /// The envelope, as JSON.
+    pub body: String,
+}
+
+/// A stored row of the background-work queue, every column: which message, where its
+/// extraction stands, and what a heuristic fallback wrote for it (what a later successful retry
+/// replaces). Unlike [`Queued`](crate::Queued) it names its message rather than carrying it:
+/// the message travels as its own record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueRow {
+    /// The chat the message was registered in.
+    pub scope: Scope,
+    /// The message (a message of `scope`, copied before this row).
+    pub message: MessageId,
+    /// Its state.
+    pub state: QueueState,
+    /// Extraction attempts with the model so far.
+    pub attempts: u32,
+    /// When the next attempt is due (fallback rows).
+    pub retry_at: Option<DateTime<Utc>>,
+    /// Why the last attempt failed.
+    pub last_error: Option<String>,
+    /// Memories the heuristic fallback wrote for its batch.
+    pub fallback: Vec<MemoryId>,
+    /// When the message was registered.
+    pub queued_at: DateTime<Utc>,
+}
+
+/// Writes batches of records into a store that was empty when the import began.
+///
+/// Obtained from [`Store::import`](crate::Store::import), which refuses a store holding any
+/// memory or message. Each [`write`](Importer::write) is one transaction: a batch is written
+/// whole or not at all. Batches must come in export order (a memory before its history).
+pub trait Importer {
+    /// Writes one batch verbatim, rebuilding the derived projections of what it wrote.
+    fn write(&mut self, batch: &[Record]) -> Result<()>;
+}
+
+/// Rows per table, every name of [`TABLES`] present (zero when empty): what a copy compares
+/// between source and target.
+pub type Counts = BTreeMap<String, u64>;
+
+/// A [`Counts`] with every table at zero.
+pub(crate) fn empty_counts() -> Counts {
+    TABLES.iter().map(|t| (t.to_string(), 0)).collect()
+}
+
+/// The refusal of an import into a store that already holds rows.
+pub(crate) fn not_empty(target: &str, held: &BTreeMap<String, u64>) -> crate::StoreError {
+    let what = held.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");
+    crate::StoreError::Transfer {
+        op: "import",
+        reason: format!(
+            "the target store {target} is not empty ({what}); a copy goes only into an empty store, so ids, \
+             history and versions stay exactly as they were. Point the copy at a new database or data directory"
+        ),
+    }
+}
+
+/// The error for a row naming a memory or message (`row`, e.g. "memory 01H...") the import has
+/// not written (yet).
+pub(crate) fn out_of_order(what: &str, row: &str) -> crate::StoreError {
+    crate::StoreError::Transfer {
+        op: "import",
+        reason: format!(
+            "{what} names {row}, which this import has not written; records must come in export order \
+             (every row before the rows that refer to it)"
+        ),
+    }
+}
