@@ -1,11 +1,11 @@
 //! Managing memories as a person would: list, show (history, provenance, score parts), pin,
-//! forget, add through the gate, author policies.
+//! forget, add and edit through the gate, clear a user's memory, author policies.
 
 use mnemo_core::score::{ScoreParts, composite};
 use mnemo_core::trace::LlmCall;
 use mnemo_core::{
-    Action, Draft, HistoryEntry, HistoryEvent, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
-    Status, Verdict,
+    Action, Draft, HistoryEntry, HistoryEvent, Kind, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
+    Status, StatusKind, Target, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, ListFilter};
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,70 @@ impl Memory {
             changes: vec![Change::SetPinned { id, pinned }],
         };
         Ok(self.store.apply(&cs)?)
+    }
+
+    /// Replaces a memory's content at the user's request, through the same gate as extraction:
+    /// the edited version supersedes the old one, whose text history and a link keep. Kind, key,
+    /// surface and dates carry over; a memo is edited with [`Memory::edit_memo`].
+    pub fn edit(&self, scope: &Scope, id: MemoryId, content: &str) -> Result<Verdict> {
+        let old = self.visible(scope, id)?;
+        if old.status != Status::Active || old.kind == Kind::Memo {
+            return Err(Error::Rejected {
+                what: "edit",
+                reason: format!(
+                    "memory {id} is a {} in status {}; only active memories other than memos are edited here",
+                    old.kind,
+                    old.status.kind()
+                ),
+            });
+        }
+        let draft = Draft {
+            key: old.key.clone(),
+            value: None,
+            surface: Some(old.surface),
+            due_at: old.due_at,
+            valid_from: old.valid_from,
+            expires_at: old.expires_at,
+            sensitivity: old.sensitivity,
+            ..Draft::new(old.kind, content, 1.0, old.salience)
+        };
+        let op = ProposedOp { action: Action::Update(Target::Id(id)), draft, sources: Vec::new() };
+        let (mut records, _) = self.apply_ops(scope, vec![op], "user", "1")?;
+        Ok(records.remove(0).verdict)
+    }
+
+    /// Clears what memory holds about the scope's user: every active, stale or provisional
+    /// memory the user owns (all layers of that user) is archived with a history row, and the
+    /// user's messages leave archival recall. History stays for audit; [`Memory::erase_user`] is
+    /// what deletes. Returns how many memories were archived.
+    pub fn clear_user(&self, scope: &Scope) -> Result<usize> {
+        let user = scope.require_user()?.clone();
+        let filter = ListFilter {
+            statuses: vec![StatusKind::Active, StatusKind::Stale, StatusKind::Provisional],
+            ..ListFilter::default()
+        };
+        let own: Vec<Row> =
+            self.store.list(scope, &filter)?.into_iter().filter(|m| m.owner.user.as_ref() == Some(&user)).collect();
+        let mut changes: Vec<Change> = own
+            .iter()
+            .map(|m| Change::SetStatus {
+                id: m.id,
+                status: Status::Archived,
+                event: HistoryEvent::Forgotten,
+                reason: "cleared by the user".into(),
+                sources: Vec::new(),
+            })
+            .collect();
+        let everything = scope.without_chat();
+        let said = self.store.user_messages(
+            &everything,
+            chrono::DateTime::<chrono::Utc>::MIN_UTC,
+            chrono::DateTime::<chrono::Utc>::MAX_UTC,
+            i64::MAX as usize,
+        )?;
+        changes.push(Change::Withhold { messages: said.into_iter().map(|m| m.id).collect() });
+        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
+        Ok(own.len())
     }
 
     /// Archives a memory at the user's request (nothing is deleted; erasure is separate).

@@ -368,3 +368,29 @@ fn the_per_user_cap_archives_the_weakest_and_spares_pinned_and_boundaries() {
     }
     assert!(memory.maintain().unwrap().transitions.is_empty(), "idempotent");
 }
+
+#[test]
+fn a_user_edits_a_memory_and_clears_everything() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    f.say(&s, &["I live in Lisbon.", "I have a dog named Biscuit."]);
+    f.say(&chat("eve", "c1"), &["I have a cat named Miso."]);
+    let rows = f.memory.list(&s, &ListFilter::default()).unwrap();
+    let home = rows.iter().find(|m| m.content.contains("Lisbon")).unwrap();
+    let verdict = f.memory.edit(&s, home.id, "User lives in Lisbon, in Alfama").unwrap();
+    assert!(matches!(verdict, Verdict::Superseded { old, .. } if old == home.id), "{verdict:?}");
+    let detail = f.memory.show(&s, home.id).unwrap();
+    assert_eq!(detail.memory.status.kind(), StatusKind::Superseded);
+    assert!(f.active_contents(&s).iter().any(|c| c.contains("Alfama")));
+    // A superseded row is not edited again.
+    assert!(f.memory.edit(&s, home.id, "User lives in Porto").is_err());
+
+    let cleared = f.memory.clear_user(&s).unwrap();
+    assert_eq!(cleared, 2, "the edited home and the dog");
+    assert!(f.active_contents(&s).is_empty());
+    let ctx = f.memory.context(&chat("dana", "c2"), "Biscuit the dog in Lisbon", None).unwrap();
+    assert!(!ctx.block.text.contains("Biscuit") && !ctx.block.text.contains("Lisbon"), "{}", ctx.block.text);
+    // History stays; another user is untouched.
+    assert!(f.memory.show(&s, home.id).unwrap().history.len() >= 2);
+    assert_eq!(f.active_contents(&chat("eve", "c1")).len(), 1);
+}

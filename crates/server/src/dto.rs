@@ -893,6 +893,71 @@ impl From<&MemoryDetail> for MemoryDetailOut {
     }
 }
 
+/// `PATCH /v1/memories/{id}`: new content for a memory, judged by the gate; the edit supersedes
+/// the old version (its history keeps what it said).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditMemoryRequest {
+    /// The end user it belongs to.
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// The agent.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The conversation, for a chat-private memory.
+    #[serde(default)]
+    pub chat_id: Option<String>,
+    /// The new statement.
+    pub content: String,
+}
+
+/// What `POST /v1/users/{user_id}/clear` did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ClearOut {
+    /// Memories archived (history kept; erase is what deletes).
+    pub archived: usize,
+}
+
+/// `POST /v1/memos`: a memo a person writes for a chat.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddMemoRequest {
+    /// The end user.
+    pub user_id: String,
+    /// The chat it is about.
+    pub chat_id: String,
+    /// The agent.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The memo: a few highlights worth keeping.
+    pub text: String,
+    /// Where it sits in the chat's timeline; now when absent.
+    #[serde(default)]
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// `PATCH /v1/memos/{id}`: new text for a memo.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditMemoRequest {
+    /// The end user.
+    pub user_id: String,
+    /// The chat.
+    pub chat_id: String,
+    /// The agent.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The new text.
+    pub text: String,
+}
+
+/// A chat's memos.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MemoList {
+    /// Oldest first, as they read.
+    pub items: Vec<MemoryOut>,
+}
+
 /// What `POST /v1/memories` decided.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct AddMemoryOut {

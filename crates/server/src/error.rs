@@ -116,6 +116,7 @@ impl From<mnemo::Error> for ApiError {
         match e {
             mnemo::Error::Invalid(core) => ApiError::Invalid(core.to_string()),
             mnemo::Error::NotFound { id, .. } => ApiError::NotFound(format!("memory {id} not found")),
+            e @ mnemo::Error::Rejected { .. } => ApiError::InvalidBody(e.to_string()),
             mnemo::Error::Model(m) => ApiError::Unavailable { detail: m.to_string() },
             other => ApiError::internal(other),
         }

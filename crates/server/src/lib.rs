@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, patch, post};
 use mnemo::Memory;
 
 pub use error::{ApiError, ErrorBody};
@@ -105,7 +105,9 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/recall", post(recall::recall))
         .route("/v1/context", post(context::context))
         .route("/v1/memories", get(memories::list).post(memories::add))
-        .route("/v1/memories/{id}", get(memories::get).delete(memories::delete))
+        .route("/v1/memories/{id}", get(memories::get).delete(memories::delete).patch(memories::edit))
+        .route("/v1/memos", get(memos::list).post(memos::add))
+        .route("/v1/memos/{id}", patch(memos::edit))
         .route("/v1/memories/{id}/pin", post(memories::pin))
         .route("/v1/memories/{id}/unpin", post(memories::unpin))
         .route("/v1/policies", get(policies::list).post(policies::put))
@@ -113,6 +115,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/maintain", post(maintain::maintain))
         .route("/v1/users/{user_id}/erase", post(users::erase))
         .route("/v1/users/{user_id}/export", get(users::export))
+        .route("/v1/users/{user_id}/clear", post(users::clear))
         .route("/v1/admin/keys", get(admin::list_keys).post(admin::create_key))
         .route("/v1/admin/keys/{prefix}", delete(admin::revoke_key))
         .route("/healthz", get(health::healthz))

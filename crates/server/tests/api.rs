@@ -208,3 +208,42 @@ async fn users_export_as_json_and_memory_md_within_the_keys_tenant() {
     let unknown = call(&f.app, "GET", "/v1/users/dana/export?fromat=json", &f.a, None).await;
     assert_eq!(unknown.0, StatusCode::BAD_REQUEST, "{}", unknown.1);
 }
+
+#[tokio::test]
+async fn edit_clear_and_memos_over_http() {
+    let f = fixture();
+    let (_, report) = call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
+    let (_, list) = call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await;
+    let home = list["items"].as_array().unwrap().iter().find(|m| m["content"].as_str().unwrap().contains("Lisbon"));
+    let home = home.unwrap_or_else(|| panic!("{report} {list}"))["id"].as_str().unwrap().to_string();
+
+    let body = json!({"user_id": "dana", "content": "User lives in Lisbon, in Alfama"});
+    let (status, edited) = call(&f.app, "PATCH", &format!("/v1/memories/{home}"), &f.a, Some(body.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{edited}");
+    assert!(edited["memory"]["content"].as_str().unwrap().contains("Alfama"), "{edited}");
+    // The other tenant cannot edit it, and an edit of the now-superseded row is refused.
+    let (status, _) = call(&f.app, "PATCH", &format!("/v1/memories/{home}"), &f.b, Some(body.clone())).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let again = call(&f.app, "PATCH", &format!("/v1/memories/{home}"), &f.a, Some(body)).await;
+    crate::common::assert_error(&again, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body");
+
+    let memo = json!({"user_id": "dana", "chat_id": "c1", "text": "Dana and the assistant planned her move to Alfama"});
+    let (status, written) = call(&f.app, "POST", "/v1/memos", &f.a, Some(memo)).await;
+    assert_eq!(status, StatusCode::OK, "{written}");
+    let memo_id = written["id"].as_str().unwrap().to_string();
+    let fix = json!({"user_id": "dana", "chat_id": "c1", "text": "Dana planned her move to Alfama, in Lisbon"});
+    let (status, fixed) = call(&f.app, "PATCH", &format!("/v1/memos/{memo_id}"), &f.a, Some(fix)).await;
+    assert_eq!(status, StatusCode::OK, "{fixed}");
+    let (_, memos) = call(&f.app, "GET", "/v1/memos?user_id=dana&chat_id=c1", &f.a, None).await;
+    let items = memos["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{memos}");
+    assert!(items[0]["content"].as_str().unwrap().contains("in Lisbon"), "{memos}");
+    let (_, theirs) = call(&f.app, "GET", "/v1/memos?user_id=dana&chat_id=c1", &f.b, None).await;
+    assert!(theirs["items"].as_array().unwrap().is_empty(), "{theirs}");
+
+    let (status, cleared) = call(&f.app, "POST", "/v1/users/dana/clear", &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{cleared}");
+    assert!(cleared["archived"].as_u64().unwrap() >= 2, "{cleared}");
+    let (_, left) = call(&f.app, "GET", "/v1/memories?user_id=dana&status=active", &f.a, None).await;
+    assert!(left["items"].as_array().unwrap().is_empty(), "{left}");
+}

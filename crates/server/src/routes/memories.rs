@@ -11,7 +11,8 @@ use mnemo::store::ListFilter;
 use crate::AppState;
 use crate::auth::Tenant;
 use crate::dto::{
-    AddMemoryOut, AddMemoryRequest, ListQuery, MemoryDetailOut, MemoryList, MemoryOut, ScopeQuery, VerdictOut,
+    AddMemoryOut, AddMemoryRequest, EditMemoryRequest, ListQuery, MemoryDetailOut, MemoryList, MemoryOut, ScopeQuery,
+    VerdictOut,
 };
 use crate::error::{ApiError, ErrorBody, Json, Path, Query};
 
@@ -215,4 +216,39 @@ pub(crate) async fn delete(
     let id = memory_id(&id)?;
     crate::blocking(&state, move |memory| Ok(memory.forget(&scope, id)?)).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Replaces a memory's content, through the same gate as extraction: the edited version
+/// supersedes the old one (history and a link keep what it said). Memos are edited under
+/// `/v1/memos`.
+#[utoipa::path(
+    patch, path = "/v1/memories/{id}", tag = "memories",
+    params(("id" = String, Path, description = "Memory id")),
+    request_body = EditMemoryRequest,
+    responses(
+        (status = 200, description = "The gate's verdict and the new version", body = AddMemoryOut),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+        (status = 404, description = "Not visible to this scope", body = ErrorBody),
+        (status = 422, description = "Not editable (inactive, or a memo)", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn edit(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(id): Path<String>,
+    Json(req): Json<EditMemoryRequest>,
+) -> Result<Json<AddMemoryOut>, ApiError> {
+    let scope = super::scope(&tenant, req.agent_id.as_deref(), req.user_id.as_deref(), req.chat_id.as_deref())?;
+    let id = memory_id(&id)?;
+    let (verdict, row) = crate::blocking(&state, move |memory| {
+        let verdict = memory.edit(&scope, id, &req.content)?;
+        let row = match verdict.memory() {
+            Some(new) => Some(memory.show(&scope, new)?.memory),
+            None => None,
+        };
+        Ok((verdict, row))
+    })
+    .await?;
+    Ok(Json(AddMemoryOut { verdict: VerdictOut::from(&verdict), memory: row.as_ref().map(MemoryOut::from) }))
 }

@@ -6,6 +6,7 @@ pub(crate) mod context;
 pub(crate) mod health;
 pub(crate) mod maintain;
 pub(crate) mod memories;
+pub(crate) mod memos;
 pub(crate) mod messages;
 pub(crate) mod policies;
 pub(crate) mod recall;

@@ -9,7 +9,7 @@ use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::auth::Tenant;
-use crate::dto::ErasureOut;
+use crate::dto::{ClearOut, ErasureOut, ScopeQuery};
 use crate::error::{ApiError, ErrorBody, Json, Path, Query};
 
 /// Erases the user: memories, vectors, lexical entries, links, history, messages and traces,
@@ -73,4 +73,28 @@ pub(crate) async fn export(
     let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
     let body = crate::blocking(&state, move |memory| Ok(memory.export(&scope, format)?)).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], body).into_response())
+}
+
+/// Clears what memory holds about the user: every active memory of the user is archived (history
+/// kept for audit) and the user's messages leave archival recall. A fresh start that keeps the
+/// account; erase is what deletes.
+#[utoipa::path(
+    post, path = "/v1/users/{user_id}/clear", tag = "users",
+    params(("user_id" = String, Path, description = "The user to clear"), ScopeQuery),
+    responses(
+        (status = 200, description = "Cleared", body = ClearOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn clear(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+    Query(q): Query<ScopeQuery>,
+) -> Result<Json<ClearOut>, ApiError> {
+    let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
+    let archived = crate::blocking(&state, move |memory| Ok(memory.clear_user(&scope)?)).await?;
+    Ok(Json(ClearOut { archived }))
 }
