@@ -197,21 +197,57 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Memo) {
         items.reverse();
     }
-    for item in input.ranked {
-        if placed_memos.contains(&item.memory.id) {
-            continue;
-        }
-        let section = ranked_section(&item.memory);
-        let line = memory_item(item);
-        if section == SectionName::Speak && input.surfaced_recently.contains(&item.memory.id) {
-            plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::SurfacedRecently });
-            continue;
-        }
-        plan.offer(section, line, false);
-    }
+    // Ranked memories and archival excerpts compete on one relevance scale (both fuse the same
+    // two signals), each list keeping its own order; excerpts never take the share of the budget
+    // the chat's recent window needs.
     let window = t.recent_pairs * 2;
-    for m in input.recent[input.recent.len().saturating_sub(window)..].iter().rev() {
-        let line = message_item(m);
+    let recent: Vec<BlockItem> =
+        input.recent[input.recent.len().saturating_sub(window)..].iter().rev().map(message_item).collect();
+    let recent_cost: usize = match recent.is_empty() {
+        true => 0,
+        false => recent.iter().map(|l| l.tokens).sum::<usize>() + plan.heading_cost(SectionName::Recent),
+    };
+    let reserve = recent_cost.min(input.budget.saturating_sub(plan.used) / 2);
+    let relevance = |i: &RecallItem| i.score.map_or(f32::INFINITY, |s| s.relevance);
+    let (mut ranked, mut excerpts) =
+        (input.ranked.iter().peekable(), input.excerpts.iter().take(t.excerpts).peekable());
+    let mut placed = Vec::new();
+    loop {
+        let take_memory = match (ranked.peek(), excerpts.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(m), Some(e)) => relevance(m) >= e.relevance,
+        };
+        if take_memory {
+            let item = ranked.next().expect("peeked");
+            if placed_memos.contains(&item.memory.id) {
+                continue;
+            }
+            let section = ranked_section(&item.memory);
+            let line = memory_item(item);
+            if section == SectionName::Speak && input.surfaced_recently.contains(&item.memory.id) {
+                plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::SurfacedRecently });
+                continue;
+            }
+            plan.offer(section, line, false);
+        } else {
+            let e = excerpts.next().expect("peeked");
+            let line = excerpt_item(e);
+            if plan.fits(SectionName::Excerpt, line.tokens + reserve) {
+                plan.offer(SectionName::Excerpt, line, false);
+                placed.push(e);
+            } else {
+                plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::Budget });
+            }
+        }
+    }
+    // Excerpts read oldest first, as a story.
+    if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Excerpt) {
+        placed.sort_by(|a, b| a.message.at.cmp(&b.message.at).then_with(|| a.message.id.cmp(&b.message.id)));
+        *items = placed.into_iter().map(excerpt_item).collect();
+    }
+    for line in recent {
         if !plan.fits(SectionName::Recent, line.tokens) {
             // Older messages are worth less than newer ones: stop at the first that does not fit.
             plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::Budget });
@@ -221,17 +257,6 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     }
     if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Recent) {
         items.reverse();
-    }
-    // Offered best first, so the budget keeps the most relevant; read oldest first, as a story.
-    let mut placed = Vec::new();
-    for e in input.excerpts.iter().take(t.excerpts) {
-        if plan.offer(SectionName::Excerpt, excerpt_item(e), false) {
-            placed.push(e);
-        }
-    }
-    if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Excerpt) {
-        placed.sort_by(|a, b| a.message.at.cmp(&b.message.at).then_with(|| a.message.id.cmp(&b.message.id)));
-        *items = placed.into_iter().map(excerpt_item).collect();
     }
     plan.finish()
 }
@@ -491,6 +516,58 @@ mod tests {
         assert!(block.text.starts_with("=== USER MEMORY ===\n\nPREFERENCES"));
         assert!(block.text.contains("DO NOT SURFACE UNLESS THE USER DOES:\n- Never mention the user's ex\n"));
         assert_eq!(block.tokens, tokens::count(&block.text));
+    }
+
+    #[test]
+    fn excerpts_compete_with_memories_on_relevance_and_leave_the_recent_window_its_share() {
+        let t = Tuning::default();
+        let set = select_exact(vec![], vec![], now(), &t);
+        let weak = Candidate { memory: mem(Kind::Fact, "User likes tea"), lexical: None, vector: Some(0.3) };
+        let r = rank(vec![weak], &HashSet::new(), 20, now(), &t);
+        let msg = |id: &str, text: &str, minutes: i64| Message {
+            id: crate::id::MessageId::new(id).unwrap(),
+            scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
+            role: Role::User,
+            content: text.into(),
+            at: now() - chrono::Duration::minutes(minutes),
+        };
+        let strong = Excerpt {
+            message: msg("e1", "We named the boat Albatross", 90),
+            lexical: None,
+            vector: None,
+            relevance: 0.9,
+        };
+        let later =
+            Excerpt { message: msg("e2", "The boat needs new sails", 60), lexical: None, vector: None, relevance: 0.5 };
+        let recent: Vec<Message> =
+            (0..4).map(|i| msg(&format!("r{i}"), "still here, talking about boats", 4 - i)).collect();
+        let excerpts = [strong, later];
+        let none = HashSet::new();
+        let go = |budget: usize, recent: &[Message]| {
+            let input = AssemblyInput {
+                exact: &set,
+                ranked: &r.items,
+                recent,
+                excerpts: &excerpts,
+                memos: &[],
+                surfaced_recently: &none,
+                budget,
+            };
+            assemble(input, &t.assembly)
+        };
+        let block = go(1000, &[]);
+        let ex = block.section(SectionName::Excerpt).unwrap();
+        // Read oldest first.
+        assert_eq!(ex.items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["e1", "e2"]);
+        assert!(ex.items[0].text.starts_with("[2026-03-10] We named the boat"), "{:?}", ex.items[0]);
+        // Tight: the stronger excerpt wins the budget over the weaker memory.
+        let tight = go(45, &[]);
+        assert!(tight.text.contains("Albatross"), "{}", tight.text);
+        assert!(!tight.text.contains("User likes tea"), "{}", tight.text);
+        // With a recent window, excerpts leave it its share.
+        let with_recent = go(90, &recent);
+        assert!(with_recent.section(SectionName::Recent).is_some_and(|s| !s.items.is_empty()), "{}", with_recent.text);
+        assert!(with_recent.tokens <= 90);
     }
 
     #[test]

@@ -294,7 +294,7 @@ impl Default for AssemblyTuning {
             memos_in_prompt: 15,
             over_reference_turns: 2,
             ranked_items: 20,
-            excerpts: 30,
+            excerpts: 50,
         }
     }
 }
