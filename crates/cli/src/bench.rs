@@ -4,6 +4,7 @@
 mod extract;
 mod ingest;
 mod locomo;
+mod maintain;
 mod recall;
 
 use std::path::{Path, PathBuf};
@@ -102,6 +103,26 @@ pub(crate) enum BenchCommand {
         #[arg(long)]
         per_question: bool,
     },
+    /// `mnemo maintain` over a synthetic store (many users, a realistic share of due
+    /// transitions and near-duplicates): wall time, memories per second and peak RSS of one run,
+    /// then a second run that must change nothing.
+    Maintain {
+        /// Memories in the store.
+        #[arg(long, default_value_t = 100_000)]
+        memories: usize,
+        /// Users they are spread over (one in a hundred holds 800, over the per-user cap).
+        #[arg(long, default_value_t = 1_000)]
+        users: usize,
+        /// Distinct sentences; a sentence drawn twice for one user is a near-duplicate.
+        #[arg(long, default_value_t = 3_000)]
+        pool: usize,
+        /// Rows per `Store::apply` batch while loading.
+        #[arg(long, default_value_t = 5_000)]
+        batch: usize,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/maintain.json")]
+        out: PathBuf,
+    },
     /// Heuristic extraction latency per message, over real conversational turns (a LoCoMo-format
     /// JSON file, read at run time) or a synthetic corpus.
     Extract {
@@ -155,6 +176,11 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             locomo::run(config, data, json.as_deref(), *embedder, &options)
         }
         BenchCommand::Extract { data, passes, out } => extract::run(data.as_deref(), *passes, out),
+        BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
+            config,
+            &maintain::Plan { memories: *memories, users: *users, pool: *pool, batch: *batch },
+            out,
+        ),
     }
 }
 

@@ -1,11 +1,14 @@
 //! The `mnemo` binary: the only place that uses `anyhow`; everything else returns typed errors.
 
 mod bench;
+mod candidates;
 mod copy;
 mod demo;
 mod ingest;
+mod maintain;
 mod mcp;
 mod render;
+mod users;
 
 use std::path::PathBuf;
 
@@ -166,7 +169,15 @@ enum Command {
         #[command(subcommand)]
         which: ModelCommand,
     },
-    /// Run the background jobs once (lifecycle transitions) and print what changed.
+    /// Crystallization candidates: list, approve or reject provisional memories.
+    Candidates {
+        #[command(subcommand)]
+        which: candidates::CandidatesCommand,
+        #[command(flatten)]
+        scope: ScopeArgs,
+    },
+    /// Run the background jobs once (lifecycle transitions, consolidation, trace retention)
+    /// and print what changed.
     Maintain {
         /// Run as of this time (RFC 3339) instead of now, e.g. to replay a schedule.
         #[arg(long)]
@@ -209,6 +220,11 @@ enum Command {
         /// Async worker threads (engine calls run on a separate blocking pool).
         #[arg(long, default_value_t = 2)]
         workers: usize,
+    },
+    /// A user's privacy switches: pause, resume, disable, enable, show.
+    User {
+        #[command(subcommand)]
+        which: users::UserCommand,
     },
     /// Manage the HTTP API's per-tenant keys (stored hashed in <data dir>/keys.db).
     Keys {
@@ -419,6 +435,7 @@ fn run(cli: &Cli) -> Result<()> {
             println!("{report:?}");
             Ok(())
         }
+        Command::Candidates { which, scope } => candidates::run(which, &open(cli)?, &scope.scope()?),
         Command::Maintain { at, json } => {
             let config = load_config(cli)?;
             let store = mnemo::open_store(&config)?;
@@ -432,7 +449,7 @@ fn run(cli: &Cli) -> Result<()> {
                 false => None,
             };
             let memory = Memory::from_parts(config, store, embedder, clock);
-            let report = memory.maintain()?;
+            let report = memory.maintain_with(&mut maintain::progress())?;
             if memory.config().llm_enabled() {
                 let pending = memory.run_pending(usize::MAX >> 1)?;
                 let synthesis = memory.synthesize()?;
@@ -443,13 +460,8 @@ fn run(cli: &Cli) -> Result<()> {
             }
             if *json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
-            } else if let Some(why) = &report.skipped {
-                println!("skipped: {why}");
             } else {
-                for t in &report.transitions {
-                    println!("{} {} -> {}: {}", t.id, t.from, t.to, t.reason);
-                }
-                println!("examined {} memories, {} transitions", report.examined, report.transitions.len());
+                maintain::print(&report);
             }
             Ok(())
         }
@@ -490,6 +502,7 @@ fn run(cli: &Cli) -> Result<()> {
             let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin);
             mnemo_server::serve_blocking(*addr, state, *workers).with_context(|| format!("serving on {addr}"))
         }
+        Command::User { which } => users::run(which, &open(cli)?),
         Command::Keys { which } => {
             let keys = mnemo_server::KeyStore::open(&mnemo_server::key_file(&load_config(cli)?.data_dir))?;
             match which {

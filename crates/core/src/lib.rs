@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod assemble;
 pub mod config;
+pub mod consolidate;
 pub mod decay;
 pub mod error;
 pub mod export;
@@ -29,6 +30,7 @@ pub mod score;
 pub mod text;
 pub mod tokens;
 pub mod trace;
+pub mod user;
 pub mod verdict;
 
 pub use assemble::{ContextBlock, Section, SectionName};
@@ -42,4 +44,5 @@ pub use op::{Action, Draft, ProposedOp, Target};
 pub use policy::Policy;
 pub use recall::{RecallItem, RecallMode};
 pub use scope::{Layer, Scope};
+pub use user::UserState;
 pub use verdict::{RejectReason, Verdict};

@@ -85,6 +85,9 @@ pub struct BackgroundTuning {
     /// A chat idle this long (seconds) with new messages is checked for a completed task, which
     /// becomes an episode (0 turns episodes off).
     pub episode_idle_secs: f64,
+    /// How often the server's worker runs `maintain` (lifecycle, consolidation, retention), in
+    /// seconds; 0 leaves it to cron and `mnemo maintain`.
+    pub maintain_interval_secs: f64,
 }
 
 impl Default for BackgroundTuning {
@@ -103,6 +106,7 @@ impl Default for BackgroundTuning {
             summary_lookback_days: 7,
             reflect_after: 20,
             episode_idle_secs: 1800.0,
+            maintain_interval_secs: 3600.0,
         }
     }
 }
@@ -151,6 +155,10 @@ pub struct Config {
     pub lifecycle: LifecycleTuning,
     /// Assembly.
     pub assembly: AssemblyTuning,
+    /// Consolidation in `maintain`: merges and knowledge.
+    pub consolidation: mnemo_core::consolidate::ConsolidationTuning,
+    /// How long traces are kept, per retention class.
+    pub retention: crate::jobs::RetentionTuning,
 }
 
 impl Default for Config {
@@ -171,6 +179,8 @@ impl Default for Config {
             decay: t.decay,
             lifecycle: t.lifecycle,
             assembly: t.assembly,
+            consolidation: Default::default(),
+            retention: Default::default(),
         }
     }
 }

@@ -21,6 +21,7 @@
 
 mod clock;
 mod config;
+mod consolidate;
 mod error;
 mod export;
 mod jobs;
@@ -30,7 +31,9 @@ mod memos;
 mod privacy;
 mod queue;
 mod read;
+mod state;
 mod synthesis;
+mod users;
 mod worker;
 mod write;
 
@@ -38,9 +41,10 @@ use std::sync::Arc;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, default_data_dir};
+pub use consolidate::{ConsolidationReport, DerivedKnowledge};
 pub use error::{Error, Result};
 pub use export::{ExportDocument, ExportedMemory};
-pub use jobs::{AppliedTransition, MaintainReport};
+pub use jobs::{AppliedTransition, MaintainProgress, MaintainReport, RetentionTuning};
 pub use manage::MemoryDetail;
 pub use mnemo_core as core;
 pub use mnemo_core::Scope;

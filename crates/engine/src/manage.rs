@@ -62,7 +62,9 @@ impl Memory {
     }
 
     /// Adds a memory a person wrote, through the same gate as extraction.
+    /// Refused for a disabled user (nothing of theirs is stored).
     pub fn add(&self, scope: &Scope, draft: Draft) -> Result<Verdict> {
+        self.refuse_if_disabled(scope, "memory")?;
         let op = ProposedOp { action: Action::Add, draft, sources: Vec::new() };
         let (mut records, _) = self.apply_ops(scope, vec![op], "api", "1")?;
         Ok(records.remove(0).verdict)
@@ -82,7 +84,9 @@ impl Memory {
     /// Replaces a memory's content at the user's request, through the same gate as extraction:
     /// the edited version supersedes the old one, whose text history and a link keep. Kind, key,
     /// surface and dates carry over; a memo is edited with [`Memory::edit_memo`].
+    /// Refused for a disabled user.
     pub fn edit(&self, scope: &Scope, id: MemoryId, content: &str) -> Result<Verdict> {
+        self.refuse_if_disabled(scope, "edit")?;
         let old = self.visible(scope, id)?;
         if old.status != Status::Active || old.kind == Kind::Memo {
             return Err(Error::Rejected {

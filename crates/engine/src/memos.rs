@@ -130,8 +130,10 @@ impl Memory {
     /// Adds a memo the user wrote to the chat's memo book (backstory, an inside joke, a shared
     /// history they want remembered; document 003). Dated `at` (now when `None`) so it sits in
     /// the timeline where it belongs. The text is checked like any memory: length, no PII.
+    /// Refused for a disabled user (nothing of theirs is stored).
     pub fn add_memo(&self, scope: &Scope, text: &str, at: Option<DateTime<Utc>>) -> Result<Row> {
         scope.require_user()?;
+        self.refuse_if_disabled(scope, "memo")?;
         let chat = scope.chat.clone().ok_or(Error::Invalid(mnemo_core::CoreError::MissingScope("chat")))?;
         let text = text.trim();
         if let Some(reason) = content_problem(Kind::Memo, text, &self.tuning.gate) {
@@ -155,8 +157,10 @@ impl Memory {
 
     /// Replaces a memo's text: the edited memo supersedes the old one (history and a link keep
     /// what it said), and keeps its place in the timeline and its message range.
+    /// Refused for a disabled user.
     pub fn edit_memo(&self, scope: &Scope, id: MemoryId, text: &str) -> Result<Row> {
         scope.require_user()?;
+        self.refuse_if_disabled(scope, "memo")?;
         let old = self
             .store
             .get_many(scope, &[id])?

@@ -12,7 +12,7 @@ use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
 use mnemo_core::reconsolidate::outdated_by;
 use mnemo_core::text::query_terms;
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
-use mnemo_core::{MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope};
+use mnemo_core::{MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, UserState};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
@@ -38,6 +38,10 @@ pub struct RecallResult {
     pub micros: u64,
     /// Of which: embedding the query.
     pub embed_micros: u64,
+    /// Set when the user is paused or disabled: nothing about the user was searched (only
+    /// policies are returned), and for a disabled user no trace was recorded (`turn_id` empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserState>,
 }
 
 /// What `context` returns.
@@ -53,6 +57,11 @@ pub struct ContextResult {
     pub micros: u64,
     /// Of which: embedding the query.
     pub embed_micros: u64,
+    /// Set when the user is paused or disabled: the block holds policies and the chat's recent
+    /// window only (no memories, excerpts or memos), and for a disabled user no trace was
+    /// recorded (`turn_id` empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserState>,
 }
 
 /// Path B's raw candidates.
@@ -217,6 +226,29 @@ impl Memory {
         Ok(Retrieval { exact, ranked, excerpts, mode: found.mode, degraded, embed_micros: found.embed_micros })
     }
 
+    /// What a paused or disabled user's recall finds: policies in force, nothing about the user.
+    fn withheld(&self, scope: &Scope, state: UserState, now: DateTime<Utc>) -> Result<Retrieval> {
+        Ok(Retrieval {
+            exact: select_exact(Vec::new(), self.store.policies(scope)?, now, &self.tuning),
+            ranked: Ranked::default(),
+            excerpts: Vec::new(),
+            // The rung path B would have used; nothing was searched (the result says why).
+            mode: if self.embedder.is_some() { RecallMode::Hybrid } else { RecallMode::LexicalOnly },
+            degraded: Some(format!("user is {state}: memories, excerpts and memos withheld")),
+            embed_micros: 0,
+        })
+    }
+
+    /// Records a turn's envelope unless the user is disabled (nothing of theirs is stored, the
+    /// query included); returns the turn id, empty when nothing was recorded.
+    fn record_unless_disabled(&self, state: UserState, env: &TraceEnvelope, accessed: &[MemoryId]) -> Result<String> {
+        if !state.stores() {
+            return Ok(String::new());
+        }
+        self.store.record_turn(env, accessed)?;
+        Ok(env.turn_id.clone())
+    }
+
     /// Archival recall: the user's own past messages, lexical and vector halves fused.
     fn excerpts(
         &self,
@@ -248,18 +280,23 @@ impl Memory {
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
     ///
     /// Recalled items are reinforced (access count, distinct sessions) and the call leaves a
-    /// trace envelope.
+    /// trace envelope. For a paused or disabled user only policies come back (`user_state` says
+    /// why).
     pub fn recall(&self, scope: &Scope, query: &str, k: Option<usize>) -> Result<RecallResult> {
         let started = Instant::now();
         scope.require_user()?;
         let now = self.clock.now();
         let k = k.unwrap_or(self.tuning.ranking.default_top_k);
-        let r = self.retrieve(scope, query, (k, k), &HashSet::new(), now)?;
+        let state = self.user_state(scope)?;
+        let r = match state.learns() {
+            true => self.retrieve(scope, query, (k, k), &HashSet::new(), now)?,
+            false => self.withheld(scope, state, now)?,
+        };
         let ids: Vec<MemoryId> = r.ranked.items.iter().map(|i| i.memory.id).collect();
         let env = self.envelope(scope, TraceOp::Recall, query, now, &r, started);
-        self.store.record_turn(&env, &ids)?;
+        let turn_id = self.record_unless_disabled(state, &env, &ids)?;
         Ok(RecallResult {
-            turn_id: env.turn_id,
+            turn_id,
             mode: r.mode,
             policies: r.exact.policies,
             exact: r.exact.items,
@@ -267,11 +304,13 @@ impl Memory {
             excerpts: r.excerpts,
             micros: env.micros,
             embed_micros: env.embed_micros,
+            user_state: (!state.learns()).then_some(state),
         })
     }
 
     /// The prompt block for the next turn of the scope's chat, within `budget` tokens
-    /// (the configured default when `None`).
+    /// (the configured default when `None`). For a paused or disabled user the block holds
+    /// policies and the chat's recent window only (`user_state` says why).
     pub fn context(&self, scope: &Scope, message: &str, budget: Option<usize>) -> Result<ContextResult> {
         let started = Instant::now();
         scope.require_user()?;
@@ -285,9 +324,12 @@ impl Memory {
         };
         let verbatim: HashSet<MessageId> = recent.iter().map(|m| m.id.clone()).collect();
         let limits = (self.tuning.assembly.ranked_items, self.tuning.assembly.excerpts);
-        let r = self.retrieve(scope, message, limits, &verbatim, now)?;
+        let state = self.user_state(scope)?;
+        let (r, memos) = match state.learns() {
+            true => (self.retrieve(scope, message, limits, &verbatim, now)?, self.context_memos(scope)?),
+            false => (self.withheld(scope, state, now)?, Vec::new()),
+        };
         let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
-        let memos = self.context_memos(scope)?;
         let block = assemble(
             AssemblyInput {
                 exact: &r.exact,
@@ -306,13 +348,14 @@ impl Memory {
         env.held_back = block.held_back.clone();
         env.tokens = Some(block.tokens);
         env.budget = Some(budget);
-        self.store.record_turn(&env, &env.surfaced)?;
+        let turn_id = self.record_unless_disabled(state, &env, &env.surfaced)?;
         Ok(ContextResult {
-            turn_id: env.turn_id,
+            turn_id,
             mode: r.mode,
             block,
             micros: env.micros,
             embed_micros: env.embed_micros,
+            user_state: (!state.learns()).then_some(state),
         })
     }
 

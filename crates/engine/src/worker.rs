@@ -1,11 +1,12 @@
 //! The background worker: a thread that runs due extraction batches, memos, episodes and the
-//! per-user syntheses every few seconds, so `ingest` can return at once. What `mnemo serve`
-//! starts beside the HTTP API; stopped (and joined) when the handle is dropped.
+//! per-user syntheses every few seconds, so `ingest` can return at once, and `maintain`
+//! (lifecycle, consolidation, retention) every `background.maintain_interval_secs`. What
+//! `mnemo serve` starts beside the HTTP API; stopped (and joined) when the handle is dropped.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::Memory;
 
@@ -21,16 +22,40 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Starts the worker over `memory`, waking every `background.worker_interval_secs`.
+    /// Starts the worker over `memory`, waking every `background.worker_interval_secs`; the
+    /// first `maintain` runs one maintenance interval after the start (several servers on one
+    /// store take turns through the job lock, so it runs once per interval, not once per server).
     /// Failures (a store that is briefly unavailable) are logged to stderr and retried on the
     /// next pass: the worker never takes the process down.
     pub fn start(memory: Arc<Memory>) -> std::io::Result<Self> {
         let (stop, stopped) = mpsc::channel::<()>();
         let every = Duration::from_secs_f64(memory.config().background.worker_interval_secs.clamp(0.05, 3600.0));
         let chats = memory.config().background.chats_per_pass.max(1);
+        let maintain_every = memory.config().background.maintain_interval_secs;
+        let maintain_every = (maintain_every.is_finite() && maintain_every > 0.0)
+            .then(|| Duration::from_secs_f64(maintain_every.clamp(1.0, 30.0 * 86_400.0)));
         let thread = std::thread::Builder::new().name("mnemo-worker".into()).spawn(move || {
             let mut pass = 0u32;
+            let mut last_maintain = Instant::now();
             loop {
+                if maintain_every.is_some_and(|every| last_maintain.elapsed() >= every) {
+                    last_maintain = Instant::now();
+                    match memory.maintain() {
+                        Ok(r) if r.skipped.is_none() => {
+                            let changed: Vec<String> =
+                                r.summary().into_iter().map(|(k, n)| format!("{k}: {n}")).collect();
+                            if !changed.is_empty() {
+                                eprintln!(
+                                    "mnemo-worker: maintenance over {} memories: {}",
+                                    r.examined,
+                                    changed.join(", ")
+                                );
+                            }
+                        }
+                        Ok(_) => {} // another server holds the job lock and is doing it
+                        Err(e) => eprintln!("mnemo-worker: maintenance failed (retried next interval): {e}"),
+                    }
+                }
                 if let Err(e) = memory.run_pending(chats) {
                     eprintln!("mnemo-worker: background extraction failed (retried next pass): {e}");
                 }

@@ -11,7 +11,7 @@ use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
 use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
-    Provenance, Scope, Status, Surface, Target, TenantId, Verdict,
+    Provenance, Scope, Status, Surface, Target, TenantId, UserState, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, Embedding};
 use serde::{Deserialize, Serialize};
@@ -48,6 +48,14 @@ pub struct IngestReport {
     /// from `flush`, the worker or `mnemo maintain`, not in this report.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub queued: usize,
+    /// Set when the user is not active, saying what this call did not do: `paused` (the
+    /// messages were kept in the trace but nothing was extracted or queued, and they never
+    /// enter archival recall) or `disabled` (nothing at all was stored; see `discarded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserState>,
+    /// Messages not stored because the user is disabled.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discarded: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -79,6 +87,10 @@ impl Memory {
     /// without user or chat is an error naming what and where, and nothing is written.
     /// Re-sending a message id is a no-op, so replays never extract twice.
     ///
+    /// A paused user's messages are kept in the trace but withheld from archival recall and
+    /// never extracted; a disabled user's are not stored at all. The report's `user_state` says
+    /// which (see [`Memory::pause`], [`Memory::disable`]).
+    ///
     /// With the LLM extractor the messages are queued in the store before this returns and
     /// extracted off the request path (see [`Memory::flush`]): an acknowledged message is never
     /// lost to extraction, and the model's latency or failure never reaches the caller.
@@ -86,8 +98,15 @@ impl Memory {
         let started = Instant::now();
         let now = self.clock.now();
         let batch = validate_batch(scope, messages, now, &self.tuning.ingest)?;
+        let state = self.user_state(scope)?;
+        if state == UserState::Disabled {
+            return Ok(IngestReport { user_state: Some(state), discarded: batch.len(), ..IngestReport::default() });
+        }
         let fresh = self.store.append_messages(&batch)?;
         let ids: Vec<MessageId> = batch.iter().map(|m| m.id.clone()).collect();
+        if state == UserState::Paused {
+            return self.keep_paused(scope, ids, &fresh);
+        }
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
         let duplicates = fresh.len() - new.len();
         let unindexed = self.index_messages(scope, &new);
@@ -113,6 +132,26 @@ impl Memory {
             report.degraded = Some(report.degraded.map_or(problem.clone(), |d| format!("{d}; {problem}")));
         }
         Ok(report)
+    }
+
+    /// The rest of an ingest for a paused user: the messages stay in the trace (the chat's
+    /// recent window still shows them) but are withheld from archival recall, and neither
+    /// extracted nor queued. Every id of the batch is withheld, not only the new ones, so a retry
+    /// after a crash between the two writes still withholds what the first attempt appended.
+    fn keep_paused(&self, scope: &Scope, ids: Vec<MessageId>, fresh: &[bool]) -> Result<IngestReport> {
+        let appended = fresh.iter().filter(|f| **f).count();
+        let withhold = ChangeSet {
+            tenant: scope.tenant.clone(),
+            at: self.clock.now(),
+            changes: vec![Change::Withhold { messages: ids }],
+        };
+        self.store.apply(&withhold)?;
+        Ok(IngestReport {
+            appended,
+            duplicates: fresh.len() - appended,
+            user_state: Some(UserState::Paused),
+            ..IngestReport::default()
+        })
     }
 
     /// Gives new messages their vectors, for archival recall. A failure is reported, never fatal:
@@ -142,9 +181,14 @@ impl Memory {
     ///
     /// With the LLM extractor the model reads the batch now (the heuristic standing in if it
     /// fails), synchronously: re-extraction is an explicit request, not a conversation turn.
+    /// For a paused or disabled user it extracts nothing, and the report's `user_state` says so.
     pub fn reextract(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
         let started = Instant::now();
         let batch = validate_batch(scope, messages, self.clock.now(), &self.tuning.ingest)?;
+        let state = self.user_state(scope)?;
+        if !state.learns() {
+            return Ok(IngestReport { user_state: Some(state), ..IngestReport::default() });
+        }
         if self.config.extractor == ExtractorKind::Llm && !batch.is_empty() {
             let extraction = self.extract_with_model(scope, &batch, &[])?;
             if let Ok((ops, _)) = extraction.outcome {

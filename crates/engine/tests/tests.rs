@@ -6,4 +6,6 @@ mod erase;
 mod llm;
 mod local_model;
 mod memory_loop;
+mod privacy_switches;
 mod reconsolidate;
+mod snapshots;

@@ -9,7 +9,9 @@ use mnemo::core::archive::Excerpt;
 use mnemo::core::assemble::{BlockItem, HeldBack, Section};
 use mnemo::core::score::ScoreParts;
 use mnemo::core::trace::TraceEnvelope;
-use mnemo::core::{HistoryEntry, Link, Memory as Row, Message, Policy, Provenance, RecallItem, Scope, Verdict};
+use mnemo::core::{
+    HistoryEntry, Link, Memory as Row, Message, Policy, Provenance, RecallItem, Scope, UserState, Verdict,
+};
 use mnemo::{AppliedTransition, ContextResult, IngestReport, MaintainReport, MemoryDetail, OpRecord, RecallResult};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -199,9 +201,9 @@ pub struct PolicyRequest {
     pub key: String,
     /// The rule in words, as the model will read it.
     pub text: String,
-    /// Structured value for applications.
+    /// Structured value for applications: any JSON value (null when absent).
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     pub value: serde_json::Value,
 }
 
@@ -478,6 +480,14 @@ pub struct IngestOut {
     /// Trace turn holding these verdicts (absent when nothing was proposed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+    /// Present when the user is not active (see `POST /v1/users/{user_id}/pause`): `paused`
+    /// (the messages were kept in the conversation but nothing was extracted, and they are never
+    /// quoted back) or `disabled` (nothing was stored; see `discarded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserStateName>,
+    /// Messages not stored because the user is disabled.
+    #[serde(default)]
+    pub discarded: usize,
 }
 
 impl From<&IngestReport> for IngestOut {
@@ -488,6 +498,8 @@ impl From<&IngestReport> for IngestOut {
             ops: r.ops.iter().map(OpOut::from).collect(),
             degraded: r.degraded.clone(),
             turn_id: r.turn_id.clone(),
+            user_state: r.user_state.map(UserStateName::from),
+            discarded: r.discarded,
         }
     }
 }
@@ -569,8 +581,8 @@ pub struct PolicyOut {
     pub key: String,
     /// The rule in words.
     pub text: String,
-    /// Structured value.
-    #[schema(value_type = Object)]
+    /// Structured value: any JSON value, as authored (null when none was given).
+    #[schema(value_type = Value)]
     pub value: serde_json::Value,
     /// 1, 2, 3, ... per key.
     pub version: u32,
@@ -619,6 +631,10 @@ pub struct RecallOut {
     pub excerpts: Vec<ExcerptOut>,
     /// Wall time in microseconds.
     pub micros: u64,
+    /// Present when the user is paused or disabled: nothing about the user was searched (only
+    /// policies come back); for a disabled user nothing was recorded and `turn_id` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserStateName>,
 }
 
 /// A past message found by archival recall, verbatim.
@@ -663,6 +679,7 @@ impl From<&RecallResult> for RecallOut {
             items: r.items.iter().map(RecallItemOut::from).collect(),
             excerpts: r.excerpts.iter().map(ExcerptOut::from).collect(),
             micros: r.micros,
+            user_state: r.user_state.map(UserStateName::from),
         }
     }
 }
@@ -752,10 +769,14 @@ pub struct ContextOut {
     pub budget: usize,
     /// What was left out, and why.
     pub held_back: Vec<HeldBackOut>,
-    /// Trace turn of this call.
+    /// Trace turn of this call (empty when the user is disabled: nothing was recorded).
     pub turn_id: String,
     /// Retrieval signals used.
     pub mode: String,
+    /// Present when the user is paused or disabled: the block holds policies and the chat's
+    /// recent window only, no memories, excerpts or memos.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_state: Option<UserStateName>,
 }
 
 impl From<&ContextResult> for ContextOut {
@@ -769,6 +790,7 @@ impl From<&ContextResult> for ContextOut {
             held_back: b.held_back.iter().map(HeldBackOut::from).collect(),
             turn_id: r.turn_id.clone(),
             mode: r.mode.to_string(),
+            user_state: r.user_state.map(UserStateName::from),
         }
     }
 }
@@ -1111,4 +1133,35 @@ impl From<mnemo::ErasureReceipt> for ErasureOut {
     fn from(r: mnemo::ErasureReceipt) -> Self {
         Self { subject: r.subject, at: r.at, counts: r.counts, digest: r.digest }
     }
+}
+
+/// A user's privacy switch, as the API spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UserStateName {
+    /// Conversations are stored, memories extracted and recalled (the default).
+    Active,
+    /// Memories are kept, but nothing is extracted from new messages and nothing is recalled.
+    Paused,
+    /// Nothing of the user's is stored, and nothing is recalled.
+    Disabled,
+}
+
+impl From<UserState> for UserStateName {
+    fn from(s: UserState) -> Self {
+        match s {
+            UserState::Active => UserStateName::Active,
+            UserState::Paused => UserStateName::Paused,
+            UserState::Disabled => UserStateName::Disabled,
+        }
+    }
+}
+
+/// `GET /v1/users/{user_id}` and the answer of every switch: where the user stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UserOut {
+    /// The user.
+    pub user_id: String,
+    /// The privacy switch in force now.
+    pub state: UserStateName,
 }

@@ -1,10 +1,10 @@
 //! The storage contract every backend implements.
 
 use chrono::{DateTime, Utc};
-use mnemo_core::trace::TraceEnvelope;
+use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{
     HistoryEntry, HistoryEvent, Kind, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, Status, StatusKind,
-    TenantId, UserId,
+    TenantId, UserId, UserState,
 };
 use std::collections::BTreeMap;
 
@@ -329,4 +329,23 @@ pub trait Store: Send + Sync {
         to: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Message>>;
+
+    // ---- users: privacy switches -------------------------------------------------------------
+
+    /// The privacy switch of one user of a tenant: [`UserState::Active`] when nobody set one
+    /// (or after an erasure, which deletes it). Read on every ingest and recall, so it is one
+    /// keyed lookup.
+    fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<UserState>;
+
+    /// Sets the switch of one user of a tenant as of `at`. Setting `Active` removes the row, so
+    /// a user who was never switched and one switched back look the same.
+    fn set_user_state(&self, tenant: &TenantId, user: &UserId, state: UserState, at: DateTime<Utc>) -> Result<()>;
+
+    // ---- retention: sweeps of the trace ------------------------------------------------------
+
+    /// Deletes, across tenants, trace envelopes of operation `op` recorded before `before`,
+    /// oldest first, at most `limit` in one transaction; returns how many went. These are logs
+    /// that explain past answers, not memories: nothing a memory cites is touched (access stats
+    /// live on the memories themselves). Each tenant's rows go by their own age.
+    fn sweep_traces(&self, op: TraceOp, before: DateTime<Utc>, limit: usize) -> Result<u64>;
 }

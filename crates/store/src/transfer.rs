@@ -14,7 +14,9 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId};
+use mnemo_core::{
+    HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId, UserId, UserState,
+};
 
 use crate::error::Result;
 use crate::queue::{ChatProgress, QueueState};
@@ -36,6 +38,7 @@ pub const TABLES: &[&str] = &[
     "deletions",
     "extraction_queue",
     "chat_progress",
+    "user_states",
 ];
 
 /// One stored row, as a copy moves it.
@@ -114,6 +117,17 @@ pub enum Record {
         /// stays in force until it expires, as it would have on the source).
         claimed_until: Option<DateTime<Utc>>,
     },
+    /// One user's privacy switch (only users who are not active have one).
+    UserState {
+        /// The user's tenant.
+        tenant: TenantId,
+        /// The user.
+        user: UserId,
+        /// Paused or disabled.
+        state: UserState,
+        /// When it was set.
+        updated_at: DateTime<Utc>,
+    },
 }
 
 impl Record {
@@ -132,6 +146,7 @@ impl Record {
             Record::Deletion { .. } => "deletions",
             Record::Queued(_) => "extraction_queue",
             Record::ChatProgress { .. } => "chat_progress",
+            Record::UserState { .. } => "user_states",
         }
     }
 
@@ -144,7 +159,8 @@ impl Record {
             | Record::History { tenant, .. }
             | Record::Link { tenant, .. }
             | Record::Session { tenant, .. }
-            | Record::Deletion { tenant, .. } => tenant,
+            | Record::Deletion { tenant, .. }
+            | Record::UserState { tenant, .. } => tenant,
             Record::Policy(p) => &p.tenant,
             Record::Trace(t) => &t.scope.tenant,
             Record::Queued(q) => &q.scope.tenant,

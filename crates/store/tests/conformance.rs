@@ -580,6 +580,80 @@ pub(crate) fn background_queue_is_durable_idempotent_and_scoped(store: &dyn Stor
     assert!(store.chat_progress(&evil).unwrap().is_some(), "other tenants keep theirs");
 }
 
+/// A user's privacy switch reads back as set, defaults to active, is per tenant and per user,
+/// switching back to active leaves no row, and an erasure deletes (and counts) it.
+pub(crate) fn user_states_round_trip_and_are_isolated(store: &dyn Store) {
+    use mnemo_core::{TenantId, UserId, UserState};
+    let (acme, evil): (TenantId, TenantId) = ("acme".parse().unwrap(), "evil".parse().unwrap());
+    let (dana, eve) = (UserId::new("dana").unwrap(), UserId::new("eve").unwrap());
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Active, "no row: active");
+    store.set_user_state(&acme, &dana, UserState::Paused, t0()).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Paused);
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Active, "another tenant's dana");
+    assert_eq!(store.user_state(&acme, &eve).unwrap(), UserState::Active, "another user");
+    store.set_user_state(&evil, &dana, UserState::Disabled, t0()).unwrap();
+    store.set_user_state(&acme, &dana, UserState::Disabled, t0() + Duration::minutes(1)).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Disabled);
+    assert_eq!(store.counts().unwrap()["user_states"], 2);
+    store.set_user_state(&acme, &dana, UserState::Active, t0() + Duration::minutes(2)).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Active);
+    assert_eq!(store.counts().unwrap()["user_states"], 1, "active is the absence of a row");
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Disabled, "untouched by acme's switch");
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let counts = store.erase_user(&evil, &dana, &event).unwrap();
+    assert_eq!(counts["user_states"], 1);
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Active, "erasure resets the switch");
+}
+
+/// A retention sweep deletes only envelopes of the named class older than the cutoff, for every
+/// tenant by its own rows' age, in batches of at most `limit`; memories are never touched.
+pub(crate) fn retention_sweeps_only_old_envelopes_of_one_class(store: &dyn Store) {
+    let acme = scope("acme", Some("dana"), Some("c1"));
+    let evil = scope("evil", Some("dana"), Some("c1"));
+    let kept = memory(&acme.without_chat(), Kind::Fact, "I work at Acme");
+    insert(store, &kept, None);
+    let envelope = |s: &Scope, turn: &str, op: TraceOp, days: i64| TraceEnvelope {
+        turn_id: turn.into(),
+        scope: s.clone(),
+        op,
+        at: t0() + Duration::days(days),
+        query: "q".into(),
+        mode: None,
+        retrieved: vec![],
+        surfaced: vec![],
+        below_floor: vec![],
+        held_back: vec![],
+        degraded: None,
+        tokens: None,
+        budget: None,
+        micros: 1,
+        embed_micros: 0,
+        verdicts: vec![],
+        llm: vec![],
+    };
+    let all = [
+        envelope(&acme, "a-old-1", TraceOp::Recall, 0),
+        envelope(&acme, "a-old-2", TraceOp::Recall, 1),
+        envelope(&acme, "a-new", TraceOp::Recall, 20),
+        envelope(&acme, "a-old-context", TraceOp::Context, 0),
+        envelope(&evil, "e-old", TraceOp::Recall, 2),
+        envelope(&evil, "e-new", TraceOp::Recall, 30),
+    ];
+    for env in &all {
+        store.record_turn(env, &[]).unwrap();
+    }
+    let cutoff = t0() + Duration::days(10);
+    assert_eq!(store.sweep_traces(TraceOp::Recall, cutoff, 2).unwrap(), 2, "at most the limit per call");
+    assert_eq!(store.sweep_traces(TraceOp::Recall, cutoff, 100).unwrap(), 1);
+    assert_eq!(store.sweep_traces(TraceOp::Recall, cutoff, 100).unwrap(), 0, "nothing left: idempotent");
+    let present = |s: &Scope, turn: &str| store.trace(&s.tenant, turn).unwrap().is_some();
+    assert!(!present(&acme, "a-old-1") && !present(&acme, "a-old-2") && !present(&evil, "e-old"));
+    assert!(present(&acme, "a-new") && present(&evil, "e-new"), "younger envelopes stay");
+    assert!(present(&acme, "a-old-context"), "another class keeps its own retention");
+    assert_eq!(store.sweep_traces(TraceOp::Context, cutoff, 100).unwrap(), 1);
+    assert_eq!(store.get(&acme.tenant, kept.id).unwrap().unwrap().status, Status::Active, "memories untouched");
+}
+
 /// Generates one `#[test]` per (backend, check).
 macro_rules! backends {
     ($($backend:ident => $open:expr;)+) => {
@@ -604,6 +678,8 @@ macro_rules! backends {
                     export_import_round_trip,
                     import_into_a_non_empty_store_is_refused,
                     background_queue_is_durable_idempotent_and_scoped,
+                    user_states_round_trip_and_are_isolated,
+                    retention_sweeps_only_old_envelopes_of_one_class,
                 );
             }
         )+
@@ -788,6 +864,14 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
         digest: "d1".into(),
     };
     store.erase_user(&zed.tenant, zed.user.as_ref().unwrap(), &event).unwrap();
+    // Privacy switches: two users switched (one in another tenant), one switched back (no row).
+    let user = |u: &str| mnemo_core::UserId::new(u).unwrap();
+    let acme: mnemo_core::TenantId = "acme".parse().unwrap();
+    store.set_user_state(&acme, &user("dana"), mnemo_core::UserState::Paused, t0()).unwrap();
+    store.set_user_state(&acme, &user("eve"), mnemo_core::UserState::Disabled, t0()).unwrap();
+    store.set_user_state(&acme, &user("eve"), mnemo_core::UserState::Active, t0()).unwrap();
+    store.set_user_state(&acme, &user("zed"), mnemo_core::UserState::Disabled, t0()).unwrap();
+    store.set_user_state(&"evil".parse().unwrap(), &user("dana"), mnemo_core::UserState::Disabled, t0()).unwrap();
 }
 
 /// Copies `from` into `to` in batches of `batch` records.

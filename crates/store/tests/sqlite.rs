@@ -110,11 +110,11 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         let s = SqliteStore::open(&path).unwrap();
         s.append_messages(&[msg(&chat, "d1", "We adopted a greyhound", t0())]).unwrap();
     }
-    // Back to schema 1 exactly: the objects of versions 2 and 3 dropped.
+    // Back to schema 1 exactly: the objects of versions 2 to 4 dropped.
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
+            "DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
              ALTER TABLE messages DROP COLUMN withheld; PRAGMA user_version = 1;",
         )
         .unwrap();

@@ -3,7 +3,7 @@
 //! budget and `recall()` for the top k, each mapped back to dialog turns through provenance; the
 //! BM25 baseline over the same turns beside it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use chrono::Duration;
@@ -139,12 +139,15 @@ pub struct LocomoRun {
     pub unresolved_evidence: Vec<(String, String)>,
     /// Evidence entries repaired by normalisation, as (conversation, entry).
     pub normalised_evidence: Vec<(String, String)>,
-    /// `context()` wall time per call in ms, per budget.
+    /// `context()` end-to-end time per call in ms, per budget: the call's own time excluding
+    /// the query embedding, plus the question's embedding time (measured once per question).
     pub context_ms: Vec<Vec<f64>>,
-    /// Of which not spent embedding the query, per budget.
+    /// `context()` wall time per call in ms not spent embedding the query, per budget.
     pub context_ms_excluding_embedding: Vec<Vec<f64>>,
-    /// `recall()` wall time per call in ms.
+    /// `recall()` end-to-end time per call in ms, counted as for `context_ms`.
     pub recall_ms: Vec<f64>,
+    /// Embedding each question with the real model, in ms (once per question).
+    pub query_embedding_ms: Vec<f64>,
     /// Wall time of the whole run.
     pub seconds: f64,
 }
@@ -180,6 +183,7 @@ pub fn run_locomo(
         context_ms: vec![Vec::new(); options.budgets.len()],
         context_ms_excluding_embedding: vec![Vec::new(); options.budgets.len()],
         recall_ms: Vec::new(),
+        query_embedding_ms: Vec::new(),
         seconds: 0.0,
     };
     for conv in dataset.conversations.iter().take(take) {
@@ -209,7 +213,8 @@ fn run_conversation(
     let store = SqliteStore::open(config.db_path()).map_err(|e| engine("opening its store".into())(e.into()))?;
     let first = conv.sessions[0].at;
     let clock = Arc::new(ManualClock::new(first));
-    let memory = Memory::from_parts(config, Arc::new(store), Some(Arc::clone(embedder)), clock.clone());
+    let queries: Arc<dyn Embedder> = Arc::new(OncePerQuestion::new(Arc::clone(embedder)));
+    let memory = Memory::from_parts(config, Arc::new(store), Some(queries), clock.clone());
     let scope = |chat: &str| {
         Scope::parse(TENANT, None, Some(&conv.sample_id), Some(chat))
             .map_err(|e| engine(format!("scope for chat {chat:?}"))(e.into()))
@@ -296,6 +301,9 @@ fn run_conversation(
         };
         // A fresh chat per call: no recent-message window answers for free, and no earlier
         // question's block triggers the over-reference guard.
+        // The question is embedded for real by the first call and reused by the others (see
+        // `OncePerQuestion`); every call is charged that one embedding time.
+        let mut embed_ms: Option<f64> = None;
         for (b, &budget) in options.budgets.iter().enumerate() {
             let chat = format!("q{}-b{budget}", q.index);
             let t = Instant::now();
@@ -303,8 +311,11 @@ fn run_conversation(
                 .context(&scope(&chat)?, &q.text, Some(budget))
                 .map_err(engine(format!("context for question {}", q.index + 1)))?;
             let ms = t.elapsed().as_secs_f64() * 1e3;
-            run.context_ms[b].push(ms);
-            run.context_ms_excluding_embedding[b].push((ms - ctx.embed_micros as f64 / 1e3).max(0.0));
+            let own_embed = ctx.embed_micros as f64 / 1e3;
+            let embed = *embed_ms.get_or_insert(own_embed);
+            let excluding = (ms - own_embed).max(0.0);
+            run.context_ms_excluding_embedding[b].push(excluding);
+            run.context_ms[b].push(excluding + embed);
             let sources = block_sources(&ctx.block);
             out.mnemo_context.push(hit(covered_count(&q.evidence, sources.iter().flatten())));
             out.mnemo_tokens.push(ctx.block.tokens);
@@ -313,7 +324,11 @@ fn run_conversation(
         let r = memory
             .recall(&scope(&format!("q{}-k", q.index))?, &q.text, Some(max_k))
             .map_err(engine(format!("recall for question {}", q.index + 1)))?;
-        run.recall_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let own_embed = r.embed_micros as f64 / 1e3;
+        let embed = embed_ms.unwrap_or(own_embed);
+        run.recall_ms.push((ms - own_embed).max(0.0) + embed);
+        run.query_embedding_ms.push(embed);
         let ranked = recall_sources(&r);
         for &k in &options.ks {
             out.mnemo_recall.push(hit(covered_count(&q.evidence, ranked.iter().take(k).flatten())));
@@ -336,4 +351,83 @@ fn run_conversation(
     progress(&format!("{id}: {} questions asked", stats.questions));
     run.conversations.push(stats);
     Ok(())
+}
+
+/// The real embedder, except that a single text embedded again right after itself is answered
+/// from the previous call: the harness asks each question at every budget and once more for
+/// recall, and an application would embed it once. Only the latest single text is kept, so the
+/// vectors are exactly the model's; batches (ingest) always pass through.
+struct OncePerQuestion {
+    inner: Arc<dyn Embedder>,
+    last: Mutex<Option<(String, Vec<f32>)>>,
+}
+
+impl OncePerQuestion {
+    fn new(inner: Arc<dyn Embedder>) -> Self {
+        Self { inner, last: Mutex::new(None) }
+    }
+}
+
+impl Embedder for OncePerQuestion {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> mnemo::models::Result<Vec<Vec<f32>>> {
+        let [text] = texts else { return self.inner.embed(texts) };
+        let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, v)) = last.as_ref().filter(|(t, _)| t == text) {
+            return Ok(vec![v.clone()]);
+        }
+        let v = self.inner.embed(texts)?;
+        *last = v.first().map(|v| (text.to_string(), v.clone()));
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use mnemo::models::HashEmbedder;
+
+    use super::*;
+
+    /// The hashing embedder, counting the texts it is asked to embed.
+    struct Counting(HashEmbedder, AtomicUsize);
+
+    impl Embedder for Counting {
+        fn id(&self) -> &str {
+            self.0.id()
+        }
+        fn dim(&self) -> usize {
+            self.0.dim()
+        }
+        fn embed(&self, texts: &[&str]) -> mnemo::models::Result<Vec<Vec<f32>>> {
+            self.1.fetch_add(texts.len(), Ordering::SeqCst);
+            self.0.embed(texts)
+        }
+    }
+
+    #[test]
+    fn a_repeated_question_is_embedded_once_and_batches_pass_through() {
+        let inner = Arc::new(Counting(HashEmbedder::new(64), AtomicUsize::new(0)));
+        let e = OncePerQuestion::new(inner.clone());
+        let a = e.embed(&["where is Clara moving?"]).unwrap();
+        let b = e.embed(&["where is Clara moving?"]).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a, inner.0.embed(&["where is Clara moving?"]).unwrap(), "the model's own vector");
+        assert_eq!(inner.1.load(Ordering::SeqCst), 1);
+        e.embed(&["another question"]).unwrap();
+        e.embed(&["where is Clara moving?"]).unwrap();
+        assert_eq!(inner.1.load(Ordering::SeqCst), 3, "only the latest text is kept");
+        e.embed(&["x", "y"]).unwrap();
+        e.embed(&["x", "y"]).unwrap();
+        assert_eq!(inner.1.load(Ordering::SeqCst), 7, "batches always reach the model");
+        assert_eq!((e.id(), e.dim()), (inner.id(), 64));
+    }
 }

@@ -159,6 +159,13 @@ pub(crate) struct RememberOut {
     /// Set when embeddings were unavailable (dedup by hash only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     degraded: Option<String>,
+    /// Set when the user is `paused` (the message was kept, nothing extracted) or `disabled`
+    /// (nothing was stored; `discarded` counts it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_state: Option<crate::dto::UserStateName>,
+    /// Messages not stored because the user is disabled.
+    #[serde(default)]
+    discarded: usize,
 }
 
 /// What `forget` did.
@@ -380,6 +387,8 @@ fn remember(memory: &Memory, tenant: &TenantId, a: RememberArgs) -> Result<Value
                 }],
                 turn_id: None,
                 degraded: None,
+                user_state: None,
+                discarded: 0,
             }
         }
         None => {
@@ -395,6 +404,8 @@ fn remember(memory: &Memory, tenant: &TenantId, a: RememberArgs) -> Result<Value
                 ops: report.ops,
                 turn_id: report.turn_id,
                 degraded: report.degraded,
+                user_state: report.user_state,
+                discarded: report.discarded,
             }
         }
     };

@@ -2,6 +2,7 @@
 //! engine on the blocking pool, and answers with the API's own types from [`crate::dto`].
 
 pub(crate) mod admin;
+pub(crate) mod candidates;
 pub(crate) mod context;
 pub(crate) mod health;
 pub(crate) mod maintain;

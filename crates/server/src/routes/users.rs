@@ -1,15 +1,17 @@
-//! `/v1/users/{user_id}`: privacy operations on everything one user told the system.
+//! `/v1/users/{user_id}`: privacy operations on everything one user told the system, and the
+//! user's privacy switches (pause, resume, disable, enable).
 
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use mnemo::core::UserState;
 use mnemo::core::export::ExportFormat;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::auth::Tenant;
-use crate::dto::{ClearOut, ErasureOut, ScopeQuery};
+use crate::dto::{ClearOut, ErasureOut, ScopeQuery, UserOut};
 use crate::error::{ApiError, ErrorBody, Json, Path, Query};
 
 /// Erases the user: memories, vectors, lexical entries, links, history, messages and traces,
@@ -97,4 +99,120 @@ pub(crate) async fn clear(
     let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
     let archived = crate::blocking(&state, move |memory| Ok(memory.clear_user(&scope)?)).await?;
     Ok(Json(ClearOut { archived }))
+}
+
+/// Where the user stands: `active` (the default, also for a user never seen), `paused` or
+/// `disabled`. The switch is the person's, across every agent and chat of the key's tenant.
+#[utoipa::path(
+    get, path = "/v1/users/{user_id}", tag = "users",
+    params(("user_id" = String, Path, description = "The user")),
+    responses(
+        (status = 200, description = "The user's privacy switch", body = UserOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn show(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOut>, ApiError> {
+    let scope = super::scope(&tenant, None, Some(&user_id), None)?;
+    let now = crate::blocking(&state, move |memory| Ok(memory.user_state(&scope)?)).await?;
+    Ok(Json(UserOut { user_id, state: now.into() }))
+}
+
+/// Sets the user's switch and answers where the user stands now.
+async fn switch(
+    state: AppState,
+    tenant: &mnemo::core::TenantId,
+    user_id: String,
+    to: UserState,
+) -> Result<Json<UserOut>, ApiError> {
+    let scope = super::scope(tenant, None, Some(&user_id), None)?;
+    let now = crate::blocking(&state, move |memory| Ok(memory.set_user_state(&scope, to)?)).await?;
+    Ok(Json(UserOut { user_id, state: now.into() }))
+}
+
+/// Pauses the user: memories are kept, but new messages are only kept in the conversation
+/// (never extracted, never quoted back) and recall and context return nothing about the user
+/// (policies and the chat's recent window still apply) until resumed. Idempotent.
+#[utoipa::path(
+    post, path = "/v1/users/{user_id}/pause", tag = "users",
+    params(("user_id" = String, Path, description = "The user to pause")),
+    responses(
+        (status = 200, description = "Paused", body = UserOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn pause(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOut>, ApiError> {
+    switch(state, &tenant, user_id, UserState::Paused).await
+}
+
+/// Ends a pause (or a disable): the user is active again. What was said while paused is never
+/// extracted or quoted back. Idempotent.
+#[utoipa::path(
+    post, path = "/v1/users/{user_id}/resume", tag = "users",
+    params(("user_id" = String, Path, description = "The user to resume")),
+    responses(
+        (status = 200, description = "Active again", body = UserOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn resume(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOut>, ApiError> {
+    switch(state, &tenant, user_id, UserState::Active).await
+}
+
+/// Disables the user: from now on nothing of theirs is stored (messages are discarded, adding
+/// memories or memos is refused with 422) and nothing is recalled, until enabled. What was
+/// stored before stays until cleared or erased. Idempotent.
+#[utoipa::path(
+    post, path = "/v1/users/{user_id}/disable", tag = "users",
+    params(("user_id" = String, Path, description = "The user to disable")),
+    responses(
+        (status = 200, description = "Disabled", body = UserOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn disable(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOut>, ApiError> {
+    switch(state, &tenant, user_id, UserState::Disabled).await
+}
+
+/// Enables the user again: normal behaviour resumes; nothing of the disabled period exists.
+/// Idempotent.
+#[utoipa::path(
+    post, path = "/v1/users/{user_id}/enable", tag = "users",
+    params(("user_id" = String, Path, description = "The user to enable")),
+    responses(
+        (status = 200, description = "Active again", body = UserOut),
+        (status = 400, description = "Invalid user id", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn enable(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Path(user_id): Path<String>,
+) -> Result<Json<UserOut>, ApiError> {
+    switch(state, &tenant, user_id, UserState::Active).await
 }

@@ -25,10 +25,12 @@ mod apply;
 mod lock;
 mod pool;
 mod queue;
+mod retention;
 mod rows;
 mod schema;
 mod temp_db;
 mod transfer;
+mod users;
 
 use std::collections::HashMap;
 use std::str::FromStr;
@@ -661,7 +663,7 @@ impl Store for PostgresStore {
                 )?,
             );
             // Vectors and the lexical projection live in the memory rows themselves.
-            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress"] {
+            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states"] {
                 counts.insert(
                     table.to_string(),
                     tx.execute(&format!("DELETE FROM {table} WHERE tenant = $1 AND user_id = $2"), &[&t, &u])?,
@@ -900,5 +902,23 @@ impl Store for PostgresStore {
         limit: usize,
     ) -> Result<Vec<Message>> {
         queue::user_messages(self, scope, from, to, limit)
+    }
+
+    fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<mnemo_core::UserState> {
+        users::user_state(self, tenant, user)
+    }
+
+    fn set_user_state(
+        &self,
+        tenant: &TenantId,
+        user: &UserId,
+        state: mnemo_core::UserState,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        users::set_user_state(self, tenant, user, state, at)
+    }
+
+    fn sweep_traces(&self, op: mnemo_core::trace::TraceOp, before: DateTime<Utc>, limit: usize) -> Result<u64> {
+        retention::sweep_traces(self, op, before, limit)
     }
 }

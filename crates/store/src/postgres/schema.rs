@@ -294,6 +294,30 @@ $rls$;
 CREATE POLICY jobs_scan ON chat_progress FOR SELECT TO mnemo_jobs USING (true);
 GRANT SELECT ON chat_progress TO mnemo_jobs;
 "#,
+    // 4: per-user privacy switches (see `mnemo_core::UserState`): a row only for a user who is
+    // not active; tenant-isolated like every other table.
+    r#"
+CREATE TABLE user_states (
+    tenant     text NOT NULL,
+    user_id    text NOT NULL,
+    state      text NOT NULL,
+    updated_at bigint NOT NULL,
+    PRIMARY KEY (tenant, user_id)
+);
+ALTER TABLE user_states ENABLE ROW LEVEL SECURITY;
+ALTER TABLE user_states FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON user_states TO mnemo_app
+    USING (tenant = nullif(current_setting('mnemo.tenant', true), ''))
+    WITH CHECK (tenant = nullif(current_setting('mnemo.tenant', true), ''));
+GRANT SELECT, INSERT, UPDATE, DELETE ON user_states TO mnemo_app;
+"#,
+    // 5: retention sweeps: the jobs role may see which tenants hold envelopes of which class and
+    // age (those three columns only, never a body); each tenant's old envelopes are then deleted
+    // as that tenant, under its own row-level security.
+    r#"
+CREATE POLICY jobs_scan ON traces FOR SELECT TO mnemo_jobs USING (true);
+GRANT SELECT (tenant, op, at) ON traces TO mnemo_jobs;
+"#,
 ];
 
 /// The schema version this build writes.

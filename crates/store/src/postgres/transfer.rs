@@ -237,6 +237,20 @@ fn exports() -> Vec<(&'static str, String, Decode)> {
                 .into(),
             decode_progress,
         ),
+        (
+            "user_states",
+            "SELECT tenant, user_id, state, updated_at FROM user_states \
+             ORDER BY tenant COLLATE \"C\", user_id COLLATE \"C\""
+                .into(),
+            |r| {
+                Ok(Record::UserState {
+                    tenant: parse(r, 0)?,
+                    user: parse(r, 1)?,
+                    state: parse(r, 2)?,
+                    updated_at: time(r, 3)?,
+                })
+            },
+        ),
     ]
 }
 
@@ -486,6 +500,12 @@ fn write_batch(
                         &p.last_error,
                         &ms_opt(*claimed_until),
                     ],
+                )?;
+            }
+            Record::UserState { tenant, user, state, updated_at } => {
+                tx.execute(
+                    "INSERT INTO user_states (tenant, user_id, state, updated_at) VALUES ($1, $2, $3, $4)",
+                    &[&tenant.as_str(), &user.as_str(), &state.as_str(), &ms(*updated_at)],
                 )?;
             }
         }

@@ -3,9 +3,11 @@
 
 mod apply;
 mod queue;
+mod retention;
 mod rows;
 mod schema;
 mod transfer;
+mod users;
 mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -536,7 +538,7 @@ impl Store for SqliteStore {
             };
             counts.insert("message_lexical_index".into(), exec(&of_messages("message_fts", "rowid"), &[&t, &u])?);
             counts.insert("message_embeddings".into(), exec(&of_messages("message_embeddings", "message_rowid"), &[&t, &u])?);
-            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress"] {
+            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states"] {
                 counts.insert(table.into(), exec(&format!("DELETE FROM {table} WHERE tenant = ?1 AND user_id = ?2"), &[&t, &u])?);
             }
             // Its partitions go too: a user id can itself be personal data (an e-mail address).
@@ -787,5 +789,23 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<Message>> {
         queue::user_messages(self, scope, from, to, limit)
+    }
+
+    fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<mnemo_core::UserState> {
+        users::user_state(self, tenant, user)
+    }
+
+    fn set_user_state(
+        &self,
+        tenant: &TenantId,
+        user: &UserId,
+        state: mnemo_core::UserState,
+        at: DateTime<Utc>,
+    ) -> Result<()> {
+        users::set_user_state(self, tenant, user, state, at)
+    }
+
+    fn sweep_traces(&self, op: mnemo_core::trace::TraceOp, before: DateTime<Utc>, limit: usize) -> Result<u64> {
+        retention::sweep_traces(self, op, before, limit)
     }
 }

@@ -205,6 +205,17 @@ CREATE TABLE chat_progress (
 ) WITHOUT ROWID;
 CREATE INDEX chat_progress_by_activity ON chat_progress (last_message_at);
 "#,
+    // 4: per-user privacy switches (see `mnemo_core::UserState`): a row only for a user who is
+    // not active, so the common case costs one missed lookup.
+    r#"
+CREATE TABLE user_states (
+    tenant     TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (tenant, user_id)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -207,6 +207,18 @@ fn exports() -> Vec<(&'static str, String, Decode)> {
                 })
             },
         ),
+        (
+            "user_states",
+            "SELECT tenant, user_id, state, updated_at FROM user_states ORDER BY tenant, user_id".into(),
+            |r| {
+                Ok(Record::UserState {
+                    tenant: parse(r, 0)?,
+                    user: parse(r, 1)?,
+                    state: parse(r, 2)?,
+                    updated_at: time(r, 3)?,
+                })
+            },
+        ),
     ]
 }
 
@@ -473,6 +485,13 @@ fn write_batch(tx: &Transaction<'_>, batch: &[Record], dims: &mut HashMap<String
                         ms_opt(*claimed_until)
                     ])
                 })
+                .map_err(&e)?;
+            }
+            Record::UserState { tenant, user, state, updated_at } => {
+                tx.prepare_cached(
+                    "INSERT INTO user_states (tenant, user_id, state, updated_at) VALUES (?1, ?2, ?3, ?4)",
+                )
+                .and_then(|mut s| s.execute(params![tenant.as_str(), user.as_str(), state.as_str(), ms(*updated_at)]))
                 .map_err(&e)?;
             }
         }
