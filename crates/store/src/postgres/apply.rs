@@ -208,7 +208,9 @@ fn lookup(tx: &mut Tx<'_>, cs: &ChangeSet, id: MemoryId, for_update: bool) -> Re
     Ok((status(&row, 0, 1)?, [get(&row, 2)?, get(&row, 3)?, get(&row, 4)?, get(&row, 5)?]))
 }
 
-fn insert_memory(tx: &mut Tx<'_>, m: &Memory, vector: Option<(&str, String)>) -> Result<()> {
+/// Inserts one memory row exactly as given (the tsvector is generated from `search`); shared by
+/// apply and import, so a copy writes rows through the same statement.
+pub(super) fn insert_memory(tx: &mut Tx<'_>, m: &Memory, vector: Option<(&str, String)>) -> Result<()> {
     let [t, a, u, c] = m.owner.key_parts();
     let (model, vector) = vector.unzip();
     tx.execute(

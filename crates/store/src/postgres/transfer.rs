@@ -10,13 +10,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use mnemo_core::{HistoryEntry, Link, Memory, MemoryId, Status, TenantId};
-use postgres::types::ToSql;
+use mnemo_core::{HistoryEntry, Link, MemoryId, Status, TenantId};
 use postgres::{IsolationLevel, Row};
 
 use super::PostgresStore;
+use super::apply::insert_memory;
 use super::pool::{Tx, pg};
-use super::rows::{MEMORY_COLUMNS, get, ids_json, message_ids, ms, ms_opt, parse, time, time_opt};
+use super::rows::{MEMORY_COLUMNS, get, ids_json, message_ids, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
 use crate::queue::ChatProgress;
 use crate::store::{DeletionEvent, Embedding};
@@ -359,7 +359,8 @@ fn write_batch(
                 if let Some(e) = embedding {
                     register_model(tx, e, known, registered)?;
                 }
-                insert_memory(tx, memory, embedding.as_ref())?;
+                let vector = embedding.as_ref().map(|e| (e.model.as_str(), vector_text(&e.vector)));
+                insert_memory(tx, memory, vector)?;
                 touched.insert(memory.owner.key_parts().map(str::to_string));
             }
             Record::History { tenant, entry: h } => {
@@ -553,60 +554,6 @@ fn register_model(
     if expected != got {
         return Err(StoreError::Dimension { model: e.model.clone(), expected, got });
     }
-    Ok(())
-}
-
-/// Inserts one memory row exactly as given; the tsvector is generated from `search`.
-fn insert_memory(tx: &mut Tx<'_>, m: &Memory, embedding: Option<&Embedding>) -> Result<()> {
-    let [t, a, u, c] = m.owner.key_parts();
-    let model = embedding.map(|e| e.model.as_str());
-    let vector = embedding.map(|e| e.vector.clone());
-    let params: [&(dyn ToSql + Sync); 35] = [
-        &m.id.to_string(),
-        &t,
-        &a,
-        &u,
-        &c,
-        &m.kind.as_str(),
-        &m.content,
-        &m.key,
-        &m.value,
-        &m.confidence,
-        &m.salience,
-        &m.pinned,
-        &m.surface.as_str(),
-        &m.status.kind().as_str(),
-        &m.status.superseded_by().map(|x| x.to_string()),
-        &ms_opt(m.due_at),
-        &ms_opt(m.valid_from),
-        &ms_opt(m.valid_until),
-        &ids_json(&m.provenance.sources),
-        &m.provenance.chat.as_ref().map(|c| c.to_string()),
-        &m.provenance.extractor,
-        &m.provenance.extractor_version,
-        &m.content_hash,
-        &ms(m.created_at),
-        &ms(m.updated_at),
-        &ms_opt(m.last_accessed),
-        &ms_opt(m.last_surfaced),
-        &i64::from(m.access_count),
-        &i64::from(m.distinct_sessions),
-        &i64::from(m.reinforcements),
-        &ms_opt(m.expires_at),
-        &m.sensitivity.as_str(),
-        &model,
-        &vector,
-        &m.search_text(),
-    ];
-    tx.execute(
-        "INSERT INTO memories (id, tenant, agent, user_id, chat, kind, content, key, value, confidence, salience, \
-         pinned, surface, status, superseded_by, due_at, valid_from, valid_until, sources, source_chat, extractor, \
-         extractor_version, content_hash, created_at, updated_at, last_accessed, last_surfaced, access_count, \
-         distinct_sessions, reinforcements, expires_at, sensitivity, model, embedding, search) VALUES ($1, $2, $3, \
-         $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-         $26, $27, $28, $29, $30, $31, $32, $33, $34::real[]::vector, $35)",
-        &params,
-    )?;
     Ok(())
 }
 

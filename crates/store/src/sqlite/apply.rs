@@ -191,7 +191,9 @@ fn lookup(tx: &Transaction<'_>, cs: &ChangeSet, id: MemoryId) -> Result<(i64, St
     .ok_or_else(|| StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: id.to_string() })
 }
 
-fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
+/// Inserts one memory row exactly as given, with its lexical entry when active; returns its rowid.
+/// Shared by apply and import (a copy writes rows verbatim through the same statement).
+pub(super) fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
     let [t, a, u, c] = m.owner.key_parts();
     tx.prepare_cached(
         "INSERT INTO memories (id, tenant, agent, user_id, chat, kind, content, key, value, confidence, salience, \

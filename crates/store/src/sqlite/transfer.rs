@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::PathBuf;
 
-use mnemo_core::{HistoryEntry, Link, Memory, MemoryId, Status, TenantId};
+use mnemo_core::{HistoryEntry, Link, MemoryId, Status, TenantId};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
+use super::apply::insert_memory;
 use super::rows::{
-    blob_vector, ids_json, message_ids, message_partitions, ms, ms_opt, parse, partition_token, time, time_opt,
-    vector_blob,
+    blob_vector, ids_json, message_ids, message_partitions, ms, ms_opt, parse, time, time_opt, vector_blob,
 };
 use super::{MESSAGE_COLUMNS, SqliteStore};
 use crate::error::{Result, StoreError};
@@ -528,63 +528,6 @@ fn check_dim(tx: &Transaction<'_>, dims: &mut HashMap<String, usize>, v: &Embedd
             Ok(())
         }
     }
-}
-
-/// Inserts one memory row exactly as given, with its FTS row when active. Returns its rowid.
-fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
-    let [t, a, u, c] = m.owner.key_parts();
-    tx.prepare_cached(
-        "INSERT INTO memories (id, tenant, agent, user_id, chat, kind, content, key, value, confidence, salience, \
-         pinned, surface, status, superseded_by, due_at, valid_from, valid_until, sources, source_chat, extractor, \
-         extractor_version, content_hash, created_at, updated_at, last_accessed, last_surfaced, access_count, \
-         distinct_sessions, reinforcements, expires_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, \
-         ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, \
-         ?31, ?32)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            m.id.to_string(),
-            t,
-            a,
-            u,
-            c,
-            m.kind.as_str(),
-            m.content,
-            m.key,
-            m.value,
-            m.confidence as f64,
-            m.salience as f64,
-            m.pinned,
-            m.surface.as_str(),
-            m.status.kind().as_str(),
-            m.status.superseded_by().map(|x| x.to_string()),
-            ms_opt(m.due_at),
-            ms_opt(m.valid_from),
-            ms_opt(m.valid_until),
-            ids_json(&m.provenance.sources),
-            m.provenance.chat.as_ref().map(|c| c.to_string()),
-            m.provenance.extractor,
-            m.provenance.extractor_version,
-            m.content_hash,
-            ms(m.created_at),
-            ms(m.updated_at),
-            ms_opt(m.last_accessed),
-            ms_opt(m.last_surfaced),
-            m.access_count,
-            m.distinct_sessions,
-            m.reinforcements,
-            ms_opt(m.expires_at),
-            m.sensitivity.as_str(),
-        ])
-    })
-    .map_err(sql("import"))?;
-    let rowid = tx.last_insert_rowid();
-    if m.status == Status::Active {
-        tx.prepare_cached("INSERT INTO memory_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![rowid, m.search_text(), partition_token(m.owner.key_parts())]))
-            .map_err(sql("import"))?;
-    }
-    Ok(rowid)
 }
 
 /// The lock file of job `name`: beside the database, one per job.
