@@ -187,3 +187,11 @@ impl Memory {
         }
     }
 }
+
+/// Appends one more reason a call ran degraded (`"a; b"`), so no reason hides another.
+pub(crate) fn add_problem(degraded: &mut Option<String>, problem: String) {
+    *degraded = Some(match degraded.take() {
+        Some(d) => format!("{d}; {problem}"),
+        None => problem,
+    });
+}

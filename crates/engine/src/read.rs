@@ -219,7 +219,7 @@ impl Memory {
             // The conversation's index failing must not take the memories' answer down with it.
             Err(e) => {
                 let problem = format!("archival recall: {e}");
-                degraded = Some(degraded.map_or(problem.clone(), |d| format!("{d}; {problem}")));
+                crate::add_problem(&mut degraded, problem);
                 Vec::new()
             }
         };

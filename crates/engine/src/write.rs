@@ -129,7 +129,7 @@ impl Memory {
         report.appended = new.len();
         report.duplicates = duplicates;
         if let Some(problem) = unindexed {
-            report.degraded = Some(report.degraded.map_or(problem.clone(), |d| format!("{d}; {problem}")));
+            crate::add_problem(&mut report.degraded, problem);
         }
         Ok(report)
     }

@@ -640,32 +640,15 @@ pub struct RecallOut {
 /// A past message found by archival recall, verbatim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ExcerptOut {
-    /// Message id.
-    pub id: String,
-    /// The chat it was said in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chat_id: Option<String>,
-    /// `user` or `assistant`.
-    pub role: String,
-    /// What was said.
-    pub content: String,
-    /// When.
-    pub at: DateTime<Utc>,
+    /// The message, as it was said.
+    pub message: SourceMessageOut,
     /// Fused relevance in 0..=1.
     pub relevance: f32,
 }
 
 impl From<&Excerpt> for ExcerptOut {
     fn from(e: &Excerpt) -> Self {
-        let m = &e.message;
-        Self {
-            id: m.id.to_string(),
-            chat_id: m.scope.chat.as_ref().map(ToString::to_string),
-            role: m.role.to_string(),
-            content: m.content.clone(),
-            at: m.at,
-            relevance: e.relevance,
-        }
+        Self { message: SourceMessageOut::from(&e.message), relevance: e.relevance }
     }
 }
 
