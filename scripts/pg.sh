@@ -14,7 +14,8 @@
 #
 # Environment: MNEMO_PG_DIR (install, data and log directory), MNEMO_PG_PORT (default 54329),
 # MNEMO_PG_BIN (an existing PostgreSQL bin directory with pgvector, skips the install),
-# MNEMO_PYTHON (default python3).
+# MNEMO_PYTHON (default python3), MNEMO_PG_OPTIONS (more `-c name=value` server settings for
+# this start, e.g. a larger shared_buffers for benchmarks).
 #
 # The server trusts every connection from 127.0.0.1 and its own socket directory, and runs with
 # fsync off: it is for tests only, never for data anyone wants to keep. PostgreSQL refuses to
@@ -132,7 +133,7 @@ start() {
         # Tests only: durability is traded for speed (fsync off), and every local connection is trusted.
         as_server "$BIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 -s start -o \
             "-c listen_addresses=127.0.0.1 -c port=$PORT -c unix_socket_directories=$RUN \
-             -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" || {
+             -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${MNEMO_PG_OPTIONS:-}" || {
             echo "error: PostgreSQL did not start; the end of $LOG:" >&2
             tail -n 20 "$LOG" >&2 || true
             exit 1

@@ -45,6 +45,10 @@ pub(crate) enum BenchCommand {
         /// Rows per `Store::apply` batch while loading.
         #[arg(long, default_value_t = 5_000)]
         batch: usize,
+        /// Measure again the store an earlier run loaded into this tenant (PostgreSQL keeps it;
+        /// the earlier run printed the tenant), without loading: for comparing query changes.
+        #[arg(long, value_name = "TENANT")]
+        reuse: Option<String>,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/recall.json")]
         out: PathBuf,
@@ -140,9 +144,16 @@ pub(crate) enum BenchCommand {
 
 pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
     match which {
-        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, out } => recall::run(
+        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, reuse, out } => recall::run(
             config,
-            &recall::Plan { sizes: memories.clone(), total: *total, users: *users, pool: *pool, batch: *batch },
+            &recall::Plan {
+                sizes: memories.clone(),
+                total: *total,
+                users: *users,
+                pool: *pool,
+                batch: *batch,
+                reuse: reuse.clone(),
+            },
             *queries,
             *embedder,
             out,

@@ -134,6 +134,7 @@ pub(crate) fn run(args: &CopyArgs) -> Result<()> {
     let mut sample = Reservoir::new(args.sample, seed);
     let mut streamed: BTreeMap<String, u64> = TABLES.iter().map(|t| (t.to_string(), 0)).collect();
     let mut importer = target.import().context("starting the import")?;
+    target.begin_bulk_load().context("preparing the target for a bulk load")?;
     let mut batch: Vec<Record> = Vec::with_capacity(args.batch);
     let mut written = 0usize;
     let mut last_table = "";
@@ -166,7 +167,9 @@ pub(crate) fn run(args: &CopyArgs) -> Result<()> {
         })
         .context("copying")?;
     flush(&mut batch).context("copying")?;
-    eprintln!("  {written} rows written in all");
+    eprintln!("  {written} rows written in all; building the target's indexes");
+    drop(importer);
+    target.finish_bulk_load().context("building the target's indexes")?;
 
     let mut problems = verify_counts(&*source, &*target, &streamed)?;
     problems.extend(verify_sample(&*source, &*target, &sample)?);

@@ -315,6 +315,40 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The sections of `mnemo.toml` that tune behaviour (thresholds, periods, weights) rather
+    /// than name a deployment (paths, databases, models, servers).
+    pub const TUNING_SECTIONS: &'static [&'static str] =
+        &["ingest", "gate", "ranking", "decay", "lifecycle", "assembly", "consolidation", "retention"];
+
+    /// This configuration with `overlay` (tables shaped like `mnemo.toml`'s tuning sections)
+    /// laid over it, validated as a whole: how an evaluation or a test changes one threshold
+    /// (a scenario's `[tuning]`) without a file. `source_name` names the overlay in errors.
+    pub fn with_tuning(&self, overlay: &toml::Table, source_name: &str) -> Result<Config> {
+        if let Some(key) = overlay.keys().find(|k| !Self::TUNING_SECTIONS.contains(&k.as_str())) {
+            return Err(Error::Config {
+                source_name: source_name.to_string(),
+                reason: format!(
+                    "{key:?} is not a tuning section; tuning sections are {}",
+                    Self::TUNING_SECTIONS.join(", ")
+                ),
+            });
+        }
+        let mut value = toml::Value::try_from(self.clone()).expect("a config serialises");
+        merge(&mut value, toml::Value::Table(overlay.clone()));
+        check(&value, source_name)?;
+        let config: Config = value.try_into().map_err(|e: toml::de::Error| Error::Config {
+            source_name: source_name.to_string(),
+            reason: e.to_string(),
+        })?;
+        config
+            .tuning()
+            .validate()
+            .map_err(|e| Error::Config { source_name: source_name.to_string(), reason: e.to_string() })?;
+        Ok(config)
+    }
+}
+
 /// Maps an environment variable to a config path: an alias, an `MNEMO_LLM_*` setting, or
 /// `MNEMO_SECTION__FIELD`.
 fn env_path(name: &str) -> Option<Vec<String>> {
@@ -402,6 +436,23 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+
+    #[test]
+    fn a_tuning_overlay_changes_only_what_it_names_and_refuses_the_rest() {
+        let base = Config::default();
+        let overlay: toml::Table = toml::from_str("[lifecycle]\nmax_active_per_user = 3\n").unwrap();
+        let c = base.with_tuning(&overlay, "test").unwrap();
+        assert_eq!(c.lifecycle.max_active_per_user, 3);
+        assert_eq!(c.lifecycle.stale_archive_days, base.lifecycle.stale_archive_days);
+        assert_eq!(c.data_dir, base.data_dir);
+
+        let deployment: toml::Table = toml::from_str("database_url = \"postgres://x\"\n").unwrap();
+        let e = base.with_tuning(&deployment, "test").unwrap_err().to_string();
+        assert!(e.contains("not a tuning section"), "{e}");
+        let typo: toml::Table = toml::from_str("[lifecycle]\nmax_active = 3\n").unwrap();
+        let e = base.with_tuning(&typo, "test").unwrap_err().to_string();
+        assert!(e.contains("max_active"), "{e}");
     }
 
     #[test]

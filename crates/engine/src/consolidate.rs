@@ -60,8 +60,9 @@ fn common_model(vectors: &HashMap<MemoryId, Embedding>) -> Option<String> {
 }
 
 impl Memory {
-    /// Consolidates one owner partition as of `now`: knowledge first (from the rows as they
-    /// are), then near-duplicate merges, all in one change set. `active` (each user's active
+    /// Consolidates one owner partition as of `now`: vectors for rows written without one,
+    /// knowledge (from the rows as they are), then near-duplicate merges, all in one change set.
+    /// With consolidation disabled only the vectors are written. `active` (each user's active
     /// memories with their cap weights, for the per-user cap that runs next) loses the merged
     /// duplicates and gains the new active knowledge, so the cap counts what is really active.
     pub(crate) fn consolidate_partition(
@@ -78,17 +79,25 @@ impl Memory {
         let visible = self.store.list(owner, &filter)?;
         let mut rows: Vec<Row> =
             visible.iter().filter(|m| m.owner == *owner && m.status == Status::Active).cloned().collect();
-        if rows.len() < 2 {
+        if rows.is_empty() {
             return Ok(());
         }
         rows.sort_by_key(|m| (m.created_at, m.id));
         let mut vectors = HashMap::new();
+        let mut changes = Vec::new();
         if rows.len() <= t.max_partition {
             for m in &rows {
                 if let Some(e) = self.store.embedding(&owner.tenant, m.id)? {
                     vectors.insert(m.id, e);
                 }
             }
+            changes.extend(self.backfill_vectors(&rows, &mut vectors));
+        }
+        if !t.enabled || rows.len() < 2 {
+            if !changes.is_empty() {
+                self.store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
+            }
+            return Ok(());
         }
         let model = common_model(&vectors);
         let members: Vec<Member<'_>> = rows
@@ -98,7 +107,6 @@ impl Memory {
                 vector: vectors.get(&m.id).filter(|e| Some(&e.model) == model.as_ref()).map(|e| e.vector.as_slice()),
             })
             .collect();
-        let mut changes = Vec::new();
         // Knowledge the scope already holds (any layer it sees), with what each was derived
         // from and its vector: a draft supersedes knowledge of its own members, and is not
         // written at all when it would near-duplicate other knowledge (so one run reaches the
@@ -194,6 +202,32 @@ impl Memory {
             self.store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
         }
         Ok(())
+    }
+
+    /// Vectors for the rows that have none of the embedder's model: written while the embedder
+    /// was down (the gate then deduplicated by content hash only, so near-duplicates may have
+    /// slipped in), or before the embedder changed. Each is stored by the returned changes and
+    /// put in `vectors` at once, so this run's merges already see it. When the embedder fails
+    /// again, nothing changes and the next run tries again.
+    fn backfill_vectors(&self, rows: &[Row], vectors: &mut HashMap<MemoryId, Embedding>) -> Vec<Change> {
+        let Some(embedder) = &self.embedder else { return Vec::new() };
+        let model = embedder.id();
+        let missing: Vec<&Row> = rows.iter().filter(|m| vectors.get(&m.id).is_none_or(|e| e.model != model)).collect();
+        if missing.is_empty() {
+            return Vec::new();
+        }
+        let texts: Vec<String> = missing.iter().map(|m| text::search_text(&m.content, m.key.as_deref())).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let Ok(embedded) = embedder.embed(&refs) else { return Vec::new() };
+        missing
+            .iter()
+            .zip(embedded)
+            .map(|(m, vector)| {
+                let embedding = Embedding { model: model.to_string(), vector };
+                vectors.insert(m.id, embedding.clone());
+                Change::SetEmbedding { id: m.id, embedding }
+            })
+            .collect()
     }
 
     /// The row and links one knowledge draft writes, and the supersession of older knowledge

@@ -194,8 +194,8 @@ impl Memory {
         let mut report = MaintainReport::default();
         // Active memories per user that stay active after this pass, for the cap.
         let mut per_user: ActiveByUser = HashMap::new();
-        // Owner partitions with at least two rows that stay active, for consolidation.
-        let mut partitions: BTreeMap<[String; 4], (Scope, usize)> = BTreeMap::new();
+        // Owner partitions with rows that stay active, for consolidation.
+        let mut partitions: BTreeMap<[String; 4], Scope> = BTreeMap::new();
         let mut after = None;
         let mut pages = 0usize;
         loop {
@@ -208,7 +208,7 @@ impl Memory {
                 let next = lifecycle::next(m, now, &self.tuning.lifecycle);
                 if next.is_none() && m.status == Status::Active && m.kind != Kind::Policy {
                     let key = m.owner.key_parts().map(str::to_string);
-                    partitions.entry(key).or_insert_with(|| (m.owner.clone(), 0)).1 += 1;
+                    partitions.entry(key).or_insert_with(|| m.owner.clone());
                 }
                 if let (None, Status::Active, Some(user)) = (&next, &m.status, &m.owner.user) {
                     per_user
@@ -252,14 +252,14 @@ impl Memory {
         let _ = pages; // read by the test-only pause of debug builds
         // Consolidation before the cap, so the cap counts what is active after merges and new
         // knowledge, and a second run finds nothing over it.
-        if self.config.consolidation.enabled {
-            let owners: Vec<Scope> = partitions.into_values().filter(|(_, n)| *n >= 2).map(|(s, _)| s).collect();
-            let total = owners.len();
-            for (i, owner) in owners.iter().enumerate() {
-                self.consolidate_partition(owner, now, &mut report.consolidation, &mut per_user)?;
-                if (i + 1) % 100 == 0 || i + 1 == total {
-                    progress(MaintainProgress { phase: "consolidation", done: i + 1, total: Some(total) });
-                }
+        // Every partition, even of one row: rows written while the embedder was down get their
+        // vectors here (and only that when consolidation is disabled).
+        let owners: Vec<Scope> = partitions.into_values().collect();
+        let total = owners.len();
+        for (i, owner) in owners.iter().enumerate() {
+            self.consolidate_partition(owner, now, &mut report.consolidation, &mut per_user)?;
+            if (i + 1) % 100 == 0 || i + 1 == total {
+                progress(MaintainProgress { phase: "consolidation", done: i + 1, total: Some(total) });
             }
         }
         progress(MaintainProgress { phase: "cap", done: 0, total: Some(per_user.len()) });

@@ -394,3 +394,31 @@ fn a_user_edits_a_memory_and_clears_everything() {
     assert!(f.memory.show(&s, home.id).unwrap().history.len() >= 2);
     assert_eq!(f.active_contents(&chat("eve", "c1")).len(), 1);
 }
+
+#[test]
+fn what_was_written_while_the_embedder_was_down_is_embedded_by_maintenance() {
+    let f = hashed();
+    // The same store and clock while the model server is down: the write succeeds, degraded,
+    // with no vector.
+    let down = mnemo::Memory::from_parts(f.memory.config().clone(), f.memory.store().clone(), None, f.clock.clone());
+    let s2 = chat("dana", "c2");
+    let report = down.ingest(&s2, vec![NewMessage::user("I play the cello in an orchestra.", f.memory.now())]).unwrap();
+    assert!(report.degraded.is_some(), "{report:?}");
+    let user = s2.without_chat();
+    let filter = ListFilter { statuses: vec![StatusKind::Active], ..Default::default() };
+    let rows = f.memory.list(&user, &filter).unwrap();
+    let cello = rows.iter().find(|m| m.content.contains("cello")).expect("the degraded write stored its memory");
+    let tenant = &cello.owner.tenant;
+    assert_eq!(f.memory.store().embedding(tenant, cello.id).unwrap(), None);
+
+    f.clock.set(f.memory.now() + Duration::hours(1));
+    f.memory.maintain().unwrap();
+    let e = f.memory.store().embedding(tenant, cello.id).unwrap().expect("maintenance embedded the row");
+    assert_eq!(e.model, "hash:384");
+    assert_eq!(e.vector.len(), 384);
+    // A second run finds nothing left to embed, and vector search reaches the row again.
+    let again = f.memory.maintain().unwrap();
+    assert!(again.summary().is_empty(), "{:?}", again.summary());
+    let hits = f.memory.store().vector(&user, "hash:384", &e.vector, 5).unwrap();
+    assert_eq!(hits.first().map(|h| h.0), Some(cello.id));
+}

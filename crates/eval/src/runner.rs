@@ -74,7 +74,12 @@ pub fn run_scenario(
     embedder: &Arc<dyn Embedder>,
 ) -> Result<ScenarioReport, EvalError> {
     let tmp = tempfile::tempdir().map_err(|source| EvalError::Io { path: std::env::temp_dir(), source })?;
-    let mut config = config.clone();
+    let mut config = match scenario.tuning.is_empty() {
+        true => config.clone(),
+        false => config
+            .with_tuning(&scenario.tuning, "tuning")
+            .map_err(|source| EvalError::Setup { file: scenario.file.clone(), source })?,
+    };
     config.data_dir = tmp.path().to_path_buf();
     config.memory_scope = scenario.memory_scope;
     let (store, _database) =
@@ -82,8 +87,9 @@ pub fn run_scenario(
     let start =
         scenario.steps.first().map(|s| s.at).unwrap_or_else(|| crate::scenario::DEFAULT_START.parse().expect("valid"));
     let clock = Arc::new(ManualClock::new(start));
-    let memory = Memory::from_parts(config, store, Some(Arc::clone(embedder)), clock.clone());
-    let mut run = Run { scenario, memory, clock, report: ScenarioReport::new(&scenario.name, scenario.file.clone()) };
+    let memory = Memory::from_parts(config, Arc::clone(&store), Some(Arc::clone(embedder)), clock.clone());
+    let mut run =
+        Run { scenario, memory, store, clock, report: ScenarioReport::new(&scenario.name, scenario.file.clone()) };
     for step in &scenario.steps {
         run.step(step);
     }
@@ -227,6 +233,8 @@ pub fn context_leaks(
 struct Run<'a> {
     scenario: &'a Scenario,
     memory: Memory,
+    /// The scenario's store, shared with `memory` (and with the engine of `embedder_down` steps).
+    store: Arc<dyn Store>,
     clock: Arc<ManualClock>,
     report: ScenarioReport,
 }
@@ -259,9 +267,20 @@ impl Run<'_> {
         let n = Some(step.number);
         let key = step.action.key();
         match &step.action {
-            Action::Message { user, assistant } => {
+            Action::Message { user, assistant, embedder_down } => {
                 let batch = self.messages(step, user, assistant.as_deref());
-                if let Err(e) = self.memory.ingest(&step.scope, batch) {
+                // The same store, clock and configuration; only the model is missing, as when
+                // its server is down.
+                let down;
+                let memory = match embedder_down {
+                    true => {
+                        let config = self.memory.config().clone();
+                        down = Memory::from_parts(config, Arc::clone(&self.store), None, self.clock.clone());
+                        &down
+                    }
+                    false => &self.memory,
+                };
+                if let Err(e) = memory.ingest(&step.scope, batch) {
                     self.report.fail(n, key, format!("user {user:?}: ingest failed: {e}"));
                 }
             }
@@ -449,7 +468,7 @@ impl Run<'_> {
         let mut origin: BTreeMap<MemoryId, usize> = BTreeMap::new();
         let steps = &self.scenario.steps;
         for (i, step) in steps.iter().enumerate() {
-            let Action::Message { user, assistant } = &step.action else { continue };
+            let Action::Message { user, assistant, .. } = &step.action else { continue };
             // A message a later `erase_user` removed no longer exists: it cannot be replayed.
             let erased = steps[i + 1..].iter().any(|later| {
                 matches!(later.action, Action::EraseUser)

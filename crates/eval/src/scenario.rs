@@ -27,7 +27,7 @@ pub const DEFAULT_TOP: usize = 3;
 /// Scenario names become message-id prefixes, which the engine caps at 128 bytes.
 const MAX_NAME_LEN: usize = 100;
 
-const TOP_KEYS: &[&str] = &["name", "about", "tenant", "user_id", "agent", "memory_scope", "step"];
+const TOP_KEYS: &[&str] = &["name", "about", "tenant", "user_id", "agent", "memory_scope", "tuning", "step"];
 const ACTION_KEYS: &[&str] = &[
     "user",
     "maintain",
@@ -46,7 +46,7 @@ const COMMON_KEYS: &[&str] = &["tenant", "user_id", "agent", "at"];
 /// Keys (besides the action key and the common ones) each action accepts.
 fn extra_keys(action: &str) -> &'static [&'static str] {
     match action {
-        "user" => &["assistant", "chat"],
+        "user" => &["assistant", "chat", "embedder_down"],
         "expect_memory" => &["kind", "status", "count", "chat"],
         "expect_no_memory" => &["kind", "chat"],
         "recall" => &["chat", "top", "hit", "miss"],
@@ -71,6 +71,10 @@ pub struct Scenario {
     pub file: PathBuf,
     /// Whether extracted memories follow the user or stay in their chat.
     pub memory_scope: MemoryScope,
+    /// Thresholds and periods this scenario runs with, laid over the run's configuration
+    /// (`[tuning.lifecycle]`, ...: the tuning sections of `mnemo.toml`), so a transition that
+    /// takes 500 memories by default can be shown with three. Empty: the run's tuning as is.
+    pub tuning: Table,
     /// The steps, in file order.
     pub steps: Vec<Step>,
 }
@@ -98,6 +102,10 @@ pub enum Action {
         user: String,
         /// The assistant's reply.
         assistant: Option<String>,
+        /// The embedding model is unreachable during this step: the exchange is ingested the
+        /// way a deployment ingests while its model server is down (gate dedup by content
+        /// hash only, no vectors stored), for the jobs that repair that afterwards.
+        embedder_down: bool,
     },
     /// Runs the lifecycle jobs as of the step's time.
     Maintain,
@@ -338,6 +346,18 @@ impl Scenario {
                 ));
             }
         };
+        let tuning = match root.get("tuning") {
+            None => Table::new(),
+            Some(Value::Table(t)) => {
+                mnemo::Config::default()
+                    .with_tuning(t, "tuning")
+                    .map_err(|e| top.err(Some("tuning"), e.to_string()))?;
+                t.clone()
+            }
+            Some(_) => {
+                return Err(top.err(Some("tuning"), "\"tuning\" must be a table: write [tuning.lifecycle] and so on"));
+            }
+        };
         let defaults = Defaults {
             tenant: top.id(&root, "tenant")?,
             user: top.id(&root, "user_id")?,
@@ -368,7 +388,7 @@ impl Scenario {
             let step = parse_step(&at, t, &defaults, &mut now, &mut last_chat)?;
             steps.push(step);
         }
-        Ok(Scenario { name, about, file: file.to_path_buf(), memory_scope, steps })
+        Ok(Scenario { name, about, file: file.to_path_buf(), memory_scope, tuning, steps })
     }
 
     /// Reads and parses a scenario file.
@@ -444,7 +464,15 @@ fn parse_step(
         at.text(t, key)?.ok_or_else(|| at.err(Some(key), format!("{key:?} must be a string")))
     };
     let action = match action {
-        "user" => Action::Message { user: required("user")?, assistant: at.text(t, "assistant")? },
+        "user" => Action::Message {
+            user: required("user")?,
+            assistant: at.text(t, "assistant")?,
+            embedder_down: match t.get("embedder_down") {
+                None => false,
+                Some(Value::Boolean(b)) => *b,
+                Some(_) => return Err(at.err(Some("embedder_down"), "\"embedder_down\" must be true or false")),
+            },
+        },
         "maintain" => Action::Maintain,
         "expect_memory" => {
             let raw = required("expect_memory")?;

@@ -130,6 +130,26 @@ fn top_level_and_value_errors_name_their_key() {
     assert!(e.contains("no [[step]] tables"), "{e}");
     let e = parse_err("name = \n");
     assert!(e.starts_with("scenarios/foo.toml: invalid TOML"), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nuser = \"hi\"\nembedder_down = \"yes\"\n"));
+    assert!(e.contains("step 1: \"embedder_down\" must be true or false"), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nrecall = \"x\"\nembedder_down = true\n"));
+    assert!(e.contains("key \"embedder_down\" does not belong in a \"recall\" step"), "{e}");
+}
+
+#[test]
+fn tuning_is_checked_when_the_file_is_read() {
+    let tuned = |table: &str| format!("{HEAD}{table}\n[[step]]\nuser = \"hi\"\n");
+    let e = parse_err(&tuned("[tuning.lifecycle]\nmax_active = 3"));
+    assert!(e.starts_with("scenarios/foo.toml: configuration error in tuning"), "{e}");
+    assert!(e.contains("max_active"), "{e}");
+    let e = parse_err(&tuned("[tuning]\ndatabase_url = \"postgres://elsewhere\""));
+    assert!(e.contains("not a tuning section"), "{e}");
+    let e = parse_err(&tuned("[tuning.lifecycle]\nmax_active_per_user = \"three\""));
+    assert!(e.contains("tuning"), "{e}");
+    let e = parse_err(&format!("{HEAD}tuning = 3\n[[step]]\nuser = \"hi\"\n"));
+    assert!(e.contains("\"tuning\" must be a table"), "{e}");
+    let ok = Scenario::parse(Path::new("t.toml"), &tuned("[tuning.lifecycle]\nmax_active_per_user = 3")).unwrap();
+    assert_eq!(ok.tuning["lifecycle"]["max_active_per_user"].as_integer(), Some(3));
 }
 
 #[test]

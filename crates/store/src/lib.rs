@@ -19,7 +19,7 @@ pub mod transfer;
 pub use error::{Result, StoreError};
 pub use lock::JobLock;
 #[cfg(feature = "postgres")]
-pub use postgres::{PostgresStore, TempDatabase};
+pub use postgres::{EXACT_SCAN_MAX, PostgresStore, TempDatabase};
 pub use queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
 pub use sqlite::SqliteStore;
 pub use store::{Change, ChangeSet, DeletionEvent, Embedding, ListFilter, Store};

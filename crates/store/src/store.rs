@@ -61,6 +61,15 @@ pub enum Change {
         /// Why.
         reason: String,
     },
+    /// Stores a memory's vector after the fact: one written while the embedder was down, or
+    /// one of another model after the embedder changed. No history row: what the memory says,
+    /// and its status, are unchanged.
+    SetEmbedding {
+        /// The memory.
+        id: MemoryId,
+        /// Its vector (replaces any it had).
+        embedding: Embedding,
+    },
     /// Pin or unpin.
     SetPinned {
         /// The memory.
@@ -258,6 +267,21 @@ pub trait Store: Send + Sync {
 
     /// Rows per table of [`TABLES`](crate::transfer::TABLES) across all tenants, so a copy can be verified table by table.
     fn counts(&self) -> Result<Counts>;
+
+    /// Prepares for writing many rows at once (`mnemo copy`, benchmarks): a backend may drop
+    /// indexes that are far cheaper to build once over the loaded rows than to maintain row by
+    /// row (PostgreSQL's HNSW indexes: loads run about six times faster without them). Reads
+    /// stay correct meanwhile, only slower. [`Store::finish_bulk_load`] builds them again; a
+    /// load that dies before it leaves them to the next open of the store. Default: nothing to
+    /// drop.
+    fn begin_bulk_load(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Builds again what [`Store::begin_bulk_load`] dropped (idempotent).
+    fn finish_bulk_load(&self) -> Result<()> {
+        Ok(())
+    }
 
     /// The stored vector of one memory of the tenant, if it has one: how a copy is verified
     /// byte for byte, where searches would only show that some vector is there.

@@ -308,6 +308,7 @@ fn hnsw_index_serves_scope_filtered_vector_search() {
     // keeps walking the graph until the limit is filled.
     owner.batch_execute(&format!("ALTER DATABASE {} SET enable_sort = off", db.name())).unwrap();
     let forced = PostgresStore::connect(db.url()).unwrap();
+    forced.set_exact_scan_max(0);
     let plan = forced.explain_vector(&small, "test:8", &q, 20).unwrap();
     assert!(plan.contains("memories_hnsw_"), "the HNSW index is not used:\n{plan}");
     let got = forced.vector(&small, "test:8", &q, 20).unwrap();
@@ -317,6 +318,77 @@ fn hnsw_index_serves_scope_filtered_vector_search() {
     let exact: std::collections::HashSet<MemoryId> = want.iter().map(|x| x.0).collect();
     let recall = got.iter().filter(|(id, _)| exact.contains(id)).count();
     assert!(recall >= 18, "approximate search found only {recall} of the true top 20");
+}
+
+/// Small scopes are scored exactly, bigger ones go through the index; both give the true top
+/// results here, and a scope that grows past the limit switches to the index.
+#[test]
+fn small_scopes_are_searched_exactly_and_big_ones_through_the_index() {
+    let Some((_db, store)) = open_pg() else { return };
+    let big = scope("acme", None, None);
+    let small = scope("evil", None, None);
+    let theirs = bulk(&store, &big, 3000, 1);
+    bulk(&store, &small, 60, 2);
+    let q = pseudo_vector(11);
+    let dot = |v: &[f32]| v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>();
+    let mut want: Vec<(MemoryId, f32)> = theirs.iter().map(|(m, v)| (m.id, dot(v))).collect();
+    want.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let top: Vec<MemoryId> = want.iter().take(10).map(|x| x.0).collect();
+
+    let exact = store.vector(&big, "test:8", &q, 10).unwrap();
+    assert_eq!(exact.iter().map(|x| x.0).collect::<Vec<_>>(), top, "3,000 rows are under the default limit");
+    for ((_, g), (_, w)) in exact.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-5, "cosine {g} vs {w}");
+    }
+    store.set_exact_scan_max(1000);
+    let indexed = store.vector(&big, "test:8", &q, 10).unwrap();
+    assert_eq!(indexed.len(), 10);
+    assert!(indexed.windows(2).all(|w| w[0].1 >= w[1].1));
+    let found = indexed.iter().filter(|x| top.contains(&x.0)).count();
+    assert!(found >= 9, "the index found {found} of the true top 10");
+    // The small scope still fits, and never sees the big one's rows.
+    let mine = store.vector(&small, "test:8", &q, 100).unwrap();
+    assert_eq!(mine.len(), 60);
+}
+
+fn hnsw_indexes(owner: &mut Client) -> Vec<String> {
+    owner
+        .query("SELECT indexname FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%hnsw%'", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+/// A bulk load drops the HNSW index while rows pour in (searches stay exact, only slower) and
+/// builds it once at the end; a load that died half-way gets its index back at the next open.
+#[test]
+fn a_bulk_load_builds_the_vector_index_once_at_the_end() {
+    let Some((db, store)) = open_pg() else { return };
+    let owner_scope = scope("acme", None, None);
+    bulk(&store, &owner_scope, 10, 1);
+    let mut owner = raw(&db);
+    let before = hnsw_indexes(&mut owner);
+    assert_eq!(before.len(), 1, "{before:?}");
+
+    store.begin_bulk_load().unwrap();
+    assert!(hnsw_indexes(&mut owner).is_empty());
+    let rows = bulk(&store, &owner_scope, 3000, 2);
+    let (id, v) = (rows[123].0.id, rows[123].1.clone());
+    assert_eq!(store.vector(&owner_scope, "test:8", &v, 1).unwrap()[0].0, id, "exact without the index");
+    store.finish_bulk_load().unwrap();
+    assert_eq!(hnsw_indexes(&mut owner), before);
+    store.finish_bulk_load().unwrap(); // idempotent
+    owner.batch_execute("ANALYZE memories").unwrap();
+    assert!(store.explain_vector(&owner_scope, "test:8", &v, 10).unwrap().contains("memories_hnsw_"));
+    assert_eq!(store.vector(&owner_scope, "test:8", &v, 1).unwrap()[0].0, id);
+
+    // Interrupted: the index is dropped and nobody finishes; the next open rebuilds it.
+    store.begin_bulk_load().unwrap();
+    drop(store);
+    assert!(hnsw_indexes(&mut owner).is_empty());
+    let _reopened = PostgresStore::connect(db.url()).unwrap();
+    assert_eq!(hnsw_indexes(&mut owner), before);
 }
 
 #[test]

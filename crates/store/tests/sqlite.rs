@@ -3,7 +3,8 @@
 
 use std::process::Command;
 
-use mnemo_core::{Kind, MemoryId};
+use chrono::Duration;
+use mnemo_core::{HistoryEvent, Kind, Memory, MemoryId, Message, MessageId, Scope, Status};
 use mnemo_store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 
 use crate::conformance::{axis, insert, memory, msg, scope, t0};
@@ -122,4 +123,176 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
     let hits = s.search_messages(&scope("acme", Some("dana"), None), &["greyhound".into()], 5).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(s.search_messages(&chat, &["greyhound".into()], 5).unwrap().len(), 1);
+}
+
+/// Writes many memories in one change set (one commit, not one fsync each).
+fn insert_all(store: &dyn Store, memories: Vec<Memory>) {
+    let cs = ChangeSet {
+        tenant: memories[0].owner.tenant.clone(),
+        at: t0(),
+        changes: memories
+            .into_iter()
+            .map(|memory| Change::Insert { memory, embedding: None, reason: "written".into() })
+            .collect(),
+    };
+    store.apply(&cs).unwrap();
+}
+
+/// Dana's rows for the ranking test: "oboe" is rare among them, "bread" common, the rest filler.
+fn danas_rows(dana: &Scope) -> (Vec<Memory>, Vec<Message>) {
+    let texts = [
+        "Dana plays the oboe",
+        "Dana bakes bread weekly",
+        "Dana buys bread at the market on Saturdays",
+        "Dana shares bread",
+        "Dana lives in Porto",
+        "Dana works as a nurse",
+        "Dana has a cat named Miso",
+        "Dana likes long walks by the river",
+        "Dana is learning Portuguese",
+        "Dana visits her sister in June",
+    ];
+    let chat = Scope::parse(dana.tenant.as_str(), None, Some("dana"), Some("c1")).unwrap();
+    let memories = texts.iter().map(|t| memory(dana, Kind::Profile, t)).collect();
+    let messages =
+        texts.iter().enumerate().map(|(i, t)| msg(&chat, &format!("d{i}"), t, t0() + Duration::minutes(i as i64)));
+    (memories, messages.collect())
+}
+
+/// The ranking a user gets depends on that user's rows only: other users flooding the store
+/// with one of the query's words (here 300 rows saying "oboe", which would make it the most
+/// common word of a shared index and so the weakest) changes neither the memories' nor the
+/// messages' order. Before the index was partitioned, BM25 weighed "oboe" by its frequency in the
+/// whole store and the flood pushed Dana's oboe memory below her bread ones.
+#[test]
+fn a_users_lexical_ranking_ignores_other_users_rows() {
+    let (_d, store) = open_temp();
+    let dana = scope("acme", Some("dana"), None);
+    let (memories, messages) = danas_rows(&dana);
+    let oboe = memories[0].id;
+    insert_all(&*store, memories);
+    store.append_messages(&messages).unwrap();
+    let terms = vec!["oboe".to_string(), "bread".to_string()];
+    let ranked = |store: &dyn Store| {
+        let lexical = store.lexical(&dana, &terms, 20).unwrap();
+        let archival = store.search_messages(&dana, &terms, 20).unwrap();
+        (lexical.into_iter().map(|h| h.0).collect::<Vec<_>>(), archival.into_iter().map(|h| h.0).collect::<Vec<_>>())
+    };
+    let alone = ranked(&*store);
+    assert_eq!(alone.0.len(), 4, "{alone:?}");
+    assert_eq!(alone.0[0], oboe, "the rarer word weighs more within Dana's own rows");
+    assert_eq!(alone.1.len(), 4, "{alone:?}");
+    assert_eq!(alone.1[0], MessageId::new("d0").unwrap());
+
+    for u in 0..30 {
+        let other = scope("acme", Some(&format!("user{u}")), None);
+        let chat = scope("acme", Some(&format!("user{u}")), Some("c1"));
+        let texts: Vec<String> = (0..10).map(|i| format!("Practised the oboe for {i} hours")).collect();
+        insert_all(&*store, texts.iter().map(|t| memory(&other, Kind::Event, t)).collect());
+        let msgs: Vec<Message> =
+            texts.iter().enumerate().map(|(i, t)| msg(&chat, &format!("u{u}m{i}"), t, t0())).collect();
+        store.append_messages(&msgs).unwrap();
+    }
+    assert_eq!(ranked(&*store), alone, "other users' rows changed Dana's ranking");
+    // The flood itself is searchable by its owners: the words are indexed, just per partition.
+    assert_eq!(store.lexical(&scope("acme", Some("user7"), None), &terms, 20).unwrap().len(), 10);
+}
+
+/// A store written at schema 4 (FTS5 doing its own porter stemming, a `part` column holding the
+/// partition) answers lexical and archival searches after the upgrade to per-partition indexes:
+/// the migration rebuilds both from the rows, active memories and messages not withheld only.
+#[test]
+fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let dana = scope("acme", Some("dana"), None);
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let eve = scope("acme", Some("eve"), None);
+    let mut keyed = memory(&dana, Kind::Profile, "User works in product design");
+    keyed.key = Some("job".into());
+    let greyhound = memory(&dana, Kind::Profile, "Dana adopted two greyhounds");
+    let archived = memory(&dana, Kind::Profile, "Dana once adopted a parrot");
+    let in_chat = memory(&c1, Kind::Event, "Dana adopted a kitten in chat one");
+    let evens = memory(&eve, Kind::Profile, "Eve adopted a greyhound");
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        for m in [&keyed, &greyhound, &archived, &in_chat, &evens] {
+            insert(&s, m, None);
+        }
+        s.apply(&ChangeSet {
+            tenant: dana.tenant.clone(),
+            at: t0(),
+            changes: vec![Change::SetStatus {
+                id: archived.id,
+                status: Status::Archived,
+                event: HistoryEvent::Forgotten,
+                reason: "forgotten".into(),
+                sources: vec![],
+            }],
+        })
+        .unwrap();
+        s.append_messages(&[
+            msg(&c1, "d1", "We are adopting a greyhound", t0()),
+            msg(&scope("acme", Some("dana"), Some("c2")), "d3", "Pottery classes on Tuesday", t0()),
+            msg(&scope("acme", Some("eve"), Some("c1")), "e1", "My greyhound hates rain", t0()),
+        ])
+        .unwrap();
+        s.append_messages(&[msg(&c1, "d2", "My card is stolen, greyhound or not", t0())]).unwrap();
+        s.apply(&ChangeSet {
+            tenant: dana.tenant.clone(),
+            at: t0(),
+            changes: vec![Change::Withhold { messages: vec![MessageId::new("d2").unwrap()] }],
+        })
+        .unwrap();
+    }
+    // Back to schema 4 exactly: its FTS tables, filled the way it filled them (every active
+    // memory and every message not withheld, FTS5 tokenizing the raw text).
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "DROP TABLE memory_fts; DROP TABLE message_fts; \
+             CREATE VIRTUAL TABLE memory_fts USING fts5 (content, part, tokenize = 'porter unicode61'); \
+             CREATE VIRTUAL TABLE message_fts USING fts5 (content, part, tokenize = 'porter unicode61'); \
+             INSERT INTO memory_fts (rowid, content, part) \
+               SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
+             INSERT INTO message_fts (rowid, content, part) \
+               SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
+             PRAGMA user_version = 4;",
+        )
+        .unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    let ids = |hits: Vec<(MemoryId, f32)>| {
+        let mut v: Vec<MemoryId> = hits.into_iter().map(|h| h.0).collect();
+        v.sort();
+        v
+    };
+    let mut adopted = vec![greyhound.id];
+    assert_eq!(ids(s.lexical(&dana, &["adopted".into()], 10).unwrap()), adopted, "archived and chat rows stay out");
+    adopted.push(in_chat.id);
+    adopted.sort();
+    assert_eq!(ids(s.lexical(&c1, &["adopt".into()], 10).unwrap()), adopted, "stems match across word forms");
+    assert_eq!(ids(s.lexical(&dana, &["occupation".into()], 10).unwrap()), vec![keyed.id], "key words indexed");
+    assert!(s.lexical(&dana, &["parrot".into()], 10).unwrap().is_empty());
+    assert_eq!(ids(s.lexical(&eve, &["greyhound".into()], 10).unwrap()), vec![evens.id]);
+    let found = |scope: &Scope, term: &str| {
+        s.search_messages(scope, &[term.to_string()], 10)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.0.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found(&dana, "greyhounds"), ["d1"], "withheld d2 and Eve's e1 stay out");
+    assert_eq!(found(&c1, "greyhound"), ["d1"]);
+    assert_eq!(found(&dana, "class"), ["d3"]);
+    assert!(found(&c1, "class").is_empty(), "a chat's search stays in the chat");
+    // The new tables have no `part` column: every token carries its partition instead.
+    let columns: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT count(*) FROM pragma_table_info('memory_fts') WHERE name = 'part'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(columns, 0);
+    // Writes after the upgrade land in the new index.
+    let later = memory(&dana, Kind::Profile, "Dana adopted a tortoise");
+    insert(&s, &later, None);
+    assert_eq!(ids(s.lexical(&dana, &["tortoise".into()], 10).unwrap()), vec![later.id]);
 }

@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 use chrono::{DateTime, Duration, Utc};
-use mnemo::core::{Memory as Row, MessageId, Provenance, Scope};
+use mnemo::core::{Memory as Row, MessageId, Provenance, Scope, StatusKind};
 use mnemo::models::{Embedder, EmbedderKind, cosine, normalize};
-use mnemo::store::{Change, ChangeSet, Embedding, Store};
+use mnemo::store::{Change, ChangeSet, Embedding, ListFilter, Store};
 use mnemo::{Config, ManualClock, Memory};
 use serde::Serialize;
 
@@ -40,6 +40,8 @@ pub(super) struct Plan {
     pub(super) pool: usize,
     /// Rows per `Store::apply`.
     pub(super) batch: usize,
+    /// An earlier run's tenant to measure again without loading (PostgreSQL only).
+    pub(super) reuse: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -75,9 +77,12 @@ struct Vectors {
 
 #[derive(Debug, Serialize)]
 struct Load {
+    /// Writing the rows, with the indexes a bulk load defers dropped (`Store::begin_bulk_load`).
     seconds: f64,
     rows_per_second: f64,
     rows_per_apply: usize,
+    /// Building the deferred indexes once over the loaded rows (`Store::finish_bulk_load`).
+    index_build_seconds: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -88,7 +93,8 @@ struct RecallReport {
     command: String,
     store: StoreShape,
     vectors: Vectors,
-    load: Load,
+    /// Absent when an earlier run's store was measured again (`--reuse`).
+    load: Option<Load>,
     runs: Vec<RecallRun>,
 }
 
@@ -175,6 +181,61 @@ impl Loader<'_> {
     }
 }
 
+/// Loads the planned rows: the measured users', then the filler spread over the other users
+/// (one in ten under another tenant: scope must keep all of them out of the measured users'
+/// candidates). Indexes a bulk load defers are built once at the end, and timed apart.
+fn load(
+    store: &dyn Store,
+    model: &str,
+    plan: &Plan,
+    measured: &[(usize, Scope)],
+    (tenant, other_tenant): (&str, &str),
+    pool: &Pool,
+    now: DateTime<Utc>,
+) -> Result<Load> {
+    let measured_rows: usize = plan.sizes.iter().sum();
+    let total = plan.total.unwrap_or(measured_rows + (measured_rows * 3 / 10).max(300));
+    let filler = total - measured_rows;
+    let filler_users = plan.users.saturating_sub(plan.sizes.len());
+    let mut rng = Rng(0x0DDB_A110);
+    let started = Instant::now();
+    store.begin_bulk_load().context("preparing the bulk load")?;
+    let mut loader = Loader { store, model: model.to_string(), batch: plan.batch, now, pending: None, rows: 0 };
+    for (n, owner) in measured {
+        for _ in 0..*n {
+            let (content, v) = pool.draw(&mut rng);
+            loader.insert(owner, content, v, &mut rng)?;
+        }
+    }
+    let base = filler.checked_div(filler_users).unwrap_or(0);
+    let extra = filler.checked_rem(filler_users).unwrap_or(0);
+    for u in 0..filler_users {
+        let t = if u % 10 == 9 { other_tenant } else { tenant };
+        let owner = Scope::parse(t, None, Some(&format!("filler-{u}")), None)?;
+        for _ in 0..base + usize::from(u < extra) {
+            let (content, v) = pool.draw(&mut rng);
+            loader.insert(&owner, content, v, &mut rng)?;
+        }
+        if u % 1000 == 999 {
+            eprintln!("  {} rows loaded ({:.0} s)", loader.rows, started.elapsed().as_secs_f64());
+        }
+    }
+    loader.flush()?;
+    let seconds = started.elapsed().as_secs_f64();
+    let rows = loader.rows;
+    eprintln!("loaded {rows} memories in {seconds:.1} s; building deferred indexes");
+    let started = Instant::now();
+    store.finish_bulk_load().context("building the indexes after the bulk load")?;
+    let index_build_seconds = started.elapsed().as_secs_f64();
+    eprintln!("indexes built in {index_build_seconds:.1} s");
+    Ok(Load {
+        seconds,
+        rows_per_second: rows as f64 / seconds.max(1e-9),
+        rows_per_apply: plan.batch,
+        index_build_seconds,
+    })
+}
+
 pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: EmbedderKind, out: &Path) -> Result<()> {
     ensure!(!plan.sizes.is_empty() && !plan.sizes.contains(&0), "--memories must be at least 1");
     ensure!(queries > 0, "--queries must be at least 1");
@@ -195,6 +256,9 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
 
     let embedder = embedder(&mut config, kind)?;
     let postgres = config.database_url.as_deref().is_some_and(|u| !u.is_empty());
+    if plan.reuse.is_some() && !postgres {
+        bail!("--reuse measures a store an earlier run left in PostgreSQL; set MNEMO_DATABASE_URL, or drop --reuse");
+    }
     let tmp = tempfile::tempdir()?;
     if !postgres {
         config.data_dir = tmp.path().to_path_buf();
@@ -202,12 +266,15 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
     let store = mnemo::open_store(&config).context("opening the benchmark store")?;
     let now: DateTime<Utc> = "2026-06-01T12:00:00Z".parse()?;
     // A shared database keeps earlier runs: a tenant of its own keeps this run's rows apart.
-    let tenant = if postgres { format!("bench-{}", Utc::now().timestamp()) } else { "bench".to_string() };
+    let tenant = match (&plan.reuse, postgres) {
+        (Some(t), _) => t.clone(),
+        (None, true) => format!("bench-{}", Utc::now().timestamp()),
+        (None, false) => "bench".to_string(),
+    };
     let other_tenant = format!("{tenant}-other");
 
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let started = Instant::now();
-    let pool = Pool::build(&*embedder, plan.pool, &mut rng)?;
+    let pool = Pool::build(&*embedder, plan.pool, &mut Rng(0x9E37_79B9_7F4A_7C15))?;
     let pool_embed_seconds = started.elapsed().as_secs_f64();
     let mean_cosine = {
         let mut r = Rng(7);
@@ -222,39 +289,37 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             .sum::<f32>()
             / n as f32
     };
-    eprintln!("embedded {} pool sentences in {pool_embed_seconds:.1} s; loading {total} memories", plan.pool);
-
-    let started = Instant::now();
-    let mut loader =
-        Loader { store: &*store, model: embedder.id().to_string(), batch: plan.batch, now, pending: None, rows: 0 };
-    let mut measured_scopes = Vec::new();
-    for (i, &n) in plan.sizes.iter().enumerate() {
-        let owner = Scope::parse(&tenant, None, Some(&format!("measured-{i}-{n}")), None)?;
-        for _ in 0..n {
-            let (content, v) = pool.draw(&mut rng);
-            loader.insert(&owner, content, v, &mut rng)?;
+    let measured_scopes: Vec<(usize, Scope)> = plan
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| Ok((n, Scope::parse(&tenant, None, Some(&format!("measured-{i}-{n}")), None)?)))
+        .collect::<Result<_>>()?;
+    let (load, rows) = match &plan.reuse {
+        Some(t) => {
+            for (n, owner) in &measured_scopes {
+                let filter = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+                let held = store.list(owner, &filter)?.len();
+                ensure!(
+                    held == *n,
+                    "tenant {t:?} holds {held} memories of {}, not {n}: give the --memories sizes of the run that \
+                     loaded it, or drop --reuse to load a new store",
+                    owner.user.as_ref().map_or("", |u| u.as_str())
+                );
+            }
+            let rows = store.counts()?.get("memories").copied().unwrap_or_default() as usize;
+            eprintln!("measuring tenant {t} again ({rows} memories in the store)");
+            (None, rows)
         }
-        measured_scopes.push((n, owner));
-    }
-    // Filler: the store's other users, one in ten under another tenant; scope must keep all
-    // of them out of the measured users' candidates.
-    let base = filler.checked_div(filler_users).unwrap_or(0);
-    let extra = filler.checked_rem(filler_users).unwrap_or(0);
-    for u in 0..filler_users {
-        let t = if u % 10 == 9 { &other_tenant } else { &tenant };
-        let owner = Scope::parse(t, None, Some(&format!("filler-{u}")), None)?;
-        for _ in 0..base + usize::from(u < extra) {
-            let (content, v) = pool.draw(&mut rng);
-            loader.insert(&owner, content, v, &mut rng)?;
+        None => {
+            eprintln!("embedded {} pool sentences in {pool_embed_seconds:.1} s; loading {total} memories", plan.pool);
+            let load = load(&*store, embedder.id(), plan, &measured_scopes, (&tenant, &other_tenant), &pool, now)?;
+            (Some(load), total)
         }
-        if u % 1000 == 999 {
-            eprintln!("  {} rows loaded ({:.0} s)", loader.rows, started.elapsed().as_secs_f64());
-        }
-    }
-    loader.flush()?;
-    let load_seconds = started.elapsed().as_secs_f64();
-    let rows = loader.rows;
-    eprintln!("loaded {rows} memories in {load_seconds:.1} s");
+    };
+    eprintln!("tenant {tenant}");
+    // Queries of their own sequence, so a --reuse run asks what the loading run asked.
+    let mut rng = Rng(0x05EE_D0F0_E1E5);
 
     let memory = Memory::from_parts(config, store, Some(embedder.clone()), Arc::new(ManualClock::new(now)));
     let mut runs = Vec::new();
@@ -327,11 +392,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             noise_half_width: NOISE,
             mean_cosine_to_true_vector: mean_cosine,
         },
-        load: Load {
-            seconds: load_seconds,
-            rows_per_second: rows as f64 / load_seconds.max(1e-9),
-            rows_per_apply: plan.batch,
-        },
+        load,
         runs,
     };
     write_report(out, &report)

@@ -11,20 +11,13 @@ use mnemo_core::{HistoryEvent, Memory, MemoryId, MessageId, Status};
 use super::pool::Tx;
 use super::rows::{get, ids_json, ms, ms_opt, status, vector_text};
 use crate::error::{Result, StoreError};
-use crate::store::{Change, ChangeSet};
+use crate::store::{Change, ChangeSet, Embedding};
 
 type PartKey = [String; 4];
 
-/// Applies every change inside `tx`; the caller commits. `known` holds models whose dimension
-/// and index are already committed; models this apply registers are added to `registered`
-/// (recorded by the caller once the commit succeeds).
-pub(crate) fn apply(
-    tx: &mut Tx<'_>,
-    cs: &ChangeSet,
-    known: &HashMap<String, usize>,
-    registered: &mut HashMap<String, usize>,
-) -> Result<()> {
-    register_models(tx, cs, known, registered)?;
+/// Applies every change inside `tx`; the caller commits.
+pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) -> Result<()> {
+    register_models(tx, cs, models)?;
     let mut touched: BTreeSet<PartKey> = BTreeSet::new();
     for (i, change) in cs.changes.iter().enumerate() {
         if i == 1 {
@@ -89,6 +82,14 @@ pub(crate) fn apply(
                 )?;
                 history(tx, cs, *id, HistoryEvent::Reinforced, Some(st), st, reason, sources)?;
             }
+            Change::SetEmbedding { id, embedding } => {
+                let (_, owner) = lookup(tx, cs, *id, true)?;
+                tx.execute(
+                    "UPDATE memories SET model = $1, embedding = $2::text::vector WHERE tenant = $3 AND id = $4",
+                    &[&embedding.model, &vector_text(&embedding.vector), &cs.tenant.as_str(), &id.to_string()],
+                )?;
+                touched.insert(owner);
+            }
             Change::SetPinned { id, pinned } => {
                 let (st, _) = lookup(tx, cs, *id, true)?;
                 tx.execute(
@@ -138,43 +139,55 @@ pub(crate) fn apply(
     Ok(())
 }
 
-/// Checks every vector's dimension against its model's, registering (with its HNSW index, in
-/// this same transaction) each model seen for the first time. Runs before any row is written,
-/// so the index's table lock is taken early and a refused vector leaves nothing behind.
-fn register_models(
-    tx: &mut Tx<'_>,
-    cs: &ChangeSet,
-    known: &HashMap<String, usize>,
-    registered: &mut HashMap<String, usize>,
-) -> Result<()> {
+/// Models this transaction may meet: those committed before (`known`), those it registered
+/// (`registered`, recorded by the caller once the commit succeeds), and whether a bulk load is
+/// under way (then a new model's HNSW index waits for `Store::finish_bulk_load`).
+pub(crate) struct Models<'a> {
+    pub(crate) known: &'a HashMap<String, usize>,
+    pub(crate) registered: &'a mut HashMap<String, usize>,
+    pub(crate) defer_index: bool,
+}
+
+/// Checks every vector's dimension against its model's, registering each model seen for the
+/// first time. Runs before any row is written, so the index's table lock is taken early and a
+/// refused vector leaves nothing behind.
+fn register_models(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) -> Result<()> {
     for change in &cs.changes {
-        let Change::Insert { embedding: Some(e), .. } = change else { continue };
-        let got = e.vector.len();
-        let expected = match known.get(&e.model).or_else(|| registered.get(&e.model)) {
-            Some(d) => *d,
-            None => {
-                let dim = i32::try_from(got).map_err(|_| StoreError::Dimension {
-                    model: e.model.clone(),
-                    expected: i32::MAX as usize,
-                    got,
-                })?;
-                tx.execute(
-                    "INSERT INTO embedding_models (model, dim) VALUES ($1, $2) ON CONFLICT (model) DO NOTHING",
-                    &[&e.model, &dim],
-                )?;
-                let row = tx.query_one("SELECT dim FROM embedding_models WHERE model = $1", &[&e.model])?;
-                let stored: i32 = get(&row, 0)?;
-                let stored = stored as usize;
-                if stored == got {
-                    tx.query("SELECT mnemo_ensure_vector_index($1, $2)", &[&e.model, &dim])?;
-                }
-                registered.insert(e.model.clone(), stored);
-                stored
-            }
-        };
-        if expected != got {
-            return Err(StoreError::Dimension { model: e.model.clone(), expected, got });
+        if let Change::Insert { embedding: Some(e), .. } | Change::SetEmbedding { embedding: e, .. } = change {
+            register_model(tx, e, models)?;
         }
+    }
+    Ok(())
+}
+
+/// Registers `e`'s model when seen for the first time (with its HNSW index, in this same
+/// transaction, unless a bulk load defers it), and refuses a vector whose dimension differs
+/// from its model's. Shared by apply and import.
+pub(crate) fn register_model(tx: &mut Tx<'_>, e: &Embedding, models: &mut Models<'_>) -> Result<()> {
+    let got = e.vector.len();
+    let expected = match models.known.get(&e.model).or_else(|| models.registered.get(&e.model)) {
+        Some(d) => *d,
+        None => {
+            let dim = i32::try_from(got).map_err(|_| StoreError::Dimension {
+                model: e.model.clone(),
+                expected: i32::MAX as usize,
+                got,
+            })?;
+            tx.execute(
+                "INSERT INTO embedding_models (model, dim) VALUES ($1, $2) ON CONFLICT (model) DO NOTHING",
+                &[&e.model, &dim],
+            )?;
+            let stored: i32 = get(&tx.query_one("SELECT dim FROM embedding_models WHERE model = $1", &[&e.model])?, 0)?;
+            let stored = stored as usize;
+            if stored == got && !models.defer_index {
+                tx.query("SELECT mnemo_ensure_vector_index($1, $2)", &[&e.model, &dim])?;
+            }
+            models.registered.insert(e.model.clone(), stored);
+            stored
+        }
+    };
+    if expected != got {
+        return Err(StoreError::Dimension { model: e.model.clone(), expected, got });
     }
     Ok(())
 }

@@ -8,13 +8,13 @@
 //! so that role must bypass it (a superuser, or a role with BYPASSRLS); otherwise they refuse
 //! with an error saying so, rather than count or copy nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use mnemo_core::{HistoryEntry, Link, MemoryId, Status, TenantId};
 use postgres::{IsolationLevel, Row};
 
 use super::PostgresStore;
-use super::apply::insert_memory;
+use super::apply::{Models, insert_memory, register_model};
 use super::pool::{Tx, pg};
 use super::rows::{MEMORY_COLUMNS, get, ids_json, message_ids, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
@@ -318,23 +318,17 @@ impl Importer for PostgresImporter<'_> {
         if batch.is_empty() {
             return Ok(());
         }
-        let known = self.store.models.lock().expect("models lock").clone();
-        let mut registered = HashMap::new();
-        let mut lease = self.store.pool.get("import")?;
-        let mut tx = lease.begin("import", false)?;
-        write_batch(&mut tx, batch, &known, &mut registered)?;
-        tx.commit()?;
-        self.store.models.lock().expect("models lock").extend(registered);
-        Ok(())
+        self.store.with_models(|models| {
+            let mut lease = self.store.pool.get("import")?;
+            let mut tx = lease.begin("import", false)?;
+            write_batch(&mut tx, batch, models)?;
+            tx.commit()?;
+            Ok(())
+        })
     }
 }
 
-fn write_batch(
-    tx: &mut Tx<'_>,
-    batch: &[Record],
-    known: &HashMap<String, usize>,
-    registered: &mut HashMap<String, usize>,
-) -> Result<()> {
+fn write_batch(tx: &mut Tx<'_>, batch: &[Record], models: &mut Models<'_>) -> Result<()> {
     let mut touched: BTreeSet<[String; 4]> = BTreeSet::new();
     for record in batch {
         match record {
@@ -357,7 +351,7 @@ fn write_batch(
             }
             Record::Memory { memory, embedding } => {
                 if let Some(e) = embedding {
-                    register_model(tx, e, known, registered)?;
+                    register_model(tx, e, models)?;
                 }
                 let vector = embedding.as_ref().map(|e| (e.model.as_str(), vector_text(&e.vector)));
                 insert_memory(tx, memory, vector)?;
@@ -518,41 +512,6 @@ fn write_batch(
              ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET version = partitions.version + 1",
             &[t, a, u, c],
         )?;
-    }
-    Ok(())
-}
-
-/// Registers a model seen for the first time (with its HNSW index, in this transaction), and
-/// refuses a vector whose dimension differs from its model's.
-fn register_model(
-    tx: &mut Tx<'_>,
-    e: &Embedding,
-    known: &HashMap<String, usize>,
-    registered: &mut HashMap<String, usize>,
-) -> Result<()> {
-    let got = e.vector.len();
-    let expected = match known.get(&e.model).or_else(|| registered.get(&e.model)) {
-        Some(d) => *d,
-        None => {
-            let dim = i32::try_from(got).map_err(|_| StoreError::Dimension {
-                model: e.model.clone(),
-                expected: i32::MAX as usize,
-                got,
-            })?;
-            tx.execute(
-                "INSERT INTO embedding_models (model, dim) VALUES ($1, $2) ON CONFLICT (model) DO NOTHING",
-                &[&e.model, &dim],
-            )?;
-            let stored: i32 = get(&tx.query_one("SELECT dim FROM embedding_models WHERE model = $1", &[&e.model])?, 0)?;
-            if stored as usize == got {
-                tx.query("SELECT mnemo_ensure_vector_index($1, $2)", &[&e.model, &dim])?;
-            }
-            registered.insert(e.model.clone(), stored as usize);
-            stored as usize
-        }
-    };
-    if expected != got {
-        return Err(StoreError::Dimension { model: e.model.clone(), expected, got });
     }
     Ok(())
 }

@@ -2,6 +2,8 @@
 //! exactly within scope.
 
 mod apply;
+mod fts;
+mod lexicon;
 mod queue;
 mod retention;
 mod rows;
@@ -21,10 +23,7 @@ use mnemo_core::{
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params, params_from_iter};
 use std::collections::BTreeMap;
 
-use self::rows::{
-    MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, message_partitions, ms, parse, time, time_opt,
-    vector_blob, visible_partition_tokens,
-};
+use self::rows::{MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, ms, parse, time, time_opt, vector_blob};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
 use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
@@ -140,11 +139,6 @@ fn placeholders(n: usize, first: usize) -> String {
     (first..first + n).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ")
 }
 
-/// An FTS5 query matching any of the terms, each quoted so user text is never FTS syntax.
-fn fts_query(terms: &[String]) -> String {
-    terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
-}
-
 impl Store for SqliteStore {
     fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
         self.write("append messages", |tx| {
@@ -153,9 +147,6 @@ impl Store for SqliteStore {
                     "INSERT OR IGNORE INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
-                .map_err(StoreError::sql("append messages"))?;
-            let mut index = tx
-                .prepare_cached("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
                 .map_err(StoreError::sql("append messages"))?;
             messages
                 .iter()
@@ -166,8 +157,7 @@ impl Store for SqliteStore {
                         .map_err(StoreError::sql("append messages"))?
                         == 1;
                     if fresh {
-                        index
-                            .execute(params![tx.last_insert_rowid(), m.content, message_partitions(t, a, u, c)])
+                        fts::index_message(tx, tx.last_insert_rowid(), [t, a, u, c], &m.content)
                             .map_err(StoreError::sql("append messages"))?;
                     }
                     Ok(fresh)
@@ -206,22 +196,11 @@ impl Store for SqliteStore {
         if terms.is_empty() || u.is_empty() {
             return Ok(Vec::new());
         }
-        // As for memories: the partition token inside the MATCH keeps other users' messages out
-        // of the ranked set entirely.
-        let expr = format!("part : {} AND content : ({})", message_partition(t, a, u, c), fts_query(terms));
+        // Every token of the index carries its partition: other users' messages are not in the
+        // ranked set, and do not even weigh this user's terms.
+        let partition = message_partition(t, a, u, c);
         self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT m.id, f.score FROM (SELECT rowid, bm25(message_fts, 1.0, 0.0) AS score FROM message_fts \
-                     WHERE message_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN messages m ON m.rowid = f.rowid \
-                     ORDER BY f.score, m.id",
-                )
-                .map_err(StoreError::sql("search messages"))?;
-            stmt.query_map(params![expr, limit as i64], |r| {
-                Ok((parse::<MessageId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("search messages"))
+            fts::search_messages(conn, &partition, terms, limit).map_err(StoreError::sql("search messages"))
         })
     }
 
@@ -391,26 +370,10 @@ impl Store for SqliteStore {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        // The index holds active rows only, each tagged with its partition token; the scope is
-        // part of the MATCH expression, so ranking only ever sees rows the caller may see.
-        // BM25's document frequencies come from the whole index: they weigh terms, never decide
-        // membership.
-        let parts = visible_partition_tokens(scope).join(" OR ");
-        let expr = format!("part : ({parts}) AND content : ({})", fts_query(terms));
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT m.id, f.score FROM (SELECT rowid, bm25(memory_fts, 1.0, 0.0) AS score FROM memory_fts \
-                     WHERE memory_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN memories m ON m.rowid = f.rowid \
-                     ORDER BY f.score",
-                )
-                .map_err(StoreError::sql("lexical search"))?;
-            stmt.query_map(params![expr, limit as i64], |r| {
-                Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32)))
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("lexical search"))
-        })
+        // The index holds active rows only, every token prefixed with its row's partition token:
+        // a query names the partitions the scope can see, so ranking only ever sees rows the
+        // caller may see, and BM25's document frequencies are those of these partitions alone.
+        self.read(|conn| fts::search_memories(conn, scope, terms, limit).map_err(StoreError::sql("lexical search")))
     }
 
     fn vector(&self, scope: &Scope, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>> {

@@ -131,7 +131,8 @@ pub(crate) fn blob_vector(b: &[u8]) -> Vec<f32> {
 
 /// The FTS token naming one ownership partition: a hash of its four key parts.
 ///
-/// Hex digits only, behind a letter, so the tokenizer keeps it one opaque word.
+/// Always `zp` and 16 hex digits: a fixed length, so the lexical index can glue a stem behind
+/// it and still tell the two apart (see `lexicon`).
 pub(crate) fn partition_token(parts: [&str; 4]) -> String {
     // FNV-1a 64: stable across platforms and releases, unlike std's hasher.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -148,24 +149,4 @@ pub(crate) fn partition_token(parts: [&str; 4]) -> String {
 /// chats when `chat` is empty, within that chat otherwise. A message is indexed under both.
 pub(crate) fn message_partition(tenant: &str, agent: &str, user: &str, chat: &str) -> String {
     partition_token([tenant, agent, user, &format!("\u{1}messages\u{1}{chat}")])
-}
-
-/// The partition tokens a message is indexed under (its user's, its chat's).
-pub(crate) fn message_partitions(tenant: &str, agent: &str, user: &str, chat: &str) -> String {
-    format!("{} {}", message_partition(tenant, agent, user, ""), message_partition(tenant, agent, user, chat))
-}
-
-/// Tokens of every partition a request scope can see: tenant × {none, agent} × {none, user} ×
-/// {none, chat}.
-pub(crate) fn visible_partition_tokens(scope: &Scope) -> Vec<String> {
-    let [t, a, u, c] = scope.key_parts();
-    let mut out = Vec::with_capacity(8);
-    for agent in if a.is_empty() { vec![""] } else { vec!["", a] } {
-        for user in if u.is_empty() { vec![""] } else { vec!["", u] } {
-            for chat in if c.is_empty() { vec![""] } else { vec!["", c] } {
-                out.push(partition_token([t, agent, user, chat]));
-            }
-        }
-    }
-    out
 }

@@ -2,7 +2,7 @@
 
 use rusqlite::Connection;
 
-use super::rows::message_partitions;
+use super::fts;
 use crate::error::{Result, StoreError};
 
 /// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.
@@ -216,7 +216,20 @@ CREATE TABLE user_states (
     PRIMARY KEY (tenant, user_id)
 ) WITHOUT ROWID;
 "#,
+    // 5: per-partition lexical indexes. Rows are tokenized and stemmed in Rust and every token
+    // carries its partition (see `lexicon`), so BM25 reads one partition's doclists instead of
+    // the whole store's. The `part` column goes; `fts::rebuild` indexes every row again.
+    r#"
+DROP TABLE memory_fts;
+DROP TABLE message_fts;
+CREATE VIRTUAL TABLE memory_fts USING fts5 (content, tokenize = 'unicode61');
+CREATE VIRTUAL TABLE message_fts USING fts5 (content, tokenize = 'unicode61');
+"#,
 ];
+
+/// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
+/// computed in Rust, so SQL alone cannot fill them).
+const LEXICAL_REBUILD: usize = 5;
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
@@ -231,31 +244,13 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let tx = conn.transaction().map_err(StoreError::sql("migrate"))?;
         tx.execute_batch(sql).map_err(StoreError::sql("migrate"))?;
-        if i + 1 == 2 {
-            backfill_message_fts(&tx)?;
+        // Version 2 once indexed the messages stored before it; version 5 indexes everything
+        // again, so nothing older needs a backfill of its own.
+        if i + 1 == LEXICAL_REBUILD {
+            fts::rebuild(&tx).map_err(StoreError::sql("migrate: rebuild the lexical indexes"))?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(StoreError::sql("migrate"))?;
         tx.commit().map_err(StoreError::sql("migrate"))?;
-    }
-    Ok(())
-}
-
-/// Indexes the messages stored before version 2 (partition tokens are computed in Rust).
-fn backfill_message_fts(tx: &rusqlite::Transaction<'_>) -> Result<()> {
-    type Row = (i64, String, String, String, String, String);
-    let rows: Vec<Row> = tx
-        .prepare("SELECT rowid, tenant, agent, user_id, chat, content FROM messages")
-        .and_then(|mut s| {
-            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?.collect()
-        })
-        .map_err(StoreError::sql("migrate: index messages"))?;
-    let mut insert = tx
-        .prepare("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
-        .map_err(StoreError::sql("migrate: index messages"))?;
-    for (rowid, t, a, u, c, content) in rows {
-        insert
-            .execute(rusqlite::params![rowid, content, message_partitions(&t, &a, &u, &c)])
-            .map_err(StoreError::sql("migrate: index messages"))?;
     }
     Ok(())
 }

@@ -11,9 +11,8 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::apply::insert_memory;
-use super::rows::{
-    blob_vector, ids_json, message_ids, message_partitions, ms, ms_opt, parse, time, time_opt, vector_blob,
-};
+use super::fts;
+use super::rows::{blob_vector, ids_json, message_ids, ms, ms_opt, parse, time, time_opt, vector_blob};
 use super::{MESSAGE_COLUMNS, SqliteStore};
 use crate::error::{Result, StoreError};
 use crate::lock::{JobLock, file_name_part};
@@ -309,11 +308,7 @@ fn write_batch(tx: &Transaction<'_>, batch: &[Record], dims: &mut HashMap<String
                 .map_err(&e)?;
                 // Archival recall's lexical index holds the messages that are not withheld.
                 if !withheld {
-                    tx.prepare_cached("INSERT INTO message_fts (rowid, content, part) VALUES (?1, ?2, ?3)")
-                        .and_then(|mut s| {
-                            s.execute(params![tx.last_insert_rowid(), m.content, message_partitions(t, a, u, c)])
-                        })
-                        .map_err(&e)?;
+                    fts::index_message(tx, tx.last_insert_rowid(), [t, a, u, c], &m.content).map_err(&e)?;
                 }
             }
             Record::MessageEmbedding { tenant, message, embedding: v } => {

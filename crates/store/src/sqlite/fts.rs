@@ -1,0 +1,125 @@
+//! The two FTS5 tables of lexical recall: `memory_fts` (active memories) and `message_fts`
+//! (messages not withheld). Every row is written and every search made through here, so a row's
+//! body (partition-prefixed stems, see [`lexicon`]) is built in one place.
+
+use mnemo_core::{MemoryId, MessageId, Scope};
+use rusqlite::{Connection, params};
+
+use super::lexicon;
+use super::rows::{message_partition, parse, partition_token};
+
+/// Indexes one active memory under its owner's partition; `text` is its search text
+/// (`Memory::search_text`: the content plus the words its key stands for).
+pub(crate) fn index_memory(conn: &Connection, rowid: i64, owner: [&str; 4], text: &str) -> rusqlite::Result<()> {
+    let part = partition_token(owner);
+    conn.prepare_cached("INSERT INTO memory_fts (rowid, content) VALUES (?1, ?2)")?
+        .execute(params![rowid, lexicon::document(&[part.as_str()], text)])?;
+    Ok(())
+}
+
+/// Takes a memory out of the lexical index (it stopped being active).
+pub(crate) fn unindex_memory(conn: &Connection, rowid: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM memory_fts WHERE rowid = ?1")?.execute([rowid])?;
+    Ok(())
+}
+
+/// Indexes one message under both partitions archival recall searches: its user's (every chat
+/// with that agent) and its chat's. `scope` is the message's tenant, agent, user and chat.
+pub(crate) fn index_message(conn: &Connection, rowid: i64, scope: [&str; 4], content: &str) -> rusqlite::Result<()> {
+    let [t, a, u, c] = scope;
+    let (user, chat) = (message_partition(t, a, u, ""), message_partition(t, a, u, c));
+    conn.prepare_cached("INSERT INTO message_fts (rowid, content) VALUES (?1, ?2)")?
+        .execute(params![rowid, lexicon::document(&[user.as_str(), chat.as_str()], content)])?;
+    Ok(())
+}
+
+/// Takes a message out of the lexical index (it was withheld).
+pub(crate) fn unindex_message(conn: &Connection, rowid: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("DELETE FROM message_fts WHERE rowid = ?1")?.execute([rowid])?;
+    Ok(())
+}
+
+/// Empties both tables and indexes again every active memory and every message not withheld:
+/// how a migration that changes the bodies brings old rows along. Rows are streamed, not
+/// collected, so a large store does not need its text in memory at once.
+pub(crate) fn rebuild(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("DELETE FROM memory_fts; DELETE FROM message_fts;")?;
+    let mut memories = conn.prepare(
+        "SELECT rowid, tenant, agent, user_id, chat, content, key FROM memories WHERE status = 'active' ORDER BY rowid",
+    )?;
+    let mut rows = memories.query([])?;
+    while let Some(r) = rows.next()? {
+        let (t, a, u, c): (String, String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+        let (content, key): (String, Option<String>) = (r.get(5)?, r.get(6)?);
+        let text = mnemo_core::text::search_text(&content, key.as_deref());
+        index_memory(conn, r.get(0)?, [&t, &a, &u, &c], &text)?;
+    }
+    let mut messages = conn.prepare(
+        "SELECT rowid, tenant, agent, user_id, chat, content FROM messages WHERE withheld = 0 ORDER BY rowid",
+    )?;
+    let mut rows = messages.query([])?;
+    while let Some(r) = rows.next()? {
+        let (t, a, u, c): (String, String, String, String) = (r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+        index_message(conn, r.get(0)?, [&t, &a, &u, &c], &r.get::<_, String>(5)?)?;
+    }
+    conn.execute_batch(
+        "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
+         INSERT INTO message_fts (message_fts) VALUES ('optimize');",
+    )
+}
+
+/// Active memories visible to `scope` matching any of `terms`, with their BM25 score (higher is
+/// better), best first. Each doclist bm25 reads is one partition's, so the cost and the ranking
+/// depend on the scope's partitions only, never on how big the rest of the store is.
+pub(crate) fn search_memories(
+    conn: &Connection,
+    scope: &Scope,
+    terms: &[String],
+    limit: usize,
+) -> rusqlite::Result<Vec<(MemoryId, f32)>> {
+    let partitions = populated_partitions(conn, scope)?;
+    let Some(expr) = lexicon::query(&partitions, terms) else { return Ok(Vec::new()) };
+    conn.prepare_cached(
+        "SELECT m.id, f.score FROM (SELECT rowid, bm25(memory_fts) AS score FROM memory_fts \
+         WHERE memory_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN memories m ON m.rowid = f.rowid \
+         ORDER BY f.score, m.id",
+    )?
+    .query_map(params![expr, limit as i64], |r| Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))?
+    .collect()
+}
+
+/// Tokens of the partitions visible to `scope` (tenant × {none, agent} × {none, user} × {none,
+/// chat}) that have ever held a memory. Every writer of memories (apply, import) records the
+/// partition in `partitions`, as the vector cache also relies on; skipping the empty ones spares
+/// each query term a lookup in every index segment per absent partition (a user scope naming a
+/// chat usually has one populated partition of four).
+fn populated_partitions(conn: &Connection, scope: &Scope) -> rusqlite::Result<Vec<String>> {
+    let [t, a, u, c] = scope.key_parts();
+    conn.prepare_cached(
+        "SELECT agent, user_id, chat FROM partitions \
+         WHERE tenant = ?1 AND agent IN ('', ?2) AND user_id IN ('', ?3) AND chat IN ('', ?4)",
+    )?
+    .query_map(params![t, a, u, c], |r| {
+        let (agent, user, chat): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        Ok(partition_token([t, &agent, &user, &chat]))
+    })?
+    .collect()
+}
+
+/// Messages indexed under `partition` (see [`message_partition`]) matching any of `terms`, with
+/// their BM25 score (higher is better), best first.
+pub(crate) fn search_messages(
+    conn: &Connection,
+    partition: &str,
+    terms: &[String],
+    limit: usize,
+) -> rusqlite::Result<Vec<(MessageId, f32)>> {
+    let Some(expr) = lexicon::query(&[partition], terms) else { return Ok(Vec::new()) };
+    conn.prepare_cached(
+        "SELECT m.id, f.score FROM (SELECT rowid, bm25(message_fts) AS score FROM message_fts \
+         WHERE message_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN messages m ON m.rowid = f.rowid \
+         ORDER BY f.score, m.id",
+    )?
+    .query_map(params![expr, limit as i64], |r| Ok((parse::<MessageId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))?
+    .collect()
+}
