@@ -78,13 +78,29 @@ pub(crate) fn search_memories(
     limit: usize,
 ) -> rusqlite::Result<Vec<(MemoryId, f32)>> {
     let partitions = populated_partitions(conn, scope)?;
-    let Some(expr) = lexicon::query(&partitions, terms) else { return Ok(Vec::new()) };
-    conn.prepare_cached(
-        "SELECT m.id, f.score FROM (SELECT rowid, bm25(memory_fts) AS score FROM memory_fts \
-         WHERE memory_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN memories m ON m.rowid = f.rowid \
-         ORDER BY f.score, m.id",
-    )?
-    .query_map(params![expr, limit as i64], |r| Ok((parse::<MemoryId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))?
+    match lexicon::query(&partitions, terms) {
+        Some(expr) => ranked(conn, ("memory_fts", "memories"), &expr, limit),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The ids of the rows of `table` whose entry in `index` matches `expr`, best BM25 first, with
+/// scores made "higher is better".
+fn ranked<T: std::str::FromStr>(
+    conn: &Connection,
+    (index, table): (&str, &str),
+    expr: &str,
+    limit: usize,
+) -> rusqlite::Result<Vec<(T, f32)>>
+where
+    T::Err: std::fmt::Display,
+{
+    conn.prepare_cached(&format!(
+        "SELECT m.id, f.score FROM (SELECT rowid, bm25({index}) AS score FROM {index} \
+         WHERE {index} MATCH ?1 ORDER BY score LIMIT ?2) f JOIN {table} m ON m.rowid = f.rowid \
+         ORDER BY f.score, m.id"
+    ))?
+    .query_map(params![expr, limit as i64], |r| Ok((parse::<T>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))?
     .collect()
 }
 
@@ -114,12 +130,8 @@ pub(crate) fn search_messages(
     terms: &[String],
     limit: usize,
 ) -> rusqlite::Result<Vec<(MessageId, f32)>> {
-    let Some(expr) = lexicon::query(&[partition], terms) else { return Ok(Vec::new()) };
-    conn.prepare_cached(
-        "SELECT m.id, f.score FROM (SELECT rowid, bm25(message_fts) AS score FROM message_fts \
-         WHERE message_fts MATCH ?1 ORDER BY score LIMIT ?2) f JOIN messages m ON m.rowid = f.rowid \
-         ORDER BY f.score, m.id",
-    )?
-    .query_map(params![expr, limit as i64], |r| Ok((parse::<MessageId>(r, 0)?, -(r.get::<_, f64>(1)? as f32))))?
-    .collect()
+    match lexicon::query(&[partition], terms) {
+        Some(expr) => ranked(conn, ("message_fts", "messages"), &expr, limit),
+        None => Ok(Vec::new()),
+    }
 }
