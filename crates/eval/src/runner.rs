@@ -11,8 +11,8 @@ use mnemo::models::{Embedder, open_embedder};
 use mnemo::store::{ListFilter, SqliteStore, Store};
 use mnemo::{Config, ContextResult, ManualClock, Memory, MemoryScope, RecallResult};
 use mnemo_core::{
-    ChatId, ContextBlock, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope, SectionName, StatusKind,
-    TenantId, UserId,
+    ChatId, ContextBlock, Draft, Kind, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope, SectionName,
+    StatusKind, TenantId, UserId,
 };
 
 use crate::error::EvalError;
@@ -288,6 +288,17 @@ impl Run<'_> {
                 flush(&self.memory);
                 if let Err(e) = self.memory.maintain() {
                     self.report.fail(n, key, format!("maintain {}: failed: {e}", step.at.to_rfc3339()));
+                }
+            }
+            Action::Remember { content, kind } => {
+                let mut draft = Draft::new(*kind, content.clone(), 1.0, 0.8);
+                if *kind == Kind::Event {
+                    draft.valid_from = Some(step.at);
+                }
+                match self.memory.add(&step.scope, draft) {
+                    Ok(v) if v.memory().is_some() => {}
+                    Ok(v) => self.report.fail(n, key, format!("remember {content:?}: the gate refused it: {v:?}")),
+                    Err(e) => self.report.fail(n, key, format!("remember {content:?}: failed: {e}")),
                 }
             }
             Action::ExpectMemory { alternatives, kind, statuses, count } => {

@@ -40,6 +40,7 @@ const ACTION_KEYS: &[&str] = &[
     "unpin",
     "delete",
     "erase_user",
+    "remember",
 ];
 const COMMON_KEYS: &[&str] = &["tenant", "user_id", "agent", "at"];
 
@@ -52,6 +53,7 @@ fn extra_keys(action: &str) -> &'static [&'static str] {
         "recall" => &["chat", "top", "hit", "miss"],
         "context" => &["chat", "contains", "lacks", "sections", "section_lacks", "budget"],
         "pin" | "unpin" | "delete" => &["chat"],
+        "remember" => &["kind", "chat"],
         _ => &[],
     }
 }
@@ -170,6 +172,14 @@ pub enum Action {
     Delete(String),
     /// Erases everything about the user.
     EraseUser,
+    /// A memory the application adds itself (`POST /v1/memories`, `Memory::add`), through the
+    /// same gate as extraction; an event is dated at the step's time.
+    Remember {
+        /// The memory's content.
+        content: String,
+        /// Its kind (`fact` when absent).
+        kind: Kind,
+    },
 }
 
 impl Action {
@@ -187,6 +197,7 @@ impl Action {
             Action::Unpin(_) => "unpin",
             Action::Delete(_) => "delete",
             Action::EraseUser => "erase_user",
+            Action::Remember { .. } => "remember",
         }
     }
 }
@@ -512,6 +523,7 @@ fn parse_step(
         "pin" => Action::Pin(required("pin")?),
         "unpin" => Action::Unpin(required("unpin")?),
         "delete" => Action::Delete(required("delete")?),
+        "remember" => Action::Remember { content: required("remember")?, kind: kind(at, t)?.unwrap_or(Kind::Fact) },
         "erase_user" => match t.get("erase_user") {
             Some(Value::Boolean(true)) => Action::EraseUser,
             _ => return Err(at.err(Some("erase_user"), "\"erase_user\" must be true")),

@@ -132,6 +132,10 @@ fn top_level_and_value_errors_name_their_key() {
     assert!(e.starts_with("scenarios/foo.toml: invalid TOML"), "{e}");
     let e = parse_err(&with_steps("[[step]]\nuser = \"hi\"\nembedder_down = \"yes\"\n"));
     assert!(e.contains("step 1: \"embedder_down\" must be true or false"), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nremember = \"x\"\nkind = \"hobby\"\n"));
+    assert!(e.contains("step 1: \"kind\""), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nremember = \"x\"\ntop = 3\n"));
+    assert!(e.contains("key \"top\" does not belong in a \"remember\" step"), "{e}");
     let e = parse_err(&with_steps("[[step]]\nrecall = \"x\"\nembedder_down = true\n"));
     assert!(e.contains("key \"embedder_down\" does not belong in a \"recall\" step"), "{e}");
 }
