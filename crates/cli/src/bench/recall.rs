@@ -185,22 +185,16 @@ impl Loader<'_> {
 /// (one in ten under another tenant: scope must keep all of them out of the measured users'
 /// candidates). Indexes a bulk load defers are built once at the end, and timed apart.
 fn load(
-    store: &dyn Store,
-    model: &str,
-    plan: &Plan,
+    mut loader: Loader<'_>,
     measured: &[(usize, Scope)],
     (tenant, other_tenant): (&str, &str),
+    (filler, filler_users): (usize, usize),
     pool: &Pool,
-    now: DateTime<Utc>,
 ) -> Result<Load> {
-    let measured_rows: usize = plan.sizes.iter().sum();
-    let total = plan.total.unwrap_or(measured_rows + (measured_rows * 3 / 10).max(300));
-    let filler = total - measured_rows;
-    let filler_users = plan.users.saturating_sub(plan.sizes.len());
+    let store = loader.store;
     let mut rng = Rng(0x0DDB_A110);
     let started = Instant::now();
     store.begin_bulk_load().context("preparing the bulk load")?;
-    let mut loader = Loader { store, model: model.to_string(), batch: plan.batch, now, pending: None, rows: 0 };
     for (n, owner) in measured {
         for _ in 0..*n {
             let (content, v) = pool.draw(&mut rng);
@@ -231,7 +225,7 @@ fn load(
     Ok(Load {
         seconds,
         rows_per_second: rows as f64 / seconds.max(1e-9),
-        rows_per_apply: plan.batch,
+        rows_per_apply: loader.batch,
         index_build_seconds,
     })
 }
@@ -313,7 +307,15 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
         }
         None => {
             eprintln!("embedded {} pool sentences in {pool_embed_seconds:.1} s; loading {total} memories", plan.pool);
-            let load = load(&*store, embedder.id(), plan, &measured_scopes, (&tenant, &other_tenant), &pool, now)?;
+            let loader = Loader {
+                store: &*store,
+                model: embedder.id().to_string(),
+                batch: plan.batch,
+                now,
+                pending: None,
+                rows: 0,
+            };
+            let load = load(loader, &measured_scopes, (&tenant, &other_tenant), (filler, filler_users), &pool)?;
             (Some(load), total)
         }
     };
