@@ -46,7 +46,18 @@ fn normal() -> Sensitivity {
     Sensitivity::Normal
 }
 
+/// Confidence of a memory a person wrote: their own words.
+pub const AUTHORED_CONFIDENCE: f32 = 1.0;
+/// Salience of a memory a person wrote: they chose to keep it.
+pub const AUTHORED_SALIENCE: f32 = 0.8;
+
 impl Draft {
+    /// A memory a person (or the application on their behalf) wrote through the API: their own
+    /// words are certain (confidence 1.0) and worth keeping (salience 0.8) unless they say otherwise.
+    pub fn authored(kind: Kind, content: impl Into<String>) -> Self {
+        Self::new(kind, content, AUTHORED_CONFIDENCE, AUTHORED_SALIENCE)
+    }
+
     /// A draft with the kind's default surface and no dates.
     pub fn new(kind: Kind, content: impl Into<String>, confidence: f32, salience: f32) -> Self {
         Self {

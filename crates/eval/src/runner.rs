@@ -291,7 +291,7 @@ impl Run<'_> {
                 }
             }
             Action::Remember { content, kind } => {
-                let mut draft = Draft::new(*kind, content.clone(), 1.0, 0.8);
+                let mut draft = Draft::authored(*kind, content.clone());
                 if *kind == Kind::Event {
                     draft.valid_from = Some(step.at);
                 }

@@ -373,7 +373,7 @@ fn remember(memory: &Memory, tenant: &TenantId, a: RememberArgs) -> Result<Value
                 ));
             }
             // The same defaults as a person adding a memory through POST /v1/memories.
-            let verdict = memory.add(&scope, Draft::new(kind, a.content.clone(), 1.0, 0.8))?;
+            let verdict = memory.add(&scope, Draft::authored(kind, a.content.clone()))?;
             RememberOut {
                 mode: "memory".into(),
                 appended: 0,

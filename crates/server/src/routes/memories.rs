@@ -113,7 +113,9 @@ pub(crate) async fn add(
     if kind == Kind::Policy {
         return Err(ApiError::Invalid("policies are authored through /v1/policies, not as memories".into()));
     }
-    let mut draft = Draft::new(kind, req.content, req.confidence.unwrap_or(1.0), req.salience.unwrap_or(0.8));
+    let mut draft = Draft::authored(kind, req.content);
+    draft.confidence = req.confidence.unwrap_or(draft.confidence);
+    draft.salience = req.salience.unwrap_or(draft.salience);
     draft.key = req.key;
     draft.value = req.value;
     draft.surface = req.surface.as_deref().map(str::parse::<Surface>).transpose()?;

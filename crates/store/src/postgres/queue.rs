@@ -10,7 +10,7 @@ use super::pool::Tx;
 use super::rows::{get, ms, ms_opt, parse, time, time_opt};
 use super::{Actor, MESSAGE_COLUMNS, PostgresStore};
 use crate::error::{Result, StoreError};
-use crate::queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
+use crate::queue::{ChatCursor, ChatProgress, QueueState, Queued, SettledRow, Settlement};
 
 const PROGRESS_COLUMNS: &str = "tenant, agent, user_id, chat, messages, pending, retrying, retry_at, last_message_at, \
      memo_covered, memo_gaps, last_error, episode_checked";
@@ -188,19 +188,8 @@ pub(crate) fn settle(store: &PostgresStore, scope: &Scope, messages: &[MessageId
     if messages.is_empty() {
         return Ok(());
     }
-    let (state, attempts, retry_at, error, fallback) = match outcome {
-        Settlement::Done => (QueueState::Done, None, None, None, None),
-        Settlement::Fallback { attempts, retry_at, error, memories } => (
-            QueueState::Fallback,
-            Some(*attempts as i32),
-            Some(*retry_at),
-            Some(error.as_str()),
-            Some(serde_json::to_string(memories).expect("ids serialise")),
-        ),
-        Settlement::GaveUp { attempts, error } => {
-            (QueueState::Done, Some(*attempts as i32), None, Some(error.as_str()), None)
-        }
-    };
+    let SettledRow { state, attempts, retry_at, error, fallback } = outcome.row();
+    let attempts = attempts.map(|n| n as i32);
     let ids: Vec<&str> = messages.iter().map(MessageId::as_str).collect();
     store.write("settle batch", t, |tx| {
         tx.execute(

@@ -36,7 +36,7 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                 }
                 let rowid = insert_memory(tx, memory)?;
                 if let Some(e) = embedding {
-                    put_embedding(tx, rowid, e)?;
+                    put_embedding(tx, rowid, e, true)?;
                 }
                 history(
                     tx,
@@ -98,7 +98,7 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
             }
             Change::SetEmbedding { id, embedding } => {
                 let (rowid, _, owner) = lookup(tx, cs, *id)?;
-                put_embedding(tx, rowid, embedding)?;
+                put_embedding(tx, rowid, embedding, false)?;
                 touched.insert(owner);
             }
             Change::SetPinned { id, pinned } => {
@@ -183,8 +183,9 @@ fn lookup(tx: &Transaction<'_>, cs: &ChangeSet, id: MemoryId) -> Result<(i64, St
 }
 
 /// Stores (or replaces) a memory's vector, refusing one whose dimension differs from what the
-/// store already holds for its model.
-fn put_embedding(tx: &Transaction<'_>, rowid: i64, e: &Embedding) -> Result<()> {
+/// store already holds for its model. `new_row`: the memory was inserted by this change set, so
+/// it has no vector to replace.
+fn put_embedding(tx: &Transaction<'_>, rowid: i64, e: &Embedding, new_row: bool) -> Result<()> {
     let dim: Option<i64> = tx
         .query_row("SELECT dim FROM embeddings WHERE model = ?1 LIMIT 1", [&e.model], |r| r.get(0))
         .optional()
@@ -197,10 +198,14 @@ fn put_embedding(tx: &Transaction<'_>, rowid: i64, e: &Embedding) -> Result<()> 
     // set wrote one index segment per row and spent its time merging them (a 300k-row load took
     // 470 s instead of 17 s).
     let args = params![rowid, e.model, e.vector.len() as i64, vector_blob(&e.vector)];
-    let updated = tx
-        .prepare_cached("UPDATE embeddings SET model = ?2, dim = ?3, vector = ?4 WHERE memory_rowid = ?1")
-        .and_then(|mut s| s.execute(args))
-        .map_err(sql)?;
+    // A row inserted in this change set has no vector yet: no UPDATE to try first.
+    let updated = if new_row {
+        0
+    } else {
+        tx.prepare_cached("UPDATE embeddings SET model = ?2, dim = ?3, vector = ?4 WHERE memory_rowid = ?1")
+            .and_then(|mut s| s.execute(args))
+            .map_err(sql)?
+    };
     if updated == 0 {
         tx.prepare_cached("INSERT INTO embeddings (memory_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)")
             .and_then(|mut s| s.execute(args))

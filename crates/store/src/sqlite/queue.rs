@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
 use super::rows::{ms, ms_opt, parse, time, time_opt};
 use super::{MESSAGE_COLUMNS, SqliteStore, placeholders};
 use crate::error::{Result, StoreError};
-use crate::queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
+use crate::queue::{ChatCursor, ChatProgress, QueueState, Queued, SettledRow, Settlement};
 
 const PROGRESS_COLUMNS: &str = "tenant, agent, user_id, chat, messages, pending, retrying, retry_at, last_message_at, \
      memo_covered, memo_gaps, last_error, episode_checked";
@@ -192,17 +192,7 @@ pub(crate) fn settle(store: &SqliteStore, scope: &Scope, messages: &[MessageId],
     if messages.is_empty() {
         return Ok(());
     }
-    let (state, attempts, retry_at, error, fallback) = match outcome {
-        Settlement::Done => (QueueState::Done, None, None, None, None),
-        Settlement::Fallback { attempts, retry_at, error, memories } => (
-            QueueState::Fallback,
-            Some(*attempts),
-            Some(*retry_at),
-            Some(error.as_str()),
-            Some(serde_json::to_string(memories).expect("ids serialise")),
-        ),
-        Settlement::GaveUp { attempts, error } => (QueueState::Done, Some(*attempts), None, Some(error.as_str()), None),
-    };
+    let SettledRow { state, attempts, retry_at, error, fallback } = outcome.row();
     store.write("settle batch", |tx| {
         let sql = format!(
             "UPDATE extraction_queue SET state = ?5, attempts = coalesce(?6, attempts), retry_at = ?7, \
