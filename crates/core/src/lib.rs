@@ -25,6 +25,7 @@ pub mod pii;
 pub mod policy;
 pub mod recall;
 pub mod reconsolidate;
+pub mod safety;
 pub mod scope;
 pub mod score;
 pub mod text;

@@ -39,6 +39,9 @@ text_enum!(
         Protocol => "protocol",
         /// An open loop overdue or due soon.
         DueSoon => "due_soon",
+        /// A constraint that protects the user (allergy, condition, accessibility, diet) in the
+        /// domain the request is about (see `safety`).
+        Safety => "safety",
     }
 );
 

@@ -41,6 +41,19 @@ pub fn query_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// The query as memories read it: the user's own name (and "Name's") becomes "User", since a
+/// memory says "User lives in Porto", not "Dana lives in Porto". Agents, support staff and
+/// benchmarks ask about users by name ("Where does Dana live?"). Whole words only, any case.
+pub fn as_user_query(query: &str, names: &[String]) -> String {
+    let mut out = query.to_string();
+    for name in names.iter().map(|n| n.trim()).filter(|n| n.chars().count() >= 2) {
+        if let Ok(re) = regex::Regex::new(&format!(r"(?i)\b{}\b", regex::escape(name))) {
+            out = re.replace_all(&out, "User").into_owned();
+        }
+    }
+    out
+}
+
 /// Canonical form for exact dedup: case, punctuation and spacing do not make a new memory.
 pub fn normalize(text: &str) -> String {
     words(text).collect::<Vec<_>>().join(" ")
@@ -124,5 +137,15 @@ mod tests {
     #[test]
     fn tidy_collapses_whitespace() {
         assert_eq!(tidy("  a \n b\tc "), "a b c");
+    }
+
+    #[test]
+    fn the_users_name_in_a_query_means_the_user() {
+        let names = vec!["Dana".to_string()];
+        assert_eq!(as_user_query("Where does Dana live?", &names), "Where does User live?");
+        assert_eq!(as_user_query("what is dana's job", &names), "what is User's job");
+        assert_eq!(as_user_query("Is Danae here?", &names), "Is Danae here?");
+        assert_eq!(as_user_query("Where does Dana live?", &[]), "Where does Dana live?");
+        assert_eq!(as_user_query("İ Dana", &names), "İ User");
     }
 }

@@ -8,11 +8,16 @@ use chrono::{DateTime, Duration, Utc};
 use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
+use mnemo_core::recall::ExactReason;
 use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
 use mnemo_core::reconsolidate::outdated_by;
-use mnemo_core::text::query_terms;
+use mnemo_core::safety;
+use mnemo_core::text::{as_user_query, query_terms};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
-use mnemo_core::{MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, UserState};
+use mnemo_core::{
+    Kind, MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, StatusKind, Surface, UserState,
+};
+use mnemo_store::ListFilter;
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
@@ -103,6 +108,9 @@ fn reconsolidate<'a>(
         item.possibly_outdated = flagged.get(&item.memory.id).cloned();
     }
 }
+
+/// Memories the safety search reads at most (constraints are few; this bounds the work).
+const SAFETY_CANDIDATES: usize = 20;
 
 fn turn_id() -> String {
     format!("turn-{}", MemoryId::new())
@@ -209,7 +217,9 @@ impl Memory {
         let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
         let mut exact =
             select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
-        let found = self.candidates(scope, query, self.tuning.ranking.candidates)?;
+        let names = self.user_names(scope)?;
+        let found = self.candidates(scope, &as_user_query(query, &names), self.tuning.ranking.candidates)?;
+        self.add_constraints(scope, query, &mut exact, now)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
         reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
@@ -224,6 +234,54 @@ impl Memory {
             }
         };
         Ok(Retrieval { exact, ranked, excerpts, mode: found.mode, degraded, embed_micros: found.embed_micros })
+    }
+
+    /// The names the user is known by (their profile's `name`), so a query that speaks of them
+    /// by name finds memories that say "User".
+    fn user_names(&self, scope: &Scope) -> Result<Vec<String>> {
+        let filter = ListFilter {
+            kinds: vec![Kind::Profile],
+            statuses: vec![StatusKind::Active],
+            text: Some("name".into()),
+            ..ListFilter::default()
+        };
+        Ok(self
+            .store
+            .list(scope, &filter)?
+            .into_iter()
+            .filter(|m| m.key.as_deref() == Some("name"))
+            .filter_map(|m| m.value)
+            .collect())
+    }
+
+    /// Path A's safety half: when the request is about food, medication, exercise or travel,
+    /// the user's constraints that bear on it (an allergy for a recipe, asthma for a hike) join
+    /// the exact items, whatever words the request uses. Nothing is searched otherwise.
+    fn add_constraints(&self, scope: &Scope, query: &str, exact: &mut ExactSet, now: DateTime<Utc>) -> Result<()> {
+        let domains = safety::query_domains(query);
+        if domains.is_empty() {
+            return Ok(());
+        }
+        let hits = self.store.lexical(scope, &query_terms(safety::SEARCH_WORDS), SAFETY_CANDIDATES)?;
+        let ids: Vec<MemoryId> = hits.into_iter().map(|(id, _)| id).collect();
+        let present: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
+        for m in self.store.get_many(scope, &ids)? {
+            let bears = safety::constraint_domains(&m.content).meets(domains);
+            if bears
+                && !present.contains(&m.id)
+                && mnemo_core::lifecycle::is_live(&m, now)
+                && m.surface != Surface::Avoid
+            {
+                exact.items.push(RecallItem {
+                    memory: m,
+                    exact: Some(ExactReason::Safety),
+                    score: None,
+                    tier: None,
+                    possibly_outdated: None,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// What a paused or disabled user's recall finds: policies in force, nothing about the user.

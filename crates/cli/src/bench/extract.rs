@@ -1,4 +1,5 @@
-//! `mnemo bench extract`: heuristic extraction latency per message, one message per call.
+//! `mnemo bench extract`: what extraction keeps against LoCoMo's annotations (the harness is in
+//! `mnemo-eval`), and the heuristic extractor's latency per message alone (`--latency-only`).
 
 use std::path::Path;
 use std::time::Instant;
@@ -7,9 +8,12 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use mnemo::core::extract::{Extractor, HeuristicExtractor};
 use mnemo::core::{Message, MessageId, Role, Scope};
+use mnemo::models::EmbedderKind;
+use mnemo::{Config, ExtractorKind};
+use mnemo_eval::locomo::{Dataset, ExtractionOptions, run_extraction};
 use serde::Serialize;
 
-use super::{Dist, Machine, command, dist, machine, synthetic_messages, write_report};
+use super::{Dist, Machine, command, dist, embedder, machine, synthetic_messages, write_report};
 
 /// Every string under a "text" key, in document order: the turns of a LoCoMo-format file.
 fn texts(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -39,7 +43,7 @@ struct ExtractReport {
     command: String,
 }
 
-pub(super) fn run(data: Option<&Path>, passes: usize, out: &Path) -> Result<()> {
+pub(super) fn latency(data: Option<&Path>, passes: usize, out: &Path) -> Result<()> {
     let (corpus, lines) = match data {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -100,4 +104,51 @@ pub(super) fn run(data: Option<&Path>, passes: usize, out: &Path) -> Result<()> 
         ops
     );
     write_report(out, &report)
+}
+
+/// Runs the annotation-based measure and prints its headline figures.
+pub(super) fn recall(
+    mut config: Config,
+    data: &Path,
+    json: Option<&Path>,
+    extractor: Option<ExtractorKind>,
+    kind: EmbedderKind,
+    options: &ExtractionOptions,
+) -> Result<()> {
+    if let Some(x) = extractor {
+        config.extractor = x;
+    }
+    let dataset = Dataset::load(data)?;
+    let embedder = embedder(&mut config, kind)?;
+    eprintln!("extraction against LoCoMo's annotations: {}, embedder {}", data.display(), embedder.id());
+    let r = run_extraction(&dataset, &config, &embedder, options, &mut |line| eprintln!("  {line}"))
+        .context("running the extraction benchmark")?;
+    println!(
+        "observation_recall {:.3} ({}/{}) · event_recall {:.3} ({}/{}) · event_date_accuracy {:.3} ({}/{})",
+        r.observation_recall,
+        r.observations.hits,
+        r.observations.of,
+        r.event_recall,
+        r.events.hits,
+        r.events.of,
+        r.event_date_accuracy,
+        r.event_dates.hits,
+        r.event_dates.of
+    );
+    println!(
+        "precision {:.3} ({}/{}) · memories_per_100_turns {:.1} · extraction p50 {:.3} ms p95 {:.3} ms per message",
+        r.precision,
+        r.memories.hits,
+        r.memories.of,
+        r.memories_per_100_turns,
+        r.extraction_ms_per_message.p50,
+        r.extraction_ms_per_message.p95
+    );
+    if let Some(out) = json {
+        let mut v = serde_json::to_value(&r)?;
+        v["machine"] = serde_json::to_value(machine())?;
+        v["command"] = serde_json::Value::String(command());
+        write_report(out, &v)?;
+    }
+    Ok(())
 }

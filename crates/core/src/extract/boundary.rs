@@ -5,7 +5,9 @@
 //! The topic is kept in the user's words, in the third person ("their ex-husband").
 
 use super::lex::{head, is_vague, third_person};
-use super::rule::{Found, Mode, Rule, cap};
+use regex::Captures;
+
+use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::{Kind, Surface};
 use crate::memory::Sensitivity;
 use crate::op::Draft;
@@ -103,12 +105,68 @@ fn topic(x: &str) -> Option<String> {
     Some(third_person(&t))
 }
 
-fn boundary(x: &str) -> Vec<Found> {
-    let Some(t) = topic(x) else { return Vec::new() };
+/// What "it"/"that" points back to in "... Please don't bring it up again": the words before the
+/// request in the same sentence, else the previous sentence, when they say something about the
+/// user ("I failed my driving test last week") — never a pleasantry ("Thanks so much!").
+fn referent(c: &Captures<'_>, s: &Sentence<'_>) -> Option<String> {
+    let before = s.text[..c.get(0).map_or(0, |m| m.start())].trim();
+    let candidates = [Some(before), s.prev];
+    candidates.into_iter().flatten().find_map(|t| {
+        let mut t = t.trim();
+        loop {
+            let trimmed = t.trim_end_matches(|c: char| !c.is_alphanumeric()).trim_end();
+            let lower = trimmed.to_lowercase();
+            let filler = ["please", "pls", "so", "and", "but", "just", "ok", "okay"]
+                .into_iter()
+                .find(|f| lower.ends_with(f) && lower[..lower.len() - f.len()].ends_with([' ', ',']));
+            t = match filler {
+                Some(f) => &trimmed[..trimmed.len() - f.len()],
+                None => {
+                    t = trimmed;
+                    break;
+                }
+            };
+        }
+        let t = t
+            .split_once(' ')
+            .filter(|(w, _)| {
+                matches!(w.to_lowercase().trim_end_matches(','), "so" | "and" | "but" | "well" | "oh" | "yeah" | "ugh")
+            })
+            .map_or(t, |(_, rest)| rest);
+        let words: Vec<String> = t
+            .split_whitespace()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase())
+            .collect();
+        let personal = words.iter().any(|w| matches!(w.as_str(), "i" | "i'm" | "i've" | "my" | "me" | "we" | "our"));
+        let content = words.iter().filter(|w| w.len() > 2 && !crate::text::is_stopword(w)).count();
+        (personal && content >= 2).then(|| {
+            let t = third_person(&tidy(t));
+            let t = t.strip_prefix("they ").map_or(t.clone(), |rest| format!("that they {rest}"));
+            t.trim_end_matches([',', ';', ':', '-', ' ']).to_string()
+        })
+    })
+}
+
+/// A boundary on the captured topic; a pronoun ("bring it up") stands for what was said before.
+fn boundary_or_referent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let x = cap(c, "x").unwrap_or_default();
+    let pronoun = matches!(
+        x.split_whitespace().next().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).as_deref(),
+        Some("it" | "that" | "this" | "them")
+    ) && x.split_whitespace().count() <= 3;
+    if pronoun { referent(c, s).map_or_else(Vec::new, |t| vec![Found::add(avoid(&t))]) } else { boundary(x) }
+}
+
+fn avoid(t: &str) -> Draft {
     let mut d = Draft::new(Kind::Protocol, format!("Do not bring up {t} unless the user does"), 0.9, 0.9)
         .surfaced(Surface::Avoid);
     d.sensitivity = Sensitivity::Sensitive;
-    vec![Found::add(d)]
+    d
+}
+
+fn boundary(x: &str) -> Vec<Found> {
+    let Some(t) = topic(x) else { return Vec::new() };
+    vec![Found::add(avoid(&t))]
 }
 
 /// The rules of this family, in priority order.
@@ -132,7 +190,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 "go into",
             ],
             r"\b(?:never|don't|do\s+not|dont|stop|quit|avoid|no\s+more|you\s+(?:please\s+)?not|refrain\s+from|please\s+don't)\s+(?:ever\s+)?(?:again\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|talk(?:ing)?\s+(?:to\s+me\s+)?about|ask(?:ing)?\s+(?:me\s+)?about|rais(?:e|ing)|discuss(?:ing)?|remind(?:ing)?\s+me\s+(?:of|about)|jok(?:e|ing)\s+about|mak(?:e|ing)\s+jokes\s+about|comment(?:ing)?\s+on|referenc(?:e|ing)|get(?:ting)?\s+into|go(?:ing)?\s+into)\s+(?P<x><TAIL>)",
-            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+            boundary_or_referent,
         ),
         Rule::new(
             "avoid-topic",
@@ -146,21 +204,21 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Request,
             &["bring"],
             r"\b(?:never|don't|do\s+not|dont|stop|please\s+don't)\s+bring(?:ing)?\s+(?P<x>[^.;!?]+?)\s+up\b",
-            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+            boundary_or_referent,
         ),
         Rule::new(
             "rather-not-talk",
             Mode::Request,
             &["talk", "speak", "hear", "chat", "think", "discuss", "get into"],
             r"(?:\bi\s*)?(?:don't|do\s+not|dont|really\s+don't|'d\s+rather\s+not|\s+would\s+rather\s+not|'d\s+prefer\s+not\s+to|\s+would\s+prefer\s+not\s+to|prefer\s+not\s+to|never\s+want\s+to|don't\s+want\s+to|do\s+not\s+want\s+to|don't\s+wanna|don't\s+like\s+to|hate\s+to|can't|cannot)\s+(?:(?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about|discuss|get\s+into|go\s+into)\s+(?P<x><TAIL>)",
-            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+            boundary_or_referent,
         ),
         Rule::new(
             "lets-not",
             Mode::Request,
             &["let's", "lets"],
             r"\blet'?s\s+(?:not|never)\s+(?:talk\s+about|discuss|bring\s+up|mention|go\s+into|get\s+into|dwell\s+on|get\s+started\s+on)\s+(?P<x><TAIL>)",
-            |c, _| boundary(cap(c, "x").unwrap_or_default()),
+            boundary_or_referent,
         ),
         Rule::new(
             "off-limits",
@@ -255,5 +313,20 @@ mod tests {
         none("can we talk about my project?");
         none("I can't stop thinking about the trip");
         none("Stop talking about me, tell me about your day");
+        none("Thanks so much! Don't mention it.");
+    }
+
+    #[test]
+    fn a_pronoun_points_back_to_what_the_user_said() {
+        for text in [
+            "I failed my driving test last week. Please don't bring it up again.",
+            "failed my driving test last week, please dont mention it",
+            "So I failed my driving test on Tuesday... let's not talk about it",
+        ] {
+            let ops = run(text);
+            let b = ops.iter().find(|o| o.draft.kind == Kind::Protocol).unwrap_or_else(|| panic!("{text}: {ops:?}"));
+            assert_eq!(b.draft.surface, Some(Surface::Avoid));
+            assert!(b.draft.content.contains("driving test"), "{text}: {}", b.draft.content);
+        }
     }
 }

@@ -16,7 +16,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::rule::{Found, Mode, Rule, Sentence};
-use super::{Extractor, boundary, correction, fact, forget, identity, lore, mood, plan, preference, resolution};
+use super::{
+    Extractor, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan, preference,
+    resolution,
+};
 use super::{lex, sentences, style, tool};
 use crate::message::{Message, Role};
 use crate::op::{Action, ProposedOp, Target};
@@ -30,9 +33,10 @@ pub struct HeuristicExtractor;
 fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let families: [fn() -> Vec<Rule>; 12] = [
+        let families: [fn() -> Vec<Rule>; 13] = [
             forget::rules,
             boundary::rules,
+            decision::rules,
             plan::rules,
             style::rules,
             tool::rules,
@@ -48,8 +52,22 @@ fn rules() -> &'static [Rule] {
     })
 }
 
+/// The text after a transcript's speaker label ("Caroline: I went ..."): imported chats and
+/// transcripts name who speaks at the start of a line, and the label is not part of what they said.
+fn without_speaker(text: &str) -> &str {
+    let Some((label, rest)) = text.split_once(": ") else { return text };
+    let words: Vec<&str> = label.split_whitespace().collect();
+    let is_name = (1..=2).contains(&words.len())
+        && label.len() <= 30
+        && words.iter().all(|w| {
+            w.starts_with(char::is_uppercase) && w.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+        });
+    if is_name && !rest.trim().is_empty() { rest } else { text }
+}
+
 /// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant".
 fn normalise(text: &str) -> Cow<'_, str> {
+    let text = without_speaker(text);
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre)\b")
@@ -321,6 +339,7 @@ impl Extractor for HeuristicExtractor {
             let lowercase = !text.chars().any(char::is_uppercase);
             let first = ops.len();
             let mut prev: Option<&str> = None;
+            let mut episodes = Vec::new();
             for sent in sentences(&text) {
                 if sent.contains("[redacted") {
                     prev = Some(sent);
@@ -352,13 +371,21 @@ impl Extractor for HeuristicExtractor {
                     found.extend(find(&clause));
                     before = Some(text);
                 }
-                for f in settle(&s, found) {
+                let settled = settle(&s, found);
+                // "We explored nature ..." may also close a loop; what happened is kept either way.
+                if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
+                    episodes.extend(episodic::capture(&s));
+                }
+                for f in settled {
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
                     if !dup {
                         ops.push(ProposedOp { action: f.action, draft: f.draft, sources: vec![m.id.clone()] });
                     }
                 }
                 prev = Some(sent);
+            }
+            if let Some(draft) = episodic::merge(std::mem::take(&mut episodes)) {
+                ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
             }
         }
         ops
@@ -493,6 +520,15 @@ pub(crate) mod tests {
         assert_eq!(contents("my sister loves jazz"), vec!["User's sister loves jazz"]);
         // A statement followed by a question keeps the statement.
         assert_eq!(contents("I live in Lisbon, any tips for cafés?"), vec!["User lives in Lisbon"]);
+    }
+
+    #[test]
+    fn a_transcript_speaker_label_is_not_part_of_the_message() {
+        assert_eq!(without_speaker("Caroline: I live in Lisbon"), "I live in Lisbon");
+        assert_eq!(without_speaker("Mary Ann: hi"), "hi");
+        assert_eq!(without_speaker("Note to self: buy milk"), "Note to self: buy milk");
+        assert_eq!(without_speaker("I said: no"), "I said: no");
+        assert_eq!(contents("Caroline: I live in Lisbon"), vec!["User lives in Lisbon"]);
     }
 
     #[test]

@@ -2,12 +2,15 @@
 //!
 //! The heuristic extractor is split by what it reads, one file per rule family: identity (name,
 //! job, home, family, pets), style (keyed reply preferences), tool (tools and switches),
-//! preference (tastes), correction, boundary, forget, plan (open loops, dated by [`when`]),
-//! resolution (closing them), mood, lore and fact. `heuristic` runs the families in priority
+//! preference (tastes), correction, boundary, decision (conventions), forget, plan (open loops, dated by [`when`]),
+//! resolution (closing them), mood, lore and fact; what no family claims, `episodic` keeps when
+//! it is a statement about the user's life. `heuristic` runs the families in priority
 //! order and turns what they find into ops; `rule` and `lex` hold what they share.
 
 mod boundary;
 mod correction;
+mod decision;
+mod episodic;
 mod fact;
 mod forget;
 mod heuristic;

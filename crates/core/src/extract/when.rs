@@ -132,6 +132,71 @@ pub fn find(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
     Some(TimePhrase { start: m.start(), end: m.end(), at: Utc.from_utc_datetime(&day.and_time(t)) })
 }
 
+fn past_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let p = format!(
+            r"(?ix)\b(?:
+              (?P<dby>(?:the\s+)?day\s+before\s+yesterday)
+            | (?P<yday>yesterday|last\s+night|yday)
+            | (?P<today>this\s+(?:morning|afternoon|evening)|earlier\s+today|today|tonight|just\s+now)
+            | (?P<lwe>last\s+weekend|over\s+the\s+weekend|this\s+past\s+weekend)
+            | (?P<lwd>(?:last|this\s+past|(?:on\s+)?(?:the\s+)?)\s*(?P<wd>{WEEKDAYS})(?:\s+(?:morning|afternoon|evening|night))?)
+            | (?P<lw>last\s+week|the\s+other\s+week|a\s+week\s+ago)
+            | (?P<lm>last\s+month|a\s+month\s+ago)
+            | (?P<ly>last\s+year|a\s+year\s+ago)
+            | (?P<ago>(?P<n>{NUMBERS})\s+(?P<unit>days?|weeks?|months?|years?)\s+ago)
+            )\b"
+        );
+        Regex::new(&p).expect("past date regex")
+    })
+}
+
+/// Finds the first phrase dating something that already happened ("yesterday", "last
+/// Saturday", "two weeks ago", "over the weekend") and resolves it against `at`, the time the
+/// message was sent. Conventions: a weekday is its latest occurrence before today; "last
+/// weekend" is the Saturday of the latest weekend before today; weeks, months and years count
+/// back from today. The instant keeps the message's time of day.
+pub fn past(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
+    let today = at.date_naive();
+    let c = past_re().captures(text)?;
+    let whole = c.get(0).expect("whole match");
+    let has = |name: &str| c.name(name).is_some();
+    let back_days = |d: i64| plus(today, -d);
+    let day = if has("dby") {
+        back_days(2)?
+    } else if has("yday") {
+        back_days(1)?
+    } else if has("today") {
+        today
+    } else if has("lwe") {
+        // Days back to the latest Saturday strictly before today's weekend.
+        let since_sat = (i64::from(today.weekday().num_days_from_monday()) - 5).rem_euclid(7);
+        back_days(if since_sat <= 1 { since_sat + 7 } else { since_sat })?
+    } else if has("lwd") {
+        let wd = weekday(c.name("wd")?.as_str())?;
+        let back =
+            (i64::from(today.weekday().num_days_from_monday()) - i64::from(wd.num_days_from_monday())).rem_euclid(7);
+        back_days(if back == 0 { 7 } else { back })?
+    } else if has("lw") {
+        back_days(7)?
+    } else if has("lm") {
+        today.checked_sub_months(Months::new(1))?
+    } else if has("ly") {
+        today.checked_sub_months(Months::new(12))?
+    } else {
+        let n = number(c.name("n")?.as_str())?;
+        let unit = c.name("unit")?.as_str().to_ascii_lowercase();
+        match unit.trim_end_matches('s') {
+            "day" => back_days(n)?,
+            "week" => back_days(7 * n)?,
+            "month" => today.checked_sub_months(Months::new(u32::try_from(n).ok()?))?,
+            _ => today.checked_sub_months(Months::new(u32::try_from(12 * n).ok()?))?,
+        }
+    };
+    Some(TimePhrase { start: whole.start(), end: whole.end(), at: Utc.from_utc_datetime(&day.and_time(at.time())) })
+}
+
 /// Extends a date span over a clock time right after it ("Friday at 3pm").
 fn adjacent_end(text: &str, date: regex::Match<'_>, clock: regex::Match<'_>) -> usize {
     if clock.start() >= date.end() && text[date.end()..clock.start()].trim().is_empty() { clock.end() } else { 0 }
@@ -352,6 +417,30 @@ fn exact_offset(c: &Captures<'_>, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn past_phrases_resolve_backwards_from_the_message() {
+        // Wednesday 3 June 2026, 14:00.
+        let at: DateTime<Utc> = "2026-06-03T14:00:00Z".parse().unwrap();
+        let day = |t: &str| past(t, at).map(|p| p.at.date_naive().to_string());
+        assert_eq!(day("I went to a concert last night").as_deref(), Some("2026-06-02"));
+        assert_eq!(day("Yesterday I ran 10k").as_deref(), Some("2026-06-02"));
+        assert_eq!(day("the day before yesterday").as_deref(), Some("2026-06-01"));
+        assert_eq!(day("ran a race last Saturday").as_deref(), Some("2026-05-30"));
+        assert_eq!(day("on Monday we moved").as_deref(), Some("2026-06-01"));
+        assert_eq!(day("we went hiking last weekend").as_deref(), Some("2026-05-30"));
+        assert_eq!(day("two weeks ago I quit").as_deref(), Some("2026-05-20"));
+        assert_eq!(day("a few days ago").as_deref(), Some("2026-05-31"));
+        assert_eq!(day("last month").as_deref(), Some("2026-05-03"));
+        assert_eq!(day("3 years ago").as_deref(), Some("2023-06-03"));
+        assert_eq!(day("this morning").as_deref(), Some("2026-06-03"));
+        assert_eq!(day("I like Saturdays"), None);
+        assert_eq!(day("I went there once"), None);
+        // On a Sunday, "last weekend" is the weekend before, not the one under way.
+        let sunday: DateTime<Utc> = "2026-06-07T10:00:00Z".parse().unwrap();
+        assert_eq!(past("last weekend", sunday).map(|p| p.at.date_naive().to_string()).as_deref(), Some("2026-05-30"));
+        assert_eq!(past("yesterday", at).map(|p| p.at.time()), Some(at.time()));
+    }
 
     /// Monday 2 March 2026, 09:00 UTC.
     fn mon() -> DateTime<Utc> {

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -32,6 +32,38 @@ pub struct Conversation {
     pub sessions: Vec<Session>,
     /// The questions about it, in file order.
     pub questions: Vec<Question>,
+    /// The dataset's own per-speaker facts, each tied to the turns it was read from (the
+    /// `observation` annotation): the reference the extraction benchmark measures against.
+    pub observations: Vec<Observation>,
+    /// The dataset's own per-speaker dated events (the `event_summary` annotation).
+    pub events: Vec<EventNote>,
+}
+
+/// A fact the dataset's authors read from one speaker's turns ("Caroline attended an LGBTQ
+/// support group recently ...", from D1:3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// The session it was observed in.
+    pub session: u32,
+    /// Whose fact it is.
+    pub speaker: String,
+    /// The fact, in the third person, naming the speaker.
+    pub text: String,
+    /// The turns it was read from, normalised; entries naming no turn are left out.
+    pub dia_ids: Vec<String>,
+}
+
+/// Something that happened to a speaker, by the dataset's authors, dated by its session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventNote {
+    /// The session it was told in.
+    pub session: u32,
+    /// To whom it happened.
+    pub speaker: String,
+    /// What happened, naming the speaker.
+    pub text: String,
+    /// The date the annotation gives it.
+    pub date: NaiveDate,
 }
 
 /// One sitting of the conversation, all at one date-time.
@@ -269,7 +301,80 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
         }
         questions.push(Question { index, text, answer, category, evidence, unresolved, normalised });
     }
-    Ok(Conversation { sample_id, speakers, sessions, questions })
+    let observations = parse_observations(item, &present).map_err(at)?;
+    let events = parse_events(item).map_err(at)?;
+    Ok(Conversation { sample_id, speakers, sessions, questions, observations, events })
+}
+
+/// The number N of a key `{prefix}N{suffix}` ("session_3_observation" → 3).
+fn session_of(key: &str, prefix: &str, suffix: &str) -> Option<u32> {
+    key.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+}
+
+/// `observation`: `{"session_N_observation": {speaker: [[text, dia_id | [dia_id, ...]], ...]}}`.
+/// Absent is fine (not every LoCoMo-format file is annotated); present and malformed is an error.
+fn parse_observations(item: &Value, present: &HashSet<&str>) -> Result<Vec<Observation>, String> {
+    let Some(root) = item.get("observation") else { return Ok(Vec::new()) };
+    let root = root.as_object().ok_or("\"observation\" must be an object of sessions")?;
+    let mut out = Vec::new();
+    for (key, speakers) in root {
+        let session = session_of(key, "session_", "_observation")
+            .ok_or_else(|| format!("\"observation\": unexpected key {key:?} (expected session_N_observation)"))?;
+        let speakers = speakers.as_object().ok_or_else(|| format!("\"{key}\" must map speakers to lists"))?;
+        for (speaker, list) in speakers {
+            let list = list.as_array().ok_or_else(|| format!("\"{key}\".{speaker} must be a list"))?;
+            for entry in list {
+                let (text, ids) = match entry.as_array().map(Vec::as_slice) {
+                    Some([Value::String(t), ids]) => (t, ids),
+                    _ => return Err(format!("\"{key}\".{speaker}: each entry must be [text, dia_id(s)]")),
+                };
+                let raw: Vec<&str> = match ids {
+                    Value::String(s) => vec![s.as_str()],
+                    Value::Array(xs) => xs.iter().filter_map(Value::as_str).collect(),
+                    _ => return Err(format!("\"{key}\".{speaker}: dialog ids must be a string or a list")),
+                };
+                let mut dia_ids: Vec<String> = Vec::new();
+                for id in raw.iter().flat_map(|r| split_evidence(r)).filter_map(normalise_dia_id) {
+                    if present.contains(id.as_str()) && !dia_ids.contains(&id) {
+                        dia_ids.push(id);
+                    }
+                }
+                out.push(Observation { session, speaker: speaker.clone(), text: text.clone(), dia_ids });
+            }
+        }
+    }
+    out.sort_by_key(|o| o.session);
+    Ok(out)
+}
+
+/// `event_summary`: `{"events_session_N": {speaker: [text, ...], "date": "8 May, 2023"}}`.
+fn parse_events(item: &Value) -> Result<Vec<EventNote>, String> {
+    let Some(root) = item.get("event_summary") else { return Ok(Vec::new()) };
+    let root = root.as_object().ok_or("\"event_summary\" must be an object of sessions")?;
+    let mut out = Vec::new();
+    for (key, entry) in root {
+        let session = session_of(key, "events_session_", "")
+            .ok_or_else(|| format!("\"event_summary\": unexpected key {key:?} (expected events_session_N)"))?;
+        let entry = entry.as_object().ok_or_else(|| format!("\"{key}\" must be an object"))?;
+        let date = entry.get("date").and_then(Value::as_str).ok_or_else(|| format!("\"{key}\" has no \"date\""))?;
+        let date = parse_date(date).map_err(|e| format!("\"{key}\".date: {e}"))?;
+        for (speaker, list) in entry.iter().filter(|(k, _)| k.as_str() != "date") {
+            let list = list.as_array().ok_or_else(|| format!("\"{key}\".{speaker} must be a list"))?;
+            for text in list.iter().filter_map(Value::as_str).filter(|t| !t.trim().is_empty()) {
+                out.push(EventNote { session, speaker: speaker.clone(), text: text.to_string(), date });
+            }
+        }
+    }
+    out.sort_by_key(|e| e.session);
+    Ok(out)
+}
+
+/// "8 May, 2023" → 2023-05-08.
+pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
+    let t = s.trim();
+    NaiveDate::parse_from_str(t, "%d %B, %Y")
+        .or_else(|_| NaiveDate::parse_from_str(t, "%d %b, %Y"))
+        .map_err(|e| format!("{t:?} is not a date like \"8 May, 2023\" ({e})"))
 }
 
 /// Splits an evidence entry that packs several ids ("D8:6; D9:17", "D9:1 D4:4").
@@ -308,6 +413,27 @@ mod tests {
         assert_eq!(parse_date_time("10:04 am on 19 December, 2023").unwrap().to_rfc3339(), "2023-12-19T10:04:00+00:00");
         assert_eq!(parse_date_time("12:09 am on 1 Jan, 2024").unwrap().to_rfc3339(), "2024-01-01T00:09:00+00:00");
         assert!(parse_date_time("yesterday").unwrap_err().contains("1:56 pm on 8 May, 2023"));
+        assert_eq!(parse_date("21 January, 2022").unwrap().to_string(), "2022-01-21");
+        assert!(parse_date("soon").is_err());
+    }
+
+    #[test]
+    fn observations_and_events_are_read_with_their_turns_and_dates() {
+        let text = r#"[{"sample_id": "c1",
+            "conversation": {"session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I ran a 5k yesterday"},
+                              {"speaker": "Bo", "dia_id": "D1:2", "text": "Nice"}]},
+            "observation": {"session_1_observation": {"Ann": [["Ann ran a 5k.", "D1:1"],
+                                                              ["Ann likes Bo.", ["D1:1", "D1:2", "D9:9"]]]}},
+            "event_summary": {"events_session_1": {"Ann": ["Ann runs a 5k."], "Bo": [], "date": "8 May, 2023"}}}]"#;
+        let c = &Dataset::parse(Path::new("x.json"), text).unwrap().conversations[0];
+        assert_eq!(c.observations.len(), 2);
+        assert_eq!((c.observations[0].session, c.observations[0].speaker.as_str()), (1, "Ann"));
+        assert_eq!(c.observations[1].dia_ids, vec!["D1:1", "D1:2"], "ids naming no turn are dropped");
+        assert_eq!(c.events.len(), 1);
+        assert_eq!((c.events[0].text.as_str(), c.events[0].date.to_string()), ("Ann runs a 5k.", "2023-05-08".into()));
+        let bad = text.replace(r#""D1:1"],"#, r#"7],"#);
+        assert!(Dataset::parse(Path::new("x.json"), &bad).is_err());
     }
 
     #[test]

@@ -193,38 +193,51 @@ pub fn run_locomo(
     Ok(run)
 }
 
-fn run_conversation(
+/// A conversation ingested into its own throwaway store, as an application would have fed it;
+/// the engine's clock is left an hour after the last session.
+pub(super) struct Ingested {
+    /// The engine over the conversation's store.
+    pub(super) memory: Memory,
+    /// What ingesting took and produced.
+    pub(super) stats: ConversationStats,
+    /// Keeps the store's directory alive as long as the engine.
+    _dir: tempfile::TempDir,
+}
+
+/// Turns an engine error into the harness's, saying which conversation and what it was doing.
+pub(super) fn engine_error(conversation: &str, during: impl Into<String>) -> impl FnOnce(mnemo::Error) -> LocomoError {
+    let (conversation, during) = (conversation.to_string(), during.into());
+    move |source| LocomoError::Engine { conversation, during, source: Box::new(source) }
+}
+
+/// The scope a conversation's chat is ingested or asked under (one user per conversation).
+pub(super) fn chat_scope(conv: &Conversation, chat: Option<&str>) -> Result<Scope, LocomoError> {
+    Scope::parse(TENANT, None, Some(&conv.sample_id), chat)
+        .map_err(|e| engine_error(&conv.sample_id, format!("scope for chat {chat:?}"))(e.into()))
+}
+
+/// Ingests `conv` into a fresh embedded store: session by session at the session's date-time,
+/// a turn 30 seconds apart, each turn's dialog id as its message id (so provenance names turns),
+/// flushing at the end of each session as an application would at the end of a conversation.
+pub(super) fn ingest_conversation(
     conv: &Conversation,
     config: &Config,
-    embedder: &Arc<dyn Embedder>,
-    options: &LocomoOptions,
-    run: &mut LocomoRun,
+    embedder: Arc<dyn Embedder>,
+    rendering: TurnRendering,
     progress: Progress<'_>,
-) -> Result<(), LocomoError> {
-    let id = conv.sample_id.clone();
-    let engine = |during: String| {
-        let id = id.clone();
-        move |source: mnemo::Error| LocomoError::Engine { conversation: id, during, source: Box::new(source) }
-    };
-    let tmp = tempfile::tempdir().map_err(|source| LocomoError::TempDir { conversation: id.clone(), source })?;
+) -> Result<Ingested, LocomoError> {
+    let id = conv.sample_id.as_str();
+    let tmp = tempfile::tempdir().map_err(|source| LocomoError::TempDir { conversation: id.to_string(), source })?;
     let mut config = config.clone();
     config.data_dir = tmp.path().to_path_buf();
     config.database_url = None;
-    let store = SqliteStore::open(config.db_path()).map_err(|e| engine("opening its store".into())(e.into()))?;
+    let store = SqliteStore::open(config.db_path()).map_err(|e| engine_error(id, "opening its store")(e.into()))?;
     let first = conv.sessions[0].at;
     let clock = Arc::new(ManualClock::new(first));
-    let queries: Arc<dyn Embedder> = Arc::new(OncePerQuestion::new(Arc::clone(embedder)));
-    let memory = Memory::from_parts(config, Arc::new(store), Some(queries), clock.clone());
-    let scope = |chat: &str| {
-        Scope::parse(TENANT, None, Some(&conv.sample_id), Some(chat))
-            .map_err(|e| engine(format!("scope for chat {chat:?}"))(e.into()))
-    };
-
-    // Ingest: session by session, at the session's date-time, a turn a few seconds apart.
-    let rendering = options.rendering;
+    let memory = Memory::from_parts(config, Arc::new(store), Some(embedder), clock.clone());
     let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(rendering)).collect();
     let mut stats = ConversationStats {
-        sample_id: id.clone(),
+        sample_id: id.to_string(),
         sessions: conv.sessions.len(),
         turns: texts.len(),
         tokens: texts.iter().map(|t| tokens::count(t) + 1).sum(),
@@ -247,25 +260,41 @@ fn run_conversation(
                 at: Some(session.at + Duration::seconds(30 * i as i64)),
             })
             .collect();
-        let session_scope = scope(&chat)?;
+        let session_scope = chat_scope(conv, Some(&chat))?;
         let t = Instant::now();
-        let report = memory.ingest(&session_scope, batch).map_err(engine(format!("ingesting {chat}")))?;
+        let report = memory.ingest(&session_scope, batch).map_err(engine_error(id, format!("ingesting {chat}")))?;
         // The end of a session is the end of a conversation: whatever extraction an
         // asynchronous extractor still has queued for it runs now, as an application would ask.
-        memory.flush(&session_scope).map_err(engine(format!("flushing {chat}")))?;
+        memory.flush(&session_scope).map_err(engine_error(id, format!("flushing {chat}")))?;
         stats.ingest_seconds += t.elapsed().as_secs_f64();
         stats.ops_proposed += report.ops.len();
     }
     let last = conv.sessions.iter().map(|s| s.at).max().unwrap_or(first);
     clock.set(last + Duration::hours(1));
-    let user =
-        Scope::parse(TENANT, None, Some(&conv.sample_id), None).map_err(|e| engine("user scope".into())(e.into()))?;
     let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
-    stats.active_memories = memory.list(&user, &active).map_err(engine("listing memories".into()))?.len();
+    stats.active_memories =
+        memory.list(&chat_scope(conv, None)?, &active).map_err(engine_error(id, "listing memories"))?.len();
     progress(&format!(
         "{id}: {} sessions, {} turns ingested in {:.1} s; {} active memories",
         stats.sessions, stats.turns, stats.ingest_seconds, stats.active_memories
     ));
+    Ok(Ingested { memory, stats, _dir: tmp })
+}
+
+fn run_conversation(
+    conv: &Conversation,
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+    options: &LocomoOptions,
+    run: &mut LocomoRun,
+    progress: Progress<'_>,
+) -> Result<(), LocomoError> {
+    let id = conv.sample_id.clone();
+    let engine = |during: String| engine_error(&id, during);
+    let queries: Arc<dyn Embedder> = Arc::new(OncePerQuestion::new(Arc::clone(embedder)));
+    let Ingested { memory, mut stats, _dir } = ingest_conversation(conv, config, queries, options.rendering, progress)?;
+    let scope = |chat: &str| chat_scope(conv, Some(chat));
+    let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(options.rendering)).collect();
 
     // The baseline's index over exactly the ingested text.
     let dia_ids: Vec<&str> = conv.turns().map(|(_, t)| t.dia_id.as_str()).collect();

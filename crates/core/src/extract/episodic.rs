@@ -1,0 +1,576 @@
+//! Episodic capture: a first-person statement that no rule family claimed, kept as it was said
+//! when it tells what happened to the user, what they did, have or are doing.
+//!
+//! The rule families read the phrasings they know (a name, a pet, a plan, a boundary); people
+//! say far more than that ("Lost my job as a banker yesterday", "We took the kids to the museum
+//! last weekend"). Rather than a rule per phrasing, this reads the shape of the clause — who is
+//! the subject, the verb's tense, what it is about — and keeps the statement in the third person,
+//! dated when it happened in the past. Decay and consolidation select among what is kept later;
+//! here the only filter is that the statement is about the user and says something: reactions
+//! to the other speaker ("I'm so happy for you"), opinions of their words ("I think so too") and
+//! contentless chat are left out.
+
+use chrono::{DateTime, Utc};
+
+use super::lex::{is_past, third_person, third_singular};
+use super::rule::Sentence;
+use super::when;
+use crate::kind::Kind;
+use crate::op::Draft;
+use crate::text::is_stopword;
+
+/// What capture found in one sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Episode {
+    /// The statement in the third person ("User lost their job as a banker yesterday").
+    pub(super) content: String,
+    /// Event for what already happened, fact for what holds now.
+    pub(super) kind: Kind,
+    /// When it happened (events): the time phrase resolved, else the message's time.
+    pub(super) when: Option<DateTime<Utc>>,
+    /// How much it says: specific words, names and numbers, a date.
+    pub(super) salience: f32,
+}
+
+/// Words that open a sentence without being its subject ("oh", "yeah", "btw", "honestly").
+const LEADS: &[&str] = &[
+    "actually",
+    "ah",
+    "also",
+    "and",
+    "anyway",
+    "anyways",
+    "aw",
+    "aww",
+    "awww",
+    "btw",
+    "but",
+    "finally",
+    "fortunately",
+    "funny",
+    "gosh",
+    "guess",
+    "haha",
+    "hahaha",
+    "hey",
+    "hi",
+    "hmm",
+    "honestly",
+    "lately",
+    "lol",
+    "luckily",
+    "man",
+    "meanwhile",
+    "nah",
+    "no",
+    "nope",
+    "oh",
+    "ok",
+    "okay",
+    "omg",
+    "ooh",
+    "plus",
+    "recently",
+    "sadly",
+    "so",
+    "sure",
+    "then",
+    "totally",
+    "ugh",
+    "um",
+    "unfortunately",
+    "well",
+    "what",
+    "whoa",
+    "wow",
+    "ya",
+    "yay",
+    "yeah",
+    "yep",
+    "yes",
+    "yup",
+];
+
+/// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
+const ADVERBS: &[&str] = &[
+    "actually",
+    "again",
+    "all",
+    "almost",
+    "already",
+    "also",
+    "always",
+    "definitely",
+    "even",
+    "ever",
+    "finally",
+    "first",
+    "just",
+    "kinda",
+    "never",
+    "now",
+    "often",
+    "once",
+    "only",
+    "originally",
+    "really",
+    "recently",
+    "sometimes",
+    "still",
+    "totally",
+    "truly",
+    "usually",
+];
+
+/// Verbs whose clause is an opinion or a reaction, not a statement about the user's life.
+const REACTIONS: &[&str] = &[
+    "admire",
+    "agree",
+    "appreciate",
+    "bet",
+    "believe",
+    "can't",
+    "couldn't",
+    "feel",
+    "felt",
+    "figured",
+    "gotta",
+    "guess",
+    "hope",
+    "imagine",
+    "know",
+    "knew",
+    "mean",
+    "meant",
+    "miss",
+    "reckon",
+    "remember",
+    "see",
+    "suppose",
+    "think",
+    "thought",
+    "totally",
+    "understand",
+    "wish",
+    "wonder",
+    "wondered",
+];
+
+/// Adjectives that, after "I'm", describe the speaker's reaction to the conversation.
+const FEELINGS: &[&str] = &[
+    "amazed",
+    "blessed",
+    "certain",
+    "curious",
+    "excited",
+    "flattered",
+    "glad",
+    "grateful",
+    "happy",
+    "honored",
+    "impressed",
+    "inspired",
+    "jealous",
+    "lucky",
+    "moved",
+    "proud",
+    "sorry",
+    "stoked",
+    "sure",
+    "thankful",
+    "thrilled",
+    "touched",
+];
+
+/// Modals and auxiliaries after "I" that keep their form in the third person.
+const MODALS: &[&str] = &["can", "could", "might", "must", "should", "will", "would", "may", "had", "did", "was"];
+
+/// Past forms that open reactions when the subject is left out ("Loved it!", "Sounds great").
+const NOT_ELIDED: &[&str] = &["loved", "liked", "enjoyed", "glad", "missed", "thanked", "wished", "guessed", "agreed"];
+
+/// The most words a captured statement keeps (a long turn is cut at a clause break before).
+const MAX_WORDS: usize = 32;
+
+fn bare(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
+}
+
+/// Reads one sentence; `None` when it is not a statement about the user worth keeping.
+pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
+    // Hypotheticals, questions and hedged statements ("I think I might ...") assert nothing.
+    if s.blocked || s.hedged || s.statement_end == 0 {
+        return None;
+    }
+    let text = s.text[..s.statement_end.min(s.text.len())].trim();
+    let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+
+    // Lead-ins: interjections, a name said to the other person ("Caroline, I ..."), and a past
+    // time phrase the statement starts with ("Last Saturday I ran ...").
+    let mut when: Option<DateTime<Utc>> = None;
+    loop {
+        let first = words.first()?;
+        let b = bare(first);
+        if LEADS.contains(&b.as_str()) || (first.ends_with(',') && first.starts_with(char::is_uppercase)) {
+            words.remove(0);
+            continue;
+        }
+        let rest = words.join(" ");
+        if let Some(p) = when::past(&rest, s.at).filter(|p| p.start == 0) {
+            when = Some(p.at);
+            let consumed = rest[..p.end].split_whitespace().count();
+            words.drain(..consumed.min(words.len()));
+            if let Some(w) = words.first_mut() {
+                *w = w.trim_start_matches(',').to_string();
+            }
+            words.retain(|w| !w.is_empty());
+            continue;
+        }
+        break;
+    }
+    // About the other speaker, not the user ("I'm so proud of you", "your painting").
+    if words
+        .iter()
+        .any(|w| matches!(bare(w).as_str(), "you" | "your" | "yours" | "you're" | "you've" | "u" | "ya" | "yourself"))
+    {
+        return None;
+    }
+    let elided = elided_subject(&words);
+    if let Some(subject) = elided {
+        words.insert(0, subject.to_string());
+    }
+    // The first word naming the user ("I", "my", "me", "we"): everything is told about them.
+    let k = words.iter().position(|w| first_person(&bare(w)))?;
+    let (user, verb_at) = user_form(&words, k)?;
+    let mut v = verb_at;
+    while words.get(v).is_some_and(|w| ADVERBS.contains(&bare(w).as_str())) {
+        v += 1;
+    }
+    let verb = words.get(v).map(|w| bare(w)).unwrap_or_default();
+    // What follows the verb (or "am" + adjective) must say something: "I think so", "I'm so
+    // happy!" and "I agree" do not; "I feel it's important to help others" does.
+    let rest_from = if REACTIONS.contains(&verb.as_str()) || FEELINGS.contains(&verb.as_str()) {
+        v + 1
+    } else if matches!(verb.as_str(), "am" | "is" | "so" | "really" | "very" | "super") || user.ends_with(" is") {
+        words[v..].iter().position(|w| FEELINGS.contains(&bare(w).as_str())).map_or(v, |p| v + p + 1)
+    } else {
+        verb_at
+    };
+    let told: Vec<String> = words[rest_from.min(words.len())..]
+        .iter()
+        .map(|w| bare(w))
+        .filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w) && !first_person(w))
+        .collect();
+    let specific = words
+        .iter()
+        .skip(1)
+        .any(|w| w.starts_with(char::is_uppercase) && !first_person(&bare(w)) || w.chars().any(|c| c.is_ascii_digit()));
+    let enough = if k == 0 || specific { 2 } else { 3 };
+    if told.len() < enough {
+        return None;
+    }
+
+    // The sentence in the third person: the first mention is "User", the verb agreeing.
+    let mut out: Vec<String> = words[..k].to_vec();
+    out.push(user.clone());
+    for (i, w) in words.iter().enumerate().skip(verb_at) {
+        if i == v && user == "User" && elided.is_none() {
+            out.push(agree(&bare(w)));
+        } else {
+            out.push(w.clone());
+        }
+    }
+    let head_len = k + 1;
+    let tail = third_person(&out[head_len..].join(" "));
+    let joined = format!("{} {tail}", out[..head_len].join(" "));
+    let content = cut(joined.trim());
+    if !crate::pii::detect(&content).is_empty() {
+        return None;
+    }
+    // After "is"/"are" a participle describes a state ("User is swamped"), not a past action.
+    let state = user.ends_with(" is") || user.ends_with(" are");
+    let past_verb =
+        !state && (is_past(&verb) || user.ends_with(" has") || user.ends_with(" have") || elided == Some("I've"));
+    if when.is_none() {
+        when = when::past(text, s.at).map(|p| p.at);
+    }
+    let event = past_verb || when.is_some() || verb == "just";
+    let subject_first = k == 0;
+    let salience = (if subject_first { 0.45 } else { 0.4 }
+        + if specific { 0.1 } else { 0.0 }
+        + if event { 0.1 } else { 0.0 }
+        + (told.len() as f32 * 0.02).min(0.15))
+    .min(0.85);
+    Some(Episode {
+        content,
+        kind: if event { Kind::Event } else { Kind::Fact },
+        when: if event { Some(when.unwrap_or(s.at)) } else { None },
+        salience,
+    })
+}
+
+/// Whether a word names the speaker.
+fn first_person(w: &str) -> bool {
+    matches!(
+        w,
+        "i" | "i'm"
+            | "i've"
+            | "i'd"
+            | "i'll"
+            | "me"
+            | "my"
+            | "myself"
+            | "mine"
+            | "we"
+            | "we're"
+            | "we've"
+            | "we'll"
+            | "our"
+            | "us"
+    )
+}
+
+/// The subject a casual sentence leaves out, put back: "Lost my job" (I), "Been running
+/// longer" (I've), "Researching adoption agencies" (I'm), "Gonna continue my edu" (I'm).
+fn elided_subject(words: &[String]) -> Option<&'static str> {
+    let w0 = bare(words.first()?);
+    let w1 = words.get(1).map(|w| bare(w)).unwrap_or_default();
+    if words.len() < 3 {
+        return None;
+    }
+    match w0.as_str() {
+        "been" => Some("I've"),
+        "just" if is_past(&w1) => Some("I"),
+        "gonna" | "planning" | "hoping" | "trying" => Some("I'm"),
+        w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
+        w if w.len() > 5
+            && w.ends_with("ing")
+            && !matches!(
+                w,
+                "nothing"
+                    | "something"
+                    | "anything"
+                    | "everything"
+                    | "being"
+                    | "morning"
+                    | "evening"
+                    | "thing"
+                    | "during"
+                    | "according"
+            ) =>
+        {
+            Some("I'm")
+        }
+        _ => None,
+    }
+}
+
+/// The user's form of the first-person word at `k` and the index of the word after it (where
+/// the verb is): "I'm" → "User is", "my" → "User's", "we" → "User and others".
+fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
+    let w = bare(&words[k]);
+    let next = words.get(k + 1).map(|w| bare(w)).unwrap_or_default();
+    Some(match w.as_str() {
+        "i" => match next.as_str() {
+            "am" => ("User is".into(), k + 2),
+            "have" if words.get(k + 2).is_some_and(|w| is_past(&bare(w)) || bare(w) == "been") => {
+                ("User has".into(), k + 2)
+            }
+            _ => ("User".into(), k + 1),
+        },
+        "i'm" => ("User is".into(), k + 1),
+        "i've" => ("User has".into(), k + 1),
+        // Conditionals and the future are plans, read by the plan family.
+        "i'd" | "i'll" | "we'll" => return None,
+        "me" if next == "and" && k == 0 => (format!("User and {}", words.get(k + 2)?), k + 3),
+        "me" | "myself" => ("User".into(), k + 1),
+        "my" | "our" => {
+            let noun = words.get(k + 1)?;
+            // "My husband and I went ..."
+            if words.get(k + 2).is_some_and(|w| bare(w) == "and") && words.get(k + 3).is_some_and(|w| bare(w) == "i") {
+                (format!("User and their {noun}"), k + 4)
+            } else {
+                (format!("User's {noun}"), k + 2)
+            }
+        }
+        "mine" => ("User's".into(), k + 1),
+        "we" | "us" => ("User and others".into(), k + 1),
+        "we're" => ("User and others are".into(), k + 1),
+        "we've" => ("User and others have".into(), k + 1),
+        _ => return None,
+    })
+}
+
+/// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
+fn agree(b: &str) -> String {
+    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") {
+        match b {
+            "don't" => "doesn't".to_string(),
+            "haven't" => "hasn't".to_string(),
+            _ => b.to_string(),
+        }
+    } else {
+        match b {
+            "am" => "is".to_string(),
+            "have" => "has".to_string(),
+            "do" => "does".to_string(),
+            _ => third_singular(b),
+        }
+    }
+}
+
+/// The most statements of one message kept together.
+const PER_MESSAGE: usize = 2;
+
+/// Folds one message's captured statements into one memory: the most salient two, in the order
+/// they were said. A message is one moment of the user's life; one memory per message keeps the
+/// count in step with the conversation and the statements' shared context together.
+pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
+    if episodes.is_empty() {
+        return None;
+    }
+    if episodes.len() > PER_MESSAGE {
+        let mut order: Vec<usize> = (0..episodes.len()).collect();
+        order.sort_by(|&a, &b| episodes[b].salience.total_cmp(&episodes[a].salience).then(a.cmp(&b)));
+        let keep: Vec<usize> = order.into_iter().take(PER_MESSAGE).collect();
+        let mut i = 0;
+        episodes.retain(|_| {
+            i += 1;
+            keep.contains(&(i - 1))
+        });
+    }
+    let event = episodes.iter().find(|e| e.kind == Kind::Event);
+    let kind = if event.is_some() { Kind::Event } else { Kind::Fact };
+    let valid_from = event.and_then(|e| e.when);
+    let salience = episodes.iter().map(|e| e.salience).fold(0.0f32, f32::max);
+    let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
+    let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
+    draft.valid_from = valid_from;
+    Some(draft)
+}
+
+/// How sure a plainly stated first-person statement is: above the gate's floor for facts, below
+/// what a rule that read a specific phrasing gives.
+const CONFIDENCE: f32 = 0.75;
+
+/// Words that fill a sentence without telling anything ("really", "stuff", "lot").
+fn is_filler(w: &str) -> bool {
+    matches!(
+        w,
+        "really"
+            | "just"
+            | "stuff"
+            | "things"
+            | "thing"
+            | "lot"
+            | "lots"
+            | "much"
+            | "very"
+            | "pretty"
+            | "super"
+            | "totally"
+            | "kinda"
+            | "gonna"
+            | "wanna"
+            | "gotta"
+            | "yeah"
+            | "like"
+            | "too"
+            | "also"
+            | "always"
+            | "definitely"
+            | "awesome"
+            | "amazing"
+            | "great"
+            | "cool"
+            | "nice"
+            | "good"
+            | "fun"
+            | "love"
+            | "lol"
+            | "haha"
+            | "something"
+            | "anything"
+            | "everything"
+            | "someone"
+            | "it's"
+            | "that's"
+            | "there"
+    )
+}
+
+/// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
+/// emoji or exclamation.
+fn cut(content: &str) -> String {
+    let words: Vec<&str> = content.split_whitespace().collect();
+    let mut end = words.len().min(MAX_WORDS);
+    if words.len() > MAX_WORDS {
+        if let Some(i) =
+            (8..end).rev().find(|&i| words[i - 1].ends_with([',', ';', ':']) || words[i] == "and" || words[i] == "but")
+        {
+            end = i;
+        }
+    }
+    let s = words[..end].join(" ");
+    s.trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '"' && c != '\'').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::run;
+    use crate::kind::Kind;
+
+    fn episode(text: &str) -> Option<(Kind, String, Option<String>)> {
+        run(text)
+            .into_iter()
+            .find(|o| matches!(o.draft.kind, Kind::Event | Kind::Fact))
+            .map(|o| (o.draft.kind, o.draft.content, o.draft.valid_from.map(|d| d.date_naive().to_string())))
+    }
+
+    #[test]
+    fn what_happened_is_kept_and_dated() {
+        // The test clock is Monday 2 March 2026.
+        let (kind, content, when) =
+            episode("I went to a jazz concert in Lisbon last night and it was amazing!").unwrap();
+        assert_eq!(kind, Kind::Event);
+        assert!(content.starts_with("User went to a jazz concert in Lisbon"), "{content}");
+        assert_eq!(when.as_deref(), Some("2026-03-01"));
+        let (_, content, when) = episode("Last Saturday I ran my first half marathon in Porto.").unwrap();
+        assert_eq!(content, "User ran their first half marathon in Porto");
+        assert_eq!(when.as_deref(), Some("2026-02-28"));
+        let (_, content, when) = episode("Lost my job as a banker yesterday, so it's been rough.").unwrap();
+        assert!(content.starts_with("User lost their job as a banker yesterday"), "{content}");
+        assert_eq!(when.as_deref(), Some("2026-03-01"));
+        let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
+        assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn what_holds_now_is_a_fact_in_the_third_person() {
+        let (kind, content, when) =
+            episode("I volunteer at the animal shelter downtown every Sunday morning.").unwrap();
+        assert_eq!((kind, when), (Kind::Fact, None));
+        assert_eq!(content, "User volunteers at the animal shelter downtown every Sunday morning");
+        let (_, content, _) = episode("i'm swamped with the kids and my new job at the clinic").unwrap();
+        assert_eq!(content, "User is swamped with the kids and their new job at the clinic");
+    }
+
+    #[test]
+    fn reactions_opinions_and_chat_are_not_kept() {
+        for text in [
+            "I'm so happy for you!",
+            "I think that's a great idea.",
+            "I love your painting, it's beautiful.",
+            "I agree, taking risks is key.",
+            "Thanks! I appreciate it.",
+            "I know right, haha.",
+            "Wow, that's awesome!",
+            "I'm really proud of what you did there.",
+            "What did you do last weekend?",
+            "If I won the lottery I'd buy a boat in Greece.",
+            "I see.",
+            "Sounds great, let me know how it goes!",
+        ] {
+            assert_eq!(episode(text), None, "{text}");
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! `mnemo bench extract`: what extraction keeps, judged against LoCoMo's own annotations.
+//!
+//! Each conversation is ingested exactly as the retrieval benchmark does; then the active
+//! memories are compared with the dataset authors' `observation`s (facts per speaker, each with
+//! the turns it came from) and `event_summary` (dated events per session). A memory *states* a
+//! reference when the all-MiniLM-L6-v2 cosine between the two texts is at least
+//! [`MATCH_COSINE`], after the reference's speaker is renamed "User" (memories speak of the user
+//! that way). The threshold is part of the measure's contract; the distribution of best cosines
+//! is reported beside it so a reader can see how much hangs on it.
+//!
+//! - `observation_recall`: observations stated by an active memory whose provenance includes
+//!   one of the observation's turns;
+//! - `event_recall`: events stated by an active memory sourced in the event's session, and
+//!   `event_date_accuracy`: matched events one of whose matching memories is dated (valid from)
+//!   within a day of the annotated date;
+//! - `precision`: active memories stating some observation of their own source sessions (a lower
+//!   bound: the annotations are not exhaustive, so unmatched memories are listed for a person);
+//! - `memories_per_100_turns` and the extractor's own time per message.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{Duration, NaiveDate};
+use mnemo::models::Embedder;
+use mnemo::store::ListFilter;
+use mnemo::{Config, ExtractorKind};
+use mnemo_core::extract::{Extractor, HeuristicExtractor};
+use mnemo_core::{Kind, Memory as Row, Message, MessageId, Role, StatusKind};
+use serde::Serialize;
+
+use super::data::{Conversation, Dataset, TurnRendering};
+use super::error::LocomoError;
+use super::harness::{Progress, chat_scope, engine_error, ingest_conversation};
+use super::metrics::Summary;
+
+/// Cosine (all-MiniLM-L6-v2) at or above which a memory states a reference fact.
+pub const MATCH_COSINE: f32 = 0.6;
+
+/// Which conversations to measure and how to feed them in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExtractionOptions {
+    /// Conversations skipped from the start of the file (a held-out split starts past them).
+    pub skip: usize,
+    /// Then at most this many (all when `None`).
+    pub conversations: Option<usize>,
+    /// How turns become message text (as in the retrieval benchmark).
+    pub rendering: TurnRendering,
+    /// How many unmatched memories and missed observations the report lists for a person.
+    pub listed: usize,
+}
+
+impl Default for ExtractionOptions {
+    fn default() -> Self {
+        Self { skip: 0, conversations: None, rendering: TurnRendering::default(), listed: 20 }
+    }
+}
+
+/// A share with what it is a share of, so every rate can be checked by hand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Share {
+    /// The rate, 0..1 (0 when there is nothing to count).
+    pub rate: f64,
+    /// Counted.
+    pub hits: usize,
+    /// Out of.
+    pub of: usize,
+}
+
+impl Share {
+    fn new(hits: usize, of: usize) -> Self {
+        Self { rate: if of == 0 { 0.0 } else { hits as f64 / of as f64 }, hits, of }
+    }
+
+    fn add(self, other: Self) -> Self {
+        Self::new(self.hits + other.hits, self.of + other.of)
+    }
+}
+
+/// One conversation's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationExtraction {
+    /// The sample id.
+    pub sample_id: String,
+    /// Turns ingested.
+    pub turns: usize,
+    /// Active memories counted (see [`counted`]).
+    pub memories: usize,
+    /// Observations stated by a memory sourced in one of their turns.
+    pub observations: Share,
+    /// Events stated by a memory sourced in their session.
+    pub events: Share,
+    /// Matched events whose memory carries the date (±1 day).
+    pub event_dates: Share,
+    /// Memories stating an observation of their source sessions.
+    pub precision: Share,
+}
+
+/// A memory that states no observation of its sessions, for a person to judge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnmatchedMemory {
+    /// The conversation.
+    pub conversation: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its content.
+    pub content: String,
+    /// The turns it came from.
+    pub sources: Vec<String>,
+    /// The closest observation of its sessions and the cosine to it.
+    pub closest: Option<(String, f32)>,
+}
+
+/// An observation no memory sourced in its turns states, for a person to judge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MissedObservation {
+    /// The conversation.
+    pub conversation: String,
+    /// The observation, speaker renamed.
+    pub text: String,
+    /// Its turns.
+    pub dia_ids: Vec<String>,
+    /// The closest memory sourced in those turns and the cosine to it.
+    pub closest: Option<(String, f32)>,
+}
+
+/// Everything `mnemo bench extract` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtractionReport {
+    /// "extract".
+    pub benchmark: &'static str,
+    /// The cosine a match needs.
+    pub match_cosine: f32,
+    /// Share of observations stated by an active memory sourced in one of their turns.
+    pub observation_recall: f64,
+    /// Share of events stated by an active memory sourced in their session.
+    pub event_recall: f64,
+    /// Share of matched events whose memory carries the event's date within a day.
+    pub event_date_accuracy: f64,
+    /// Share of active memories stating an observation of their own source sessions.
+    pub precision: f64,
+    /// Active memories per 100 ingested turns.
+    pub memories_per_100_turns: f64,
+    /// The extractor's own time per message in ms (heuristic: each turn extracted alone; LLM:
+    /// ingest and flush wall time per turn).
+    pub extraction_ms_per_message: Summary,
+    /// The counts behind the rates.
+    pub observations: Share,
+    /// See `observations`.
+    pub events: Share,
+    /// See `observations`.
+    pub event_dates: Share,
+    /// See `observations`.
+    pub memories: Share,
+    /// Turns ingested.
+    pub turns: usize,
+    /// For every observation, the best cosine of a memory sourced in its turns (0 without one):
+    /// its percentiles and a histogram by tenths.
+    pub observation_best_cosine: CosineDistribution,
+    /// Active memories counted, per kind.
+    pub memories_by_kind: BTreeMap<String, Share>,
+    /// Per conversation.
+    pub per_conversation: Vec<ConversationExtraction>,
+    /// Memories that state nothing annotated (as many as the options list).
+    pub unmatched_memories: Vec<UnmatchedMemory>,
+    /// Observations nothing states (as many as the options list).
+    pub missed_observations: Vec<MissedObservation>,
+    /// The extractor configured.
+    pub extractor: String,
+    /// The embedder measuring the cosines.
+    pub embedder: String,
+    /// The options it ran with.
+    pub options: ExtractionOptions,
+    /// Wall time of the whole run.
+    pub seconds: f64,
+}
+
+/// Percentiles and a histogram of cosines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CosineDistribution {
+    /// Percentiles (p50 is the median observation's best cosine).
+    pub summary: Summary,
+    /// Counts per bucket "[0.0,0.1)" .. "[0.9,1.0]".
+    pub histogram: BTreeMap<String, usize>,
+}
+
+impl CosineDistribution {
+    fn of(values: &[f64]) -> Self {
+        let mut histogram = BTreeMap::new();
+        for b in 0..10 {
+            histogram.insert(
+                format!("[{:.1},{:.1}{}", b as f64 / 10.0, (b + 1) as f64 / 10.0, if b == 9 { "]" } else { ")" }),
+                0,
+            );
+        }
+        for &v in values {
+            let b = ((v * 10.0).floor() as i64).clamp(0, 9);
+            let key = format!("[{:.1},{:.1}{}", b as f64 / 10.0, (b + 1) as f64 / 10.0, if b == 9 { "]" } else { ")" });
+            *histogram.entry(key).or_default() += 1;
+        }
+        Self { summary: Summary::of(values), histogram }
+    }
+}
+
+/// The kinds that are what extraction kept; chat memos and job-written syntheses are not.
+pub fn counted(kind: Kind) -> bool {
+    !matches!(kind, Kind::Memo | Kind::Summary | Kind::Reflection | Kind::Knowledge | Kind::Policy)
+}
+
+/// `text` with every whole-word `name` (also in "Name's") replaced by "User".
+pub fn as_user(text: &str, name: &str) -> String {
+    if name.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(name) {
+        let before_ok = rest[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = &rest[i + name.len()..];
+        let after_ok = after.chars().next().is_none_or(|c| !c.is_alphanumeric());
+        out.push_str(&rest[..i]);
+        out.push_str(if before_ok && after_ok { "User" } else { name });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The session number of a dialog id ("D3:12" → 3).
+fn session_of(dia_id: &str) -> Option<u32> {
+    dia_id.strip_prefix('D')?.split_once(':')?.0.parse().ok()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
+}
+
+/// Embeds texts in batches of 64 (the model's sweet spot here).
+fn embed_all(embedder: &dyn Embedder, texts: &[String], conversation: &str) -> Result<Vec<Vec<f32>>, LocomoError> {
+    let mut out = Vec::with_capacity(texts.len());
+    for chunk in texts.chunks(64) {
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        let v = embedder
+            .embed(&refs)
+            .map_err(|e| engine_error(conversation, "embedding for the match")(mnemo::Error::from(e)))?;
+        out.extend(v);
+    }
+    Ok(out)
+}
+
+/// Runs the extraction benchmark over `dataset` with the engine configured by `config` (its
+/// store settings are ignored, as in the retrieval benchmark); `embedder` both serves the engine
+/// and measures the cosines.
+pub fn run_extraction(
+    dataset: &Dataset,
+    config: &Config,
+    embedder: &Arc<dyn Embedder>,
+    options: &ExtractionOptions,
+    progress: Progress<'_>,
+) -> Result<ExtractionReport, LocomoError> {
+    let started = Instant::now();
+    let chosen: Vec<&Conversation> =
+        dataset.conversations.iter().skip(options.skip).take(options.conversations.unwrap_or(usize::MAX)).collect();
+    if chosen.is_empty() {
+        return Err(LocomoError::Options(format!(
+            "--skip {} leaves no conversation of the {} in the file",
+            options.skip,
+            dataset.conversations.len()
+        )));
+    }
+    let mut per_conversation = Vec::new();
+    let mut best_cosines = Vec::new();
+    let mut by_kind: BTreeMap<String, Share> = BTreeMap::new();
+    let mut unmatched_memories = Vec::new();
+    let mut missed_observations = Vec::new();
+    let mut extraction_ms = Vec::new();
+    for conv in chosen {
+        let ingested = ingest_conversation(conv, config, Arc::clone(embedder), options.rendering, progress)?;
+        if config.extractor == ExtractorKind::Heuristic {
+            extraction_ms.extend(time_heuristic(conv, options.rendering));
+        } else {
+            let per = ingested.stats.ingest_seconds * 1e3 / ingested.stats.turns.max(1) as f64;
+            extraction_ms.extend(std::iter::repeat_n(per, ingested.stats.turns));
+        }
+        let id = conv.sample_id.as_str();
+        let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+        let memories: Vec<Row> = ingested
+            .memory
+            .list(&chat_scope(conv, None)?, &active)
+            .map_err(engine_error(id, "listing memories"))?
+            .into_iter()
+            .filter(|m| counted(m.kind))
+            .collect();
+        let c = measure(conv, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind)?;
+        for (m, closest) in c.unmatched.into_iter().take(options.listed.saturating_sub(unmatched_memories.len())) {
+            unmatched_memories.push(UnmatchedMemory {
+                conversation: id.to_string(),
+                kind: m.kind,
+                content: m.content.clone(),
+                sources: m.provenance.sources.iter().map(|s| s.as_str().to_string()).collect(),
+                closest,
+            });
+        }
+        let room = options.listed.saturating_sub(missed_observations.len());
+        missed_observations.extend(c.missed.into_iter().take(room));
+        progress(&format!(
+            "{id}: observations {}/{}, events {}/{} (dated {}/{}), precision {}/{}",
+            c.figures.observations.hits,
+            c.figures.observations.of,
+            c.figures.events.hits,
+            c.figures.events.of,
+            c.figures.event_dates.hits,
+            c.figures.event_dates.of,
+            c.figures.precision.hits,
+            c.figures.precision.of
+        ));
+        per_conversation.push(c.figures);
+    }
+    let sum =
+        |f: fn(&ConversationExtraction) -> Share| per_conversation.iter().map(f).fold(Share::default(), Share::add);
+    let observations = sum(|c| c.observations);
+    let events = sum(|c| c.events);
+    let event_dates = sum(|c| c.event_dates);
+    let memories = sum(|c| c.precision);
+    let turns: usize = per_conversation.iter().map(|c| c.turns).sum();
+    let counted_memories: usize = per_conversation.iter().map(|c| c.memories).sum();
+    Ok(ExtractionReport {
+        benchmark: "extract",
+        match_cosine: MATCH_COSINE,
+        observation_recall: observations.rate,
+        event_recall: events.rate,
+        event_date_accuracy: event_dates.rate,
+        precision: memories.rate,
+        memories_per_100_turns: if turns == 0 { 0.0 } else { counted_memories as f64 * 100.0 / turns as f64 },
+        extraction_ms_per_message: Summary::of(&extraction_ms),
+        observations,
+        events,
+        event_dates,
+        memories,
+        turns,
+        observation_best_cosine: CosineDistribution::of(&best_cosines),
+        memories_by_kind: by_kind,
+        per_conversation,
+        unmatched_memories,
+        missed_observations,
+        extractor: serde_json::to_value(config.extractor)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default(),
+        embedder: embedder.id().to_string(),
+        options: options.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The heuristic extractor's own time on each turn alone (after a warm-up pass), in ms.
+fn time_heuristic(conv: &Conversation, rendering: TurnRendering) -> Vec<f64> {
+    let scope = mnemo_core::Scope::parse("bench", None, Some("u"), Some("c")).expect("a valid scope");
+    let messages: Vec<Message> = conv
+        .turns()
+        .filter_map(|(s, t)| {
+            Some(Message {
+                id: MessageId::new(t.dia_id.clone()).ok()?,
+                scope: scope.clone(),
+                role: Role::User,
+                content: t.render(rendering),
+                at: s.at,
+            })
+        })
+        .collect();
+    let x = HeuristicExtractor;
+    for m in &messages {
+        std::hint::black_box(x.extract(std::slice::from_ref(m)));
+    }
+    messages
+        .iter()
+        .map(|m| {
+            let t = Instant::now();
+            std::hint::black_box(x.extract(std::slice::from_ref(m)));
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect()
+}
+
+/// One conversation's comparison.
+struct Compared<'a> {
+    figures: ConversationExtraction,
+    unmatched: Vec<(&'a Row, Option<(String, f32)>)>,
+    missed: Vec<MissedObservation>,
+}
+
+fn measure<'a>(
+    conv: &Conversation,
+    memories: &'a [Row],
+    embedder: &dyn Embedder,
+    best_cosines: &mut Vec<f64>,
+    by_kind: &mut BTreeMap<String, Share>,
+) -> Result<Compared<'a>, LocomoError> {
+    let id = conv.sample_id.as_str();
+    let obs_texts: Vec<String> = conv.observations.iter().map(|o| as_user(&o.text, &o.speaker)).collect();
+    let event_texts: Vec<String> = conv.events.iter().map(|e| as_user(&e.text, &e.speaker)).collect();
+    let mem_texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
+    let obs_v = embed_all(embedder, &obs_texts, id)?;
+    let event_v = embed_all(embedder, &event_texts, id)?;
+    let mem_v = embed_all(embedder, &mem_texts, id)?;
+    let sources: Vec<Vec<&str>> =
+        memories.iter().map(|m| m.provenance.sources.iter().map(MessageId::as_str).collect()).collect();
+    let sessions: Vec<Vec<u32>> = sources.iter().map(|s| s.iter().filter_map(|d| session_of(d)).collect()).collect();
+
+    // Observations: the best memory sourced in one of its turns.
+    let mut observed = 0;
+    let mut missed = Vec::new();
+    for (o, (ov, text)) in conv.observations.iter().zip(obs_v.iter().zip(&obs_texts)) {
+        let best = (0..memories.len())
+            .filter(|&m| sources[m].iter().any(|s| o.dia_ids.iter().any(|d| d == s)))
+            .map(|m| (m, cosine(ov, &mem_v[m])))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let score = best.map_or(0.0, |b| b.1);
+        best_cosines.push(f64::from(score));
+        if score >= MATCH_COSINE {
+            observed += 1;
+        } else {
+            missed.push(MissedObservation {
+                conversation: id.to_string(),
+                text: text.clone(),
+                dia_ids: o.dia_ids.clone(),
+                closest: best.map(|(m, c)| (memories[m].content.clone(), c)),
+            });
+        }
+    }
+
+    // Events: any memory sourced in the session stating it; dated if one of those carries the date.
+    let (mut evented, mut dated) = (0, 0);
+    for (e, ev) in conv.events.iter().zip(&event_v) {
+        let matching: Vec<usize> = (0..memories.len())
+            .filter(|&m| sessions[m].contains(&e.session) && cosine(ev, &mem_v[m]) >= MATCH_COSINE)
+            .collect();
+        if matching.is_empty() {
+            continue;
+        }
+        evented += 1;
+        let near = |d: NaiveDate| (d - e.date).abs() <= Duration::days(1);
+        if matching.iter().any(|&m| memories[m].valid_from.is_some_and(|v| near(v.date_naive()))) {
+            dated += 1;
+        }
+    }
+
+    // Precision: a memory stating any observation of its own source sessions.
+    let mut precise = 0;
+    let mut unmatched = Vec::new();
+    for (m, row) in memories.iter().enumerate() {
+        let best = conv
+            .observations
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| sessions[m].contains(&o.session))
+            .map(|(i, _)| (i, cosine(&mem_v[m], &obs_v[i])))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let hit = best.is_some_and(|b| b.1 >= MATCH_COSINE);
+        let entry = by_kind.entry(row.kind.as_str().to_string()).or_default();
+        *entry = entry.add(Share::new(usize::from(hit), 1));
+        if hit {
+            precise += 1;
+        } else {
+            unmatched.push((row, best.map(|(i, c)| (obs_texts[i].clone(), c))));
+        }
+    }
+    Ok(Compared {
+        figures: ConversationExtraction {
+            sample_id: id.to_string(),
+            turns: conv.turns().count(),
+            memories: memories.len(),
+            observations: Share::new(observed, conv.observations.len()),
+            events: Share::new(evented, conv.events.len()),
+            event_dates: Share::new(dated, evented),
+            precision: Share::new(precise, memories.len()),
+        },
+        unmatched,
+        missed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_speaker_becomes_the_user_only_as_a_whole_word() {
+        assert_eq!(as_user("Caroline's dog met Caroline.", "Caroline"), "User's dog met User.");
+        assert_eq!(as_user("Carolines and Caroline", "Caroline"), "Carolines and User");
+        assert_eq!(as_user("Jon met Jonah", "Jon"), "User met Jonah");
+        assert_eq!(as_user("nothing here", ""), "nothing here");
+    }
+
+    #[test]
+    fn shares_and_distributions_add_up() {
+        assert_eq!(Share::new(1, 4).add(Share::new(2, 4)), Share::new(3, 8));
+        assert_eq!(Share::new(0, 0).rate, 0.0);
+        let d = CosineDistribution::of(&[0.05, 0.61, 0.65, 1.0]);
+        assert_eq!(d.histogram["[0.0,0.1)"], 1);
+        assert_eq!(d.histogram["[0.6,0.7)"], 2);
+        assert_eq!(d.histogram["[0.9,1.0]"], 1);
+        assert_eq!(d.histogram.values().sum::<usize>(), 4);
+        assert_eq!(session_of("D12:3"), Some(12));
+        assert!((cosine(&[1.0, 0.0], &[1.0, 0.0]) - 1.0).abs() < 1e-6);
+        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn only_what_extraction_kept_is_counted() {
+        assert!(counted(Kind::Event) && counted(Kind::Profile) && counted(Kind::OpenLoop));
+        assert!(!counted(Kind::Memo) && !counted(Kind::Summary) && !counted(Kind::Knowledge));
+    }
+}
