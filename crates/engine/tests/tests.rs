@@ -3,6 +3,7 @@
 mod archive;
 mod common;
 mod erase;
+mod generalize;
 mod llm;
 mod local_model;
 mod memory_loop;

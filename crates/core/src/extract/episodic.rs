@@ -26,7 +26,8 @@ pub(super) struct Episode {
     pub(super) content: String,
     /// Event for what already happened, fact for what holds now.
     pub(super) kind: Kind,
-    /// When it happened (events): the time phrase resolved, else the message's time.
+    /// When it happened (events) or was said to hold (facts): the time phrase resolved, else
+    /// the message's time.
     pub(super) when: Option<DateTime<Utc>>,
     /// How much it says: specific words, names and numbers, a date.
     pub(super) salience: f32,
@@ -69,16 +70,19 @@ const LEADS: &[&str] = &[
     "okay",
     "omg",
     "ooh",
+    "oops",
     "plus",
     "recently",
     "sadly",
     "so",
+    "sorry",
     "sure",
     "then",
     "totally",
     "ugh",
     "um",
     "unfortunately",
+    "wait",
     "well",
     "what",
     "whoa",
@@ -90,6 +94,9 @@ const LEADS: &[&str] = &[
     "yes",
     "yup",
 ];
+
+/// Lead-ins of several words ("by the way, I ...").
+const MULTI_LEADS: &[&str] = &["believe it or not", "by the way", "funny enough", "guess what", "in other news", "to be honest"];
 
 /// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
 const ADVERBS: &[&str] = &[
@@ -127,8 +134,8 @@ const REACTIONS: &[&str] = &[
     "admire",
     "agree",
     "appreciate",
-    "bet",
     "believe",
+    "bet",
     "can't",
     "couldn't",
     "feel",
@@ -138,8 +145,8 @@ const REACTIONS: &[&str] = &[
     "guess",
     "hope",
     "imagine",
-    "know",
     "knew",
+    "know",
     "mean",
     "meant",
     "miss",
@@ -155,6 +162,13 @@ const REACTIONS: &[&str] = &[
     "wonder",
     "wondered",
 ];
+
+/// Verbs whose clause is a guess or a reply, whatever follows ("I bet they loved it", "I meant
+/// Cambridge", "I agree").
+const HARD_REACTIONS: &[&str] = &["agree", "bet", "guess", "imagine", "mean", "meant", "reckon", "suppose", "wonder", "wondered"];
+
+/// Verbs of liking, which point back at the conversation when their object is "that"/"it".
+const LIKINGS: &[&str] = &["adore", "appreciate", "enjoy", "enjoyed", "like", "liked", "love", "loved", "prefer"];
 
 /// Adjectives that, after "I'm", describe the speaker's reaction to the conversation.
 const FEELINGS: &[&str] = &[
@@ -186,7 +200,7 @@ const FEELINGS: &[&str] = &[
 const MODALS: &[&str] = &["can", "could", "might", "must", "should", "will", "would", "may", "had", "did", "was"];
 
 /// Past forms that open reactions when the subject is left out ("Loved it!", "Sounds great").
-const NOT_ELIDED: &[&str] = &["loved", "liked", "enjoyed", "glad", "missed", "thanked", "wished", "guessed", "agreed"];
+const NOT_ELIDED: &[&str] = &["agreed", "enjoyed", "glad", "guessed", "liked", "loved", "missed", "thanked", "wished"];
 
 /// The most words a captured statement keeps (a long turn is cut at a clause break before).
 const MAX_WORDS: usize = 32;
@@ -197,8 +211,9 @@ fn bare(w: &str) -> String {
 
 /// Reads one sentence; `None` when it is not a statement about the user worth keeping.
 pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
-    // Hypotheticals, questions and hedged statements ("I think I might ...") assert nothing.
-    if s.blocked || s.hedged || s.statement_end == 0 {
+    // Hypotheticals, questions and hedged statements ("I think I might ...") assert nothing;
+    // corrections ("I meant Cambridge, not Boston") are read by the correction family.
+    if s.blocked || s.hedged || s.correction || s.statement_end == 0 {
         return None;
     }
     let text = s.text[..s.statement_end.min(s.text.len())].trim();
@@ -208,6 +223,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // time phrase the statement starts with ("Last Saturday I ran ...").
     let mut when: Option<DateTime<Utc>> = None;
     loop {
+        let lower = words.iter().take(4).map(|w| bare(w)).collect::<Vec<_>>().join(" ");
+        if let Some(lead) = MULTI_LEADS.iter().find(|l| lower == **l || lower.starts_with(&format!("{l} "))) {
+            words.drain(..lead.split(' ').count());
+            continue;
+        }
         let first = words.first()?;
         let b = bare(first);
         if LEADS.contains(&b.as_str()) || (first.ends_with(',') && first.starts_with(char::is_uppercase)) {
@@ -236,7 +256,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     let elided = elided_subject(&words);
     if let Some(subject) = elided {
+        words[0] = words[0].to_lowercase();
         words.insert(0, subject.to_string());
+    } else if bare(&words[0]) == "gonna" && words.len() >= 3 {
+        // "Gonna continue my edu" is "I'm going to continue my education".
+        words.splice(0..1, ["I'm".to_string(), "going".to_string(), "to".to_string()]);
     }
     // The first word naming the user ("I", "my", "me", "we"): everything is told about them.
     let k = words.iter().position(|w| first_person(&bare(w)))?;
@@ -246,9 +270,20 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         v += 1;
     }
     let verb = words.get(v).map(|w| bare(w)).unwrap_or_default();
+    let object = words.get(v + 1).map(|w| bare(w)).unwrap_or_default();
+    // A liking of something just said ("I love that explanation") or what one meant is about
+    // the conversation, not the user's life.
+    if HARD_REACTIONS.contains(&verb.as_str())
+        || (LIKINGS.contains(&verb.as_str()) && matches!(object.as_str(), "that" | "this" | "it" | "those" | "these" | "them"))
+    {
+        return None;
+    }
     // What follows the verb (or "am" + adjective) must say something: "I think so", "I'm so
     // happy!" and "I agree" do not; "I feel it's important to help others" does.
-    let rest_from = if REACTIONS.contains(&verb.as_str()) || FEELINGS.contains(&verb.as_str()) {
+    let subject = matches!(bare(&words[k]).as_str(), "i" | "i'm" | "i've" | "we" | "we're" | "we've");
+    let rest_from = if !subject {
+        0
+    } else if REACTIONS.contains(&verb.as_str()) || FEELINGS.contains(&verb.as_str()) {
         v + 1
     } else if matches!(verb.as_str(), "am" | "is" | "so" | "really" | "very" | "super") || user.ends_with(" is") {
         words[v..].iter().position(|w| FEELINGS.contains(&bare(w).as_str())).map_or(v, |p| v + p + 1)
@@ -273,7 +308,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let mut out: Vec<String> = words[..k].to_vec();
     out.push(user.clone());
     for (i, w) in words.iter().enumerate().skip(verb_at) {
-        if i == v && user == "User" && elided.is_none() {
+        if i == v && user == "User" && bare(&words[k]) == "i" && elided.is_none() {
             out.push(agree(&bare(w)));
         } else {
             out.push(w.clone());
@@ -294,8 +329,10 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         when = when::past(text, s.at).map(|p| p.at);
     }
     let event = past_verb || when.is_some() || verb == "just";
-    let subject_first = k == 0;
-    let salience = (if subject_first { 0.45 } else { 0.4 }
+    // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
+    // a sentence that only mentions them.
+    let own = k == 0 && matches!(bare(&words[0]).as_str(), "i" | "i'm" | "i've" | "my" | "me");
+    let salience = (if own { 0.5 } else if k == 0 { 0.45 } else { 0.4 }
         + if specific { 0.1 } else { 0.0 }
         + if event { 0.1 } else { 0.0 }
         + (told.len() as f32 * 0.02).min(0.15))
@@ -303,7 +340,8 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     Some(Episode {
         content,
         kind: if event { Kind::Event } else { Kind::Fact },
-        when: if event { Some(when.unwrap_or(s.at)) } else { None },
+        // Every statement is dated: when it happened, or when it was said to hold.
+        when: Some(when.unwrap_or(s.at)),
         salience,
     })
 }
@@ -340,7 +378,7 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
     match w0.as_str() {
         "been" => Some("I've"),
         "just" if is_past(&w1) => Some("I"),
-        "gonna" | "planning" | "hoping" | "trying" => Some("I'm"),
+        "planning" | "hoping" | "trying" => Some("I'm"),
         w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
         w if w.len() > 5
             && w.ends_with("ing")
@@ -440,7 +478,7 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     }
     let event = episodes.iter().find(|e| e.kind == Kind::Event);
     let kind = if event.is_some() { Kind::Event } else { Kind::Fact };
-    let valid_from = event.and_then(|e| e.when);
+    let valid_from = event.or(episodes.first()).and_then(|e| e.when);
     let salience = episodes.iter().map(|e| e.salience).fold(0.0f32, f32::max);
     let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
@@ -555,6 +593,39 @@ mod tests {
     }
 
     #[test]
+    fn a_statement_that_mentions_the_user_anywhere_is_told_about_them() {
+        let (_, content, _) = episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
+        assert!(content.contains("User has known these friends for 4 years"), "{content}");
+        let (_, content, _) = episode("It reminded me of my own struggles in the past").unwrap();
+        assert_eq!(content, "It reminded User of their own struggles in the past");
+        let (_, content, _) = episode("Researching adoption agencies for our future kids this week.").unwrap();
+        assert_eq!(content, "User is researching adoption agencies for their future kids this week");
+        let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
+        assert!(!content.contains("User is drawing") && content.contains("Drawing flowers"), "{content}");
+        let (_, content, _) = episode("Yeah, I felt so alive at the summit of Mont Blanc").unwrap();
+        assert!(content.starts_with("User felt so alive"), "{content}");
+    }
+
+    #[test]
+    fn word_lists_are_sorted_without_repeats() {
+        for list in [
+            super::LEADS,
+            super::MULTI_LEADS,
+            super::ADVERBS,
+            super::REACTIONS,
+            super::HARD_REACTIONS,
+            super::FEELINGS,
+            super::LIKINGS,
+            super::NOT_ELIDED,
+        ] {
+            let mut sorted = list.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted, list, "keep word lists sorted and without repeats");
+        }
+    }
+
+    #[test]
     fn reactions_opinions_and_chat_are_not_kept() {
         for text in [
             "I'm so happy for you!",
@@ -569,6 +640,8 @@ mod tests {
             "If I won the lottery I'd buy a boat in Greece.",
             "I see.",
             "Sounds great, let me know how it goes!",
+            "I love that explanation, it makes sense now",
+            "wait, sorry, I meant Cambridge, not Boston",
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
