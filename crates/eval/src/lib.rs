@@ -24,4 +24,4 @@ pub use runner::{
     Leak, context_leaks, is_leak, leaked_items, load_dir, policy_leaks, recall_leaks, run_dir, run_scenario,
     run_scenarios,
 };
-pub use scenario::{Action, DEFAULT_CHAT, DEFAULT_START, DEFAULT_TOP, Scenario, Step};
+pub use scenario::{Action, DEFAULT_CHAT, DEFAULT_START, DEFAULT_TOP, Scenario, Step, expected_alternatives};

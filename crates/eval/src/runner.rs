@@ -17,7 +17,7 @@ use mnemo_core::{
 
 use crate::error::EvalError;
 use crate::report::{Report, ScenarioReport};
-use crate::scenario::{Action, Scenario, Step};
+use crate::scenario::{Action, Scenario, Step, expected_alternatives};
 
 /// At most this many memory contents are quoted in one failure line.
 const QUOTE_LIMIT: usize = 8;
@@ -126,6 +126,22 @@ fn isolated_store(config: &Config) -> Result<(Arc<dyn Store>, Isolation), mnemo:
 /// Case-insensitive substring, the format's only matching rule.
 fn has(haystack: &str, needle: &str) -> bool {
     haystack.to_lowercase().contains(&needle.to_lowercase())
+}
+
+/// The first alternative of an expected substring (`"a|b"`: see [`expected_alternatives`]) that
+/// `haystack` contains, case-insensitively. A positive check (`hit`, `contains`, `sections`)
+/// passes when there is one; a negative check (`miss`, `lacks`, `section_lacks`) fails.
+fn found<'a>(haystack: &str, expected: &'a str) -> Option<&'a str> {
+    expected_alternatives(expected).into_iter().find(|alt| has(haystack, alt))
+}
+
+/// How a negative check's failure names what it found: the alternative too, when there were
+/// several.
+fn named(expected: &str, alt: &str) -> String {
+    match expected == alt {
+        true => format!("{expected:?}"),
+        false => format!("{expected:?} (as {alt:?})"),
+    }
 }
 
 fn quote_list<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
@@ -616,13 +632,15 @@ fn judge_recall(r: &RecallResult, top: usize, hit: &[String], miss: &[String]) -
     let items: Vec<&RecallItem> = r.items.iter().take(top).collect();
     let mut problems = Vec::new();
     for h in hit {
-        if !items.iter().any(|i| has(&i.memory.content, h)) {
+        if !items.iter().any(|i| found(&i.memory.content, h).is_some()) {
             problems.push(format!("hit {h:?} not in the top {top}"));
         }
     }
     for m in miss {
-        if let Some(pos) = items.iter().position(|i| has(&i.memory.content, m)) {
-            problems.push(format!("miss {m:?} is #{}", pos + 1));
+        if let Some((pos, alt)) =
+            items.iter().enumerate().find_map(|(p, i)| found(&i.memory.content, m).map(|a| (p, a)))
+        {
+            problems.push(format!("miss {} is #{}", named(m, alt), pos + 1));
         }
     }
     (!problems.is_empty()).then(|| {
@@ -647,19 +665,19 @@ fn judge_context(
     let block = &r.block;
     let mut problems = Vec::new();
     for c in contains {
-        if !has(&block.text, c) {
+        if found(&block.text, c).is_none() {
             problems.push(format!("block lacks {c:?}"));
         }
     }
     for l in lacks {
-        if has(&block.text, l) {
-            problems.push(format!("block contains {l:?}"));
+        if let Some(alt) = found(&block.text, l) {
+            problems.push(format!("block contains {}", named(l, alt)));
         }
     }
     for (name, subs) in sections {
         let text = section_text(block, *name);
         for s in subs {
-            if !has(&text, s) {
+            if found(&text, s).is_none() {
                 problems.push(format!("section {name} lacks {s:?}"));
             }
         }
@@ -667,8 +685,8 @@ fn judge_context(
     for (name, subs) in section_lacks {
         let text = section_text(block, *name);
         for s in subs {
-            if has(&text, s) {
-                problems.push(format!("section {name} contains {s:?}"));
+            if let Some(alt) = found(&text, s) {
+                problems.push(format!("section {name} contains {}", named(s, alt)));
             }
         }
     }
@@ -684,4 +702,33 @@ fn judge_context(
             if shape.is_empty() { "none".to_string() } else { shape.join(", ") }
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{found, named};
+
+    #[test]
+    fn a_positive_check_passes_on_any_alternative() {
+        assert_eq!(found("She lives in Porto now.", "Lisbon|porto"), Some("porto"));
+        assert_eq!(found("She lives in Porto now.", "Lisbon | Oporto | PORTO"), Some("PORTO"));
+        assert_eq!(found("She lives in Porto now.", "Lisbon|Braga"), None);
+        assert_eq!(found("She lives in Porto now.", "porto|"), Some("porto"), "empty alternatives are dropped");
+    }
+
+    #[test]
+    fn a_negative_check_fails_on_any_alternative() {
+        // `miss`/`lacks`/`section_lacks` fail when `found` returns an alternative.
+        assert_eq!(found("allergic to peanuts", "shellfish|peanut"), Some("peanut"));
+        assert_eq!(found("allergic to peanuts", "shellfish|sesame"), None);
+        assert_eq!(named("shellfish|peanut", "peanut"), "\"shellfish|peanut\" (as \"peanut\")");
+    }
+
+    #[test]
+    fn a_string_without_a_bar_matches_as_before() {
+        assert_eq!(found("in Lisbon", "lisbon"), Some("lisbon"));
+        assert_eq!(found("in Lisbon", " Lisbon"), Some(" Lisbon"), "not trimmed: a leading space still counts");
+        assert_eq!(found("Lisbon", " Lisbon"), None);
+        assert_eq!(named("Lisbon", "Lisbon"), "\"Lisbon\"");
+    }
 }

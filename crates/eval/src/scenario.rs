@@ -135,9 +135,11 @@ pub enum Action {
         query: String,
         /// How many ranked results are looked at.
         top: usize,
-        /// Each must appear in one of the top results.
+        /// Each must appear in one of the top results; an entry may list alternatives separated
+        /// by `|` ([`expected_alternatives`]), any one of which is enough.
         hit: Vec<String>,
-        /// None may appear in any of the top results.
+        /// None may appear in any of the top results; for an entry listing alternatives
+        /// separated by `|`, none of them may.
         miss: Vec<String>,
     },
     /// The assembled block for a new turn.
@@ -146,13 +148,14 @@ pub enum Action {
         message: String,
         /// Token budget (the configured default when absent).
         budget: Option<usize>,
-        /// Substrings the block must contain.
+        /// Substrings the block must contain; an entry `a|b` is satisfied by either alternative.
         contains: Vec<String>,
-        /// Substrings the block must not contain.
+        /// Substrings the block must not contain; an entry `a|b` fails on either alternative.
         lacks: Vec<String>,
-        /// Substrings each section must contain (a missing section is empty).
+        /// Substrings each section must contain (a missing section is empty); an entry `a|b` is
+        /// satisfied by either alternative.
         sections: BTreeMap<SectionName, Vec<String>>,
-        /// Substrings each section must not contain.
+        /// Substrings each section must not contain; an entry `a|b` fails on either alternative.
         section_lacks: BTreeMap<SectionName, Vec<String>>,
     },
     /// Authors a tenant policy.
@@ -247,6 +250,9 @@ impl At<'_> {
         if list.iter().any(|s| s.trim().is_empty()) {
             return Err(self.err(Some(key), format!("{key:?} holds an empty string, which every text contains")));
         }
+        if let Some(s) = list.iter().find(|s| expected_alternatives(s).is_empty()) {
+            return Err(self.err(Some(key), format!("{key:?} holds {s:?}, which names no substring between its \"|\"")));
+        }
         Ok(list)
     }
 
@@ -298,6 +304,18 @@ impl At<'_> {
         }
         Ok(out)
     }
+}
+
+/// The alternatives of one expected substring of a `hit`, `miss`, `contains`, `lacks`,
+/// `sections` or `section_lacks` list: `"Porto|Oporto"` is `["Porto", "Oporto"]` (each trimmed,
+/// empty ones dropped), and a string without `|` is its own single alternative, verbatim (so
+/// every file written before alternatives existed reads the same). A positive check passes when
+/// any alternative is found; a negative check fails when any is.
+pub fn expected_alternatives(raw: &str) -> Vec<&str> {
+    if !raw.contains('|') {
+        return vec![raw];
+    }
+    raw.split('|').map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
 /// Splits `a|b|c` into trimmed, non-empty alternatives.

@@ -12,7 +12,8 @@ use mnemo::{Config, MemoryScope};
 use mnemo_core::assemble::{BlockItem, ContextBlock, Section};
 use mnemo_core::{Kind, Memory as Row, MemoryId, Policy, RecallItem, Scope, SectionName, StatusKind};
 use mnemo_eval::{
-    Action, EvalError, Report, Scenario, context_leaks, is_leak, leaked_items, load_dir, policy_leaks, run_dir,
+    Action, EvalError, Report, Scenario, context_leaks, expected_alternatives, is_leak, leaked_items, load_dir,
+    policy_leaks, run_dir,
 };
 
 fn config() -> Config {
@@ -324,6 +325,63 @@ fn a_failing_scenario_names_its_step_and_exits_non_zero() {
     assert_eq!(json["scenarios"][0]["name"], "tiny");
     assert_eq!(json["scenarios"][0]["passed"], false);
     assert_eq!(json["scenarios"][0]["failures"][0]["step"], 7);
+}
+
+#[test]
+fn alternatives_are_split_in_every_substring_list() {
+    assert_eq!(expected_alternatives("Porto | Oporto|"), vec!["Porto", "Oporto"]);
+    assert_eq!(expected_alternatives(" Porto "), vec![" Porto "], "without a bar: verbatim, as before");
+    let s = Scenario::parse(
+        Path::new("x.toml"),
+        &with_steps("[[step]]\nrecall = \"q\"\nhit = \"a|b\"\nmiss = [\"c | d\"]\n"),
+    )
+    .unwrap();
+    match &s.steps[0].action {
+        Action::Recall { hit, miss, .. } => {
+            assert_eq!((hit.as_slice(), miss.as_slice()), (&["a|b".to_string()][..], &["c | d".to_string()][..]));
+            assert_eq!(expected_alternatives(&miss[0]), vec!["c", "d"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = parse_err(&with_steps("[[step]]\nrecall = \"q\"\nhit = [\"a\", \" | \"]\n"));
+    assert!(e.contains("step 1: \"hit\" holds \" | \", which names no substring"), "{e}");
+    let e = parse_err(&with_steps("[[step]]\ncontext = \"q\"\n[step.section_lacks]\nspeak = [\"|\"]\n"));
+    assert!(e.contains("step 1: \"speak\" holds \"|\""), "{e}");
+}
+
+/// `a|b` in hit, miss, contains, lacks, sections and section_lacks: a positive check passes on
+/// any alternative, a negative one fails on any.
+#[test]
+fn alternatives_hold_in_both_polarities() {
+    let pass = format!(
+        "{TINY}\n[[step]]\nrecall = \"Lisbon\"\nhit = [\"Porto|Lisbon\"]\nmiss = [\"Porto|Braga\"]\n\
+         [[step]]\ncontext = \"Any food tips for Lisbon?\"\ncontains = [\"Oporto|lisbon\"]\nlacks = [\"Porto | Braga\"]\n\
+         [step.sections]\nspeak = [\"Faro|Lisbon\"]\n[step.section_lacks]\nspeak = [\"Faro|Braga\"]\n"
+    );
+    let report = run(&[("tiny.toml", &pass)]);
+    assert!(report.success(), "{}", report.to_text());
+    let s = &report.scenarios[0];
+    assert_eq!((s.hit_at_k.passed, s.context_checks.passed), (2, 2));
+
+    let fail = format!(
+        "{TINY}\n[[step]]\nrecall = \"Lisbon\"\nhit = [\"Porto|Braga\"]\nmiss = [\"Porto|LISBON\"]\n\
+         [[step]]\ncontext = \"Any food tips for Lisbon?\"\ncontains = [\"Oporto|Braga\"]\nlacks = [\"Porto|lisbon\"]\n\
+         [step.sections]\nspeak = [\"Faro|Braga\"]\n[step.section_lacks]\nspeak = [\"Faro|Lisbon\"]\n"
+    );
+    let report = run(&[("tiny.toml", &fail)]);
+    let out = report.to_text();
+    let s = &report.scenarios[0];
+    assert_eq!((s.hit_at_k.passed, s.hit_at_k.total, s.context_checks.passed, s.context_checks.total), (1, 2, 1, 2));
+    for expected in [
+        "hit \"Porto|Braga\" not in the top 3",
+        "miss \"Porto|LISBON\" (as \"LISBON\") is #1",
+        "block lacks \"Oporto|Braga\"",
+        "block contains \"Porto|lisbon\" (as \"lisbon\")",
+        "section speak lacks \"Faro|Braga\"",
+        "section speak contains \"Faro|Lisbon\" (as \"Lisbon\")",
+    ] {
+        assert!(out.contains(expected), "{expected}: {out}");
+    }
 }
 
 #[test]
