@@ -267,7 +267,7 @@ fn exact_section(item: &RecallItem) -> SectionName {
     }
     match item.exact {
         Some(ExactReason::Pinned) => SectionName::Pinned,
-        Some(ExactReason::DueSoon) => SectionName::Continue,
+        Some(ExactReason::DueSoon | ExactReason::Planning) => SectionName::Continue,
         // A constraint the request bears on shapes the answer: a recipe without the allergen.
         Some(ExactReason::Safety) => SectionName::Adapt,
         _ => SectionName::Preference,

@@ -39,6 +39,8 @@ text_enum!(
         Protocol => "protocol",
         /// An open loop overdue or due soon.
         DueSoon => "due_soon",
+        /// The request asks what to do ("what should I focus on this week?"): every open thread.
+        Planning => "planning",
         /// A constraint that protects the user (allergy, condition, accessibility, diet) in the
         /// domain the request is about (see `safety`).
         Safety => "safety",
@@ -151,6 +153,20 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
     let mut policies: Vec<Policy> = policies.into_iter().filter(|p| p.in_force(now)).collect();
     policies.sort_by(|a, b| a.key.cmp(&b.key).then(a.agent.cmp(&b.agent)).then(a.version.cmp(&b.version)));
     ExactSet { policies, items, shadowed }
+}
+
+/// Whether a request asks what the user has to do ("what should I focus on this week?",
+/// "what's on my plate?", "any deadlines?"): then every open loop belongs in the block, not
+/// only those due soon, because the question is about them whatever words it uses.
+pub fn asks_for_plans(query: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)(?:focus\s+on|on\s+my\s+plate|to-?do|todo\s+list|deadlines?|what\s+(?:do|should|must)\s+i\s+(?:do|tackle|finish|work\s+on|prioriti[sz]e)|what(?:'s|\s+is)\s+(?:next|left|pending|due|coming\s+up)|open\s+(?:loops|threads|tasks)|remind\s+me\s+what|what\s+did\s+i\s+(?:promise|plan|say\s+i\s+would)|my\s+(?:plans|tasks|priorities|week|agenda)|plan\s+my\s+(?:week|day))",
+        )
+        .expect("planning regex")
+    })
+    .is_match(query)
 }
 
 /// A path B candidate: a memory within scope and its raw signals.
@@ -302,5 +318,22 @@ mod tests {
         assert_eq!(r.below_floor.len(), 1);
         assert_eq!(r.items[0].tier, Some(Tier::High));
         assert_eq!(r.items[0].memory.surface, Surface::Speak);
+    }
+
+    #[test]
+    fn questions_about_what_to_do_ask_for_plans() {
+        for q in [
+            "what should I focus on this week?",
+            "What I should focus on this week?",
+            "what's on my plate this week?",
+            "what deadlines do I have?",
+            "help me plan my week",
+            "what's left to do",
+        ] {
+            assert!(super::asks_for_plans(q), "{q}");
+        }
+        for q in ["what's the capital of Peru?", "focus group results for the product", "how do I plan a wedding"] {
+            assert!(!super::asks_for_plans(q), "{q}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::recall::ExactReason;
-use mnemo_core::recall::{Candidate, ExactSet, Ranked, rank, select_exact};
+use mnemo_core::recall::{Candidate, ExactSet, Ranked, asks_for_plans, rank, select_exact};
 use mnemo_core::reconsolidate::outdated_by;
 use mnemo_core::safety;
 use mnemo_core::text::{as_user_query, query_terms};
@@ -108,6 +108,9 @@ fn reconsolidate<'a>(
         item.possibly_outdated = flagged.get(&item.memory.id).cloned();
     }
 }
+
+/// Open loops a planning question brings at most (the soonest due first).
+const PLANNING_LOOPS: usize = 10;
 
 /// Memories the safety search reads at most (constraints are few; this bounds the work).
 const SAFETY_CANDIDATES: usize = 20;
@@ -220,6 +223,7 @@ impl Memory {
         let names = self.user_names(scope)?;
         let found = self.candidates(scope, &as_user_query(query, &names), self.tuning.ranking.candidates)?;
         self.add_constraints(scope, query, &mut exact, now)?;
+        self.add_open_loops(scope, query, &mut exact, now)?;
         let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
         reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
@@ -281,6 +285,37 @@ impl Memory {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Path A's planning half: a request that asks what to do ("what should I focus on this
+    /// week?") gets every open loop, due or not, soonest first.
+    fn add_open_loops(&self, scope: &Scope, query: &str, exact: &mut ExactSet, now: DateTime<Utc>) -> Result<()> {
+        if !asks_for_plans(query) {
+            return Ok(());
+        }
+        let filter =
+            ListFilter { kinds: vec![Kind::OpenLoop], statuses: vec![StatusKind::Active], ..ListFilter::default() };
+        let present: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
+        let mut loops: Vec<_> = self
+            .store
+            .list(scope, &filter)?
+            .into_iter()
+            .filter(|m| !present.contains(&m.id) && mnemo_core::lifecycle::is_live(m, now))
+            .collect();
+        loops.sort_by(|a, b| {
+            a.due_at
+                .unwrap_or(DateTime::<Utc>::MAX_UTC)
+                .cmp(&b.due_at.unwrap_or(DateTime::<Utc>::MAX_UTC))
+                .then(a.id.cmp(&b.id))
+        });
+        exact.items.extend(loops.into_iter().take(PLANNING_LOOPS).map(|m| RecallItem {
+            memory: m,
+            exact: Some(ExactReason::Planning),
+            score: None,
+            tier: None,
+            possibly_outdated: None,
+        }));
         Ok(())
     }
 

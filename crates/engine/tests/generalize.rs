@@ -14,10 +14,7 @@ fn what_happened_to_the_user_is_kept_dated_and_recalled() {
     let s = chat("ines", "c1");
     f.clock.set(t0());
     f.say(&s, &["ugh long week. Last Saturday I ran my first half marathon in Porto, legs still hurt lol"]);
-    let events = f
-        .memory
-        .list(&s, &ListFilter { kinds: vec![Kind::Event], ..ListFilter::default() })
-        .unwrap();
+    let events = f.memory.list(&s, &ListFilter { kinds: vec![Kind::Event], ..ListFilter::default() }).unwrap();
     let run = events.iter().find(|m| m.content.contains("half marathon")).expect("the race is kept as an event");
     // t0 is Monday 2 March 2026: last Saturday is 28 February.
     assert_eq!(run.valid_from.map(|d| d.date_naive().to_string()).as_deref(), Some("2026-02-28"));

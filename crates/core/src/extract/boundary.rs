@@ -150,10 +150,16 @@ fn referent(c: &Captures<'_>, s: &Sentence<'_>) -> Option<String> {
 /// A boundary on the captured topic; a pronoun ("bring it up") stands for what was said before.
 fn boundary_or_referent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let x = cap(c, "x").unwrap_or_default();
+    // "don't mention that again, I'm dealing with it": the topic is the pronoun's clause.
+    let topic_words = head(x);
     let pronoun = matches!(
-        x.split_whitespace().next().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).as_deref(),
+        topic_words
+            .split_whitespace()
+            .next()
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+            .as_deref(),
         Some("it" | "that" | "this" | "them")
-    ) && x.split_whitespace().count() <= 3;
+    ) && topic_words.split_whitespace().count() <= 3;
     if pronoun { referent(c, s).map_or_else(Vec::new, |t| vec![Found::add(avoid(&t))]) } else { boundary(x) }
 }
 
@@ -190,6 +196,13 @@ pub(super) fn rules() -> Vec<Rule> {
                 "go into",
             ],
             r"\b(?:never|don't|do\s+not|dont|stop|quit|avoid|no\s+more|you\s+(?:please\s+)?not|refrain\s+from|please\s+don't)\s+(?:ever\s+)?(?:again\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|talk(?:ing)?\s+(?:to\s+me\s+)?about|ask(?:ing)?\s+(?:me\s+)?about|rais(?:e|ing)|discuss(?:ing)?|remind(?:ing)?\s+me\s+(?:of|about)|jok(?:e|ing)\s+about|mak(?:e|ing)\s+jokes\s+about|comment(?:ing)?\s+on|referenc(?:e|ing)|get(?:ting)?\s+into|go(?:ing)?\s+into)\s+(?P<x><TAIL>)",
+            boundary_or_referent,
+        ),
+        Rule::new(
+            "please-not",
+            Mode::Request,
+            &["not ask", "not mention", "not talk", "not bring"],
+            r"(?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:ask(?:ing)?\s+(?:me\s+)?about|mention(?:ing)?|talk(?:ing)?\s+(?:to\s+me\s+)?about|bring(?:ing)?\s+up)\s+(?P<x><TAIL>)",
             boundary_or_referent,
         ),
         Rule::new(
@@ -314,6 +327,7 @@ mod tests {
         none("I can't stop thinking about the trip");
         none("Stop talking about me, tell me about your day");
         none("Thanks so much! Don't mention it.");
+        none("I did not ask about this, you brought it up");
     }
 
     #[test]
@@ -322,6 +336,8 @@ mod tests {
             "I failed my driving test last week. Please don't bring it up again.",
             "failed my driving test last week, please dont mention it",
             "So I failed my driving test on Tuesday... let's not talk about it",
+            "I failed my driving test on Tuesday. Please, not ask me about this, is too hard.",
+            "Failed my driving test on Tuesday. Honestly, don't mention that again, I'm dealing with it.",
         ] {
             let ops = run(text);
             let b = ops.iter().find(|o| o.draft.kind == Kind::Protocol).unwrap_or_else(|| panic!("{text}: {ops:?}"));

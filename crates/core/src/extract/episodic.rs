@@ -96,7 +96,8 @@ const LEADS: &[&str] = &[
 ];
 
 /// Lead-ins of several words ("by the way, I ...").
-const MULTI_LEADS: &[&str] = &["believe it or not", "by the way", "funny enough", "guess what", "in other news", "to be honest"];
+const MULTI_LEADS: &[&str] =
+    &["believe it or not", "by the way", "funny enough", "guess what", "in other news", "to be honest"];
 
 /// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
 const ADVERBS: &[&str] = &[
@@ -165,7 +166,8 @@ const REACTIONS: &[&str] = &[
 
 /// Verbs whose clause is a guess or a reply, whatever follows ("I bet they loved it", "I meant
 /// Cambridge", "I agree").
-const HARD_REACTIONS: &[&str] = &["agree", "bet", "guess", "imagine", "mean", "meant", "reckon", "suppose", "wonder", "wondered"];
+const HARD_REACTIONS: &[&str] =
+    &["agree", "bet", "guess", "imagine", "mean", "meant", "reckon", "suppose", "wonder", "wondered"];
 
 /// Verbs of liking, which point back at the conversation when their object is "that"/"it".
 const LIKINGS: &[&str] = &["adore", "appreciate", "enjoy", "enjoyed", "like", "liked", "love", "loved", "prefer"];
@@ -274,7 +276,8 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // A liking of something just said ("I love that explanation") or what one meant is about
     // the conversation, not the user's life.
     if HARD_REACTIONS.contains(&verb.as_str())
-        || (LIKINGS.contains(&verb.as_str()) && matches!(object.as_str(), "that" | "this" | "it" | "those" | "these" | "them"))
+        || (LIKINGS.contains(&verb.as_str())
+            && matches!(object.as_str(), "that" | "this" | "it" | "those" | "these" | "them"))
     {
         return None;
     }
@@ -332,8 +335,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
     // a sentence that only mentions them.
     let own = k == 0 && matches!(bare(&words[0]).as_str(), "i" | "i'm" | "i've" | "my" | "me");
-    let salience = (if own { 0.5 } else if k == 0 { 0.45 } else { 0.4 }
-        + if specific { 0.1 } else { 0.0 }
+    let salience = (if own {
+        0.5
+    } else if k == 0 {
+        0.45
+    } else {
+        0.4
+    } + if specific { 0.1 } else { 0.0 }
         + if event { 0.1 } else { 0.0 }
         + (told.len() as f32 * 0.02).min(0.15))
     .min(0.85);
@@ -594,7 +602,8 @@ mod tests {
 
     #[test]
     fn a_statement_that_mentions_the_user_anywhere_is_told_about_them() {
-        let (_, content, _) = episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
+        let (_, content, _) =
+            episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
         assert!(content.contains("User has known these friends for 4 years"), "{content}");
         let (_, content, _) = episode("It reminded me of my own struggles in the past").unwrap();
         assert_eq!(content, "It reminded User of their own struggles in the past");

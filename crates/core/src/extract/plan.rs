@@ -500,7 +500,7 @@ pub(super) fn rules() -> Vec<Rule> {
             "intent",
             Mode::Plan,
             &["i", "we"],
-            r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
+            r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must(?:\s+to)?|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
             intent,
         ),
         Rule::new(

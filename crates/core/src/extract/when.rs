@@ -63,7 +63,7 @@ fn date_re() -> &'static Regex {
             | (?P<dm>(?:the\s+)?(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{MONTHS})\b(?:,?\s+(?P<y2>\d{{4}}))?)
             | (?P<iso>(?P<y3>\d{{4}})-(?P<m3>\d{{2}})-(?P<d3>\d{{2}}))
             | (?P<eonm>(?:the\s+)?end\s+of\s+next\s+month)
-            | (?P<eom>(?:the\s+)?end\s+of\s+(?:the|this)\s+month|this\s+month)
+            | (?P<eom>(?:the\s+)?end\s+of\s+(?:the|this)\s+month|this\s+month|(?:the\s+)?month\s+ends|month(?:'s)?\s+end|(?:the\s+)?end\s+of\s+month)
             | (?P<nm>(?:early\s+)?next\s+month)
             | (?P<eoy>(?:the\s+)?end\s+of\s+(?:the|this)\s+year|this\s+year)
             | (?P<ny>next\s+year)
@@ -417,6 +417,14 @@ fn exact_offset(c: &Captures<'_>, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_month_ending_in_other_words_is_its_last_day() {
+        let at: DateTime<Utc> = "2026-11-10T09:00:00Z".parse().unwrap();
+        for t in ["before the month ends", "by month end", "by end of month"] {
+            assert_eq!(find(t, at).map(|p| p.at.date_naive().to_string()).as_deref(), Some("2026-11-30"), "{t}");
+        }
+    }
 
     #[test]
     fn past_phrases_resolve_backwards_from_the_message() {
