@@ -162,7 +162,7 @@ pub fn asks_for_plans(query: &str) -> bool {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     RE.get_or_init(|| {
         regex::Regex::new(
-            r"(?i)(?:focus\s+on|on\s+my\s+plate|to-?do|todo\s+list|deadlines?|what\s+(?:do|should|must)\s+i\s+(?:do|tackle|finish|work\s+on|prioriti[sz]e)|what(?:'s|\s+is)\s+(?:next|left|pending|due|coming\s+up)|open\s+(?:loops|threads|tasks)|remind\s+me\s+what|what\s+did\s+i\s+(?:promise|plan|say\s+i\s+would)|my\s+(?:plans|tasks|priorities|week|agenda)|plan\s+my\s+(?:week|day))",
+            r"(?i)\b(?:focus\s+on|on\s+my\s+plate|to-?do|todo\s+list|deadlines?|what\s+(?:do|should|must)\s+i\s+(?:do|tackle|finish|work\s+on|prioriti[sz]e)|what(?:'s|\s+is)\s+(?:next|left|pending|due|coming\s+up)|open\s+(?:loops|threads|tasks)|remind\s+me\s+what|what\s+did\s+i\s+(?:promise|plan|say\s+i\s+would)|my\s+(?:plans|tasks|priorities|week|agenda)|plan\s+my\s+(?:week|day))",
         )
         .expect("planning regex")
     })

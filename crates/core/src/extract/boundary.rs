@@ -286,7 +286,7 @@ pub(super) fn rules() -> Vec<Rule> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{contents, none, run};
+    use crate::extract::heuristic::tests::{contents, none, nothing_written, run};
     use crate::kind::{Kind, Surface};
 
     #[test]
@@ -327,7 +327,7 @@ mod tests {
         none("I can't stop thinking about the trip");
         none("Stop talking about me, tell me about your day");
         none("Thanks so much! Don't mention it.");
-        none("I did not ask about this, you brought it up");
+        nothing_written("I did not ask about this, you brought it up");
     }
 
     #[test]

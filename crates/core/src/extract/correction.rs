@@ -232,7 +232,7 @@ pub(super) fn rules() -> Vec<Rule> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{none, run};
+    use crate::extract::heuristic::tests::{none, only_episodes, run};
     use crate::op::{Action, Target};
 
     fn actions(s: &str) -> Vec<Action> {
@@ -282,7 +282,7 @@ mod tests {
         assert_eq!(actions("I'm not with Acme any more"), vec![Action::Forget(Target::Matching("acme".into()))]);
         none("I'm not sure anymore");
         none("I don't know anymore");
-        none("I left my keys at home");
+        only_episodes("I left my keys at home");
         none("I don't live in Paris");
     }
 }

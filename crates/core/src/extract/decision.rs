@@ -20,7 +20,7 @@ use crate::text::tidy;
 const CONFIDENCE: f32 = 0.85;
 
 /// Verbs after "decided to"/"agreed to" that make a decision a way of working.
-const WAYS: &str = r"(?:use|using|go\s+with|going\s+with|switch\s+to|switching\s+to|adopt|stick\s+with|standardi[sz]e\s+on|keep|stop\s+using|drop|move\s+to|migrate\s+to|always|never|only\s+use|require|write|name|format|deploy|release|squash|rebase|review|test|document|prefer)";
+const WAYS: &str = r"(?:use|using|go\s+with|going\s+with|switch\s+to|switching\s+to|stick\s+with|standardi[sz]e\s+on|stop\s+using|move\s+to|migrate\s+to|always|never|only\s+use|require)";
 
 fn convention(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let Some(x) = cap(c, "x") else { return Vec::new() };
@@ -51,14 +51,14 @@ pub(super) fn rules() -> Vec<Rule> {
             "instead-of",
             Mode::Statement,
             &["instead of", "rather than"],
-            r"\b(?:from\s+now\s+on,?\s+|going\s+forward,?\s+)?(?:we|i|the\s+team|our\s+team)(?:'ll|\s+will|\s+now|\s+should|'re\s+going\s+to|\s+are\s+going\s+to|\s+always)?\s+(?P<x>(?:use|go\s+with|stick\s+with|standardi[sz]e\s+on|write|deploy|name|run|format)\s+[^,.;!?]+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<old><CLAUSE>)",
+            r"\b(?:(?:from\s+now\s+on,?\s+|going\s+forward,?\s+)(?:we|i|the\s+team|our\s+team)|we|the\s+team|our\s+team)(?:'ll|\s+will|\s+now|\s+should|'re\s+going\s+to|\s+are\s+going\s+to|\s+always)?\s+(?P<x>(?:use|go\s+with|stick\s+with|standardi[sz]e\s+on|write|deploy|name|run|format)\s+[^,.;!?]+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<old><CLAUSE>)",
             convention,
         ),
         Rule::new(
             "from-now-on",
             Mode::Statement,
             &["from now on", "going forward", "moving forward", "henceforth", "from here on"],
-            r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|henceforth|from\s+here\s+on(?:\s+out)?)\s*,?\s+(?:we|i|the\s+team)\s+(?:'ll\s+|will\s+|should\s+|are\s+going\s+to\s+|always\s+)?(?P<x><TAIL>)",
+            r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|henceforth|from\s+here\s+on(?:\s+out)?)\s*,?\s+(?:we|i|the\s+team)(?:'ll|\s+will|\s+should|\s+are\s+going\s+to|\s+always)?\s+(?P<x><TAIL>)",
             convention,
         ),
         Rule::new(

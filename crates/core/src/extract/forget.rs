@@ -185,7 +185,7 @@ pub(super) fn forget(x: &str, _s: &Sentence<'_>) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{none, run};
+    use crate::extract::heuristic::tests::{none, only_episodes, run};
     use crate::op::{Action, Target};
 
     fn targets(s: &str) -> Vec<Target> {
@@ -223,12 +223,12 @@ mod tests {
 
     #[test]
     fn forgetting_things_is_not_a_request() {
-        none("I forgot my keys again");
+        only_episodes("I forgot my keys again");
         none("I always forget my passwords");
         none("forget it, not important");
         none("Ignore the warning, it's harmless");
         none("delete the file when you're done");
-        none("I can relax, forget my troubles, and get lost in another world");
+        only_episodes("I can relax, forget my troubles, and get lost in another world");
         none("I don't remember what it's called");
         assert_eq!(targets("Please delete what you know about my health."), vec![Target::Matching("health".into())]);
     }

@@ -60,7 +60,10 @@ fn without_speaker(text: &str) -> &str {
     let is_name = (1..=2).contains(&words.len())
         && label.len() <= 30
         && words.iter().all(|w| {
-            w.starts_with(char::is_uppercase) && w.chars().all(|c| c.is_alphabetic() || c == '\'' || c == '-')
+            // A name: a capital, then lower case ("Caroline", "Mary Ann"), never "ID" or "TODO".
+            w.starts_with(char::is_uppercase)
+                && w.chars().count() >= 2
+                && w.chars().skip(1).all(|c| c.is_lowercase() || c == '\'' || c == '-')
         });
     if is_name && !rest.trim().is_empty() { rest } else { text }
 }
@@ -433,6 +436,17 @@ pub(crate) mod tests {
         assert!(ops.is_empty(), "{text:?} should yield nothing, got {ops:#?}");
     }
 
+    /// Asserts that no rule family reads anything into the message: at most episodic capture
+    /// keeps it as what the user said ("I forgot my keys again" is no forget request).
+    pub(crate) fn only_episodes(text: &str) {
+        for op in run(text) {
+            let episodic = op.action == Action::Add
+                && matches!(op.draft.kind, Kind::Event | Kind::Fact)
+                && op.draft.confidence == crate::extract::episodic::CONFIDENCE;
+            assert!(episodic, "{text:?}: no rule should read it, got {op:#?}");
+        }
+    }
+
     /// Asserts that whatever the message yields, the gate writes none of it.
     pub(crate) fn nothing_written(text: &str) {
         let ctx = GateContext { owner_layer: Some(Layer::User), ..Default::default() };
@@ -460,6 +474,8 @@ pub(crate) mod tests {
                 ("m2", "User needs to call mom this weekend"),
                 ("m3", "User called mom"),
                 ("m3", "User is feeling exhausted today"),
+                // The call closes the loop and is also kept as what happened, dated.
+                ("m3", "User called mom last night"),
             ]
         );
         for op in &ops {
@@ -528,6 +544,7 @@ pub(crate) mod tests {
         assert_eq!(without_speaker("Mary Ann: hi"), "hi");
         assert_eq!(without_speaker("Note to self: buy milk"), "Note to self: buy milk");
         assert_eq!(without_speaker("I said: no"), "I said: no");
+        assert_eq!(without_speaker("Account ID: ZX-9921"), "Account ID: ZX-9921");
         assert_eq!(contents("Caroline: I live in Lisbon"), vec!["User lives in Lisbon"]);
     }
 

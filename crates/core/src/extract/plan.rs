@@ -770,7 +770,7 @@ mod trip_tests {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{none, run};
+    use crate::extract::heuristic::tests::{only_episodes, run};
     use crate::kind::Kind;
     use chrono::{DateTime, Utc};
 
@@ -866,20 +866,20 @@ mod tests {
 
     #[test]
     fn conversation_is_not_a_plan() {
-        none("I'll try that");
-        none("I need to think about it");
-        none("I have to say, this is great");
-        none("I'll let you know");
-        none("I'm going to be honest");
-        none("I want to understand how lifetimes work");
-        none("I'm doing great today");
-        none("Should I call my mom this weekend?");
-        none("I'll do it tomorrow");
-        none("Almost as silly as when I got to feed a horse a carrot");
-        none("We gotta push ourselves out of our comfort zones");
-        none("I need to find a better way to focus");
-        none("I need to talk to you");
+        only_episodes("I'll try that");
+        only_episodes("I need to think about it");
+        only_episodes("I have to say, this is great");
+        only_episodes("I'll let you know");
+        only_episodes("I'm going to be honest");
+        only_episodes("I want to understand how lifetimes work");
+        only_episodes("I'm doing great today");
+        only_episodes("Should I call my mom this weekend?");
+        only_episodes("I'll do it tomorrow");
+        only_episodes("Almost as silly as when I got to feed a horse a carrot");
+        only_episodes("We gotta push ourselves out of our comfort zones");
+        only_episodes("I need to find a better way to focus");
+        only_episodes("I need to talk to you");
         assert!(run("I'm getting motivated by something I saw today").iter().all(|o| o.draft.kind != Kind::OpenLoop));
-        none("as if I could feel her presence guide me and remind me of her love");
+        only_episodes("as if I could feel her presence guide me and remind me of her love");
     }
 }

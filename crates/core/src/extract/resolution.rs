@@ -418,7 +418,7 @@ fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{none, run};
+    use crate::extract::heuristic::tests::{only_episodes, run};
     use crate::op::{Action, Target};
 
     fn closes(s: &str) -> String {
@@ -458,16 +458,16 @@ mod tests {
 
     #[test]
     fn not_completions() {
-        none("I didn't call my mom yet");
-        none("I still haven't sent the slides");
-        none("I tried calling my mom");
-        none("I forgot to call my mom");
-        none("I loved the movie");
-        none("did you call my mom?");
+        only_episodes("I didn't call my mom yet");
+        only_episodes("I still haven't sent the slides");
+        only_episodes("I tried calling my mom");
+        only_episodes("I forgot to call my mom");
+        only_episodes("I loved the movie");
+        only_episodes("did you call my mom?");
         assert!(
             run("Crowded bars are not my thing, honestly").iter().all(|o| !matches!(o.action, Action::CloseLoop(_)))
         );
-        none("My mother also passed away last year");
-        none("I've built a website before");
+        only_episodes("My mother also passed away last year");
+        only_episodes("I've built a website before");
     }
 }

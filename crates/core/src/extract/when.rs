@@ -141,7 +141,7 @@ fn past_re() -> &'static Regex {
             | (?P<yday>yesterday|last\s+night|yday)
             | (?P<today>this\s+(?:morning|afternoon|evening)|earlier\s+today|today|tonight|just\s+now)
             | (?P<lwe>last\s+weekend|over\s+the\s+weekend|this\s+past\s+weekend)
-            | (?P<lwd>(?:last|this\s+past|(?:on\s+)?(?:the\s+)?)\s*(?P<wd>{WEEKDAYS})(?:\s+(?:morning|afternoon|evening|night))?)
+            | (?P<lwd>(?:last|this\s+past)\s+(?P<wd>{WEEKDAYS})(?:\s+(?:morning|afternoon|evening|night))?)
             | (?P<lw>last\s+week|the\s+other\s+week|a\s+week\s+ago)
             | (?P<lm>last\s+month|a\s+month\s+ago)
             | (?P<ly>last\s+year|a\s+year\s+ago)
@@ -155,7 +155,8 @@ fn past_re() -> &'static Regex {
 /// Finds the first phrase dating something that already happened ("yesterday", "last
 /// Saturday", "two weeks ago", "over the weekend") and resolves it against `at`, the time the
 /// message was sent. Conventions: a weekday is its latest occurrence before today; "last
-/// weekend" is the Saturday of the latest weekend before today; weeks, months and years count
+/// weekend" is the Saturday of the latest weekend before today; a bare weekday is not read (it may
+/// be a habit: "every Sunday"); weeks, months and years count
 /// back from today. The instant keeps the message's time of day.
 pub fn past(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
     let today = at.date_naive();
@@ -435,7 +436,9 @@ mod tests {
         assert_eq!(day("Yesterday I ran 10k").as_deref(), Some("2026-06-02"));
         assert_eq!(day("the day before yesterday").as_deref(), Some("2026-06-01"));
         assert_eq!(day("ran a race last Saturday").as_deref(), Some("2026-05-30"));
-        assert_eq!(day("on Monday we moved").as_deref(), Some("2026-06-01"));
+        assert_eq!(day("last Monday we moved").as_deref(), Some("2026-06-01"));
+        // A bare weekday may be a habit ("every Sunday morning"), not a date.
+        assert_eq!(day("I volunteer every Sunday morning"), None);
         assert_eq!(day("we went hiking last weekend").as_deref(), Some("2026-05-30"));
         assert_eq!(day("two weeks ago I quit").as_deref(), Some("2026-05-20"));
         assert_eq!(day("a few days ago").as_deref(), Some("2026-05-31"));
