@@ -323,9 +323,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .map(|w| bare(w))
         .filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w) && !first_person(w))
         .collect();
-    // A name or a place ("Porto", "Dana's") makes a short statement worth keeping.
-    let specific = words.iter().skip(1).any(|w| w.starts_with(char::is_uppercase) && !first_person(&bare(w)));
-    let enough = if specific { 2 } else { 3 };
+    // A name, a place or a number ("Porto", "Dana's", "4 years") makes a short statement worth
+    // keeping; so does the user speaking of themselves ("I'm a terrible cook"). A sentence that
+    // only mentions them needs more to say.
+    let specific = words.iter().skip(1).any(|w| {
+        (w.starts_with(char::is_uppercase) && !first_person(&bare(w))) || w.chars().any(|c| c.is_ascii_digit())
+    });
+    let enough = if k == 0 || specific { 2 } else { 3 };
     if told.len() < enough {
         return None;
     }

@@ -184,7 +184,7 @@ fn tech(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{contents, keyed, none, nothing_written, run};
+    use crate::extract::heuristic::tests::{contents, keyed, none, nothing_written, only_episodes, run};
     use crate::kind::{Kind, Surface};
 
     #[test]
@@ -211,8 +211,8 @@ mod tests {
     #[test]
     fn secrets_and_states_are_not_facts() {
         none("my password is hunter2");
-        none("My laptop is dead");
-        none("our app is slow today");
+        only_episodes("My laptop is dead");
+        only_episodes("our app is slow today");
         none("my pin is 1234");
         nothing_written("maybe our database is Postgres, not sure");
     }

@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn forgetting_things_is_not_a_request() {
         only_episodes("I forgot my keys again");
-        none("I always forget my passwords");
+        only_episodes("I always forget my passwords");
         none("forget it, not important");
         none("Ignore the warning, it's harmless");
         none("delete the file when you're done");

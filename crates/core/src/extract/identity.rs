@@ -1239,10 +1239,10 @@ mod tests {
         assert_eq!(keyed("I teach math at a high school", "job"), Some("math at a high school".into()));
         assert_eq!(keyed("I'm retired now", "job"), Some("retired".into()));
         assert_eq!(keyed("I work remotely", "work_mode"), Some("remotely".into()));
-        none("I'm a terrible cook");
+        only_episodes("I'm a terrible cook");
         assert_eq!(keyed("I'm a big fan of jazz", "job"), None);
         assert_eq!(keyed("I'm a bit tired", "job"), None);
-        none("I joined a gym");
+        only_episodes("I joined a gym");
         none("If I were a teacher I'd be happier");
         none("Are you a doctor?");
     }
@@ -1259,7 +1259,7 @@ mod tests {
         assert_eq!(ops[0].draft.content, "User lives in Porto");
         none("I don't live in Paris");
         only_episodes("I used to live in Paris when I was a kid, do you know it?");
-        none("I live in the moment");
+        only_episodes("I live in the moment");
         assert_eq!(keyed("I'd love to live in Japan", "home"), None);
     }
 
@@ -1282,7 +1282,7 @@ mod tests {
         assert_eq!(keyed("Tomorrow is my birthday!", "birthday"), Some("March 3".into()));
         assert_eq!(keyed("I was born in 1990.", "birth_year"), Some("1990".into()));
         none("my sister loves jazz? no idea");
-        none("I'm 5 minutes away");
+        only_episodes("I'm 5 minutes away");
     }
 
     #[test]

@@ -271,7 +271,7 @@ fn we_call(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{contents, keyed, none, run};
+    use crate::extract::heuristic::tests::{contents, keyed, none, only_episodes, run};
     use crate::kind::Kind;
 
     #[test]
@@ -303,7 +303,7 @@ mod tests {
             vec!["User's running joke: their cat is the real boss"]
         );
         none("call me back later");
-        none("We call it a day at 5");
+        only_episodes("We call it a day at 5");
         none("the thing is, I don't know");
     }
 }

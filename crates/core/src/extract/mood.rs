@@ -295,7 +295,7 @@ mod tests {
         only_episodes("I get anxious whenever I fly");
         assert!(run("I'm sick of meetings that could be emails").iter().all(|o| o.draft.kind != Kind::Ephemeral));
         none("I'm happy to help");
-        none("I'm down for pizza");
+        only_episodes("I'm down for pizza");
         none("Are you tired?");
         none("I'm so proud of you!");
         none("Looks like you had a great day!");

@@ -637,6 +637,6 @@ mod tests {
         only_episodes("I use things like lists to stay organised");
         none("I'm on it");
         none("I have a lot of work");
-        none("I'm running late");
+        only_episodes("I'm running late");
     }
 }
