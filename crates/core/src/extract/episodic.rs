@@ -28,7 +28,7 @@ pub(super) struct Episode {
     pub(super) kind: Kind,
     /// When it happened (events) or was said to hold (facts): the time phrase resolved, else
     /// the message's time.
-    pub(super) when: Option<DateTime<Utc>>,
+    pub(super) when: DateTime<Utc>,
     /// How much it says: specific words, names and numbers, a date.
     pub(super) salience: f32,
 }
@@ -130,38 +130,29 @@ const ADVERBS: &[&str] = &[
     "usually",
 ];
 
-/// Verbs whose clause is an opinion or a reaction, not a statement about the user's life.
+/// Verbs whose clause is an opinion or a reaction, kept only when what follows says something
+/// ("I feel it's important to help others"); the always-dropped ones are [`HARD_REACTIONS`].
 const REACTIONS: &[&str] = &[
     "admire",
-    "agree",
     "appreciate",
     "believe",
-    "bet",
     "can't",
     "couldn't",
     "feel",
     "felt",
     "figured",
     "gotta",
-    "guess",
     "hope",
-    "imagine",
     "knew",
     "know",
-    "mean",
-    "meant",
     "miss",
-    "reckon",
     "remember",
     "see",
-    "suppose",
     "think",
     "thought",
     "totally",
     "understand",
     "wish",
-    "wonder",
-    "wondered",
 ];
 
 /// Verbs that show a sentence-initial gerund is the subject ("Seeing them happy makes my day").
@@ -376,7 +367,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         content,
         kind: if event { Kind::Event } else { Kind::Fact },
         // Every statement is dated: when it happened, or when it was said to hold.
-        when: Some(when.unwrap_or(s.at)),
+        when: when.unwrap_or(s.at),
         salience,
     })
 }
@@ -516,7 +507,7 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     }
     let event = episodes.iter().find(|e| e.kind == Kind::Event);
     let kind = if event.is_some() { Kind::Event } else { Kind::Fact };
-    let valid_from = event.or(episodes.first()).and_then(|e| e.when);
+    let valid_from = event.or(episodes.first()).map(|e| e.when);
     let salience = episodes.iter().map(|e| e.salience).fold(0.0f32, f32::max);
     let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);

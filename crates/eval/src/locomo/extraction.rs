@@ -186,17 +186,12 @@ pub struct CosineDistribution {
 
 impl CosineDistribution {
     fn of(values: &[f64]) -> Self {
-        let mut histogram = BTreeMap::new();
-        for b in 0..10 {
-            histogram.insert(
-                format!("[{:.1},{:.1}{}", b as f64 / 10.0, (b + 1) as f64 / 10.0, if b == 9 { "]" } else { ")" }),
-                0,
-            );
-        }
+        // Tenths; the last bucket is closed so a cosine of exactly 1.0 has a home.
+        let label =
+            |b: i64| format!("[{:.1},{:.1}{}", b as f64 / 10.0, (b + 1) as f64 / 10.0, if b == 9 { "]" } else { ")" });
+        let mut histogram: BTreeMap<String, usize> = (0..10).map(|b| (label(b), 0)).collect();
         for &v in values {
-            let b = ((v * 10.0).floor() as i64).clamp(0, 9);
-            let key = format!("[{:.1},{:.1}{}", b as f64 / 10.0, (b + 1) as f64 / 10.0, if b == 9 { "]" } else { ")" });
-            *histogram.entry(key).or_default() += 1;
+            *histogram.entry(label(((v * 10.0).floor() as i64).clamp(0, 9))).or_default() += 1;
         }
         Self { summary: Summary::of(values), histogram }
     }
