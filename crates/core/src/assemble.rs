@@ -289,7 +289,10 @@ fn render_memory(m: &Memory) -> String {
     if let Some(due) = m.due_at.filter(|_| m.kind == Kind::OpenLoop) {
         s.push_str(&format!(" (due {})", due.format("%Y-%m-%d")));
     } else if let Some(at) = m.valid_from.filter(|_| m.kind == Kind::Event) {
-        s.push_str(&format!(" (on {})", at.format("%Y-%m-%d")));
+        // An event told with a period ("last week") is dated when it was told: the model reads
+        // the period from that day, as the user meant it.
+        let told = crate::extract::when::past(&m.content, at).is_some_and(|p| p.vague);
+        s.push_str(&format!(" ({} {})", if told { "told on" } else { "on" }, at.format("%Y-%m-%d")));
     }
     s
 }
@@ -477,6 +480,15 @@ mod tests {
     fn mem(kind: Kind, content: &str) -> Memory {
         let m = Memory::new(Scope::parse("acme", None, Some("dana"), None).unwrap(), kind, content, now());
         Memory { confidence: 0.9, salience: 0.6, ..m }
+    }
+
+    #[test]
+    fn an_event_told_with_a_period_says_when_it_was_told() {
+        let mut e = mem(Kind::Event, "User went camping with the kids last week");
+        e.valid_from = Some(now());
+        assert_eq!(render_memory(&e), "User went camping with the kids last week (told on 2026-03-10)");
+        e.content = "User ran a half marathon in Porto".into();
+        assert_eq!(render_memory(&e), "User ran a half marathon in Porto (on 2026-03-10)");
     }
 
     fn build(exact: Vec<Memory>, ranked: Vec<Memory>, budget: usize, surfaced: &HashSet<MemoryId>) -> ContextBlock {

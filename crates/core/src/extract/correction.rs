@@ -24,12 +24,27 @@ use crate::text::tidy;
 /// Whether a sentence corrects or updates something said before.
 pub(super) fn is_correction(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
+    is_retraction(lower)
+        || RE
+            .get_or_init(|| {
+                Regex::new(
+                    r"(?x)\b(?:no\s+longer|switched|swapped|these\s+days|nowadays|now|instead|changed|moved|any\s*more|any\s+longer|from\s+now\s+on|going\s+forward|not\s+anymore|new\s+(?:job|role|place|apartment|city|house|number|id|address|editor|laptop|phone)|just\s+(?:started|joined)|recently\s+(?:started|joined|moved)|ditched|replaced|migrated)\b",
+                )
+                .expect("switch regex")
+            })
+            .is_match(lower)
+}
+
+/// Whether a sentence takes back what was said ("actually ...", "I meant ...", "scratch that"):
+/// what it says is about the conversation, not news. A switch ("I've moved", "now I ...") is news
+/// as well as an update.
+pub(super) fn is_retraction(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?x)^\s*(?:actually|correction|no[,!]|nope|wait|sorry,?\s+i\s+meant|i\s+meant|oops|my\s+bad|to\s+clarify|update:?|scratch\s+that|let\s+me\s+correct|i\s+misspoke|i\s+was\s+wrong|quick\s+update|small\s+correction)\b
-              |\b(?:no\s+longer|switched|swapped|these\s+days|nowadays|now|instead|changed|moved|any\s*more|any\s+longer|from\s+now\s+on|going\s+forward|not\s+anymore|new\s+(?:job|role|place|apartment|city|house|number|id|address|editor|laptop|phone)|just\s+(?:started|joined)|recently\s+(?:started|joined|moved)|ditched|replaced|migrated)\b",
+            r"(?x)^\s*(?:actually|correction|no[,!]|nope|wait|sorry,?\s+i\s+meant|i\s+meant|oops|my\s+bad|to\s+clarify|update:?|scratch\s+that|let\s+me\s+correct|i\s+misspoke|i\s+was\s+wrong|quick\s+update|small\s+correction)\b",
         )
-        .expect("correction regex")
+        .expect("retraction regex")
     })
     .is_match(lower)
 }

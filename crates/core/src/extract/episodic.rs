@@ -12,6 +12,8 @@
 
 use chrono::{DateTime, Utc};
 
+use super::correction::is_retraction;
+use super::heuristic::doubted;
 use super::lex::{is_past, third_person, third_singular};
 use super::rule::Sentence;
 use super::when;
@@ -26,8 +28,8 @@ pub(super) struct Episode {
     pub(super) content: String,
     /// Event for what already happened, fact for what holds now.
     pub(super) kind: Kind,
-    /// When it happened (events) or was said to hold (facts): the time phrase resolved, else
-    /// the message's time.
+    /// When it happened (events) or was said to hold (facts): the day a time phrase names, else
+    /// the message's time (also for a period such as "last week", which the content keeps).
     pub(super) when: DateTime<Utc>,
     /// How much it says: specific words, names and numbers, a date.
     pub(super) salience: f32,
@@ -65,6 +67,7 @@ const LEADS: &[&str] = &[
     "nah",
     "no",
     "nope",
+    "now",
     "oh",
     "ok",
     "okay",
@@ -95,9 +98,36 @@ const LEADS: &[&str] = &[
     "yup",
 ];
 
-/// Lead-ins of several words ("by the way, I ...").
-const MULTI_LEADS: &[&str] =
-    &["believe it or not", "by the way", "funny enough", "guess what", "in other news", "to be honest"];
+/// Lead-ins of several words ("by the way, I ...", "just wanted to let you know that I ...");
+/// the longest that opens a sentence is taken.
+const MULTI_LEADS: &[&str] = &[
+    "believe it or not",
+    "by the way",
+    "funny enough",
+    "guess what",
+    "i have to tell you",
+    "i wanted to let you know",
+    "i wanted to let you know that",
+    "i wanted to tell you",
+    "i wanted to tell you that",
+    "in other news",
+    "just wanted to let you know",
+    "just wanted to let you know that",
+    "just wanted to tell you",
+    "just wanted to tell you that",
+    "to be honest",
+    "wanted to let you know",
+    "wanted to let you know that",
+    "wanted to tell you",
+    "wanted to tell you that",
+    "you know what",
+    "you will not believe it",
+    "you won't believe it",
+    "you won't believe this",
+];
+
+/// Longest multi-word lead-in a sentence's (lower-cased, bare) words start with.
+const MULTI_LEAD_WORDS: usize = 7;
 
 /// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
 const ADVERBS: &[&str] = &[
@@ -158,7 +188,7 @@ const REACTIONS: &[&str] = &[
 /// Verbs that show a sentence-initial gerund is the subject ("Seeing them happy makes my day").
 const GERUND_SUBJECT_VERBS: &[&str] = &[
     "are", "brings", "feels", "gives", "has", "helped", "helps", "is", "it's", "keeps", "made", "makes", "means",
-    "reminds", "that's", "was", "were",
+    "reminds", "seems", "sounds", "that's", "was", "were",
 ];
 
 /// Words that negate the statement right after its subject.
@@ -220,9 +250,10 @@ fn bare(w: &str) -> String {
 
 /// Reads one sentence; `None` when it is not a statement about the user worth keeping.
 pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
-    // Hypotheticals, questions and hedged statements ("I think I might ...") assert nothing;
-    // corrections ("I meant Cambridge, not Boston") are read by the correction family.
-    if s.blocked || s.hedged || s.correction || s.statement_end == 0 {
+    // Hypotheticals, questions and doubted statements ("I think I might ...") assert nothing;
+    // retractions ("I meant Cambridge, not Boston") are read by the correction family. A weighed
+    // intention ("I'm considering a move") and a switch ("now I have ...") are news.
+    if s.blocked || is_retraction(&s.lower) || s.statement_end == 0 {
         return None;
     }
     let text = s.text[..s.statement_end.min(s.text.len())].trim();
@@ -231,9 +262,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // Lead-ins: interjections, a name said to the other person ("Caroline, I ..."), and a past
     // time phrase the statement starts with ("Last Saturday I ran ...").
     let mut when: Option<DateTime<Utc>> = None;
+    // A period the statement opened with ("Last month we ..."), said again at its end.
+    let mut period: Option<String> = None;
     loop {
-        let lower = words.iter().take(4).map(|w| bare(w)).collect::<Vec<_>>().join(" ");
-        if let Some(lead) = MULTI_LEADS.iter().find(|l| lower == **l || lower.starts_with(&format!("{l} "))) {
+        let lower = words.iter().take(MULTI_LEAD_WORDS).map(|w| bare(w)).collect::<Vec<_>>().join(" ");
+        if let Some(lead) =
+            MULTI_LEADS.iter().filter(|l| lower == **l || lower.starts_with(&format!("{l} "))).max_by_key(|l| l.len())
+        {
             words.drain(..lead.split(' ').count());
             continue;
         }
@@ -245,7 +280,10 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         }
         let rest = words.join(" ");
         if let Some(p) = when::past(&rest, s.at).filter(|p| p.start == 0) {
-            when = Some(p.at);
+            when = Some(happened(&p, s.at));
+            if p.vague {
+                period = Some(rest[p.start..p.end].to_lowercase());
+            }
             let consumed = rest[..p.end].split_whitespace().count();
             words.drain(..consumed.min(words.len()));
             if let Some(w) = words.first_mut() {
@@ -254,13 +292,21 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             words.retain(|w| !w.is_empty());
             continue;
         }
+        // An aside before a dash or colon that is not the user's news ("Gina, you won't believe
+        // it - I got ...", "Just wanted to give you the heads up- I took ...").
+        let aside = words.iter().position(|w| w.ends_with(['-', '\u{2013}', '\u{2014}', ':'])).filter(|&b| {
+            let (before, after) = (&words[..=b], &words[b + 1..]);
+            let user = |ws: &[String]| ws.iter().any(|w| first_person(&bare(w)));
+            user(after) && (!user(before) || before.iter().any(|w| second_person(&bare(w))))
+        });
+        if let Some(b) = aside {
+            words.drain(..=b);
+            continue;
+        }
         break;
     }
-    // About the other speaker, not the user ("I'm so proud of you", "your painting").
-    if words
-        .iter()
-        .any(|w| matches!(bare(w).as_str(), "you" | "your" | "yours" | "you're" | "you've" | "u" | "ya" | "yourself"))
-    {
+    // Thanks are about the other speaker ("Thanks for the advice yesterday, it helped me").
+    if matches!(bare(words.first()?).as_str(), "thanks" | "thank" | "thx" | "ty" | "cheers") {
         return None;
     }
     let elided = elided_subject(&words);
@@ -275,11 +321,39 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let k = words.iter().position(|w| first_person(&bare(w)))?;
     let (user, verb_at) = user_form(&words, k)?;
     let mut v = verb_at;
-    while words.get(v).is_some_and(|w| ADVERBS.contains(&bare(w).as_str())) {
+    while words.get(v).is_some_and(|w| adverb(&bare(w))) {
         v += 1;
     }
     let verb = words.get(v).map(|w| bare(w)).unwrap_or_default();
     let object = words.get(v + 1).map(|w| bare(w)).unwrap_or_default();
+    // Doubt up to the verb ("I think I might ...", "I probably went") leaves nothing asserted;
+    // later it is about something else ("I sent it in just to see how others might like it").
+    if doubted(&words[..(v + 2).min(words.len())].join(" ").to_lowercase()) {
+        return None;
+    }
+    // About the other speaker, not the user: "you" before the statement, as the object of its
+    // verb ("I love your idea", "I miss you"), or after a feeling ("I'm so proud of you"). Later
+    // it is a detail of the user's own news ("I'm reading the novel you mentioned").
+    let feeling = REACTIONS.contains(&verb.as_str())
+        || FEELINGS.contains(&verb.as_str())
+        || LIKINGS.contains(&verb.as_str())
+        || matches!(verb.as_str(), "am" | "is" | "so" | "very" | "super" | "too");
+    // When the user is not the subject ("Stop talking about me, tell me about your day"), any
+    // "you" makes it about the two speakers.
+    let reach = if !first_subject(&bare(&words[k])) {
+        words.len()
+    } else if feeling {
+        v + 4
+    } else {
+        v + 2
+    };
+    if words[..reach.min(words.len())].iter().any(|w| second_person(&bare(w))) {
+        return None;
+    }
+    // "We can make a difference", "we should all join forces": the speakers together, in general.
+    if user.starts_with("User and others") && MODALS.contains(&verb.as_str()) {
+        return None;
+    }
     // What did not happen or does not hold ("I didn't call mom yet", "I don't live in Paris") is
     // not kept: a negation read back as a fact is the worst kind of memory error.
     if words[k..(v + 2).min(words.len())].iter().any(|w| NEGATIONS.contains(&bare(w).as_str())) {
@@ -299,7 +373,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     // What follows the verb (or "am" + adjective) must say something: "I think so", "I'm so
     // happy!" and "I agree" do not; "I feel it's important to help others" does.
-    let subject = matches!(bare(&words[k]).as_str(), "i" | "i'm" | "i've" | "we" | "we're" | "we've");
+    let subject = first_subject(&bare(&words[k]));
     let rest_from = if !subject {
         0
     } else if REACTIONS.contains(&verb.as_str()) || FEELINGS.contains(&verb.as_str()) {
@@ -309,8 +383,12 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     } else {
         verb_at
     };
-    let told: Vec<String> = words[rest_from.min(words.len())..]
+    // What comes before a subject that is not the first word tells too ("It's a yoga studio I go
+    // to often").
+    let before = if rest_from > k { &words[..k] } else { &words[..0] };
+    let told: Vec<String> = before
         .iter()
+        .chain(&words[rest_from.min(words.len())..])
         .map(|w| bare(w))
         .filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w) && !first_person(w))
         .collect();
@@ -338,7 +416,10 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let head_len = k + 1;
     let tail = third_person(&out[head_len..].join(" "));
     let joined = format!("{} {tail}", out[..head_len].join(" "));
-    let content = cut(joined.trim());
+    let mut content = cut(joined.trim());
+    if let Some(period) = period {
+        content = format!("{content} {period}");
+    }
     if !crate::pii::detect(&content).is_empty() {
         return None;
     }
@@ -347,7 +428,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let past_verb =
         !state && (is_past(&verb) || user.ends_with(" has") || user.ends_with(" have") || elided == Some("I've"));
     if when.is_none() {
-        when = when::past(text, s.at).map(|p| p.at);
+        when = when::past(text, s.at).map(|p| happened(&p, s.at));
     }
     let event = past_verb || when.is_some() || verb == "just";
     // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
@@ -370,6 +451,32 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         when: when.unwrap_or(s.at),
         salience,
     })
+}
+
+/// The day an event is dated: the day its phrase names ("yesterday", "last Saturday"), else, for
+/// a period ("last week", "a few months ago"), the day it was told, the phrase staying in the
+/// statement. A guessed day inside the period would read as a fact it is not.
+fn happened(p: &when::TimePhrase, told: DateTime<Utc>) -> DateTime<Utc> {
+    if p.vague { told } else { p.at }
+}
+
+/// Whether a word stands between a subject and its verb ("I really love", "I typically hold"):
+/// a listed adverb, or a word in -ly that is not a verb.
+fn adverb(w: &str) -> bool {
+    ADVERBS.contains(&w)
+        || (w.len() > 4
+            && w.ends_with("ly")
+            && !matches!(w, "apply" | "bully" | "multiply" | "rally" | "rely" | "reply" | "supply" | "tally"))
+}
+
+/// Whether a first-person word is a subject ("I", "we've"), not an object or possessive.
+fn first_subject(w: &str) -> bool {
+    matches!(w, "i" | "i'm" | "i've" | "i'll" | "we" | "we're" | "we've")
+}
+
+/// Whether a word names the other speaker.
+fn second_person(w: &str) -> bool {
+    matches!(w, "you" | "your" | "yours" | "you're" | "you've" | "you'll" | "u" | "ya" | "yourself")
 }
 
 /// Whether a word names the speaker.
@@ -446,9 +553,17 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         },
         "i'm" => ("User is".into(), k + 1),
         "i've" => ("User has".into(), k + 1),
-        // Conditionals and the future are plans, read by the plan family.
-        "i'd" | "i'll" | "we'll" => return None,
-        "me" if next == "and" && k == 0 => (format!("User and {}", words.get(k + 2)?), k + 3),
+        // A conditional asserts nothing; what the user says they will do, and the plan family
+        // did not read as a plan, is an intention ("I'll keep spreading positivity").
+        "i'd" => return None,
+        "i'll" => ("User will".into(), k + 1),
+        // "We'll" is the two speakers as often as the user's household.
+        "we'll" => return None,
+        // "Me and my brother went ..."
+        "me" if next == "and" && k == 0 => match words.get(k + 2).map(|w| bare(w)).as_deref() {
+            Some("my") => (format!("User and their {}", words.get(k + 3)?), k + 4),
+            _ => (format!("User and {}", words.get(k + 2)?), k + 3),
+        },
         "me" | "myself" => ("User".into(), k + 1),
         "my" | "our" => {
             let noun = words.get(k + 1)?;
@@ -646,6 +761,49 @@ mod tests {
     }
 
     #[test]
+    fn news_told_as_a_switch_an_intention_or_after_an_aside_is_kept() {
+        let (kind, content, _) = episode("now i have a second job at the pharmacy on weekends, its tiring").unwrap();
+        assert_eq!(kind, Kind::Fact);
+        assert!(content.starts_with("User has a second job at the pharmacy"), "{content}");
+        let (kind, content, _) = episode("I just started volunteering at the food bank near my flat").unwrap();
+        assert_eq!(
+            (kind, content.as_str()),
+            (Kind::Event, "User just started volunteering at the food bank near their flat")
+        );
+        let (_, content, _) = episode("Honestly I'm considering going back to uni to study physiotherapy.").unwrap();
+        assert_eq!(content, "User is considering going back to uni to study physiotherapy");
+        let (_, content, when) =
+            episode("Gina, you won't believe it - I got mentored by a retired shipbuilder yesterday!").unwrap();
+        assert_eq!(content, "User got mentored by a retired shipbuilder yesterday");
+        assert_eq!(when.as_deref(), Some("2026-03-01"));
+        let (_, content, _) = episode("Wanted to let you know that I'm running for the town council again.").unwrap();
+        assert_eq!(content, "User is running for the town council again");
+        let (_, content, _) = episode("I'm reading that novel you mentioned and I can't put it down.").unwrap();
+        assert!(content.starts_with("User is reading that novel you mentioned"), "{content}");
+        let (_, content, _) = episode("Me and my brother went fishing on Loch Lomond on Sunday.").unwrap();
+        assert!(content.starts_with("User and their brother went fishing"), "{content}");
+        let (_, content, _) = episode("I typically hold the plank for sixty seconds.").unwrap();
+        assert_eq!(content, "User typically holds the plank for sixty seconds");
+        let (_, content, _) =
+            episode("I sent my screenplay to a film contest just to see how others might like it!").unwrap();
+        assert!(content.starts_with("User sent their screenplay"), "doubt after the verb is about something else");
+    }
+
+    #[test]
+    fn a_period_keeps_its_words_and_dates_the_event_when_it_was_told() {
+        // "Last week" names no day: a guessed one would read as a fact.
+        let (kind, content, when) = episode("We went camping with the kids a few weeks ago, had a blast.").unwrap();
+        assert_eq!((kind, when.as_deref()), (Kind::Event, Some("2026-03-02")));
+        assert!(content.contains("a few weeks ago"), "{content}");
+        let (_, content, when) = episode("Last month I ran my first marathon in Rotterdam.").unwrap();
+        assert_eq!(content, "User ran their first marathon in Rotterdam last month");
+        assert_eq!(when.as_deref(), Some("2026-03-02"));
+        // A named day keeps its day.
+        let (_, _, when) = episode("Two days ago I repainted the whole kitchen yellow.").unwrap();
+        assert_eq!(when.as_deref(), Some("2026-02-28"));
+    }
+
+    #[test]
     fn word_lists_are_sorted_without_repeats() {
         for list in [
             super::LEADS,
@@ -688,6 +846,11 @@ mod tests {
             "I didn't call my mom yet",
             "I don't live in Paris anymore",
             "call me back later",
+            "I'm so proud of you for sticking with it!",
+            "Thanks so much for the advice yesterday, it really helped me calm down.",
+            "Actually I meant Leeds, not Leicester.",
+            "I think I might try the new ramen place.",
+            "I probably went too far with the jokes.",
         ] {
             assert_eq!(episode(text), None, "{text}");
         }

@@ -189,14 +189,32 @@ fn blocked_re() -> &'static Regex {
     })
 }
 
-fn hedge_re() -> &'static Regex {
+/// Doubt ("maybe", "I think", "probably"): the sentence asserts nothing for sure.
+fn doubt_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:i\s+think|i\s+guess|i\s+suppose|maybe|probably|perhaps|might|not\s+sure|i\s+believe|possibly|i\s+may|could\s+be|i\s+reckon|kinda\s+thinking|thinking\s+about|considering|not\s+certain)\b",
+            r"(?i)\b(?:i\s+think|i\s+guess|i\s+suppose|maybe|probably|perhaps|might|not\s+sure|i\s+believe|possibly|i\s+may|could\s+be|i\s+reckon|not\s+certain)\b",
         )
-        .expect("hedge regex")
+        .expect("doubt regex")
     })
+}
+
+/// Hedged: doubted, or an intention still being weighed ("thinking about", "considering"),
+/// which is true of the user's mind but not yet of their life.
+fn hedged(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    doubt_re().is_match(lower)
+        || RE
+            .get_or_init(|| {
+                Regex::new(r"(?i)\b(?:kinda\s+thinking|thinking\s+about|considering)\b").expect("intent regex")
+            })
+            .is_match(lower)
+}
+
+/// Whether a sentence is doubted (see [`doubt_re`]), for readers that keep a weighed intention.
+pub(super) fn doubted(lower: &str) -> bool {
+    doubt_re().is_match(lower)
 }
 
 /// Splits a sentence where a conjunction opens a clause with its own subject ("I live in Lisbon
@@ -355,7 +373,7 @@ impl Extractor for HeuristicExtractor {
                     at: m.at,
                     statement_end: statement_end(sent),
                     blocked: blocked_re().is_match(&lower),
-                    hedged: hedge_re().is_match(&lower),
+                    hedged: hedged(&lower),
                     correction: correction::is_correction(&lower),
                     lowercase,
                     lower,
@@ -379,8 +397,12 @@ impl Extractor for HeuristicExtractor {
                 if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
                     episodes.extend(episodic::capture(&s));
                 }
-                for f in settled {
+                for mut f in settled {
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
+                    // What is asserted holds at least from when it was said.
+                    if matches!(f.action, Action::Add | Action::Update(_) | Action::Contradict(_)) {
+                        f.draft.valid_from = f.draft.valid_from.or(Some(m.at));
+                    }
                     if !dup {
                         ops.push(ProposedOp { action: f.action, draft: f.draft, sources: vec![m.id.clone()] });
                     }

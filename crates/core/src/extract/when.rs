@@ -33,6 +33,9 @@ pub struct TimePhrase {
     pub end: usize,
     /// The resolved instant.
     pub at: DateTime<Utc>,
+    /// The phrase names a period rather than a day ("last week", "a few months ago"): `at` is a
+    /// guess inside it, and a reader should keep the phrase with the day it was said.
+    pub vague: bool,
 }
 
 const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds";
@@ -122,14 +125,14 @@ pub fn find(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
         };
         // Only "rel" with minutes/hours carries its own time of day.
         let instant = exact_offset(&c, at).unwrap_or(instant);
-        return Some(TimePhrase { start: whole.start(), end, at: instant });
+        return Some(TimePhrase { start: whole.start(), end, at: instant, vague: false });
     }
     let (m, t) = clock?;
     let mut day = today;
     if Utc.from_utc_datetime(&day.and_time(t)) <= at {
         day = day.succ_opt()?;
     }
-    Some(TimePhrase { start: m.start(), end: m.end(), at: Utc.from_utc_datetime(&day.and_time(t)) })
+    Some(TimePhrase { start: m.start(), end: m.end(), at: Utc.from_utc_datetime(&day.and_time(t)), vague: false })
 }
 
 fn past_re() -> &'static Regex {
@@ -157,13 +160,19 @@ fn past_re() -> &'static Regex {
 /// message was sent. Conventions: a weekday is its latest occurrence before today; "last
 /// weekend" is the Saturday of the latest weekend before today; a bare weekday is not read (it may
 /// be a habit: "every Sunday"); weeks, months and years count
-/// back from today. The instant keeps the message's time of day.
+/// back from today, and the phrase is marked [`TimePhrase::vague`]. The instant keeps the
+/// message's time of day.
 pub fn past(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
     let today = at.date_naive();
     let c = past_re().captures(text)?;
     let whole = c.get(0).expect("whole match");
     let has = |name: &str| c.name(name).is_some();
     let back_days = |d: i64| plus(today, -d);
+    // Weeks, months and years back name a period; days and weekdays name a day.
+    let vague = has("lw")
+        || has("lm")
+        || has("ly")
+        || c.name("unit").is_some_and(|u| !u.as_str().to_ascii_lowercase().starts_with("day"));
     let day = if has("dby") {
         back_days(2)?
     } else if has("yday") {
@@ -195,7 +204,12 @@ pub fn past(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
             _ => today.checked_sub_months(Months::new(u32::try_from(12 * n).ok()?))?,
         }
     };
-    Some(TimePhrase { start: whole.start(), end: whole.end(), at: Utc.from_utc_datetime(&day.and_time(at.time())) })
+    Some(TimePhrase {
+        start: whole.start(),
+        end: whole.end(),
+        at: Utc.from_utc_datetime(&day.and_time(at.time())),
+        vague,
+    })
 }
 
 /// Extends a date span over a clock time right after it ("Friday at 3pm").
@@ -451,6 +465,14 @@ mod tests {
         let sunday: DateTime<Utc> = "2026-06-07T10:00:00Z".parse().unwrap();
         assert_eq!(past("last weekend", sunday).map(|p| p.at.date_naive().to_string()).as_deref(), Some("2026-05-30"));
         assert_eq!(past("yesterday", at).map(|p| p.at.time()), Some(at.time()));
+        // Weeks, months and years back name a period; days and weekdays name a day.
+        let vague = |t: &str| past(t, at).map(|p| p.vague);
+        for t in ["last week", "a few weeks ago", "last month", "two months ago", "last year", "the other week"] {
+            assert_eq!(vague(t), Some(true), "{t}");
+        }
+        for t in ["yesterday", "last Friday", "three days ago", "last weekend", "this morning"] {
+            assert_eq!(vague(t), Some(false), "{t}");
+        }
     }
 
     /// Monday 2 March 2026, 09:00 UTC.

@@ -124,6 +124,19 @@ pub struct MissedObservation {
     pub closest: Option<(String, f32)>,
 }
 
+/// A matched event none of whose matching memories carries its date, for a person to judge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MisdatedEvent {
+    /// The conversation.
+    pub conversation: String,
+    /// The event, speaker renamed.
+    pub text: String,
+    /// The annotated date.
+    pub date: NaiveDate,
+    /// The memories stating it, each with the day it is valid from (none when undated).
+    pub memories: Vec<(String, Option<NaiveDate>)>,
+}
+
 /// Everything `mnemo bench extract` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct ExtractionReport {
@@ -165,6 +178,8 @@ pub struct ExtractionReport {
     pub unmatched_memories: Vec<UnmatchedMemory>,
     /// Observations nothing states (as many as the options list).
     pub missed_observations: Vec<MissedObservation>,
+    /// Matched events whose memories miss the date (as many as the options list).
+    pub misdated_events: Vec<MisdatedEvent>,
     /// The extractor configured.
     pub extractor: String,
     /// The embedder measuring the cosines.
@@ -274,6 +289,7 @@ pub fn run_extraction(
     let mut by_kind: BTreeMap<String, Share> = BTreeMap::new();
     let mut unmatched_memories = Vec::new();
     let mut missed_observations = Vec::new();
+    let mut misdated_events = Vec::new();
     let mut extraction_ms = Vec::new();
     for conv in chosen {
         let ingested = ingest_conversation(conv, config, Arc::clone(embedder), options.rendering, progress)?;
@@ -304,6 +320,8 @@ pub fn run_extraction(
         }
         let room = options.listed.saturating_sub(missed_observations.len());
         missed_observations.extend(c.missed.into_iter().take(room));
+        let room = options.listed.saturating_sub(misdated_events.len());
+        misdated_events.extend(c.misdated.into_iter().take(room));
         progress(&format!(
             "{id}: observations {}/{}, events {}/{} (dated {}/{}), precision {}/{}",
             c.figures.observations.hits,
@@ -344,6 +362,7 @@ pub fn run_extraction(
         per_conversation,
         unmatched_memories,
         missed_observations,
+        misdated_events,
         extractor: serde_json::to_value(config.extractor)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
@@ -388,6 +407,7 @@ struct Compared<'a> {
     figures: ConversationExtraction,
     unmatched: Vec<(&'a Row, Option<(String, f32)>)>,
     missed: Vec<MissedObservation>,
+    misdated: Vec<MisdatedEvent>,
 }
 
 fn measure<'a>(
@@ -432,7 +452,8 @@ fn measure<'a>(
 
     // Events: any memory sourced in the session stating it; dated if one of those carries the date.
     let (mut evented, mut dated) = (0, 0);
-    for (e, ev) in conv.events.iter().zip(&event_v) {
+    let mut misdated = Vec::new();
+    for (e_index, (e, ev)) in conv.events.iter().zip(&event_v).enumerate() {
         let matching: Vec<usize> = (0..memories.len())
             .filter(|&m| sessions[m].contains(&e.session) && cosine(ev, &mem_v[m]) >= MATCH_COSINE)
             .collect();
@@ -443,6 +464,16 @@ fn measure<'a>(
         let near = |d: NaiveDate| (d - e.date).abs() <= Duration::days(1);
         if matching.iter().any(|&m| memories[m].valid_from.is_some_and(|v| near(v.date_naive()))) {
             dated += 1;
+        } else {
+            misdated.push(MisdatedEvent {
+                conversation: id.to_string(),
+                text: event_texts[e_index].clone(),
+                date: e.date,
+                memories: matching
+                    .iter()
+                    .map(|&m| (memories[m].content.clone(), memories[m].valid_from.map(|v| v.date_naive())))
+                    .collect(),
+            });
         }
     }
 
@@ -478,6 +509,7 @@ fn measure<'a>(
         },
         unmatched,
         missed,
+        misdated,
     })
 }
 
