@@ -350,10 +350,6 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if words[..reach.min(words.len())].iter().any(|w| second_person(&bare(w))) {
         return None;
     }
-    // "We can make a difference", "we should all join forces": the speakers together, in general.
-    if user.starts_with("User and others") && MODALS.contains(&verb.as_str()) {
-        return None;
-    }
     // What did not happen or does not hold ("I didn't call mom yet", "I don't live in Paris") is
     // not kept: a negation read back as a fact is the worst kind of memory error.
     if words[k..(v + 2).min(words.len())].iter().any(|w| NEGATIONS.contains(&bare(w).as_str())) {
@@ -392,14 +388,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .map(|w| bare(w))
         .filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w) && !first_person(w))
         .collect();
-    // A name, a place or a number ("Porto", "Dana's", "4 years") makes a short statement worth
-    // keeping; so does the user speaking of themselves ("I'm a terrible cook"). A sentence that
-    // only mentions them needs more to say.
+    // A name, a place or a number ("Porto", "Dana's", "4 years") makes a statement more salient.
     let specific = words.iter().skip(1).any(|w| {
         (w.starts_with(char::is_uppercase) && !first_person(&bare(w))) || w.chars().any(|c| c.is_ascii_digit())
     });
-    let enough = if k == 0 || specific { 2 } else { 3 };
-    if told.len() < enough {
+    // Two content words say something ("I'm a terrible cook", "This is where I practice and
+    // compete").
+    if told.len() < 2 {
         return None;
     }
 
@@ -471,7 +466,7 @@ fn adverb(w: &str) -> bool {
 
 /// Whether a first-person word is a subject ("I", "we've"), not an object or possessive.
 fn first_subject(w: &str) -> bool {
-    matches!(w, "i" | "i'm" | "i've" | "i'll" | "we" | "we're" | "we've")
+    matches!(w, "i" | "i'm" | "i've" | "i'll" | "we" | "we're" | "we've" | "we'll")
 }
 
 /// Whether a word names the other speaker.
@@ -557,8 +552,7 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         // did not read as a plan, is an intention ("I'll keep spreading positivity").
         "i'd" => return None,
         "i'll" => ("User will".into(), k + 1),
-        // "We'll" is the two speakers as often as the user's household.
-        "we'll" => return None,
+        "we'll" => ("User and others will".into(), k + 1),
         // "Me and my brother went ..."
         "me" if next == "and" && k == 0 => match words.get(k + 2).map(|w| bare(w)).as_deref() {
             Some("my") => (format!("User and their {}", words.get(k + 3)?), k + 4),
@@ -782,6 +776,8 @@ mod tests {
         assert!(content.starts_with("User is reading that novel you mentioned"), "{content}");
         let (_, content, _) = episode("Me and my brother went fishing on Loch Lomond on Sunday.").unwrap();
         assert!(content.starts_with("User and their brother went fishing"), "{content}");
+        let (_, content, _) = episode("This is the shed where I practice and compose.").unwrap();
+        assert!(content.starts_with("This is the shed where User practices"), "two content words say something");
         let (_, content, _) = episode("I typically hold the plank for sixty seconds.").unwrap();
         assert_eq!(content, "User typically holds the plank for sixty seconds");
         let (_, content, _) =
