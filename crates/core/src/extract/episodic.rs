@@ -99,7 +99,7 @@ const LEADS: &[&str] = &[
 ];
 
 /// Lead-ins of several words ("by the way, I ...", "just wanted to let you know that I ...");
-/// the longest that opens a sentence is taken.
+/// the longest that opens a sentence is taken, with a "that" right after it.
 const MULTI_LEADS: &[&str] = &[
     "believe it or not",
     "by the way",
@@ -107,27 +107,21 @@ const MULTI_LEADS: &[&str] = &[
     "guess what",
     "i have to tell you",
     "i wanted to let you know",
-    "i wanted to let you know that",
     "i wanted to tell you",
-    "i wanted to tell you that",
     "in other news",
     "just wanted to let you know",
-    "just wanted to let you know that",
     "just wanted to tell you",
-    "just wanted to tell you that",
     "to be honest",
     "wanted to let you know",
-    "wanted to let you know that",
     "wanted to tell you",
-    "wanted to tell you that",
     "you know what",
     "you will not believe it",
     "you won't believe it",
     "you won't believe this",
 ];
 
-/// Longest multi-word lead-in a sentence's (lower-cased, bare) words start with.
-const MULTI_LEAD_WORDS: usize = 7;
+/// Words in the longest of [`MULTI_LEADS`]: how many of a sentence's first words are compared.
+const MULTI_LEAD_WORDS: usize = 6;
 
 /// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
 const ADVERBS: &[&str] = &[
@@ -270,6 +264,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             MULTI_LEADS.iter().filter(|l| lower == **l || lower.starts_with(&format!("{l} "))).max_by_key(|l| l.len())
         {
             words.drain(..lead.split(' ').count());
+            if words.first().is_some_and(|w| bare(w) == "that") {
+                words.remove(0);
+            }
             continue;
         }
         let first = words.first()?;
@@ -820,6 +817,8 @@ mod tests {
             sorted.dedup();
             assert_eq!(sorted, list, "keep word lists sorted and without repeats");
         }
+        let longest = super::MULTI_LEADS.iter().map(|l| l.split(' ').count()).max();
+        assert_eq!(longest, Some(super::MULTI_LEAD_WORDS));
     }
 
     #[test]

@@ -368,7 +368,11 @@ impl<'a> LlmBatch<'a> {
             d.due_at = Some(parse_when(&due, anchor, true).ok_or_else(|| bad_date("due", &due))?);
         }
         if let Some(at) = text(obj, "happened_at")? {
-            d.valid_from = Some(parse_when(&at, anchor, false).ok_or_else(|| bad_date("happened_at", &at))?);
+            let day = parse_when(&at, anchor, false).ok_or_else(|| bad_date("happened_at", &at))?;
+            // A period the content keeps ("last week") names no day: like every event, it is
+            // dated when told, which is how the block renders it ("told on").
+            let period = super::when::past(&d.content, anchor).is_some_and(|p| p.vague);
+            d.valid_from = Some(if period { anchor } else { day });
         }
         match obj.get("sensitive") {
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
@@ -1041,6 +1045,19 @@ mod tests {
         }
         assert_eq!(r.errors[2].op.as_deref(), Some("upsert"));
         assert!(r.errors[2].to_string().starts_with("op 3 (upsert): unknown op"), "{}", r.errors[2]);
+    }
+
+    #[test]
+    fn an_event_that_keeps_a_period_is_dated_when_told() {
+        let r = parse(&json!({"ops": [
+            {"op": "add", "kind": "event", "content": "User moved to Porto last month", "happened_at": "2026-02-02",
+             "confidence": 0.9, "salience": 0.8, "sources": [1]},
+            {"op": "add", "kind": "event", "content": "User called their mom", "happened_at": "2026-03-01",
+             "confidence": 0.9, "salience": 0.8, "sources": [3]},
+        ]}));
+        assert_eq!(r.errors, vec![]);
+        assert_eq!(r.ops[0].draft.valid_from, Some(at("2026-03-02T09:00:00Z")), "the day it was told");
+        assert_eq!(r.ops[1].draft.valid_from, Some(at("2026-03-01T00:00:00Z")), "a named day stays");
     }
 
     #[test]
