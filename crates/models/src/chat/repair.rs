@@ -187,16 +187,20 @@ fn strip_think(text: &str) -> Option<String> {
 
 /// The contents of Markdown code fences, in order; an unclosed last fence runs to the end of
 /// the text (the model was cut off inside it).
+///
+/// As in Markdown, a fence opens only at the start of a line (after at most three spaces), so
+/// three backticks inside a JSON string are never read as one. A closing fence is the next one
+/// at the start of a line, or else the last backticks in the text (a one-line "```{...}```").
 fn fenced_blocks(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = text;
-    while let Some(open) = rest.find("```") {
+    while let Some(open) = line_fence(rest) {
         let after = &rest[open + 3..];
         // Skip the info string ("json", "JSON5"...) up to the end of the fence line.
         let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
         let info = &after[..body_start];
         let body = if info.trim_start().starts_with(['{', '[']) { after } else { &after[body_start..] };
-        match body.find("```") {
+        match line_fence(body).or_else(|| body.rfind("```")) {
             Some(close) => {
                 out.push(&body[..close]);
                 rest = &body[close + 3..];
@@ -208,6 +212,20 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// Offset of the first "```" that starts a line (after at most three spaces).
+fn line_fence(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("```").map(|i| from + i) {
+        let line = text[..i].rfind('\n').map_or(0, |n| n + 1);
+        let indent = &text[line..i];
+        if indent.len() <= 3 && indent.bytes().all(|b| b == b' ') {
+            return Some(i);
+        }
+        from = i + 3;
+    }
+    None
 }
 
 /// Drops every comma whose next non-blank character closes an object or array (outside
@@ -355,6 +373,12 @@ mod tests {
         assert_eq!(get("```json\n{\"a\": 1}\n```"), (json!({"a": 1}), vec![Repair::CodeFence]));
         assert_eq!(get("Here:\n```\n[\"x\"]\n```\nDone."), (json!(["x"]), vec![Repair::CodeFence]));
         assert_eq!(get("```{\"a\": 1}```"), (json!({"a": 1}), vec![Repair::CodeFence]));
+        // Backticks inside a string are not a fence, fenced or not.
+        let v = json!({"ops": [{"s": "```"}, {"s": ""}]});
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        assert_eq!(get(&format!("{pretty} A")).0, v);
+        assert_eq!(get(&format!("Ok:\n```json\n{pretty}\n```\nA")).0, v);
+        assert_eq!(get(&format!("{} A", serde_json::to_string(&v).unwrap())).0, v);
         // A fence around the wrong thing first, then the real one.
         assert_eq!(get("```text\nnothing\n```\n```json\n{\"b\": 2}\n```").0, json!({"b": 2}));
     }
