@@ -1,16 +1,18 @@
 //! Assembly: path A and path B results become a token-budgeted, cache-stable prompt block.
 //!
 //! Sections follow surface policy. Reserved slots (policies, pinned, boundaries, preferences,
-//! loops due soon) are placed first, ranked items next, the recent raw window last; an item that
-//! does not fit is held back whole, never cut. Stable sections come first in an order that
-//! depends only on state, so a provider's prompt cache keeps hitting.
+//! loops due soon) are placed first and whole, or held back whole; ranked memories and archival
+//! excerpts next, shed to less detail ([`crate::detail`]) before any is dropped; the recent raw
+//! window last. Stable sections come first in an order that depends only on state, so a
+//! provider's prompt cache keeps hitting.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::archive::Excerpt;
 use crate::config::AssemblyTuning;
+use crate::detail::{self, Detail, Terms};
 use crate::id::MemoryId;
 use crate::kind::{Kind, Surface, text_enum};
 use crate::memory::{Memory, Provenance};
@@ -94,6 +96,23 @@ pub struct BlockItem {
     pub provenance: Option<Provenance>,
     /// Tokens this line costs.
     pub tokens: usize,
+    /// How much of a ranked memory or an excerpt the line carries; absent for items that are
+    /// always whole (policies, path A, memos, the recent window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
+}
+
+/// An item placed below full detail to fit the budget: the level it got and what that saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shed {
+    /// Its id (memory id or message id).
+    pub id: String,
+    /// The level it was placed at.
+    pub detail: Detail,
+    /// Tokens of the line as placed.
+    pub tokens: usize,
+    /// Tokens it would have cost whole.
+    pub full_tokens: usize,
 }
 
 /// A section of the block.
@@ -141,6 +160,9 @@ pub struct ContextBlock {
     pub budget: usize,
     /// What was left out, and why.
     pub held_back: Vec<HeldBack>,
+    /// What was placed below full detail to make room (progressive shedding).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shed: Vec<Shed>,
 }
 
 impl ContextBlock {
@@ -173,6 +195,9 @@ pub struct AssemblyInput<'a> {
     pub surfaced_recently: &'a HashSet<MemoryId>,
     /// Token budget.
     pub budget: usize,
+    /// The query's content words ([`crate::text::query_terms`]): an excerpt's focus is the
+    /// sentences that share them.
+    pub query_terms: &'a [String],
 }
 
 const HEADER: &str = "=== USER MEMORY ===";
@@ -211,7 +236,7 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     let relevance = |i: &RecallItem| i.score.map_or(f32::INFINITY, |s| s.relevance);
     let (mut ranked, mut excerpts) =
         (input.ranked.iter().peekable(), input.excerpts.iter().take(t.excerpts).peekable());
-    let mut placed = Vec::new();
+    let mut contenders = Vec::new();
     loop {
         let take_memory = match (ranked.peek(), excerpts.peek()) {
             (None, None) => break,
@@ -225,27 +250,22 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
                 continue;
             }
             let section = ranked_section(&item.memory);
-            let line = memory_item(item);
             if section == SectionName::Speak && input.surfaced_recently.contains(&item.memory.id) {
-                plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::SurfacedRecently });
+                plan.held_back.push(HeldBack { id: item.memory.id.to_string(), reason: HoldReason::SurfacedRecently });
                 continue;
             }
-            plan.offer(section, line, false);
+            contenders.push(Contender::Memory(item, section));
         } else {
-            let e = excerpts.next().expect("peeked");
-            let line = excerpt_item(e);
-            if plan.fits(SectionName::Excerpt, line.tokens + reserve) {
-                plan.offer(SectionName::Excerpt, line, false);
-                placed.push(e);
-            } else {
-                plan.held_back.push(HeldBack { id: line.id, reason: HoldReason::Budget });
-            }
+            contenders.push(Contender::Excerpt(excerpts.next().expect("peeked")));
         }
     }
+    let terms = Terms::weighted(input.query_terms, contenders.iter().map(Contender::text));
+    let contenders = contenders.into_iter().map(|c| c.tiered(&terms)).collect();
+    let placed = shed(&mut plan, contenders, reserve);
     // Excerpts read oldest first, as a story.
     if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Excerpt) {
-        placed.sort_by(|a, b| a.message.at.cmp(&b.message.at).then_with(|| a.message.id.cmp(&b.message.id)));
-        *items = placed.into_iter().map(excerpt_item).collect();
+        let at = |i: &BlockItem| placed.get(&i.id).map(|m| m.at);
+        items.sort_by(|a, b| at(a).cmp(&at(b)).then_with(|| a.id.cmp(&b.id)));
     }
     for line in recent {
         if !plan.fits(SectionName::Recent, line.tokens) {
@@ -259,6 +279,122 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
         items.reverse();
     }
     plan.finish()
+}
+
+/// A ranked memory (with its section) or an archival excerpt, in the order they compete.
+enum Contender<'a> {
+    Memory(&'a RecallItem, SectionName),
+    Excerpt(&'a Excerpt),
+}
+
+impl<'a> Contender<'a> {
+    fn text(&self) -> &'a str {
+        match self {
+            Contender::Memory(item, _) => &item.memory.content,
+            Contender::Excerpt(e) => &e.message.content,
+        }
+    }
+
+    fn tiered(self, terms: &Terms) -> Tiered<'a> {
+        match self {
+            Contender::Memory(item, section) => Tiered::memory(item, section, terms),
+            Contender::Excerpt(e) => Tiered::excerpt(e, terms),
+        }
+    }
+}
+
+/// A ranked memory or an archival excerpt competing for what the budget leaves, rendered at
+/// each level of detail it can take (gist, focus, full: the order of [`Detail`]).
+struct Tiered<'a> {
+    section: SectionName,
+    /// The message behind an excerpt, which must leave the recent window its share.
+    message: Option<&'a Message>,
+    levels: [BlockItem; 3],
+}
+
+impl<'a> Tiered<'a> {
+    fn memory(item: &RecallItem, section: SectionName, terms: &Terms) -> Self {
+        let full = memory_item(item);
+        let mut gist = full.clone();
+        let content = &item.memory.content;
+        gist.text = memory_text(item, &detail::gist(detail::focus(content, terms).as_deref().unwrap_or(content)));
+        Self { section, message: None, levels: [gist, full.clone(), full].map(Self::costed) }
+    }
+
+    fn excerpt(e: &'a Excerpt, terms: &Terms) -> Self {
+        let full = excerpt_item(e);
+        let focused = detail::focus(&e.message.content, terms);
+        let (mut focus, mut gist) = (full.clone(), full.clone());
+        let body = focused.as_deref().unwrap_or(&e.message.content);
+        focus.text = excerpt_text(&e.message, body);
+        gist.text = excerpt_text(&e.message, &detail::gist(body));
+        Self { section: SectionName::Excerpt, message: Some(&e.message), levels: [gist, focus, full].map(Self::costed) }
+    }
+
+    /// Sets each level's token cost from its text, and its level.
+    fn costed(mut item: BlockItem) -> BlockItem {
+        item.tokens = tokens::line_cost(&format!("- {}", item.text));
+        item
+    }
+
+    fn cost(&self, level: Detail) -> usize {
+        self.levels[level as usize].tokens
+    }
+}
+
+/// Progressive shedding: places as many contenders as the budget holds, stepping items down
+/// (full → focus → gist) before dropping any, then gives detail back best first.
+///
+/// Every contender that fits as a gist is taken, in relevance order; then, level by level,
+/// each taken item (best first) is raised to focus and then to full text while the budget
+/// allows. So the most relevant items read whole and the tail still says what it holds; a
+/// contender that does not fit even as a gist is held back. Excerpts never take the `reserve`
+/// the recent window needs. Returns the messages behind the placed excerpts, by id.
+fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> HashMap<String, &'a Message> {
+    let headroom = |c: &Tiered<'_>| if c.message.is_some() { reserve } else { 0 };
+    let mut used = plan.used;
+    let mut opened: HashSet<SectionName> = plan.sections.iter().filter(|(_, items, _)| !items.is_empty()).map(|(n, _, _)| *n).collect();
+    let mut taken: Vec<(Tiered<'a>, Detail)> = Vec::new();
+    for c in contenders {
+        let heading = if opened.contains(&c.section) { 0 } else { plan.heading_cost(c.section) };
+        let cost = heading + c.cost(Detail::Gist);
+        if used + cost + headroom(&c) <= plan.budget {
+            used += cost;
+            opened.insert(c.section);
+            taken.push((c, Detail::Gist));
+        } else {
+            plan.held_back.push(HeldBack { id: c.levels[0].id.clone(), reason: HoldReason::Budget });
+        }
+    }
+    for level in [Detail::Focus, Detail::Full] {
+        for (c, at) in taken.iter_mut() {
+            let more = c.cost(level) - c.cost(*at);
+            if used + more + headroom(c) <= plan.budget {
+                used += more;
+                *at = level;
+            }
+        }
+    }
+    let mut placed = HashMap::new();
+    for (c, at) in taken {
+        let Tiered { section, message, levels } = c;
+        let [gist, focus, full] = levels;
+        let full_tokens = full.tokens;
+        let mut item = match at {
+            Detail::Gist => gist,
+            Detail::Focus => focus,
+            Detail::Full => full,
+        };
+        item.detail = Some(at);
+        if item.tokens < full_tokens {
+            plan.shed.push(Shed { id: item.id.clone(), detail: at, tokens: item.tokens, full_tokens });
+        }
+        if let Some(m) = message {
+            placed.insert(item.id.clone(), m);
+        }
+        plan.offer(section, item, false);
+    }
+    placed
 }
 
 fn exact_section(item: &RecallItem) -> SectionName {
@@ -284,8 +420,9 @@ fn ranked_section(m: &Memory) -> SectionName {
     }
 }
 
-fn render_memory(m: &Memory) -> String {
-    let mut s = m.content.clone();
+/// The date a memory's line carries after its content: an open loop's due date, an event's day.
+fn stamp(m: &Memory) -> String {
+    let mut s = String::new();
     if let Some(due) = m.due_at.filter(|_| m.kind == Kind::OpenLoop) {
         s.push_str(&format!(" (due {})", due.format("%Y-%m-%d")));
     } else if let Some(at) = m.valid_from.filter(|_| m.kind == Kind::Event) {
@@ -297,11 +434,18 @@ fn render_memory(m: &Memory) -> String {
     s
 }
 
-fn memory_item(item: &RecallItem) -> BlockItem {
-    let mut text = render_memory(&item.memory);
+/// A ranked or exact memory's line with `content` (the memory's, or a gist of it): its date,
+/// and a warning when the user's message may just have outdated it.
+fn memory_text(item: &RecallItem, content: &str) -> String {
+    let mut text = format!("{content}{}", stamp(&item.memory));
     if let Some(said) = &item.possibly_outdated {
         text.push_str(&format!(" [possibly outdated: the user just said \"{said}\"; confirm before relying on it]"));
     }
+    text
+}
+
+fn memory_item(item: &RecallItem) -> BlockItem {
+    let text = memory_text(item, &item.memory.content);
     BlockItem {
         id: item.memory.id.to_string(),
         kind: item.memory.kind.as_str().into(),
@@ -312,6 +456,7 @@ fn memory_item(item: &RecallItem) -> BlockItem {
         score: item.score,
         tier: item.tier,
         provenance: Some(item.memory.provenance.clone()),
+        detail: None,
     }
 }
 
@@ -330,6 +475,7 @@ fn memo_item(m: &Memory) -> BlockItem {
         score: None,
         tier: None,
         provenance: Some(m.provenance.clone()),
+        detail: None,
     }
 }
 
@@ -344,6 +490,7 @@ fn policy_item(p: &Policy) -> BlockItem {
         score: None,
         tier: None,
         provenance: None,
+        detail: None,
     }
 }
 
@@ -359,16 +506,23 @@ fn message_item(m: &Message) -> BlockItem {
         score: None,
         tier: None,
         provenance: None,
+        detail: None,
     }
 }
 
-fn excerpt_item(e: &Excerpt) -> BlockItem {
-    let m = &e.message;
+/// A past message's line with `body` (the message, its focus or its gist): dated, and saying who
+/// spoke unless it was the user.
+fn excerpt_text(m: &Message, body: &str) -> String {
     let who = match m.role {
         Role::User => String::new(),
         other => format!("{other}: "),
     };
-    let text = format!("[{}] {who}{}", m.at.format("%Y-%m-%d"), m.content);
+    format!("[{}] {who}{body}", m.at.format("%Y-%m-%d"))
+}
+
+fn excerpt_item(e: &Excerpt) -> BlockItem {
+    let m = &e.message;
+    let text = excerpt_text(m, &m.content);
     BlockItem {
         id: m.id.to_string(),
         kind: "message".into(),
@@ -379,6 +533,7 @@ fn excerpt_item(e: &Excerpt) -> BlockItem {
         score: None,
         tier: None,
         provenance: None,
+        detail: None,
     }
 }
 
@@ -388,11 +543,18 @@ struct Plan {
     used: usize,
     sections: Vec<(SectionName, Vec<BlockItem>, bool)>,
     held_back: Vec<HeldBack>,
+    shed: Vec<Shed>,
 }
 
 impl Plan {
     fn new(budget: usize) -> Self {
-        Self { budget, used: tokens::line_cost(HEADER), sections: Vec::new(), held_back: Vec::new() }
+        Self {
+            budget,
+            used: tokens::line_cost(HEADER),
+            sections: Vec::new(),
+            held_back: Vec::new(),
+            shed: Vec::new(),
+        }
     }
 
     fn heading_cost(&self, section: SectionName) -> usize {
@@ -442,7 +604,14 @@ impl Plan {
             })
             .collect();
         let text = if sections.is_empty() { String::new() } else { render(&sections) };
-        ContextBlock { tokens: tokens::count(&text), sections, text, budget: self.budget, held_back: self.held_back }
+        ContextBlock {
+            tokens: tokens::count(&text),
+            sections,
+            text,
+            budget: self.budget,
+            held_back: self.held_back,
+            shed: self.shed,
+        }
     }
 }
 
@@ -486,9 +655,9 @@ mod tests {
     fn an_event_told_with_a_period_says_when_it_was_told() {
         let mut e = mem(Kind::Event, "User went camping with the kids last week");
         e.valid_from = Some(now());
-        assert_eq!(render_memory(&e), "User went camping with the kids last week (told on 2026-03-10)");
+        assert_eq!(format!("{}{}", e.content, stamp(&e)), "User went camping with the kids last week (told on 2026-03-10)");
         e.content = "User ran a half marathon in Porto".into();
-        assert_eq!(render_memory(&e), "User ran a half marathon in Porto (on 2026-03-10)");
+        assert_eq!(format!("{}{}", e.content, stamp(&e)), "User ran a half marathon in Porto (on 2026-03-10)");
     }
 
     fn build(exact: Vec<Memory>, ranked: Vec<Memory>, budget: usize, surfaced: &HashSet<MemoryId>) -> ContextBlock {
@@ -506,6 +675,7 @@ mod tests {
                 memos: &[],
                 surfaced_recently: surfaced,
                 budget,
+                query_terms: &[],
             },
             &t.assembly,
         )
@@ -566,6 +736,7 @@ mod tests {
                 memos: &[],
                 surfaced_recently: &none,
                 budget,
+                query_terms: &[],
             };
             assemble(input, &t.assembly)
         };
@@ -585,13 +756,84 @@ mod tests {
     }
 
     #[test]
+    fn under_pressure_items_step_down_before_any_is_dropped() {
+        let t = Tuning::default();
+        let set = select_exact(vec![], vec![], now(), &t);
+        let excerpts: Vec<Excerpt> = (0..12)
+            .map(|i| Excerpt {
+                message: Message {
+                    id: crate::id::MessageId::new(format!("m{i}")).unwrap(),
+                    scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
+                    role: Role::User,
+                    content: format!(
+                        "Busy week at the shop again, the usual chaos with deliveries and stock. \
+                         Trip {i} to the lake with the kayak was the best part. Anyway, back to work tomorrow."
+                    ),
+                    at: now() - chrono::Duration::days(30 - i),
+                },
+                lexical: Some(1.0),
+                vector: None,
+                relevance: 0.9 - i as f32 * 0.01,
+            })
+            .collect();
+        let terms = crate::text::query_terms("When did I take the kayak to the lake?");
+        let none = HashSet::new();
+        let go = |budget: usize| {
+            let input = AssemblyInput {
+                exact: &set,
+                ranked: &[],
+                recent: &[],
+                excerpts: &excerpts,
+                memos: &[],
+                surfaced_recently: &none,
+                budget,
+                query_terms: &terms,
+            };
+            assemble(input, &t.assembly)
+        };
+        // Room for everything whole: nothing is shed.
+        let roomy = go(2000);
+        assert_eq!(roomy.section(SectionName::Excerpt).unwrap().items.len(), 12);
+        assert!(roomy.shed.is_empty());
+        assert!(roomy.section(SectionName::Excerpt).unwrap().items.iter().all(|i| i.detail == Some(Detail::Full)));
+        // Whole, only a few would fit; stepped down, every one does.
+        let tight = go(300);
+        let items = &tight.section(SectionName::Excerpt).unwrap().items;
+        assert_eq!(items.len(), 12, "{}", tight.text);
+        assert!(tight.tokens <= tight.budget);
+        assert!(tight.held_back.is_empty());
+        // The best reads in more detail than the weakest, and the focus keeps the kayak.
+        let level = |id: &str| items.iter().find(|i| i.id == id).unwrap().detail.unwrap();
+        assert!(level("m0") > level("m11"), "{}", tight.text);
+        let m0 = items.iter().find(|i| i.id == "m0").unwrap();
+        assert!(m0.text.contains("kayak"), "{}", m0.text);
+        assert!(!m0.text.contains("deliveries"), "the focus drops what does not bear on the query: {}", m0.text);
+        // The trace says what each shed item got and what it would have cost.
+        let shed = tight.shed.iter().find(|s| s.id == "m11").unwrap();
+        assert!(shed.tokens < shed.full_tokens);
+        assert_eq!(shed.detail, level("m11"));
+        // So tight that even gists run out: the weakest are held back, never the best.
+        let tiny = go(80);
+        let kept: Vec<&str> = tiny.section(SectionName::Excerpt).unwrap().items.iter().map(|i| i.id.as_str()).collect();
+        assert!(kept.contains(&"m0") && !kept.contains(&"m11"), "{}", tiny.text);
+        assert!(tiny.tokens <= 80);
+    }
+
+    #[test]
     fn whole_items_are_dropped_when_the_budget_is_tight() {
-        let long = mem(Kind::Profile, &"word ".repeat(200));
+        // Path A items are placed whole or not at all.
+        let mut long = mem(Kind::Preference, &"word ".repeat(200));
+        long.key = Some("style".into());
         let short = mem(Kind::Profile, "User's name is Dana");
-        let block = build(vec![], vec![long.clone(), short], 40, &HashSet::new());
+        let block = build(vec![long.clone()], vec![short], 40, &HashSet::new());
         assert!(block.tokens <= 40);
         assert!(block.text.contains("User's name is Dana"));
         assert!(block.held_back.iter().any(|h| h.id == long.id.to_string() && h.reason == HoldReason::Budget));
+        // A ranked one steps down to its gist instead, and the trace says so.
+        let block = build(vec![], vec![long.clone()], 40, &HashSet::new());
+        assert!(block.tokens <= 40, "{}", block.text);
+        assert!(block.text.contains("word word…"), "{}", block.text);
+        assert_eq!(block.shed.iter().map(|s| (s.id.clone(), s.detail)).collect::<Vec<_>>(), [(long.id.to_string(), Detail::Gist)]);
     }
 
     #[test]
@@ -625,6 +867,7 @@ mod tests {
                 memos: &[],
                 surfaced_recently: &HashSet::new(),
                 budget: 1000,
+                query_terms: &[],
             },
             &t.assembly,
         );
@@ -653,7 +896,7 @@ mod tests {
             ranked: &'a [RecallItem],
             budget: usize,
         ) -> AssemblyInput<'a> {
-            AssemblyInput { exact: set, ranked, recent: &[], excerpts: &[], memos, surfaced_recently: none, budget }
+            AssemblyInput { exact: set, ranked, recent: &[], excerpts: &[], memos, surfaced_recently: none, budget, query_terms: &[] }
         }
         let recalled = rank(
             vec![Candidate { memory: memos[3].clone(), lexical: Some(1.0), vector: Some(0.9) }],

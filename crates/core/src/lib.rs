@@ -11,6 +11,7 @@ pub mod assemble;
 pub mod config;
 pub mod consolidate;
 pub mod decay;
+pub mod detail;
 pub mod error;
 pub mod export;
 pub mod extract;

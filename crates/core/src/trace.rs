@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::assemble::HeldBack;
+use crate::assemble::{HeldBack, Shed};
 use crate::id::{MemoryId, MessageId};
 use crate::kind::Kind;
 use crate::kind::text_enum;
@@ -129,6 +129,9 @@ pub struct TraceEnvelope {
     /// What assembly left out and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held_back: Vec<HeldBack>,
+    /// What assembly placed below full detail to make room, and at which level.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shed: Vec<Shed>,
     /// Why a degraded mode was used, if it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded: Option<String>,

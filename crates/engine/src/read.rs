@@ -432,6 +432,7 @@ impl Memory {
                 memos: &memos,
                 surfaced_recently: &surfaced_recently,
                 budget,
+                query_terms: &query_terms(message),
             },
             &self.tuning.assembly,
         );
@@ -439,6 +440,7 @@ impl Memory {
         let mut env = self.envelope(scope, TraceOp::Context, message, now, &r, started);
         env.surfaced = surfaced;
         env.held_back = block.held_back.clone();
+        env.shed = block.shed.clone();
         env.tokens = Some(block.tokens);
         env.budget = Some(budget);
         let turn_id = self.record_unless_disabled(state, &env, &env.surfaced)?;
@@ -484,6 +486,7 @@ impl Memory {
             surfaced: Vec::new(),
             below_floor: r.ranked.below_floor.clone(),
             held_back: Vec::new(),
+            shed: Vec::new(),
             degraded: r.degraded.clone(),
             tokens: None,
             budget: None,

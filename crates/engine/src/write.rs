@@ -261,6 +261,7 @@ impl Memory {
             surfaced: Vec::new(),
             below_floor: Vec::new(),
             held_back: Vec::new(),
+            shed: Vec::new(),
             degraded,
             tokens: None,
             budget: None,

@@ -544,6 +544,7 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
         tier: None,
         provenance: None,
         tokens: 1,
+        detail: None,
     };
     let section = |name: SectionName, items: Vec<BlockItem>| Section {
         name,
@@ -564,6 +565,7 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
         tokens: 0,
         budget: 100,
         held_back: Vec::new(),
+        shed: Vec::new(),
     };
     let home = dana.tenant;
     let eve = scope("acme", Some("eve"), Some("c1"));

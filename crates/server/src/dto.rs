@@ -684,6 +684,11 @@ pub struct BlockItemOut {
     pub score: Option<f32>,
     /// Tokens this line costs.
     pub tokens: usize,
+    /// How much of a ranked memory or a past message the line carries: `l2` whole, `l1` the
+    /// sentences that bear on the message, `l0` a gist; stepped down only to fit the budget,
+    /// the whole text stays retrievable by id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl From<&BlockItem> for BlockItemOut {
@@ -695,6 +700,7 @@ impl From<&BlockItem> for BlockItemOut {
             surface: i.surface.map(|s| s.to_string()),
             score: i.score.map(|s| s.total),
             tokens: i.tokens,
+            detail: i.detail.map(|d| d.to_string()),
         }
     }
 }

@@ -105,6 +105,7 @@ fn two_tenants(store: &PostgresStore) {
             surfaced: vec![a.id],
             below_floor: vec![],
             held_back: vec![],
+            shed: vec![],
             degraded: None,
             tokens: None,
             budget: None,
