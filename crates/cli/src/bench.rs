@@ -85,7 +85,10 @@ pub(crate) enum BenchCommand {
         /// Embedder: local (the real model) or hash (fast, for iterating).
         #[arg(long, default_value = "local")]
         embedder: EmbedderKind,
-        /// Only the first N conversations.
+        /// Skip the first N conversations (the held-out split: --skip 5; tune on --conversations 5).
+        #[arg(long, default_value_t = 0)]
+        skip: usize,
+        /// Only the first N conversations (after the skipped ones).
         #[arg(long)]
         conversations: Option<usize>,
         /// Only the first N questions of each conversation.
@@ -190,6 +193,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             data,
             json,
             embedder,
+            skip,
             conversations,
             questions,
             budgets,
@@ -201,6 +205,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             let options = mnemo_eval::locomo::LocomoOptions {
                 budgets: budgets.clone(),
                 ks: ks.clone(),
+                skip: *skip,
                 conversations: *conversations,
                 questions: *questions,
                 rendering: mnemo_eval::locomo::TurnRendering {

@@ -85,6 +85,41 @@ pub fn rank_excerpts(
     out
 }
 
+/// Adds the turns around the best excerpts (`adjacent`: each neighbour with the id of the hit
+/// it sits next to) and ranks again. A neighbour's relevance is `neighbour_weight` of its best
+/// hit's; a message already excerpted keeps its own, one in `exclude` is not added, and the
+/// floor and `limit` hold as in [`rank_excerpts`].
+///
+/// Why: an answer often does not repeat the words of the question that brought it up ("What
+/// did you paint?" … "A sunset over the lake"), so the turn next to a hit is a better candidate
+/// than the weak tail of the ranking.
+pub fn with_neighbours(
+    mut excerpts: Vec<Excerpt>,
+    adjacent: Vec<(MessageId, Message)>,
+    exclude: &HashSet<MessageId>,
+    limit: usize,
+    t: &Tuning,
+) -> Vec<Excerpt> {
+    let relevance: HashMap<MessageId, f32> =
+        excerpts.iter().map(|e| (e.message.id.clone(), e.relevance)).collect();
+    let mut added: HashMap<MessageId, Excerpt> = HashMap::new();
+    for (hit, m) in adjacent {
+        if relevance.contains_key(&m.id) || exclude.contains(&m.id) {
+            continue;
+        }
+        let Some(r) = relevance.get(&hit).map(|r| r * t.ranking.neighbour_weight) else { continue };
+        if r < t.ranking.min_relevance {
+            continue;
+        }
+        let entry = added.entry(m.id.clone()).or_insert(Excerpt { message: m, lexical: None, vector: None, relevance: r });
+        entry.relevance = entry.relevance.max(r);
+    }
+    excerpts.extend(added.into_values());
+    excerpts.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
+    excerpts.truncate(limit);
+    excerpts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +154,35 @@ mod tests {
         // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
         assert_eq!(order, vec!["a", "c", "d", "b"]);
         assert_eq!(ranked[3].vector, Some(0.3));
+    }
+
+    #[test]
+    fn neighbours_follow_their_hit_and_pass_the_weak_tail() {
+        let t = Tuning::default();
+        let ex = |i: &str, r: f32| Excerpt { message: msg(i, i), lexical: None, vector: None, relevance: r };
+        let ranked = vec![ex("hit", 0.9), ex("mid", 0.6), ex("weak", 0.3)];
+        let adjacent = vec![
+            (id("hit"), msg("answer", "A sunset over the lake")),
+            (id("hit"), msg("mid", "already an excerpt")),
+            (id("weak"), msg("faint", "too weak to follow")),
+            (id("mid"), msg("answer", "neighbours two hits")),
+            (id("hit"), msg("recent", "in the recent window")),
+            (id("unknown"), msg("stray", "not next to any excerpt")),
+        ];
+        let exclude = HashSet::from([id("recent")]);
+        let out = with_neighbours(ranked, adjacent, &exclude, 10, &t);
+        let order: Vec<(&str, f32)> = out.iter().map(|e| (e.message.id.as_str(), e.relevance)).collect();
+        // The answer sits at 0.8 of its best hit; "mid" keeps its own relevance; the weak hit's
+        // neighbour (0.24) still clears the floor, last.
+        assert_eq!(order.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec!["hit", "answer", "mid", "weak", "faint"]);
+        assert!((order[1].1 - 0.72).abs() < 1e-6 && (order[2].1 - 0.6).abs() < 1e-6, "{order:?}");
+        // The limit holds, and a neighbour under the floor is not added.
+        let ranked = vec![ex("hit", 0.9), ex("weak", 0.22)];
+        let out = with_neighbours(ranked, vec![(id("weak"), msg("faint", "x"))], &HashSet::new(), 10, &t);
+        assert_eq!(out.len(), 2);
+        let ranked = vec![ex("hit", 0.9), ex("mid", 0.6)];
+        let out = with_neighbours(ranked, vec![(id("hit"), msg("answer", "x"))], &HashSet::new(), 2, &t);
+        assert_eq!(out.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["hit", "answer"]);
     }
 
     #[test]

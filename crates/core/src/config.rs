@@ -114,6 +114,11 @@ pub struct RankingTuning {
     pub undated_loop_urgency: f32,
     /// Default number of items `recall` returns.
     pub default_top_k: usize,
+    /// Best archival excerpts whose neighbouring turns (the question a hit answers, the answer
+    /// it got) become excerpts too; 0 turns the neighbourhood off.
+    pub neighbour_seeds: usize,
+    /// A neighbour's relevance as a share of its hit's: close behind it, ahead of weak hits.
+    pub neighbour_weight: f32,
 }
 
 impl Default for RankingTuning {
@@ -136,6 +141,8 @@ impl Default for RankingTuning {
             urgency_horizon_days: 14.0,
             undated_loop_urgency: 0.3,
             default_top_k: 10,
+            neighbour_seeds: 10,
+            neighbour_weight: 0.8,
         }
     }
 }

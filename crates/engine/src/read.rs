@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
-use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts};
+use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::recall::ExactReason;
@@ -367,7 +367,11 @@ impl Memory {
         };
         let hits = MessageHits { lexical: &lexical, vector: vector.as_deref() };
         let messages = self.store.messages(&scope.tenant, &hits.ids())?;
-        Ok(rank_excerpts(hits, messages, verbatim, limit, &self.tuning))
+        let ranked = rank_excerpts(hits, messages, verbatim, limit, &self.tuning);
+        let seeds: Vec<MessageId> =
+            ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
+        let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;
+        Ok(with_neighbours(ranked, adjacent, verbatim, limit, &self.tuning))
     }
 
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).

@@ -168,6 +168,17 @@ fn options_that_measure_nothing_are_refused() {
     assert!(e.to_string().contains("recall@k"), "{e}");
     let e = bad(LocomoOptions { questions: Some(0), ..options() });
     assert!(e.to_string().contains("--questions"), "{e}");
+    let e = bad(LocomoOptions { skip: 2, ..options() });
+    assert!(e.to_string().contains("--skip 2 leaves nothing") && e.to_string().contains("2 conversations"), "{e}");
+}
+
+#[test]
+fn skip_runs_the_held_out_conversations_only() {
+    let data = Dataset::load(&fixture()).unwrap();
+    let o = LocomoOptions { skip: 1, per_question: true, ..options() };
+    let run = run_locomo(&data, &config(), &embedder(), &o, &mut |_| {}).unwrap();
+    assert!(!run.questions.is_empty());
+    assert!(run.questions.iter().all(|q| q.conversation == "tiny-2"), "{:?}", run.questions);
 }
 
 #[test]

@@ -156,6 +156,12 @@ pub trait Store: Send + Sync {
     /// keeping; this finds what was merely said. Withheld messages are never found.
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>>;
 
+    /// The messages right around each of `ids` in its own chat: up to `span` before it and
+    /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's
+    /// neighbours hold the question it answers or the answer it got (archival recall's
+    /// neighbourhood). Unknown ids are skipped.
+    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
+
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
     /// best first.
     fn nearest_messages(

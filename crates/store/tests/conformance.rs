@@ -95,6 +95,49 @@ pub(crate) fn messages_are_idempotent_and_chat_scoped(store: &dyn Store) {
     assert!(store.messages(&other_tenant.tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
 }
 
+/// A hit's neighbours are the turns right around it in its own chat: never another chat's,
+/// another tenant's or a withheld one.
+pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let at = |m: i64| t0() + Duration::minutes(m);
+    store
+        .append_messages(&[
+            msg(&c1, "n1", "What did you paint?", at(1)),
+            msg(&c1, "n2", "A sunset over the lake", at(2)),
+            msg(&c1, "n3", "Lovely", at(3)),
+            msg(&c1, "n4", "Thanks", at(4)),
+            msg(&c1, "n5", "Secret", at(5)),
+            msg(&c1, "n6", "Bye", at(6)),
+            msg(&c2, "x1", "Another chat, a minute later", at(3)),
+        ])
+        .unwrap();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let got = |ids: &[&str], span: usize| -> Vec<(String, String)> {
+        let ids: Vec<MessageId> = ids.iter().map(|s| id(s)).collect();
+        let mut v: Vec<(String, String)> = store
+            .adjacent_messages(&c1.tenant, &ids, span)
+            .unwrap()
+            .into_iter()
+            .map(|(a, m)| (a.as_str().to_string(), m.id.as_str().to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(got(&["n2"], 1), vec![pair("n2", "n1"), pair("n2", "n3")]);
+    assert_eq!(got(&["n1"], 2), vec![pair("n1", "n2"), pair("n1", "n3")], "the first turn has no turn before it");
+    assert_eq!(got(&["n2", "n6"], 1), vec![pair("n2", "n1"), pair("n2", "n3"), pair("n6", "n5")]);
+    assert!(got(&["nope"], 1).is_empty());
+    assert!(got(&["n2"], 0).is_empty());
+    // Another tenant sees nothing around this tenant's message.
+    assert!(store.adjacent_messages(&scope("evil", Some("dana"), None).tenant, &[id("n2")], 1).unwrap().is_empty());
+    // A withheld message is never a neighbour.
+    let withhold = ChangeSet { tenant: c1.tenant.clone(), at: at(7), changes: vec![Change::Withhold { messages: vec![id("n5")] }] };
+    store.apply(&withhold).unwrap();
+    assert_eq!(got(&["n4"], 1), vec![pair("n4", "n3"), pair("n4", "n6")]);
+}
+
 /// Archival recall reaches the user's own messages in every chat, lexically and by vector, and
 /// nothing of another user, agent or tenant.
 pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
@@ -667,6 +710,7 @@ macro_rules! backends {
                 backends!(@checks $open;
                     messages_are_idempotent_and_chat_scoped,
                     messages_are_searchable_within_their_user,
+                    adjacent_messages_stay_in_their_chat,
                     memories_round_trip,
                     every_read_is_scoped,
                     status_changes_history_and_links,

@@ -29,7 +29,9 @@ pub struct LocomoOptions {
     pub budgets: Vec<usize>,
     /// Prefix lengths of `recall()`'s ranking for recall@k; the largest is the k asked for.
     pub ks: Vec<usize>,
-    /// Only the first N conversations (all when `None`).
+    /// Conversations skipped from the start (5 gives the held-out split 5–9).
+    pub skip: usize,
+    /// Only the first N conversations after the skipped ones (all when `None`).
     pub conversations: Option<usize>,
     /// Only the first N questions of each conversation (all when `None`).
     pub questions: Option<usize>,
@@ -44,6 +46,7 @@ impl Default for LocomoOptions {
         Self {
             budgets: vec![250, 500, 1000, 2000],
             ks: vec![5, 10, 25, 50],
+            skip: 0,
             conversations: None,
             questions: None,
             rendering: TurnRendering::default(),
@@ -165,6 +168,13 @@ pub fn run_locomo(
     progress: Progress<'_>,
 ) -> Result<LocomoRun, LocomoError> {
     options.validate()?;
+    if options.skip >= dataset.conversations.len() {
+        return Err(LocomoError::Options(format!(
+            "--skip {} leaves nothing to run: the file holds {} conversations",
+            options.skip,
+            dataset.conversations.len()
+        )));
+    }
     let started = Instant::now();
     let take = options.conversations.unwrap_or(usize::MAX);
     let mut run = LocomoRun {
@@ -186,7 +196,7 @@ pub fn run_locomo(
         query_embedding_ms: Vec::new(),
         seconds: 0.0,
     };
-    for conv in dataset.conversations.iter().take(take) {
+    for conv in dataset.conversations.iter().skip(options.skip).take(take) {
         run_conversation(conv, config, embedder, options, &mut run, progress)?;
     }
     run.seconds = started.elapsed().as_secs_f64();

@@ -182,6 +182,7 @@ impl LocomoReport {
                 "extractor": self.run.extractor,
                 "speaker_prefix": o.rendering.speaker_prefix,
                 "captions": o.rendering.captions,
+                "conversations_skipped": o.skip,
                 "conversations_limit": o.conversations,
                 "questions_limit": o.questions,
                 "overall_categories": OVERALL_CATEGORIES,

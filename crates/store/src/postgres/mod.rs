@@ -387,6 +387,32 @@ impl Store for PostgresStore {
         })
     }
 
+    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
+        if ids.is_empty() || span == 0 {
+            return Ok(Vec::new());
+        }
+        let cols = MESSAGE_COLUMNS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
+        let side = |after: bool| {
+            let (cmp, dir) = if after { (">", "ASC") } else { ("<", "DESC") };
+            format!(
+                "(SELECT {cols} FROM messages h JOIN messages n ON n.tenant = h.tenant \
+                 AND n.agent = h.agent AND n.user_id = h.user_id AND n.chat = h.chat \
+                 WHERE h.tenant = $1 AND h.id = $2 AND NOT n.withheld AND (n.at, n.seq) {cmp} (h.at, h.seq) \
+                 ORDER BY n.at {dir}, n.seq {dir} LIMIT $3)"
+            )
+        };
+        let sql = format!("{} UNION ALL {}", side(false), side(true));
+        self.read("adjacent messages", tenant.as_str(), |tx| {
+            let mut out = Vec::new();
+            for id in ids {
+                for row in tx.query(&sql, &[&tenant.as_str(), &id.as_str(), &(span as i64)])? {
+                    out.push((id.clone(), message(&row)?));
+                }
+            }
+            Ok(out)
+        })
+    }
+
     fn nearest_messages(
         &self,
         scope: &Scope,

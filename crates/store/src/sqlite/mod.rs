@@ -204,6 +204,35 @@ impl Store for SqliteStore {
         })
     }
 
+    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
+        if ids.is_empty() || span == 0 {
+            return Ok(Vec::new());
+        }
+        let cols = MESSAGE_COLUMNS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
+        let side = |after: bool| {
+            let (cmp, dir) = if after { (">", "ASC") } else { ("<", "DESC") };
+            format!(
+                "SELECT * FROM (SELECT {cols} FROM messages h JOIN messages n ON n.tenant = h.tenant \
+                 AND n.agent = h.agent AND n.user_id = h.user_id AND n.chat = h.chat \
+                 WHERE h.tenant = ?1 AND h.id = ?2 AND n.withheld = 0 AND (n.at, n.rowid) {cmp} (h.at, h.rowid) \
+                 ORDER BY n.at {dir}, n.rowid {dir} LIMIT ?3)"
+            )
+        };
+        let sql = format!("{} UNION ALL {}", side(false), side(true));
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&sql).map_err(StoreError::sql("adjacent messages"))?;
+            let mut out = Vec::new();
+            for id in ids {
+                let found: Vec<Message> = stmt
+                    .query_map(params![tenant.as_str(), id.as_str(), span as i64], message)
+                    .and_then(|r| r.collect())
+                    .map_err(StoreError::sql("adjacent messages"))?;
+                out.extend(found.into_iter().map(|m| (id.clone(), m)));
+            }
+            Ok(out)
+        })
+    }
+
     fn nearest_messages(
         &self,
         scope: &Scope,
