@@ -314,27 +314,28 @@ struct Tiered<'a> {
 
 impl<'a> Tiered<'a> {
     fn memory(item: &RecallItem, section: SectionName, terms: &Terms) -> Self {
-        let full = memory_item(item);
-        let mut gist = full.clone();
         let content = &item.memory.content;
-        gist.text = memory_text(item, &detail::gist(detail::focus(content, terms).as_deref().unwrap_or(content)));
-        Self { section, message: None, levels: [gist, full.clone(), full].map(Self::costed) }
+        let gist = memory_text(item, &detail::gist(detail::focus(content, terms).as_deref().unwrap_or(content)));
+        let full = memory_item(item);
+        let focus = full.text.clone();
+        Self { section, message: None, levels: Self::levels(gist, focus, full) }
     }
 
     fn excerpt(e: &'a Excerpt, terms: &Terms) -> Self {
-        let full = excerpt_item(e);
         let focused = detail::focus(&e.message.content, terms);
-        let (mut focus, mut gist) = (full.clone(), full.clone());
         let body = focused.as_deref().unwrap_or(&e.message.content);
-        focus.text = excerpt_text(&e.message, body);
-        gist.text = excerpt_text(&e.message, &detail::gist(body));
-        Self { section: SectionName::Excerpt, message: Some(&e.message), levels: [gist, focus, full].map(Self::costed) }
+        let (gist, focus) = (excerpt_text(&e.message, &detail::gist(body)), excerpt_text(&e.message, body));
+        Self { section: SectionName::Excerpt, message: Some(&e.message), levels: Self::levels(gist, focus, excerpt_item(e)) }
     }
 
-    /// Sets each level's token cost from its text, and its level.
-    fn costed(mut item: BlockItem) -> BlockItem {
-        item.tokens = tokens::line_cost(&format!("- {}", item.text));
-        item
+    /// The three lines of one item: `full` with its text swapped for each shorter one, costed
+    /// (a text the same as the whole keeps its cost: no second count).
+    fn levels(gist: String, focus: String, full: BlockItem) -> [BlockItem; 3] {
+        let at = |text: String| {
+            let tokens = if text == full.text { full.tokens } else { tokens::line_cost(&format!("- {text}")) };
+            BlockItem { text, tokens, ..full.clone() }
+        };
+        [at(gist), at(focus), full.clone()]
     }
 
     fn cost(&self, level: Detail) -> usize {

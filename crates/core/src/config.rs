@@ -141,8 +141,8 @@ impl Default for RankingTuning {
             urgency_horizon_days: 14.0,
             undated_loop_urgency: 0.3,
             default_top_k: 10,
-            neighbour_seeds: 10,
-            neighbour_weight: 0.8,
+            neighbour_seeds: 5,
+            neighbour_weight: 0.7,
         }
     }
 }

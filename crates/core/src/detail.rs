@@ -109,23 +109,17 @@ pub fn focus(text: &str, terms: &Terms) -> Option<String> {
 pub fn gist(text: &str) -> String {
     let (label, body) = split_label(text);
     let body = skip_openers(body.trim());
-    if tokens::count(body) <= GIST_TOKENS {
+    let (total, fits) = tokens::head(body, GIST_TOKENS - 1);
+    if total <= GIST_TOKENS {
         return format!("{label}{body}");
     }
-    // cl100k splits text into pieces at word starts before it merges bytes, so the tokens of
-    // a prefix cut before a space are the sum of its words' tokens: one pass, no re-counting.
-    let (mut end, mut used, mut from) = (0, 0, 0);
-    for (i, _) in body.match_indices(char::is_whitespace).chain([(body.len(), "")]) {
-        used += tokens::count(&body[from..i]);
-        if used > GIST_TOKENS - 1 {
-            break;
-        }
-        (end, from) = (i, i);
-    }
-    if end == 0 {
-        // One long word: cut on a character boundary instead.
-        end = body.char_indices().take_while(|(i, _)| tokens::count(&body[..*i]) < GIST_TOKENS).last().map_or(0, |(i, _)| i);
-    }
+    // Whole words within the first GIST_TOKENS - 1 tokens (the mark takes the last one): cut
+    // at the last space at or before where those tokens end, else inside the one long word.
+    let fits = (0..=fits).rev().find(|&i| body.is_char_boundary(i)).unwrap_or(0);
+    let end = match body[fits..].starts_with(char::is_whitespace) {
+        true => fits,
+        false => body[..fits].rfind(char::is_whitespace).unwrap_or(fits),
+    };
     let cut = body[..end].trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-'));
     format!("{label}{cut}…")
 }

@@ -17,6 +17,18 @@ pub fn count(text: &str) -> usize {
     bpe().encode_ordinary(text).len()
 }
 
+/// Tokens in `text` and how many of its bytes the first `n` tokens cover (all of them when
+/// the text has no more than `n`): one encoding, for cutting text to a token budget. The byte
+/// count may fall inside a character; callers cut at a boundary at or before it.
+pub fn head(text: &str, n: usize) -> (usize, usize) {
+    let tokens = bpe().encode_ordinary(text);
+    if tokens.len() <= n {
+        return (tokens.len(), text.len());
+    }
+    let bytes = bpe()._decode_native_and_split(tokens[..n].to_vec()).map(|b| b.len()).sum();
+    (tokens.len(), bytes)
+}
+
 /// Tokens of one rendered line plus its newline; summing lines bounds the tokens of the block.
 pub fn line_cost(line: &str) -> usize {
     count(line) + 1
@@ -33,5 +45,16 @@ mod tests {
         let lines = ["=== USER MEMORY ===", "- User's name is Dana.", "- User prefers short answers."];
         let joined = lines.join("\n") + "\n";
         assert!(count(&joined) <= lines.iter().map(|l| line_cost(l)).sum::<usize>());
+    }
+
+    #[test]
+    fn head_measures_a_prefix_in_one_encoding() {
+        assert_eq!(head("hello world", 5), (2, 11));
+        assert_eq!(head("hello world", 1), (2, 5));
+        let text = "naïve café, déjà vu — über straße";
+        let (total, bytes) = head(text, 4);
+        assert_eq!(total, count(text));
+        let cut = (0..=bytes).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+        assert!(count(&text[..cut]) <= 4);
     }
 }
