@@ -100,8 +100,7 @@ pub fn with_neighbours(
     limit: usize,
     t: &Tuning,
 ) -> Vec<Excerpt> {
-    let relevance: HashMap<MessageId, f32> =
-        excerpts.iter().map(|e| (e.message.id.clone(), e.relevance)).collect();
+    let relevance: HashMap<MessageId, f32> = excerpts.iter().map(|e| (e.message.id.clone(), e.relevance)).collect();
     let mut added: HashMap<MessageId, Excerpt> = HashMap::new();
     for (hit, m) in adjacent {
         if relevance.contains_key(&m.id) || exclude.contains(&m.id) {
@@ -111,7 +110,8 @@ pub fn with_neighbours(
         if r < t.ranking.min_relevance {
             continue;
         }
-        let entry = added.entry(m.id.clone()).or_insert(Excerpt { message: m, lexical: None, vector: None, relevance: r });
+        let entry =
+            added.entry(m.id.clone()).or_insert(Excerpt { message: m, lexical: None, vector: None, relevance: r });
         entry.relevance = entry.relevance.max(r);
     }
     excerpts.extend(added.into_values());

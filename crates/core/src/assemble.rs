@@ -325,7 +325,11 @@ impl<'a> Tiered<'a> {
         let focused = detail::focus(&e.message.content, terms);
         let body = focused.as_deref().unwrap_or(&e.message.content);
         let (gist, focus) = (excerpt_text(&e.message, &detail::gist(body)), excerpt_text(&e.message, body));
-        Self { section: SectionName::Excerpt, message: Some(&e.message), levels: Self::levels(gist, focus, excerpt_item(e)) }
+        Self {
+            section: SectionName::Excerpt,
+            message: Some(&e.message),
+            levels: Self::levels(gist, focus, excerpt_item(e)),
+        }
     }
 
     /// The three lines of one item: `full` with its text swapped for each shorter one, costed
@@ -335,7 +339,8 @@ impl<'a> Tiered<'a> {
             let tokens = if text == full.text { full.tokens } else { tokens::line_cost(&format!("- {text}")) };
             BlockItem { text, tokens, ..full.clone() }
         };
-        [at(gist), at(focus), full.clone()]
+        let (gist, focus) = (at(gist), at(focus));
+        [gist, focus, full]
     }
 
     fn cost(&self, level: Detail) -> usize {
@@ -354,7 +359,8 @@ impl<'a> Tiered<'a> {
 fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> HashMap<String, &'a Message> {
     let headroom = |c: &Tiered<'_>| if c.message.is_some() { reserve } else { 0 };
     let mut used = plan.used;
-    let mut opened: HashSet<SectionName> = plan.sections.iter().filter(|(_, items, _)| !items.is_empty()).map(|(n, _, _)| *n).collect();
+    let mut opened: HashSet<SectionName> =
+        plan.sections.iter().filter(|(_, items, _)| !items.is_empty()).map(|(n, _, _)| *n).collect();
     let mut taken: Vec<(Tiered<'a>, Detail)> = Vec::new();
     for c in contenders {
         let heading = if opened.contains(&c.section) { 0 } else { plan.heading_cost(c.section) };
@@ -549,13 +555,7 @@ struct Plan {
 
 impl Plan {
     fn new(budget: usize) -> Self {
-        Self {
-            budget,
-            used: tokens::line_cost(HEADER),
-            sections: Vec::new(),
-            held_back: Vec::new(),
-            shed: Vec::new(),
-        }
+        Self { budget, used: tokens::line_cost(HEADER), sections: Vec::new(), held_back: Vec::new(), shed: Vec::new() }
     }
 
     fn heading_cost(&self, section: SectionName) -> usize {
@@ -656,7 +656,10 @@ mod tests {
     fn an_event_told_with_a_period_says_when_it_was_told() {
         let mut e = mem(Kind::Event, "User went camping with the kids last week");
         e.valid_from = Some(now());
-        assert_eq!(format!("{}{}", e.content, stamp(&e)), "User went camping with the kids last week (told on 2026-03-10)");
+        assert_eq!(
+            format!("{}{}", e.content, stamp(&e)),
+            "User went camping with the kids last week (told on 2026-03-10)"
+        );
         e.content = "User ran a half marathon in Porto".into();
         assert_eq!(format!("{}{}", e.content, stamp(&e)), "User ran a half marathon in Porto (on 2026-03-10)");
     }
@@ -834,7 +837,10 @@ mod tests {
         let block = build(vec![], vec![long.clone()], 40, &HashSet::new());
         assert!(block.tokens <= 40, "{}", block.text);
         assert!(block.text.contains("word word…"), "{}", block.text);
-        assert_eq!(block.shed.iter().map(|s| (s.id.clone(), s.detail)).collect::<Vec<_>>(), [(long.id.to_string(), Detail::Gist)]);
+        assert_eq!(
+            block.shed.iter().map(|s| (s.id.clone(), s.detail)).collect::<Vec<_>>(),
+            [(long.id.to_string(), Detail::Gist)]
+        );
     }
 
     #[test]
@@ -897,7 +903,16 @@ mod tests {
             ranked: &'a [RecallItem],
             budget: usize,
         ) -> AssemblyInput<'a> {
-            AssemblyInput { exact: set, ranked, recent: &[], excerpts: &[], memos, surfaced_recently: none, budget, query_terms: &[] }
+            AssemblyInput {
+                exact: set,
+                ranked,
+                recent: &[],
+                excerpts: &[],
+                memos,
+                surfaced_recently: none,
+                budget,
+                query_terms: &[],
+            }
         }
         let recalled = rank(
             vec![Candidate { memory: memos[3].clone(), lexical: Some(1.0), vector: Some(0.9) }],

@@ -144,7 +144,8 @@ fn split_label(text: &str) -> (&str, &str) {
     if let Some(i) = text.find(": ").filter(|&i| i > 0 && i <= 32) {
         let name = &text[..i];
         let parts = name.split_whitespace().count();
-        if (1..=3).contains(&parts) && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-')) {
+        if (1..=3).contains(&parts) && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-'))
+        {
             return (&text[..i + 2], &text[i + 2..]);
         }
     }

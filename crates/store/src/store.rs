@@ -160,7 +160,8 @@ pub trait Store: Send + Sync {
     /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's
     /// neighbours hold the question it answers or the answer it got (archival recall's
     /// neighbourhood). Unknown ids are skipped.
-    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
+    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize)
+    -> Result<Vec<(MessageId, Message)>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
     /// best first.

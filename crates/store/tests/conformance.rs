@@ -133,7 +133,11 @@ pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
     // Another tenant sees nothing around this tenant's message.
     assert!(store.adjacent_messages(&scope("evil", Some("dana"), None).tenant, &[id("n2")], 1).unwrap().is_empty());
     // A withheld message is never a neighbour.
-    let withhold = ChangeSet { tenant: c1.tenant.clone(), at: at(7), changes: vec![Change::Withhold { messages: vec![id("n5")] }] };
+    let withhold = ChangeSet {
+        tenant: c1.tenant.clone(),
+        at: at(7),
+        changes: vec![Change::Withhold { messages: vec![id("n5")] }],
+    };
     store.apply(&withhold).unwrap();
     assert_eq!(got(&["n4"], 1), vec![pair("n4", "n3"), pair("n4", "n6")]);
 }

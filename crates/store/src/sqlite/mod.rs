@@ -204,7 +204,12 @@ impl Store for SqliteStore {
         })
     }
 
-    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
+    fn adjacent_messages(
+        &self,
+        tenant: &TenantId,
+        ids: &[MessageId],
+        span: usize,
+    ) -> Result<Vec<(MessageId, Message)>> {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
