@@ -126,6 +126,12 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
     for h in &ctx.block.held_back {
         println!("  held back   {} ({})", h.id, h.reason);
     }
+    for s in &ctx.block.shed {
+        println!(
+            "  shed        {} to {} ({} of {} tokens, to fit the budget)",
+            s.id, s.detail, s.tokens, s.full_tokens
+        );
+    }
     println!(
         "\n{} of {} tokens · retrieval mode {} · {:.1} ms ({:.1} ms embedding the message) · trace {}",
         ctx.block.tokens,
