@@ -9,6 +9,7 @@
 
 mod error;
 mod lock;
+mod neighbours;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;

@@ -48,6 +48,7 @@ use postgres::Config;
 use self::pool::{Params, Pool, Tx, pg};
 use self::rows::{MEMORY_COLUMNS, VISIBLE, get, ms, ms_opt, parse, time, time_opt, vector_text};
 use crate::error::{Result, StoreError};
+use crate::neighbours::{Dialect, adjacent_sql};
 use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
 
 pub use self::temp_db::TempDatabase;
@@ -396,17 +397,8 @@ impl Store for PostgresStore {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
-        let cols = MESSAGE_COLUMNS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
-        let side = |after: bool| {
-            let (cmp, dir) = if after { (">", "ASC") } else { ("<", "DESC") };
-            format!(
-                "(SELECT {cols} FROM messages h JOIN messages n ON n.tenant = h.tenant \
-                 AND n.agent = h.agent AND n.user_id = h.user_id AND n.chat = h.chat \
-                 WHERE h.tenant = $1 AND h.id = $2 AND NOT n.withheld AND (n.at, n.seq) {cmp} (h.at, h.seq) \
-                 ORDER BY n.at {dir}, n.seq {dir} LIMIT $3)"
-            )
-        };
-        let sql = format!("{} UNION ALL {}", side(false), side(true));
+        let dialect = Dialect { order: "seq", visible: "NOT n.withheld", params: ["$1", "$2", "$3"] };
+        let sql = adjacent_sql(MESSAGE_COLUMNS, &dialect);
         self.read("adjacent messages", tenant.as_str(), |tx| {
             let mut out = Vec::new();
             for id in ids {

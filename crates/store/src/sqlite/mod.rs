@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use self::rows::{MEMORY_COLUMNS, VISIBLE, blob_vector, message_partition, ms, parse, time, time_opt, vector_blob};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
+use crate::neighbours::{Dialect, adjacent_sql};
 use crate::store::{ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
@@ -213,17 +214,8 @@ impl Store for SqliteStore {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
-        let cols = MESSAGE_COLUMNS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
-        let side = |after: bool| {
-            let (cmp, dir) = if after { (">", "ASC") } else { ("<", "DESC") };
-            format!(
-                "SELECT * FROM (SELECT {cols} FROM messages h JOIN messages n ON n.tenant = h.tenant \
-                 AND n.agent = h.agent AND n.user_id = h.user_id AND n.chat = h.chat \
-                 WHERE h.tenant = ?1 AND h.id = ?2 AND n.withheld = 0 AND (n.at, n.rowid) {cmp} (h.at, h.rowid) \
-                 ORDER BY n.at {dir}, n.rowid {dir} LIMIT ?3)"
-            )
-        };
-        let sql = format!("{} UNION ALL {}", side(false), side(true));
+        let dialect = Dialect { order: "rowid", visible: "n.withheld = 0", params: ["?1", "?2", "?3"] };
+        let sql = adjacent_sql(MESSAGE_COLUMNS, &dialect);
         self.read(|conn| {
             let mut stmt = conn.prepare_cached(&sql).map_err(StoreError::sql("adjacent messages"))?;
             let mut out = Vec::new();
