@@ -333,13 +333,19 @@ impl<'a> Tiered<'a> {
     }
 
     /// The three lines of one item: `full` with its text swapped for each shorter one, costed
-    /// (a text the same as the whole keeps its cost: no second count).
+    /// (a text the same as the whole keeps its cost: no second count). A level that would cost
+    /// as much as the one above it ("A … C" against "A. Ok. C") is that level, so stepping down
+    /// always saves tokens and costs never grow with detail taken away.
     fn levels(gist: String, focus: String, full: BlockItem) -> [BlockItem; 3] {
-        let at = |text: String| {
-            let tokens = if text == full.text { full.tokens } else { tokens::line_cost(&format!("- {text}")) };
-            BlockItem { text, tokens, ..full.clone() }
+        let below = |text: String, above: &BlockItem| {
+            let tokens = if text == above.text { above.tokens } else { tokens::line_cost(&format!("- {text}")) };
+            match tokens < above.tokens {
+                true => BlockItem { text, tokens, ..above.clone() },
+                false => above.clone(),
+            }
         };
-        let (gist, focus) = (at(gist), at(focus));
+        let focus = below(focus, &full);
+        let gist = below(gist, &focus);
         [gist, focus, full]
     }
 
@@ -375,7 +381,7 @@ fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> Has
     }
     for level in [Detail::Focus, Detail::Full] {
         for (c, at) in taken.iter_mut() {
-            let more = c.cost(level) - c.cost(*at);
+            let more = c.cost(level).saturating_sub(c.cost(*at));
             if used + more + headroom(c) <= plan.budget {
                 used += more;
                 *at = level;
@@ -821,6 +827,28 @@ mod tests {
         let kept: Vec<&str> = tiny.section(SectionName::Excerpt).unwrap().items.iter().map(|i| i.id.as_str()).collect();
         assert!(kept.contains(&"m0") && !kept.contains(&"m11"), "{}", tiny.text);
         assert!(tiny.tokens <= 80);
+    }
+
+    #[test]
+    fn a_level_never_costs_more_than_the_one_above() {
+        let full = BlockItem {
+            id: "m1".into(),
+            kind: "message".into(),
+            text: "A long sentence about kayaks. Ok. Another long sentence about kayaks.".into(),
+            surface: None,
+            exact: None,
+            score: None,
+            tier: None,
+            provenance: None,
+            tokens: 16,
+            detail: None,
+        };
+        // A focus that joins two sentences with " … " may cost what the whole does.
+        let [gist, focus, whole] = Tiered::levels(full.text.clone(), full.text.replace("Ok.", "…"), full.clone());
+        assert!(gist.tokens <= focus.tokens && focus.tokens <= whole.tokens);
+        assert!(focus.tokens < whole.tokens || focus.text == whole.text, "{focus:?}");
+        let [gist, focus, _] = Tiered::levels("x ".repeat(40), "short".into(), full);
+        assert_eq!(gist.text, focus.text, "a gist longer than the focus is the focus");
     }
 
     #[test]
