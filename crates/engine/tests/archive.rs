@@ -74,3 +74,24 @@ fn forgotten_corrected_and_off_limits_words_are_never_quoted_back() {
     let ctx = f.memory.context(&c2, "Globex", None).unwrap();
     assert!(ctx.block.text.contains("Globex"), "{}", ctx.block.text);
 }
+
+#[test]
+fn the_answer_next_to_a_hit_comes_back_with_it() {
+    let f = hashed();
+    f.say(
+        &chat("dana", "c1"),
+        &[
+            "My sister asked what I painted for the county fair.",
+            "A sunset over Loch Ness, in oils.",
+            "Anyway, the weather has been awful lately.",
+        ],
+    );
+    f.clock.set(t0() + Duration::days(5));
+    let ctx = f.memory.context(&chat("dana", "c2"), "what did I paint for the county fair?", None).unwrap();
+    let lines = excerpts(&ctx.block);
+    // The answer shares no word with the question: it comes back as the hit's neighbour.
+    assert!(lines.iter().any(|l| l.contains("county fair")), "{}", ctx.block.text);
+    assert!(lines.iter().any(|l| l.contains("A sunset over Loch Ness")), "{}", ctx.block.text);
+    // Two turns away is not the neighbourhood.
+    assert!(!lines.iter().any(|l| l.contains("weather")), "{}", ctx.block.text);
+}
