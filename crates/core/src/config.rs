@@ -119,6 +119,10 @@ pub struct RankingTuning {
     pub neighbour_seeds: usize,
     /// A neighbour's relevance as a share of its hit's: close behind it, ahead of weak hits.
     pub neighbour_weight: f32,
+    /// When a question names exactly one of the speakers of a transcript ("What pets does Nate
+    /// have?"), another speaker's turns keep this share of their relevance: what a person did
+    /// is almost always in their own words.
+    pub other_speaker_weight: f32,
 }
 
 impl Default for RankingTuning {
@@ -130,8 +134,8 @@ impl Default for RankingTuning {
             w_urgency: 0.20,
             w_confidence: 0.10,
             w_recency: 0.10,
-            lexical_weight: 0.6,
-            vector_weight: 0.4,
+            lexical_weight: 0.3,
+            vector_weight: 0.7,
             min_relevance: 0.2,
             tier_high: 0.7,
             tier_standard: 0.5,
@@ -143,6 +147,7 @@ impl Default for RankingTuning {
             default_top_k: 10,
             neighbour_seeds: 5,
             neighbour_weight: 0.7,
+            other_speaker_weight: 0.8,
         }
     }
 }

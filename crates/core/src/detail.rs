@@ -10,7 +10,7 @@
 //! Pure text functions: no I/O, no model.
 
 use crate::kind::text_enum;
-use crate::text::words;
+use crate::text::{split_speaker, words};
 use crate::tokens;
 
 text_enum!(
@@ -78,7 +78,7 @@ impl Terms {
 /// the focus. The best are kept, at most [`FOCUS_SENTENCES`]; a speaker label in front
 /// ("Caroline: ") stays, so the focus still says who spoke.
 pub fn focus(text: &str, terms: &Terms) -> Option<String> {
-    let (label, body) = split_label(text);
+    let (label, body) = split_speaker(text);
     let sentences = crate::extract::sentences(body);
     if sentences.len() < 2 {
         return None;
@@ -107,7 +107,7 @@ pub fn focus(text: &str, terms: &Terms) -> Option<String> {
 /// The first [`GIST_TOKENS`] tokens' worth of whole words of `text`, with "…" when cut; the
 /// text itself when it is short enough. A speaker label in front is kept and not counted.
 pub fn gist(text: &str) -> String {
-    let (label, body) = split_label(text);
+    let (label, body) = split_speaker(text);
     let body = skip_openers(body.trim());
     let (total, fits) = tokens::head(body, GIST_TOKENS - 1);
     if total <= GIST_TOKENS {
@@ -136,20 +136,6 @@ fn skip_openers(body: &str) -> &str {
         }
         None => body,
     }
-}
-
-/// A leading speaker label ("Caroline: ", "Dr. Lee: ") and the rest; an empty label when there
-/// is none. A label is at most three words before the first colon, in the first 32 bytes.
-fn split_label(text: &str) -> (&str, &str) {
-    if let Some(i) = text.find(": ").filter(|&i| i > 0 && i <= 32) {
-        let name = &text[..i];
-        let parts = name.split_whitespace().count();
-        if (1..=3).contains(&parts) && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-'))
-        {
-            return (&text[..i + 2], &text[i + 2..]);
-        }
-    }
-    ("", text)
 }
 
 /// Whether two lower-cased words are one word with different endings: equal, or one a prefix
@@ -226,15 +212,6 @@ mod tests {
     }
 
     #[test]
-    fn labels_are_short_names_before_a_colon() {
-        assert_eq!(split_label("Caroline: hi"), ("Caroline: ", "hi"));
-        assert_eq!(split_label("Dr. Lee: hi"), ("Dr. Lee: ", "hi"));
-        assert_eq!(split_label("Note that the reason is this: hi"), ("", "Note that the reason is this: hi"));
-        assert_eq!(split_label("Time: 10:30, see you"), ("Time: ", "10:30, see you"));
-        assert_eq!(split_label("no label"), ("", "no label"));
-    }
-
-    #[test]
     fn roots() {
         assert!(same_root("adopted", "adopt"));
         assert!(same_root("painting", "paints"));
@@ -250,7 +227,7 @@ mod tests {
                 prop_assert!(tokens::count(&f) <= tokens::count(&text) + 4);
             }
             let g = gist(&text);
-            let (_, body) = split_label(&g);
+            let (_, body) = split_speaker(&g);
             prop_assert!(tokens::count(body) <= GIST_TOKENS + 1, "{:?}", g);
         }
     }

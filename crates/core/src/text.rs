@@ -54,6 +54,30 @@ pub fn as_user_query(query: &str, names: &[String]) -> String {
     out
 }
 
+/// A leading speaker label ("Caroline: ", "Dr. Lee: ") and the rest; an empty label when there
+/// is none. A label is at most three words before the first colon, in the first 32 bytes.
+///
+/// Transcripts where several people speak through one user (a group chat, a shared
+/// conversation log) label each turn this way; detail levels keep the label and recall reads it
+/// to know whose words a turn holds.
+pub fn split_speaker(text: &str) -> (&str, &str) {
+    if let Some(i) = text.find(": ").filter(|&i| i > 0 && i <= 32) {
+        let name = &text[..i];
+        let parts = name.split_whitespace().count();
+        if (1..=3).contains(&parts) && name.chars().all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-'))
+        {
+            return (&text[..i + 2], &text[i + 2..]);
+        }
+    }
+    ("", text)
+}
+
+/// The speaker a labelled turn names ("Nate: I got a new tank!" → "Nate"), if any.
+pub fn speaker(text: &str) -> Option<&str> {
+    let (label, _) = split_speaker(text);
+    label.strip_suffix(": ")
+}
+
 /// Canonical form for exact dedup: case, punctuation and spacing do not make a new memory.
 pub fn normalize(text: &str) -> String {
     words(text).collect::<Vec<_>>().join(" ")
@@ -110,6 +134,17 @@ pub fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_short_names_before_a_colon() {
+        assert_eq!(split_speaker("Caroline: hi"), ("Caroline: ", "hi"));
+        assert_eq!(split_speaker("Dr. Lee: hi"), ("Dr. Lee: ", "hi"));
+        assert_eq!(split_speaker("Note that the reason is this: hi"), ("", "Note that the reason is this: hi"));
+        assert_eq!(split_speaker("Time: 10:30, see you"), ("Time: ", "10:30, see you"));
+        assert_eq!(split_speaker("no label"), ("", "no label"));
+        assert_eq!(speaker("Dr. Lee: hi"), Some("Dr. Lee"));
+        assert_eq!(speaker("no label"), None);
+    }
 
     #[test]
     fn hash_ignores_case_spacing_and_punctuation() {

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
-use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
+use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, speaker_focus, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::recall::ExactReason;
@@ -79,6 +79,12 @@ pub(crate) struct Found {
     pub(crate) query_vector: Option<Vec<f32>>,
 }
 
+/// The query's vector (or why there is none) and the time the model took.
+struct QueryVector {
+    vector: std::result::Result<Vec<f32>, String>,
+    micros: u64,
+}
+
 struct Retrieval {
     exact: ExactSet,
     ranked: Ranked,
@@ -122,20 +128,39 @@ fn turn_id() -> String {
 impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
+        let lexical = self.store.lexical(scope, &query_terms(query), limit);
+        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query))
+    }
+
+    /// The query's vector and what it took, or why there is none.
+    fn embed_query(&self, query: &str) -> QueryVector {
+        let started = Instant::now();
+        let vector = self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string()));
+        QueryVector { vector, micros: started.elapsed().as_micros() as u64 }
+    }
+
+    /// Path B's candidates from the lexical half's hits and the query's vector: the vector
+    /// half, cosines for lexical hits it missed, and the substring rung when both failed.
+    fn fuse_candidates(
+        &self,
+        scope: &Scope,
+        query: &str,
+        limit: usize,
+        lexical: std::result::Result<Vec<(MemoryId, f32)>, mnemo_store::StoreError>,
+        embedded: QueryVector,
+    ) -> Result<Found> {
         let terms = query_terms(query);
         let mut problems = Vec::new();
-        let lexical = match self.store.lexical(scope, &terms, limit) {
+        let lexical = match lexical {
             Ok(hits) => Some(hits),
             Err(e) => {
                 problems.push(format!("lexical: {e}"));
                 None
             }
         };
-        let embed_started = Instant::now();
-        let embedded = self.embed(&[query]);
-        let embed_micros = embed_started.elapsed().as_micros() as u64;
-        let qvec = match embedded {
-            Ok(mut v) => v.pop(),
+        let embed_micros = embedded.micros;
+        let qvec = match embedded.vector {
+            Ok(v) => Some(v),
             Err(e) => {
                 problems.push(format!("vector: {e}"));
                 None
@@ -209,6 +234,10 @@ impl Memory {
 
     /// Path A, path B's top `k`, and up to `excerpts` archival excerpts (none of `verbatim`,
     /// the messages the block already carries).
+    ///
+    /// The query is embedded on a thread of its own while path A and both lexical halves
+    /// (memories, messages) read the store: the model is most of a turn's time, and nothing but
+    /// the two vector halves waits for it.
     fn retrieve(
         &self,
         scope: &Scope,
@@ -217,27 +246,43 @@ impl Memory {
         verbatim: &HashSet<MessageId>,
         now: DateTime<Utc>,
     ) -> Result<Retrieval> {
-        let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
-        let mut exact =
-            select_exact(self.store.exact_candidates(scope, due_by)?, self.store.policies(scope)?, now, &self.tuning);
         let names = self.user_names(scope)?;
-        let found = self.candidates(scope, &as_user_query(query, &names), self.tuning.ranking.candidates)?;
-        self.add_constraints(scope, query, &mut exact, now)?;
-        self.add_open_loops(scope, query, &mut exact, now)?;
-        let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
-        let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
-        reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
-        let mut degraded = found.degraded;
-        let excerpts = match self.excerpts(scope, query, found.query_vector.as_deref(), verbatim, excerpts) {
-            Ok(e) => e,
-            // The conversation's index failing must not take the memories' answer down with it.
-            Err(e) => {
-                let problem = format!("archival recall: {e}");
-                crate::add_problem(&mut degraded, problem);
-                Vec::new()
-            }
-        };
-        Ok(Retrieval { exact, ranked, excerpts, mode: found.mode, degraded, embed_micros: found.embed_micros })
+        let user_query = as_user_query(query, &names);
+        std::thread::scope(|s| {
+            let pending = s.spawn(|| self.embed_query(&user_query));
+            let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
+            let candidates = self.tuning.ranking.candidates;
+            let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
+            let message_lexical = self.message_lexical(scope, query, excerpts);
+            let mut exact = select_exact(
+                self.store.exact_candidates(scope, due_by)?,
+                self.store.policies(scope)?,
+                now,
+                &self.tuning,
+            );
+            self.add_constraints(scope, query, &mut exact, now)?;
+            self.add_open_loops(scope, query, &mut exact, now)?;
+            let embedded = pending
+                .join()
+                .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 });
+            let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
+            let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
+            let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
+            reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
+            let mut degraded = found.degraded;
+            let excerpts = match message_lexical.and_then(|lexical| {
+                self.excerpts(scope, query, &lexical, found.query_vector.as_deref(), verbatim, excerpts)
+            }) {
+                Ok(e) => e,
+                // The conversation's index failing must not take the memories' answer down with it.
+                Err(e) => {
+                    let problem = format!("archival recall: {e}");
+                    crate::add_problem(&mut degraded, problem);
+                    Vec::new()
+                }
+            };
+            Ok(Retrieval { exact, ranked, excerpts, mode: found.mode, degraded, embed_micros: found.embed_micros })
+        })
     }
 
     /// The names the user is known by (their profile's `name`), so a query that speaks of them
@@ -342,11 +387,31 @@ impl Memory {
         Ok(env.turn_id.clone())
     }
 
-    /// Archival recall: the user's own past messages, lexical and vector halves fused.
+    /// Where archival recall searches: the user's messages in every chat, unless memory is
+    /// chat-scoped (then only this chat's).
+    fn archive_scope(&self, scope: &Scope) -> Scope {
+        match self.config.memory_scope {
+            MemoryScope::User => scope.without_chat(),
+            MemoryScope::Chat => scope.clone(),
+        }
+    }
+
+    /// Archival recall's lexical half (nothing when no excerpt is wanted).
+    fn message_lexical(&self, scope: &Scope, query: &str, limit: usize) -> Result<Vec<(MessageId, f32)>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let want = self.tuning.ranking.candidates.max(limit);
+        Ok(self.store.search_messages(&self.archive_scope(scope), &query_terms(query), want)?)
+    }
+
+    /// Archival recall: the user's own past messages, the lexical half's hits and the vector
+    /// half fused, then the best hits' neighbours.
     fn excerpts(
         &self,
         scope: &Scope,
         query: &str,
+        lexical: &[(MessageId, f32)],
         query_vector: Option<&[f32]>,
         verbatim: &HashSet<MessageId>,
         limit: usize,
@@ -354,24 +419,20 @@ impl Memory {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        // The user's messages in every chat, unless memory is chat-scoped: then only this one's.
-        let within = match self.config.memory_scope {
-            MemoryScope::User => scope.without_chat(),
-            MemoryScope::Chat => scope.clone(),
-        };
+        let within = self.archive_scope(scope);
         let want = self.tuning.ranking.candidates.max(limit);
-        let lexical = self.store.search_messages(&within, &query_terms(query), want)?;
         let vector = match (query_vector, self.embedder_id()) {
             (Some(q), Some(model)) => Some(self.store.nearest_messages(&within, model, q, want)?),
             _ => None,
         };
-        let hits = MessageHits { lexical: &lexical, vector: vector.as_deref() };
+        let hits = MessageHits { lexical, vector: vector.as_deref() };
         let messages = self.store.messages(&scope.tenant, &hits.ids())?;
-        let ranked = rank_excerpts(hits, messages, verbatim, limit, &self.tuning);
+        let focus = speaker_focus(query, &messages);
+        let ranked = rank_excerpts(hits, messages, verbatim, limit, focus.as_deref(), &self.tuning);
         let seeds: Vec<MessageId> =
             ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
         let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;
-        Ok(with_neighbours(ranked, adjacent, verbatim, limit, &self.tuning))
+        Ok(with_neighbours(ranked, adjacent, verbatim, limit, focus.as_deref(), &self.tuning))
     }
 
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
