@@ -14,7 +14,6 @@ use crate::config::Tuning;
 use crate::id::MessageId;
 use crate::message::Message;
 use crate::score;
-use crate::text::speaker;
 
 /// A past message judged relevant to the query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,53 +52,17 @@ impl MessageHits<'_> {
     }
 }
 
-/// The one speaker of a transcript a query is about: the query names them (the first word of
-/// their label, as written, a trailing dot aside: "What pets does Nate have?") and names no other speaker of
-/// `messages`, and at least two people speak there (with one, there is nobody to tell apart).
-///
-/// Why: when several people speak through one user (LoCoMo's two friends, a group chat), what
-/// a person did or likes is almost always in their own words, while the other speakers' turns
-/// share the topic and crowd the answer out.
-pub fn speaker_focus(query: &str, messages: &[Message]) -> Option<String> {
-    let named: HashSet<&str> =
-        query.split(|c: char| !(c.is_alphanumeric() || c == '-')).filter(|w| !w.is_empty()).collect();
-    let mut speakers: Vec<&str> = messages.iter().filter_map(|m| speaker(&m.content)).collect();
-    speakers.sort_unstable();
-    speakers.dedup();
-    if speakers.len() < 2 {
-        return None;
-    }
-    let mut about = speakers
-        .iter()
-        .filter(|s| s.split_whitespace().next().is_some_and(|first| named.contains(first.trim_end_matches('.'))));
-    match (about.next(), about.next()) {
-        (Some(one), None) => Some((*one).to_string()),
-        _ => None,
-    }
-}
-
-/// A turn's share of its relevance under a speaker focus: whole for the focused speaker's own
-/// turns and for unlabelled ones, `other_speaker_weight` for anybody else's.
-fn speaker_weight(m: &Message, focus: Option<&str>, t: &Tuning) -> f32 {
-    match (focus, speaker(&m.content)) {
-        (Some(f), Some(s)) if s != f => t.ranking.other_speaker_weight,
-        _ => 1.0,
-    }
-}
-
 /// Ranks loaded messages by fused relevance, best first, keeping at most `limit` at or above the
 /// relevance floor and none of `exclude` (messages already in the block verbatim).
 ///
 /// A lexical hit the vector half did not return gets that half's lowest cosine: its true cosine
 /// is at most that, and pretending the vector signal is absent would let a bare word match
-/// outrank a close paraphrase. Under a speaker `focus` ([`speaker_focus`]) other speakers'
-/// turns are weighed down.
+/// outrank a close paraphrase.
 pub fn rank_excerpts(
     hits: MessageHits<'_>,
     messages: Vec<Message>,
     exclude: &HashSet<MessageId>,
     limit: usize,
-    focus: Option<&str>,
     t: &Tuning,
 ) -> Vec<Excerpt> {
     let best = hits.lexical.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
@@ -113,8 +76,7 @@ pub fn rank_excerpts(
         .map(|m| {
             let l = lexical.get(&m.id).copied();
             let v = vector.get(&m.id).copied().or(floor_cosine);
-            let relevance = score::fuse(l, v, t) * speaker_weight(&m, focus, t);
-            Excerpt { relevance, lexical: l, vector: v, message: m }
+            Excerpt { relevance: score::fuse(l, v, t), lexical: l, vector: v, message: m }
         })
         .filter(|e| e.relevance >= t.ranking.min_relevance)
         .collect();
@@ -125,8 +87,8 @@ pub fn rank_excerpts(
 
 /// Adds the turns around the best excerpts (`adjacent`: each neighbour with the id of the hit
 /// it sits next to) and ranks again. A neighbour's relevance is `neighbour_weight` of its best
-/// hit's (weighed by the speaker `focus` as there); a message already excerpted keeps its own,
-/// one in `exclude` is not added, and the floor and `limit` hold as in [`rank_excerpts`].
+/// hit's; a message already excerpted keeps its own, one in `exclude` is not added, and the
+/// floor and `limit` hold as in [`rank_excerpts`].
 ///
 /// Why: an answer often does not repeat the words of the question that brought it up ("What
 /// did you paint?" … "A sunset over the lake"), so the turn next to a hit is a better candidate
@@ -136,7 +98,6 @@ pub fn with_neighbours(
     adjacent: Vec<(MessageId, Message)>,
     exclude: &HashSet<MessageId>,
     limit: usize,
-    focus: Option<&str>,
     t: &Tuning,
 ) -> Vec<Excerpt> {
     let relevance: HashMap<MessageId, f32> = excerpts.iter().map(|e| (e.message.id.clone(), e.relevance)).collect();
@@ -145,9 +106,7 @@ pub fn with_neighbours(
         if relevance.contains_key(&m.id) || exclude.contains(&m.id) {
             continue;
         }
-        let Some(r) = relevance.get(&hit).map(|r| r * t.ranking.neighbour_weight * speaker_weight(&m, focus, t)) else {
-            continue;
-        };
+        let Some(r) = relevance.get(&hit).map(|r| r * t.ranking.neighbour_weight) else { continue };
         if r < t.ranking.min_relevance {
             continue;
         }
@@ -190,7 +149,7 @@ mod tests {
         let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
         assert_eq!(hits.ids(), vec![id("a"), id("b"), id("c"), id("d")]);
         let msgs = ["a", "b", "c", "d"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
         let order: Vec<_> = ranked.iter().map(|e| e.message.id.as_str()).collect();
         // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
         assert_eq!(order, vec!["a", "c", "d", "b"]);
@@ -211,7 +170,7 @@ mod tests {
             (id("unknown"), msg("stray", "not next to any excerpt")),
         ];
         let exclude = HashSet::from([id("recent")]);
-        let out = with_neighbours(ranked, adjacent, &exclude, 10, None, &t);
+        let out = with_neighbours(ranked, adjacent, &exclude, 10, &t);
         let order: Vec<(&str, f32)> = out.iter().map(|e| (e.message.id.as_str(), e.relevance)).collect();
         // The answer sits at 0.7 of its best hit; "mid" keeps its own relevance; the weak hit's
         // neighbour (0.21) still clears the floor, last.
@@ -219,10 +178,10 @@ mod tests {
         assert!((order[1].1 - 0.63).abs() < 1e-6 && (order[2].1 - 0.6).abs() < 1e-6, "{order:?}");
         // The limit holds, and a neighbour under the floor is not added.
         let ranked = vec![ex("hit", 0.9), ex("weak", 0.22)];
-        let out = with_neighbours(ranked, vec![(id("weak"), msg("faint", "x"))], &HashSet::new(), 10, None, &t);
+        let out = with_neighbours(ranked, vec![(id("weak"), msg("faint", "x"))], &HashSet::new(), 10, &t);
         assert_eq!(out.len(), 2);
         let ranked = vec![ex("hit", 0.9), ex("mid", 0.6)];
-        let out = with_neighbours(ranked, vec![(id("hit"), msg("answer", "x"))], &HashSet::new(), 2, None, &t);
+        let out = with_neighbours(ranked, vec![(id("hit"), msg("answer", "x"))], &HashSet::new(), 2, &t);
         assert_eq!(out.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["hit", "answer"]);
     }
 
@@ -233,7 +192,7 @@ mod tests {
         let vector = [(id("a"), 0.7), (id("c"), 0.1)];
         let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
     }
 
@@ -243,7 +202,7 @@ mod tests {
         let vector = [(id("a"), 0.9), (id("b"), 0.8), (id("c"), 0.7)];
         let hits = MessageHits { lexical: &[], vector: Some(&vector) };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, None, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, &t);
         assert_eq!(ranked.len(), 1);
         assert_eq!(ranked[0].message.id, id("b"));
     }
@@ -253,38 +212,9 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 1.0), (id("b"), 3.0)];
         let hits = MessageHits { lexical: &lexical, vector: None };
-        let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, None, &t);
+        let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
         assert_eq!(ranked[0].relevance, 1.0);
-    }
-
-    #[test]
-    fn a_question_about_one_speaker_weighs_the_others_down() {
-        let t = Tuning::default();
-        let turns = vec![
-            msg("a", "Nate: I got a new tank for my turtles!"),
-            msg("b", "Joanna: My turtles? I have none, but I love pets."),
-            msg("c", "Dr. Lee Park: pets are good for you"),
-            msg("d", "no label here"),
-        ];
-        assert_eq!(speaker_focus("What pets does Nate have?", &turns).as_deref(), Some("Nate"));
-        assert_eq!(speaker_focus("What did Dr. Lee say?", &turns).as_deref(), Some("Dr. Lee Park"));
-        // Both named, none named, or only a lower-case word that happens to be a name: no focus.
-        assert_eq!(speaker_focus("What did Nate recommend to Joanna?", &turns), None);
-        assert_eq!(speaker_focus("what pets are there?", &turns), None);
-        assert_eq!(speaker_focus("is nate here?", &turns), None);
-        // One speaker only: nobody to tell apart.
-        assert_eq!(speaker_focus("What pets does Nate have?", &turns[..1]), None);
-
-        let turns: Vec<Message> = turns.into_iter().filter(|m| m.id.as_str() != "c").collect();
-        let vector = [(id("b"), 0.62), (id("a"), 0.6), (id("d"), 0.55)];
-        let hits = MessageHits { lexical: &[], vector: Some(&vector) };
-        let plain = rank_excerpts(hits, turns.clone(), &HashSet::new(), 10, None, &t);
-        let order = |r: &[Excerpt]| r.iter().map(|e| e.message.id.as_str().to_string()).collect::<Vec<_>>();
-        assert_eq!(order(&plain), ["b", "a", "d"]);
-        let focused = rank_excerpts(hits, turns, &HashSet::new(), 10, Some("Nate"), &t);
-        assert_eq!(order(&focused), ["a", "d", "b"], "Joanna's turn keeps 0.8 of its relevance");
-        assert!((focused[2].relevance - 0.62 * t.ranking.other_speaker_weight).abs() < 1e-6);
     }
 
     proptest! {
@@ -299,7 +229,7 @@ mod tests {
             let vector: Vec<_> = vecs.iter().enumerate().map(|(i, c)| (id(&format!("m{}", i + 3)), *c)).collect();
             let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
             let msgs = hits.ids().iter().map(|i| msg(i.as_str(), "x")).collect();
-            let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, None, &t);
+            let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, &t);
             prop_assert!(ranked.len() <= limit);
             prop_assert!(ranked.windows(2).all(|w| w[0].relevance >= w[1].relevance));
             prop_assert!(ranked.iter().all(|e| (t.ranking.min_relevance..=1.0).contains(&e.relevance)));

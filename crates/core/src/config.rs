@@ -119,10 +119,6 @@ pub struct RankingTuning {
     pub neighbour_seeds: usize,
     /// A neighbour's relevance as a share of its hit's: close behind it, ahead of weak hits.
     pub neighbour_weight: f32,
-    /// When a question names exactly one of the speakers of a transcript ("What pets does Nate
-    /// have?"), another speaker's turns keep this share of their relevance: what a person did
-    /// is almost always in their own words.
-    pub other_speaker_weight: f32,
 }
 
 impl Default for RankingTuning {
@@ -147,7 +143,6 @@ impl Default for RankingTuning {
             default_top_k: 10,
             neighbour_seeds: 5,
             neighbour_weight: 0.7,
-            other_speaker_weight: 0.8,
         }
     }
 }
@@ -325,6 +320,7 @@ impl Tuning {
             ("ranking.min_relevance", self.ranking.min_relevance),
             ("ranking.tier_high", self.ranking.tier_high),
             ("ranking.tier_standard", self.ranking.tier_standard),
+            ("ranking.neighbour_weight", self.ranking.neighbour_weight),
             ("decay.min_strength", self.decay.min_strength),
         ];
         for (key, v) in unit {

@@ -58,8 +58,7 @@ pub fn as_user_query(query: &str, names: &[String]) -> String {
 /// is none. A label is at most three words before the first colon, in the first 32 bytes.
 ///
 /// Transcripts where several people speak through one user (a group chat, a shared
-/// conversation log) label each turn this way; detail levels keep the label and recall reads it
-/// to know whose words a turn holds.
+/// conversation log) label each turn this way; detail levels keep the label.
 pub fn split_speaker(text: &str) -> (&str, &str) {
     if let Some(i) = text.find(": ").filter(|&i| i > 0 && i <= 32) {
         let name = &text[..i];
@@ -70,12 +69,6 @@ pub fn split_speaker(text: &str) -> (&str, &str) {
         }
     }
     ("", text)
-}
-
-/// The speaker a labelled turn names ("Nate: I got a new tank!" → "Nate"), if any.
-pub fn speaker(text: &str) -> Option<&str> {
-    let (label, _) = split_speaker(text);
-    label.strip_suffix(": ")
 }
 
 /// Canonical form for exact dedup: case, punctuation and spacing do not make a new memory.
@@ -142,8 +135,6 @@ mod tests {
         assert_eq!(split_speaker("Note that the reason is this: hi"), ("", "Note that the reason is this: hi"));
         assert_eq!(split_speaker("Time: 10:30, see you"), ("Time: ", "10:30, see you"));
         assert_eq!(split_speaker("no label"), ("", "no label"));
-        assert_eq!(speaker("Dr. Lee: hi"), Some("Dr. Lee"));
-        assert_eq!(speaker("no label"), None);
     }
 
     #[test]

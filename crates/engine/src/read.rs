@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
-use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, speaker_focus, with_neighbours};
+use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::recall::ExactReason;
@@ -270,9 +270,9 @@ impl Memory {
             let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
             reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
             let mut degraded = found.degraded;
-            let excerpts = match message_lexical.and_then(|lexical| {
-                self.excerpts(scope, query, &lexical, found.query_vector.as_deref(), verbatim, excerpts)
-            }) {
+            let excerpts = match message_lexical
+                .and_then(|lexical| self.excerpts(scope, &lexical, found.query_vector.as_deref(), verbatim, excerpts))
+            {
                 Ok(e) => e,
                 // The conversation's index failing must not take the memories' answer down with it.
                 Err(e) => {
@@ -410,7 +410,6 @@ impl Memory {
     fn excerpts(
         &self,
         scope: &Scope,
-        query: &str,
         lexical: &[(MessageId, f32)],
         query_vector: Option<&[f32]>,
         verbatim: &HashSet<MessageId>,
@@ -427,12 +426,11 @@ impl Memory {
         };
         let hits = MessageHits { lexical, vector: vector.as_deref() };
         let messages = self.store.messages(&scope.tenant, &hits.ids())?;
-        let focus = speaker_focus(query, &messages);
-        let ranked = rank_excerpts(hits, messages, verbatim, limit, focus.as_deref(), &self.tuning);
+        let ranked = rank_excerpts(hits, messages, verbatim, limit, &self.tuning);
         let seeds: Vec<MessageId> =
             ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
         let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;
-        Ok(with_neighbours(ranked, adjacent, verbatim, limit, focus.as_deref(), &self.tuning))
+        Ok(with_neighbours(ranked, adjacent, verbatim, limit, &self.tuning))
     }
 
     /// Recall for a query: path A in full, path B's top `k` (the default when `None`).
