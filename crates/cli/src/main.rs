@@ -256,7 +256,7 @@ enum KeysCommand {
 
 #[derive(Subcommand, Debug)]
 enum EvalCommand {
-    /// Run every *.toml scenario in DIR (format: SCENARIOS.md), each on a temporary store with the
+    /// Run every *.toml scenario in DIR (format: docs/SCENARIOS.md), each on a temporary store with the
     /// configured embedder; exits 1 when a scenario fails or anything leaks.
     Scenarios {
         /// Directory of scenario files.

@@ -188,7 +188,7 @@ pub struct AssemblyInput<'a> {
     pub recent: &'a [Message],
     /// Archival excerpts, best first: they fill what the budget has left.
     pub excerpts: &'a [Excerpt],
-    /// This chat's latest memos, oldest first (document 003): the chat's timeline in
+    /// This chat's latest memos, oldest first: the chat's timeline in
     /// highlights, placed whole before any ranked item and kept newest-first under a tight budget.
     pub memos: &'a [Memory],
     /// Memories placed in this chat's last turns.

@@ -74,7 +74,7 @@ impl Default for GateTuning {
     }
 }
 
-/// Path B ranking (document 000's composite, document 002's fusion and tiers).
+/// Path B ranking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RankingTuning {
@@ -224,7 +224,7 @@ impl KindRates {
     }
 }
 
-/// Power-law decay with reinforcement and a spacing bonus (document 004).
+/// Power-law decay with reinforcement and a spacing bonus.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DecayTuning {

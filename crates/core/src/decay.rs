@@ -1,4 +1,4 @@
-//! Power-law decay with reinforcement and a cross-session spacing bonus (document 004).
+//! Power-law decay with reinforcement and a cross-session spacing bonus.
 //!
 //! `strength = (1 + t)^-λ(kind) × (1 + a·log2(1 + uses)) × (1 + b·log2(1 + sessions))`,
 //! clamped to `[min_strength, 1]`. The `1 +` in front of each log keeps a never-recalled memory

@@ -78,7 +78,7 @@ text_enum!(
         Knowledge => "knowledge",
         /// A tenant rule authored by an admin; never extracted.
         Policy => "policy",
-        /// A rolling memo: 2-3 highlights of a range of one chat's messages (document 003),
+        /// A rolling memo: 2-3 highlights of a range of one chat's messages,
         /// written by a job or by the user, shown in the chat's block in order.
         Memo => "memo",
         /// A daily, weekly or monthly summary of a user's conversations, written by a job.

@@ -1,4 +1,4 @@
-//! Lifecycle transitions: which status a memory should move to as time passes (document 000).
+//! Lifecycle transitions: which status a memory should move to as time passes.
 //!
 //! Pure: the jobs ask [`next`] about each active or stale memory and apply what it says. Nothing
 //! is deleted; every transition becomes a history row. Pinned memories never move.

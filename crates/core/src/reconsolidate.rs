@@ -1,5 +1,5 @@
 //! Reconsolidation: a recalled memory that the current message contradicts is flagged
-//! `possibly_outdated` (document 004: recall is when a memory is re-examined).
+//! `possibly_outdated` (recall is when a memory is re-examined).
 //!
 //! The current message has not been ingested yet when its context is assembled, so the
 //! correction it carries has not superseded anything. The extractor's own reading of the message

@@ -1,5 +1,5 @@
-//! Path B ranking: fused relevance (document 002), composite score (document 000) times decay
-//! strength (document 004), and relevance tiers. Pure; every part is reported to callers.
+//! Path B ranking: fused relevance, composite score times decay
+//! strength, and relevance tiers. Pure; every part is reported to callers.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -52,7 +52,7 @@ impl std::str::FromStr for ExtractorKind {
 }
 
 /// When extraction batches run and how failures are retried (LLM extractor), and what the
-/// chat-model jobs do: memos (document 003), summaries, reflections and episodes.
+/// chat-model jobs do: memos, summaries, reflections and episodes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackgroundTuning {
@@ -197,7 +197,7 @@ pub fn default_data_dir() -> PathBuf {
 }
 
 /// The chat model asked when `[llm]` names none: small, cheap and good at JSON, as memos and
-/// extraction need (document 003: "use a cheap model"). Servers that serve one model (llama.cpp)
+/// extraction need ("use a cheap model"). Servers that serve one model (llama.cpp)
 /// ignore the name; others (vLLM, Ollama) need `MNEMO_LLM_MODEL` to match what they serve.
 pub const DEFAULT_LLM_MODEL: &str = "gpt-4o-mini";
 

@@ -296,7 +296,7 @@ impl Memory {
     }
 
     /// Archives each user's weakest active memories beyond `lifecycle.max_active_per_user`
-    /// (document 000: a bounded working set keeps recall sharp). Runs after the lifecycle pass,
+    /// (a bounded working set keeps recall sharp). Runs after the lifecycle pass,
     /// so what aged out anyway is not counted; idempotent like the rest.
     fn enforce_cap(&self, per_user: ActiveByUser, now: DateTime<Utc>, report: &mut MaintainReport) -> Result<()> {
         let max = self.tuning.lifecycle.max_active_per_user;

@@ -1,4 +1,4 @@
-//! Rolling memos (document 003): every `memo_every` messages of a chat become one memo of 2-3
+//! Rolling memos: every `memo_every` messages of a chat become one memo of 2-3
 //! highlights — relationship, milestones, keepsakes, turning points; never routine or transient
 //! — attached to its message range. The chat's latest memos go into its context block; the
 //! memo book is readable, editable and user-writable. A failed memo is a gap in the timeline,
@@ -128,7 +128,7 @@ impl Memory {
     }
 
     /// Adds a memo the user wrote to the chat's memo book (backstory, an inside joke, a shared
-    /// history they want remembered; document 003). Dated `at` (now when `None`) so it sits in
+    /// history they want remembered). Dated `at` (now when `None`) so it sits in
     /// the timeline where it belongs. The text is checked like any memory: length, no PII.
     /// Refused for a disabled user (nothing of theirs is stored).
     pub fn add_memo(&self, scope: &Scope, text: &str, at: Option<DateTime<Utc>>) -> Result<Row> {

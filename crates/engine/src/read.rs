@@ -518,7 +518,7 @@ impl Memory {
     }
 
     /// Memories placed in every one of the chat's last `over_reference_turns` blocks: a third
-    /// consecutive mention is what reads as obsessive (document 000), so those are held back.
+    /// consecutive mention is what reads as obsessive, so those are held back.
     fn surfaced_every_recent_turn(&self, scope: &Scope) -> Result<HashSet<MemoryId>> {
         let turns = self.tuning.assembly.over_reference_turns;
         let mut counts: HashMap<MemoryId, usize> = HashMap::new();

@@ -1,6 +1,6 @@
 //! Chat-model jobs that synthesise from many messages or memories: daily, weekly and monthly
-//! summaries per user, reflections (periodic synthesis of patterns, document 000) and episodes
-//! (a chat that completed a task, with outcome and key steps, document 002). Each is its own
+//! summaries per user, reflections (periodic synthesis of patterns) and episodes
+//! (a chat that completed a task, with outcome and key steps). Each is its own
 //! kind with `derived_from` links to what it was made from. A failure is a gap, reported and
 //! traced, never an error to the caller; a missing summary is simply tried again next run.
 

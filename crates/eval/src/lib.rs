@@ -1,5 +1,5 @@
 //! mnemo-eval: memory behaviour as data. A scenario file is a scripted conversation plus what
-//! memory must then know, recall, surface and hold back (`SCENARIOS.md` is the contract);
+//! memory must then know, recall, surface and hold back (`docs/SCENARIOS.md` is the contract);
 //! [`run_dir`] runs a directory of them through the real engine and returns a [`Report`] with
 //! memory checks, hit@k, context checks, duplicates on replay and cross-scope leaks. [`locomo`]
 //! is the LoCoMo retrieval benchmark (`mnemo bench locomo`).

@@ -1,4 +1,4 @@
-//! The run's report: per-scenario failures and the five metrics of `SCENARIOS.md`, as text for
+//! The run's report: per-scenario failures and the five metrics of `docs/SCENARIOS.md`, as text for
 //! people (failure lines, a table, and the `scenarios: N passed, M failed` last line) and as JSON
 //! for machines.
 

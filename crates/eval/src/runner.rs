@@ -1,6 +1,6 @@
 //! Runs scenarios through the real engine: a fresh store per scenario (SQLite in a temporary
 //! directory, or a throwaway database on the PostgreSQL server `database_url` names), a manual clock, the configured embedder (opened once per run), then the duplicate
-//! replay and the leak re-runs that `SCENARIOS.md` defines.
+//! replay and the leak re-runs that `docs/SCENARIOS.md` defines.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

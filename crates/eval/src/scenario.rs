@@ -1,4 +1,4 @@
-//! The scenario file format (the contract is `SCENARIOS.md`): TOML read by hand rather than by
+//! The scenario file format (the contract is `docs/SCENARIOS.md`): TOML read by hand rather than by
 //! derived serde types, so every error can name the file, the step (1-based) and the key.
 //!
 //! Parsing also resolves what the format leaves implicit: each step's effective scope (file

@@ -1,5 +1,5 @@
 //! Resolutions: completions that close an open loop. "called my mom last night" closes "call
-//! mom this weekend" (the seed's known failure); "I finally sent the slides", "done with the tax
+//! mom this weekend" (a classic failure: the loop stays open forever); "I finally sent the slides", "done with the tax
 //! return", "the interview went well".
 //!
 //! A resolution is a `CloseLoop(Matching(..))` whose text holds the words a plan about the same

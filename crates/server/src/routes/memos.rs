@@ -1,4 +1,4 @@
-//! `/v1/memos`: a chat's memo book (document 003) — list, add a memo a person writes, edit one.
+//! `/v1/memos`: a chat's memo book — list, add a memo a person writes, edit one.
 
 use axum::extract::State;
 
