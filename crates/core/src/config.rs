@@ -383,6 +383,9 @@ mod tests {
         let mut t = Tuning::default();
         t.ranking.tier_standard = 0.9;
         assert!(t.validate().unwrap_err().to_string().contains("tier_standard"));
+        let mut t = Tuning::default();
+        t.ranking.neighbour_weight = 1.2;
+        assert!(t.validate().unwrap_err().to_string().contains("ranking.neighbour_weight"));
     }
 
     #[test]

@@ -249,7 +249,8 @@ impl Memory {
         let names = self.user_names(scope)?;
         let user_query = as_user_query(query, &names);
         std::thread::scope(|s| {
-            let pending = s.spawn(|| self.embed_query(&user_query));
+            // Without an embedder there is nothing to wait for, so no thread.
+            let pending = self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query)));
             let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
             let candidates = self.tuning.ranking.candidates;
             let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
@@ -262,9 +263,12 @@ impl Memory {
             );
             self.add_constraints(scope, query, &mut exact, now)?;
             self.add_open_loops(scope, query, &mut exact, now)?;
-            let embedded = pending
-                .join()
-                .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 });
+            let embedded = match pending {
+                Some(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 }),
+                None => self.embed_query(&user_query),
+            };
             let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
             let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
@@ -396,12 +400,17 @@ impl Memory {
         }
     }
 
+    /// Hits each half of archival recall takes for `limit` excerpts.
+    fn archive_candidates(&self, limit: usize) -> usize {
+        self.tuning.ranking.candidates.max(limit)
+    }
+
     /// Archival recall's lexical half (nothing when no excerpt is wanted).
     fn message_lexical(&self, scope: &Scope, query: &str, limit: usize) -> Result<Vec<(MessageId, f32)>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let want = self.tuning.ranking.candidates.max(limit);
+        let want = self.archive_candidates(limit);
         Ok(self.store.search_messages(&self.archive_scope(scope), &query_terms(query), want)?)
     }
 
@@ -419,7 +428,7 @@ impl Memory {
             return Ok(Vec::new());
         }
         let within = self.archive_scope(scope);
-        let want = self.tuning.ranking.candidates.max(limit);
+        let want = self.archive_candidates(limit);
         let vector = match (query_vector, self.embedder_id()) {
             (Some(q), Some(model)) => Some(self.store.nearest_messages(&within, model, q, want)?),
             _ => None,
