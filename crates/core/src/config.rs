@@ -119,6 +119,11 @@ pub struct RankingTuning {
     pub neighbour_seeds: usize,
     /// A neighbour's relevance as a share of its hit's: close behind it, ahead of weak hits.
     pub neighbour_weight: f32,
+    /// How far a message's archival vector leans toward the turn before it in its chat (0 = not
+    /// at all, 1 = as much as toward its own words). A reply rarely names its topic ("A sunset
+    /// over the lake.", "Yes, last Friday!"); the question it answers does, and that is what a
+    /// later query names. Applied when a message is indexed, so a change reaches new messages.
+    pub turn_context: f32,
 }
 
 impl Default for RankingTuning {
@@ -143,6 +148,7 @@ impl Default for RankingTuning {
             default_top_k: 10,
             neighbour_seeds: 5,
             neighbour_weight: 0.7,
+            turn_context: 0.5,
         }
     }
 }
@@ -321,6 +327,7 @@ impl Tuning {
             ("ranking.tier_high", self.ranking.tier_high),
             ("ranking.tier_standard", self.ranking.tier_standard),
             ("ranking.neighbour_weight", self.ranking.neighbour_weight),
+            ("ranking.turn_context", self.ranking.turn_context),
             ("decay.min_strength", self.decay.min_strength),
         ];
         for (key, v) in unit {
@@ -386,6 +393,9 @@ mod tests {
         let mut t = Tuning::default();
         t.ranking.neighbour_weight = 1.2;
         assert!(t.validate().unwrap_err().to_string().contains("ranking.neighbour_weight"));
+        let mut t = Tuning::default();
+        t.ranking.turn_context = -0.1;
+        assert!(t.validate().unwrap_err().to_string().contains("ranking.turn_context"));
     }
 
     #[test]

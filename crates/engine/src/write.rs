@@ -4,6 +4,7 @@ use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
 use mnemo_core::verdict::DedupBy;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
@@ -109,7 +110,7 @@ impl Memory {
         }
         let new: Vec<Message> = batch.into_iter().zip(&fresh).filter(|(_, f)| **f).map(|(m, _)| m).collect();
         let duplicates = fresh.len() - new.len();
-        let unindexed = self.index_messages(scope, &new);
+        let unindexed = self.index_messages(scope, &new, ids.len());
         let mut report = match self.config.extractor {
             ExtractorKind::Llm => {
                 // Every id of the batch, not only the new ones: a message appended by a call
@@ -156,22 +157,63 @@ impl Memory {
 
     /// Gives new messages their vectors, for archival recall. A failure is reported, never fatal:
     /// the messages are stored and stay lexically searchable.
-    fn index_messages(&self, scope: &Scope, messages: &[Message]) -> Option<String> {
+    ///
+    /// Each vector leans toward the turn before it in the chat (`ranking.turn_context`): a reply
+    /// is found by the topic of the question it answers. The turn before the first new message
+    /// is usually an earlier call's, so it is read back and embedded beside the batch.
+    fn index_messages(&self, scope: &Scope, messages: &[Message], batch_len: usize) -> Option<String> {
         let model = self.embedder_id()?;
         if messages.is_empty() {
             return None;
         }
-        let texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let weight = self.tuning.ranking.turn_context;
+        let before = match weight > 0.0 {
+            true => match self.turns_before(scope, messages, batch_len) {
+                Ok(b) => b,
+                Err(e) => return Some(format!("message vectors: {e}")),
+            },
+            false => vec![None; messages.len()],
+        };
+        // The batch's own texts first, then each earlier turn the batch does not hold.
+        let position: HashMap<&MessageId, usize> = messages.iter().enumerate().map(|(i, m)| (&m.id, i)).collect();
+        let mut texts: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let context: Vec<Option<usize>> = before
+            .iter()
+            .map(|b| {
+                b.as_ref().map(|b| match position.get(&b.id) {
+                    Some(&i) => i,
+                    None => {
+                        texts.push(b.content.as_str());
+                        texts.len() - 1
+                    }
+                })
+            })
+            .collect();
         let vectors = match self.embed(&texts) {
             Ok(v) => v,
             Err(e) => return Some(format!("message vectors: {e}")),
         };
         let pairs: Vec<(MessageId, Embedding)> = messages
             .iter()
-            .zip(vectors)
-            .map(|(m, vector)| (m.id.clone(), Embedding { model: model.to_string(), vector }))
+            .zip(&context)
+            .enumerate()
+            .map(|(i, (m, c))| {
+                let vector = match c {
+                    Some(c) => mnemo_models::blend(&vectors[i], &vectors[*c], weight),
+                    None => vectors[i].clone(),
+                };
+                (m.id.clone(), Embedding { model: model.to_string(), vector })
+            })
             .collect();
         self.store.embed_messages(&scope.tenant, &pairs).err().map(|e| format!("message vectors: {e}"))
+    }
+
+    /// The turn just before each message in its chat, if the chat's tail holds one: the batch
+    /// was appended already, so the tail is the batch and whatever came before it.
+    fn turns_before(&self, scope: &Scope, messages: &[Message], batch_len: usize) -> Result<Vec<Option<Message>>> {
+        let tail = self.store.recent_messages(scope, batch_len + 1)?;
+        let at: HashMap<&MessageId, usize> = tail.iter().enumerate().map(|(i, m)| (&m.id, i)).collect();
+        Ok(messages.iter().map(|m| at.get(&m.id).filter(|&&i| i > 0).map(|&i| tail[i - 1].clone())).collect())
     }
 
     /// Runs extraction over messages again without appending them to the trace.

@@ -4,7 +4,11 @@
 use chrono::Duration;
 use mnemo::core::SectionName;
 
-use crate::common::{chat, hashed, t0};
+use std::sync::Arc;
+
+use mnemo::models::{Embedder, HashEmbedder, blend, cosine};
+
+use crate::common::{chat, configured, hashed, t0};
 
 fn excerpts(block: &mnemo::core::ContextBlock) -> Vec<String> {
     block.section(SectionName::Excerpt).map(|s| s.items.iter().map(|i| i.text.clone()).collect()).unwrap_or_default()
@@ -77,7 +81,8 @@ fn forgotten_corrected_and_off_limits_words_are_never_quoted_back() {
 
 #[test]
 fn the_answer_next_to_a_hit_comes_back_with_it() {
-    let f = hashed();
+    // The neighbourhood alone: with turn context the answer is a hit of its own (tested below).
+    let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.ranking.turn_context = 0.0);
     f.say(
         &chat("dana", "c1"),
         &[
@@ -94,4 +99,48 @@ fn the_answer_next_to_a_hit_comes_back_with_it() {
     assert!(lines.iter().any(|l| l.contains("A sunset over Loch Ness")), "{}", ctx.block.text);
     // Two turns away is not the neighbourhood.
     assert!(!lines.iter().any(|l| l.contains("weather")), "{}", ctx.block.text);
+}
+
+#[test]
+fn a_reply_is_found_by_the_topic_of_the_turn_it_answers_even_across_ingest_calls() {
+    let question = "What did you paint for the county fair?";
+    let reply = "A sunset over Loch Ness, in oils.";
+    let query = "painting for the county fair";
+    let embedder = HashEmbedder::new(384);
+    let e = |t: &str| embedder.embed(&[t]).unwrap().remove(0);
+    let reply_cosine = |weight: f32| {
+        let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.ranking.turn_context = weight);
+        let c1 = chat("dana", "c1");
+        // Two calls, as a chat application sends them: the question's vector is read back.
+        f.say(&c1, &[question]);
+        f.say(&c1, &[reply]);
+        f.clock.set(t0() + Duration::days(5));
+        let recall = f.memory.recall(&chat("dana", "c2"), query, Some(10)).unwrap();
+        recall.excerpts.iter().find(|x| x.message.content == reply).and_then(|x| x.vector)
+    };
+    let alone = cosine(&e(reply), &e(query));
+    let leaning = cosine(&blend(&e(reply), &e(question), 0.5), &e(query));
+    assert!(leaning > alone + 0.2, "the blend must carry the question's topic: {alone} vs {leaning}");
+    let found = reply_cosine(0.5).expect("the reply is a vector hit of its own");
+    assert!((found - leaning).abs() < 1e-4, "stored vector is the blend: {found} vs {leaning}");
+    // Off, the reply's vector is its own words only.
+    if let Some(off) = reply_cosine(0.0) {
+        assert!((off - alone).abs() < 1e-4, "{off} vs {alone}");
+    }
+}
+
+#[test]
+fn the_first_turn_of_a_chat_leans_on_nothing() {
+    let f = hashed();
+    f.say(&chat("dana", "c1"), &["What did you paint for the county fair?"]);
+    let opener = "A sunset over Loch Ness, in oils.";
+    f.say(&chat("dana", "c2"), &[opener]);
+    f.clock.set(t0() + Duration::days(5));
+    let embedder = HashEmbedder::new(384);
+    let e = |t: &str| embedder.embed(&[t]).unwrap().remove(0);
+    let query = "sunset over Loch Ness";
+    let recall = f.memory.recall(&chat("dana", "c3"), query, Some(10)).unwrap();
+    let hit = recall.excerpts.iter().find(|x| x.message.content == opener).expect("found");
+    let own = cosine(&e(opener), &e(query));
+    assert!((hit.vector.unwrap() - own).abs() < 1e-4, "another chat's turn is not its context");
 }

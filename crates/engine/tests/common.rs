@@ -23,8 +23,14 @@ pub(crate) fn t0() -> DateTime<Utc> {
 /// `postgres` feature) a throwaway database on the server of `MNEMO_TEST_DATABASE_URL`, so the
 /// same tests prove both backends.
 pub(crate) fn with_embedder(embedder: Option<Arc<dyn Embedder>>) -> Fixture {
+    configured(embedder, |_| {})
+}
+
+/// [`with_embedder`] with settings changed from the defaults by `tune`.
+pub(crate) fn configured(embedder: Option<Arc<dyn Embedder>>, tune: impl FnOnce(&mut Config)) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    let mut config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    tune(&mut config);
     let (store, database) = backend(&config);
     let clock = Arc::new(ManualClock::new(t0()));
     let memory = Memory::from_parts(config, store, embedder, clock.clone());

@@ -29,6 +29,19 @@ pub fn normalize(v: &mut [f32]) {
     }
 }
 
+/// `own` leaning toward `context` by `weight` (`own + weight·context`), at unit length.
+///
+/// Why a sum of vectors rather than one embedding of both texts: it costs no second model run
+/// for text already embedded, and the own words stay dominant whatever the context's length.
+/// Vectors of different lengths are a caller bug; the common prefix is blended.
+pub fn blend(own: &[f32], context: &[f32], weight: f32) -> Vec<f32> {
+    debug_assert_eq!(own.len(), context.len(), "blending vectors of different dimensions");
+    let mut v = own.to_vec();
+    v.iter_mut().zip(context).for_each(|(a, b)| *a += weight * b);
+    normalize(&mut v);
+    v
+}
+
 /// Cosine similarity that tolerates unnormalised input, so callers need not trust the source.
 ///
 /// Returns 0.0 when either vector is all zeros. Only the common prefix is compared if the
@@ -63,6 +76,18 @@ mod tests {
         let mut v = vec![0.0; 4];
         normalize(&mut v);
         assert_eq!(v, vec![0.0; 4]);
+    }
+
+    #[test]
+    fn blend_leans_toward_the_context_and_stays_unit_length() {
+        let own = [1.0, 0.0];
+        let context = [0.0, 1.0];
+        assert_eq!(blend(&own, &context, 0.0), vec![1.0, 0.0]);
+        let half = blend(&own, &context, 0.5);
+        assert!((half.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!(cosine(&half, &own) > cosine(&half, &context), "own words stay dominant below weight 1");
+        let even = blend(&own, &context, 1.0);
+        assert!((cosine(&even, &own) - cosine(&even, &context)).abs() < 1e-6);
     }
 
     #[test]
