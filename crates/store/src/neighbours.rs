@@ -1,4 +1,4 @@
-//! The one query behind [`crate::Store::adjacent_messages`], in each backend's dialect.
+//! The one query behind [`crate::Messages::adjacent_messages`], in each backend's dialect.
 
 /// How a backend spells what the query needs.
 pub(crate) struct Dialect {

@@ -9,6 +9,7 @@
 #![cfg(feature = "postgres")]
 
 use mnemo_core::{Kind, Memory, MemoryId, Message, MessageId, Role, Scope, StatusKind};
+use mnemo_store::prelude::*;
 use mnemo_store::{Change, ChangeSet, Embedding, PostgresStore, Store, TempDatabase};
 use postgres::{Client, NoTls};
 

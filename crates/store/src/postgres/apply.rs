@@ -11,7 +11,7 @@ use mnemo_core::{HistoryEvent, Memory, MemoryId, MessageId, Status};
 use super::pool::Tx;
 use super::rows::{get, ids_json, ms, ms_opt, status, vector_text};
 use crate::error::{Result, StoreError};
-use crate::store::{Change, ChangeSet, Embedding};
+use crate::{Change, ChangeSet, Embedding};
 
 type PartKey = [String; 4];
 

@@ -13,14 +13,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use mnemo_core::{HistoryEntry, Link, MemoryId, Status, TenantId};
 use postgres::{IsolationLevel, Row};
 
-use super::PostgresStore;
+use std::sync::atomic::Ordering;
+
 use super::apply::{Models, insert_memory, register_model};
 use super::pool::{Tx, pg};
 use super::rows::{MEMORY_COLUMNS, get, ids_json, message_ids, ms, ms_opt, parse, time, time_opt, vector_text};
+use super::{PostgresStore, schema};
 use crate::error::{Result, StoreError};
 use crate::queue::ChatProgress;
-use crate::store::{DeletionEvent, Embedding};
-use crate::transfer::{Counts, Importer, QueueRow, Record, TABLES, TraceRow, empty_counts, not_empty, out_of_order};
+use crate::transfer::{
+    Counts, Importer, QueueRow, Record, TABLES, TraceRow, Transfer, empty_counts, not_empty, out_of_order,
+};
+use crate::{DeletionEvent, Embedding};
 
 /// Rows fetched per round trip while exporting.
 const FETCH: i32 = 500;
@@ -57,20 +61,6 @@ fn count_sql(table: &str) -> String {
         "message_embeddings" => "SELECT count(*) FROM messages WHERE embedding IS NOT NULL".into(),
         _ => format!("SELECT count(*) FROM {table}"),
     }
-}
-
-/// How many rows each table of [`TABLES`] holds, across tenants.
-pub(crate) fn counts(store: &PostgresStore) -> Result<Counts> {
-    require_rls_bypass(store, "count rows")?;
-    let mut lease = store.pool.get("count rows")?;
-    let mut tx = lease.begin("count rows", true)?;
-    let mut out = empty_counts();
-    for table in TABLES {
-        let n: i64 = get(&tx.query_one(&count_sql(table), &[])?, 0)?;
-        out.insert(table.to_string(), n as u64);
-    }
-    tx.commit()?;
-    Ok(out)
 }
 
 type Decode = fn(&Row) -> Result<Record>;
@@ -259,54 +249,6 @@ fn exports() -> Vec<(&'static str, String, Decode)> {
 fn counter(row: &Row, idx: usize) -> Result<usize> {
     let v: i64 = get(row, idx)?;
     usize::try_from(v).map_err(|e| StoreError::Corrupt { what: "chat progress count", detail: format!("{v}: {e}") })
-}
-
-/// Streams every row to `visit`, table by table, from one repeatable-read snapshot, fetching
-/// [`FETCH`] rows per round trip so memory stays flat however large the store.
-pub(crate) fn export(store: &PostgresStore, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-    require_rls_bypass(store, "export")?;
-    let mut lease = store.pool.get("export")?;
-    let mut tx = lease
-        .client()
-        .build_transaction()
-        .isolation_level(IsolationLevel::RepeatableRead)
-        .read_only(true)
-        .start()
-        .map_err(pg("export"))?;
-    for (_table, query, decode) in exports() {
-        let portal = tx.bind(query.as_str(), &[]).map_err(pg("export"))?;
-        loop {
-            let rows = tx.query_portal(&portal, FETCH).map_err(pg("export"))?;
-            if rows.is_empty() {
-                break;
-            }
-            for row in &rows {
-                visit(decode(row)?)?;
-            }
-        }
-    }
-    tx.commit().map_err(pg("export"))
-}
-
-/// The stored vector of one memory of the tenant.
-pub(crate) fn embedding(store: &PostgresStore, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>> {
-    store.read("get embedding", tenant.as_str(), |tx| {
-        tx.query_opt(
-            "SELECT model, embedding::real[] FROM memories WHERE tenant = $1 AND id = $2 AND embedding IS NOT NULL",
-            &[&tenant.as_str(), &id.to_string()],
-        )?
-        .map(|r| Ok(Embedding { model: get(&r, 0)?, vector: get(&r, 1)? }))
-        .transpose()
-    })
-}
-
-/// Starts an import, refusing a database that holds any row of a copied table.
-pub(crate) fn import(store: &PostgresStore) -> Result<Box<dyn Importer + '_>> {
-    let held: BTreeMap<String, u64> = counts(store)?.into_iter().filter(|(_, n)| *n > 0).collect();
-    if !held.is_empty() {
-        return Err(not_empty(store.database(), &held));
-    }
-    Ok(Box::new(PostgresImporter { store }))
 }
 
 struct PostgresImporter<'a> {
@@ -514,6 +456,83 @@ fn write_batch(tx: &mut Tx<'_>, batch: &[Record], models: &mut Models<'_>) -> Re
         )?;
     }
     Ok(())
+}
+
+impl Transfer for PostgresStore {
+    /// Streams every row to `visit`, table by table, from one repeatable-read snapshot, fetching
+    /// [`FETCH`] rows per round trip so memory stays flat however large the self.
+    fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        require_rls_bypass(self, "export")?;
+        let mut lease = self.pool.get("export")?;
+        let mut tx = lease
+            .client()
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .map_err(pg("export"))?;
+        for (_table, query, decode) in exports() {
+            let portal = tx.bind(query.as_str(), &[]).map_err(pg("export"))?;
+            loop {
+                let rows = tx.query_portal(&portal, FETCH).map_err(pg("export"))?;
+                if rows.is_empty() {
+                    break;
+                }
+                for row in &rows {
+                    visit(decode(row)?)?;
+                }
+            }
+        }
+        tx.commit().map_err(pg("export"))
+    }
+
+    /// Starts an import, refusing a database that holds any row of a copied table.
+    fn import(&self) -> Result<Box<dyn Importer + '_>> {
+        let held: BTreeMap<String, u64> = self.counts()?.into_iter().filter(|(_, n)| *n > 0).collect();
+        if !held.is_empty() {
+            return Err(not_empty(self.database(), &held));
+        }
+        Ok(Box::new(PostgresImporter { store: self }))
+    }
+
+    fn begin_bulk_load(&self) -> Result<()> {
+        let mut client = self.pool.connect().map_err(pg("bulk load"))?;
+        self.bulk.store(true, Ordering::SeqCst);
+        schema::drop_vector_indexes(&mut client)
+    }
+
+    fn finish_bulk_load(&self) -> Result<()> {
+        let mut client = self.pool.connect().map_err(pg("bulk load"))?;
+        schema::ensure_vector_indexes(&mut client)?;
+        self.bulk.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// How many rows each table of [`TABLES`] holds, across tenants.
+    fn counts(&self) -> Result<Counts> {
+        require_rls_bypass(self, "count rows")?;
+        let mut lease = self.pool.get("count rows")?;
+        let mut tx = lease.begin("count rows", true)?;
+        let mut out = empty_counts();
+        for table in TABLES {
+            let n: i64 = get(&tx.query_one(&count_sql(table), &[])?, 0)?;
+            out.insert(table.to_string(), n as u64);
+        }
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// The stored vector of one memory of the tenant.
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>> {
+        self.read("get embedding", tenant.as_str(), |tx| {
+            tx.query_opt(
+                "SELECT model, embedding::real[] FROM memories WHERE tenant = $1 AND id = $2 AND embedding IS NOT NULL",
+                &[&tenant.as_str(), &id.to_string()],
+            )?
+            .map(|r| Ok(Embedding { model: get(&r, 0)?, vector: get(&r, 1)? }))
+            .transpose()
+        })
+    }
 }
 
 #[cfg(test)]

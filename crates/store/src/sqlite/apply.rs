@@ -9,7 +9,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::fts;
 use super::rows::{ids_json, ms, ms_opt, status, vector_blob};
 use crate::error::{Result, StoreError};
-use crate::store::{Change, ChangeSet, Embedding};
+use crate::{Change, ChangeSet, Embedding};
 
 type PartKey = [String; 4];
 

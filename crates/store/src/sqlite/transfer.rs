@@ -1,10 +1,8 @@
 //! Whole-store copy for SQLite: export every row as [`Record`]s from one read snapshot, import
 //! records verbatim into an empty store (rebuilding the FTS rows and partition versions), count
-//! rows per table; and job locks as OS file locks beside the database.
+//! rows per table.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs::{File, OpenOptions, TryLockError};
-use std::path::PathBuf;
 
 use mnemo_core::{HistoryEntry, Link, MemoryId, Status, TenantId};
 use rusqlite::types::Type;
@@ -15,10 +13,11 @@ use super::fts;
 use super::rows::{blob_vector, ids_json, message_ids, ms, ms_opt, parse, time, time_opt, vector_blob};
 use super::{MESSAGE_COLUMNS, SqliteStore};
 use crate::error::{Result, StoreError};
-use crate::lock::{JobLock, file_name_part};
 use crate::queue::ChatProgress;
-use crate::store::{DeletionEvent, Embedding};
-use crate::transfer::{Counts, Importer, QueueRow, Record, TABLES, TraceRow, empty_counts, not_empty, out_of_order};
+use crate::transfer::{
+    Counts, Importer, QueueRow, Record, TABLES, TraceRow, Transfer, empty_counts, not_empty, out_of_order,
+};
+use crate::{DeletionEvent, Embedding};
 
 fn sql(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
     move |source| StoreError::Sqlite { op, source }
@@ -38,21 +37,6 @@ fn json<T: serde::de::DeserializeOwned>(row: &Row<'_>, idx: usize) -> rusqlite::
 fn counter(row: &Row<'_>, idx: usize) -> rusqlite::Result<usize> {
     let v: i64 = row.get(idx)?;
     usize::try_from(v).map_err(|e| bad(idx, format!("count {v}: {e}")))
-}
-
-/// How many rows each table of [`TABLES`] holds. The table names are ours (a fixed list), never
-/// input, so they can be formatted into the query.
-pub(crate) fn counts(store: &SqliteStore) -> Result<Counts> {
-    store.read(|conn| {
-        let mut out = empty_counts();
-        for table in TABLES {
-            let n: i64 = conn
-                .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-                .map_err(sql("count rows"))?;
-            out.insert(table.to_string(), n as u64);
-        }
-        Ok(out)
-    })
 }
 
 /// One table's export: the query, in a stable order, and how a row becomes a record.
@@ -221,18 +205,6 @@ fn exports() -> Vec<(&'static str, String, Decode)> {
     ]
 }
 
-/// Streams every row to `visit`, table by table, all from one read snapshot (a write committed
-/// meanwhile is either wholly in the export or not at all). Stops at the first error of `visit`.
-pub(crate) fn export(store: &SqliteStore, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
-    store.read(|conn| {
-        let snapshot = conn.unchecked_transaction().map_err(sql("export"))?;
-        for (_table, query, decode) in exports() {
-            export_table(&snapshot, &query, decode, visit)?;
-        }
-        snapshot.commit().map_err(sql("export"))
-    })
-}
-
 fn export_table(
     conn: &Connection,
     query: &str,
@@ -245,32 +217,6 @@ fn export_table(
         visit(decode(row).map_err(sql("export"))?)?;
     }
     Ok(())
-}
-
-/// The stored vector of one memory of the tenant.
-pub(crate) fn embedding(store: &SqliteStore, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>> {
-    store.read(|conn| {
-        conn.prepare_cached(
-            "SELECT e.model, e.vector FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid \
-             WHERE m.tenant = ?1 AND m.id = ?2",
-        )
-        .and_then(|mut s| {
-            s.query_row(params![tenant.as_str(), id.to_string()], |r| {
-                Ok(Embedding { model: r.get(0)?, vector: blob_vector(&r.get::<_, Vec<u8>>(1)?) })
-            })
-            .optional()
-        })
-        .map_err(sql("get embedding"))
-    })
-}
-
-/// Starts an import, refusing a store that holds any row of a copied table.
-pub(crate) fn import(store: &SqliteStore) -> Result<Box<dyn Importer + '_>> {
-    let held: BTreeMap<String, u64> = counts(store)?.into_iter().filter(|(_, n)| *n > 0).collect();
-    if !held.is_empty() {
-        return Err(not_empty(&store.path().display().to_string(), &held));
-    }
-    Ok(Box::new(SqliteImporter { store, dims: HashMap::new() }))
 }
 
 struct SqliteImporter<'a> {
@@ -525,31 +471,58 @@ fn check_dim(tx: &Transaction<'_>, dims: &mut HashMap<String, usize>, v: &Embedd
     }
 }
 
-/// The lock file of job `name`: beside the database, one per job.
-fn lock_path(store: &SqliteStore, name: &str) -> PathBuf {
-    let mut file = store.path().file_name().map(|f| f.to_os_string()).unwrap_or_else(|| "mnemo.db".into());
-    file.push(format!("-job-{}.lock", file_name_part(name)));
-    store.path().with_file_name(file)
-}
+impl Transfer for SqliteStore {
+    /// Streams every row to `visit`, table by table, all from one read snapshot (a write committed
+    /// meanwhile is either wholly in the export or not at all). Stops at the first error of `visit`.
+    fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+        self.read(|conn| {
+            let snapshot = conn.unchecked_transaction().map_err(sql("export"))?;
+            for (_table, query, decode) in exports() {
+                export_table(&snapshot, &query, decode, visit)?;
+            }
+            snapshot.commit().map_err(sql("export"))
+        })
+    }
 
-/// Takes an exclusive OS lock on the job's lock file, or `None` when another handle (in this
-/// process or another) holds it. The lock lives as long as the open file: closing it, or the
-/// process ending, releases it. The file itself stays (empty); removing it could let two
-/// processes lock two different files of the same name.
-pub(crate) fn try_job_lock(store: &SqliteStore, name: &str) -> Result<Option<JobLock>> {
-    let path = lock_path(store, name);
-    let io = |what: &str, e: std::io::Error| StoreError::Open { path: path.clone(), reason: format!("{what}: {e}") };
-    let file: File = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| io("cannot open the job lock file", e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(JobLock::new(name, file))),
-        Err(TryLockError::WouldBlock) => Ok(None),
-        Err(TryLockError::Error(e)) => Err(io("cannot lock the job lock file", e)),
+    /// Starts an import, refusing a store that holds any row of a copied table.
+    fn import(&self) -> Result<Box<dyn Importer + '_>> {
+        let held: BTreeMap<String, u64> = self.counts()?.into_iter().filter(|(_, n)| *n > 0).collect();
+        if !held.is_empty() {
+            return Err(not_empty(&self.path().display().to_string(), &held));
+        }
+        Ok(Box::new(SqliteImporter { store: self, dims: HashMap::new() }))
+    }
+
+    /// How many rows each table of [`TABLES`] holds. The table names are ours (a fixed list), never
+    /// input, so they can be formatted into the query.
+    fn counts(&self) -> Result<Counts> {
+        self.read(|conn| {
+            let mut out = empty_counts();
+            for table in TABLES {
+                let n: i64 = conn
+                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                    .map_err(sql("count rows"))?;
+                out.insert(table.to_string(), n as u64);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The stored vector of one memory of the tenant.
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>> {
+        self.read(|conn| {
+            conn.prepare_cached(
+                "SELECT e.model, e.vector FROM embeddings e JOIN memories m ON m.rowid = e.memory_rowid \
+                 WHERE m.tenant = ?1 AND m.id = ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![tenant.as_str(), id.to_string()], |r| {
+                    Ok(Embedding { model: r.get(0)?, vector: blob_vector(&r.get::<_, Vec<u8>>(1)?) })
+                })
+                .optional()
+            })
+            .map_err(sql("get embedding"))
+        })
     }
 }
 
