@@ -13,12 +13,14 @@ mod error;
 mod lock;
 mod memories;
 mod messages;
-mod neighbours;
+mod plan;
 mod policies;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;
+mod rows;
 mod search;
+mod sql;
 pub mod sqlite;
 mod store;
 mod traces;

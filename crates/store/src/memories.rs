@@ -151,3 +151,10 @@ pub trait Memories {
     /// Applies a change set in one transaction.
     fn apply(&self, changes: &ChangeSet) -> Result<()>;
 }
+
+/// `found` in the order of `ids` (what [`Memories::get_many`] promises), ids not found skipped.
+pub(crate) fn in_order(mut found: Vec<Memory>, ids: &[MemoryId]) -> Vec<Memory> {
+    let pos: std::collections::HashMap<MemoryId, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
+    found.sort_by_key(|m| pos.get(&m.id).copied().unwrap_or(usize::MAX));
+    found
+}

@@ -14,3 +14,15 @@ pub trait Policies {
     /// Every policy version binding the scope's tenant and agent (in force or not).
     fn policies(&self, scope: &Scope) -> Result<Vec<Policy>>;
 }
+
+/// The version a new policy gets: one after the latest of its key (1 for a new key).
+pub(crate) trait NextVersion {
+    /// `self` as the version after `latest`.
+    fn next_version(&self, latest: Option<i64>) -> Policy;
+}
+
+impl NextVersion for Policy {
+    fn next_version(&self, latest: Option<i64>) -> Policy {
+        Policy { version: latest.unwrap_or(0) as u32 + 1, ..self.clone() }
+    }
+}

@@ -38,6 +38,14 @@ impl QueueState {
     }
 }
 
+impl QueueState {
+    /// The state a newly registered message starts in: `pending` when it awaits extraction,
+    /// `done` when the heuristic already ran inline.
+    pub(crate) fn registered(extract: bool) -> Self {
+        if extract { QueueState::Pending } else { QueueState::Done }
+    }
+}
+
 impl std::str::FromStr for QueueState {
     type Err = StoreError;
 

@@ -231,6 +231,12 @@ pub(crate) fn empty_counts() -> Counts {
     TABLES.iter().map(|t| (t.to_string(), 0)).collect()
 }
 
+/// Refuses an import into a store whose `counts` show rows of any copied table.
+pub(crate) fn refuse_unless_empty(counts: Counts, target: &str) -> Result<()> {
+    let held: BTreeMap<String, u64> = counts.into_iter().filter(|(_, n)| *n > 0).collect();
+    if held.is_empty() { Ok(()) } else { Err(not_empty(target, &held)) }
+}
+
 /// The refusal of an import into a store that already holds rows.
 pub(crate) fn not_empty(target: &str, held: &BTreeMap<String, u64>) -> crate::StoreError {
     let what = held.iter().map(|(t, n)| format!("{n} {t}")).collect::<Vec<_>>().join(", ");

@@ -1,27 +1,21 @@
 //! Memories on PostgreSQL: reads by id, scope, hash and key, history, links, and change sets;
 //! the cross-tenant scan runs as the jobs role.
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Scope, StatusKind, TenantId};
 
-use super::rows::{MEMORY_COLUMNS, VISIBLE, get, ms, parse, time};
-use super::{Actor, PostgresStore, apply, ids_text, rows};
+use super::{Actor, PostgresStore, apply, ids_text};
 use crate::Memories;
-use crate::error::{Result, StoreError};
+use crate::error::Result;
+use crate::memories::in_order;
+use crate::rows::{MEMORY_COLUMNS, decode, ms};
+use crate::sql::{Dialect, VISIBLE, memories as sql};
 use crate::{ChangeSet, ListFilter};
 
 impl Memories for PostgresStore {
     fn get(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Memory>> {
         self.read("get memory", tenant.as_str(), |tx| {
-            tx.query_opt(
-                &format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = $1 AND m.id = $2"),
-                &[&tenant.as_str(), &id.to_string()],
-            )?
-            .as_ref()
-            .map(rows::memory)
-            .transpose()
+            tx.query_opt(&sql::get(), &[&tenant.as_str(), &id.to_string()])?.as_ref().map(decode::memory).transpose()
         })
     }
 
@@ -31,10 +25,8 @@ impl Memories for PostgresStore {
         }
         let [t, a, u, c] = scope.key_parts();
         let sql = format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY($5) AND {VISIBLE}");
-        let mut found = self.query_memories("get memories", t, &sql, &[&t, &a, &u, &c, &ids_text(ids)])?;
-        let pos: HashMap<MemoryId, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        found.sort_by_key(|m| pos.get(&m.id).copied().unwrap_or(usize::MAX));
-        Ok(found)
+        let found = self.query_memories("get memories", t, &sql, &[&t, &a, &u, &c, &ids_text(ids)])?;
+        Ok(in_order(found, ids))
     }
 
     fn list(&self, scope: &Scope, f: &ListFilter) -> Result<Vec<Memory>> {
@@ -111,46 +103,21 @@ impl Memories for PostgresStore {
             "SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id > $1 AND m.status = ANY($2) ORDER BY m.id LIMIT $3"
         );
         self.tx("scan", Actor::Jobs, true, |tx| {
-            tx.query(&sql, &[&after, &statuses, &(limit as i64)])?.iter().map(rows::memory).collect()
+            tx.query(&sql, &[&after, &statuses, &(limit as i64)])?.iter().map(decode::memory).collect()
         })
     }
 
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>> {
-        let dec = |s: &str| {
-            serde_json::from_str(s).map_err(|e| StoreError::Corrupt { what: "history status", detail: e.to_string() })
-        };
+        let sql = sql::history(Dialect::Postgres);
         self.read("history", tenant.as_str(), |tx| {
-            tx.query(
-                "SELECT memory_id, at, event, from_status, to_status, reason, sources FROM history \
-                 WHERE tenant = $1 AND memory_id = $2 ORDER BY seq",
-                &[&tenant.as_str(), &id.to_string()],
-            )?
-            .iter()
-            .map(|r| {
-                Ok(HistoryEntry {
-                    memory: parse(r, 0)?,
-                    at: time(r, 1)?,
-                    event: parse(r, 2)?,
-                    from_status: get::<Option<&str>>(r, 3)?.map(dec).transpose()?,
-                    to_status: dec(get(r, 4)?)?,
-                    reason: get(r, 5)?,
-                    sources: rows::message_ids(r, 6)?,
-                })
-            })
-            .collect()
+            tx.query(&sql, &[&tenant.as_str(), &id.to_string()])?.iter().map(|r| decode::history(r, 0)).collect()
         })
     }
 
     fn links(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<Link>> {
+        let sql = sql::links(Dialect::Postgres);
         self.read("links", tenant.as_str(), |tx| {
-            tx.query(
-                "SELECT from_id, to_id, kind, at FROM links WHERE tenant = $1 AND (from_id = $2 OR to_id = $2) \
-                 ORDER BY at, seq",
-                &[&tenant.as_str(), &id.to_string()],
-            )?
-            .iter()
-            .map(|r| Ok(Link { from: parse(r, 0)?, to: parse(r, 1)?, kind: parse(r, 2)?, at: time(r, 3)? }))
-            .collect()
+            tx.query(&sql, &[&tenant.as_str(), &id.to_string()])?.iter().map(|r| decode::link(r, 0)).collect()
         })
     }
 

@@ -3,12 +3,13 @@
 
 use mnemo_core::{Message, MessageId, Scope, TenantId};
 
-use super::rows::{get, ms, parse, vector_text};
-use super::{MESSAGE_COLUMNS, PostgresStore, message, terms_tsquery};
+use super::rows::{get, vector_text};
+use super::{PostgresStore, terms_tsquery};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::neighbours::{Dialect, adjacent_sql};
+use crate::rows::{Row, decode, ms};
+use crate::sql::{Dialect, messages as sql};
 
 impl Messages for PostgresStore {
     fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
@@ -66,7 +67,7 @@ impl Messages for PostgresStore {
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
         self.read("search messages", t, |tx| {
-            tx.query(&sql, &params)?.iter().map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?))).collect()
+            tx.query(&sql, &params)?.iter().map(|r| Ok((r.parse(0)?, r.real(1)?))).collect()
         })
     }
 
@@ -79,13 +80,12 @@ impl Messages for PostgresStore {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
-        let dialect = Dialect { order: "seq", visible: "NOT n.withheld", params: ["$1", "$2", "$3"] };
-        let sql = adjacent_sql(MESSAGE_COLUMNS, &dialect);
+        let sql = sql::adjacent(Dialect::Postgres);
         self.read("adjacent messages", tenant.as_str(), |tx| {
             let mut out = Vec::new();
             for id in ids {
                 for row in tx.query(&sql, &[&tenant.as_str(), &id.as_str(), &(span as i64)])? {
-                    out.push((id.clone(), message(&row)?));
+                    out.push((id.clone(), decode::message(&row)?));
                 }
             }
             Ok(out)
@@ -131,24 +131,16 @@ impl Messages for PostgresStore {
                 &[&t, &a, &u, &model, &q, &(limit as i64), &c],
             )?
             .iter()
-            .map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?)))
+            .map(|r| Ok((r.parse(0)?, r.real(1)?)))
             .collect()
         })
     }
 
     fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
         let [t, a, u, c] = scope.key_parts();
+        let sql = sql::recent(Dialect::Postgres);
         let mut out = self.read("recent messages", t, |tx| {
-            tx.query(
-                &format!(
-                    "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = $1 AND agent = $2 AND user_id = $3 \
-                     AND chat = $4 ORDER BY at DESC, seq DESC LIMIT $5"
-                ),
-                &[&t, &a, &u, &c, &(limit as i64)],
-            )?
-            .iter()
-            .map(message)
-            .collect::<Result<Vec<_>>>()
+            tx.query(&sql, &[&t, &a, &u, &c, &(limit as i64)])?.iter().map(decode::message).collect::<Result<Vec<_>>>()
         })?;
         out.reverse();
         Ok(out)
@@ -158,15 +150,10 @@ impl Messages for PostgresStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let sql = sql::by_ids(Dialect::Postgres, ids.len());
         let ids: Vec<&str> = ids.iter().map(MessageId::as_str).collect();
         self.read("messages", tenant.as_str(), |tx| {
-            tx.query(
-                &format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = $1 AND id = ANY($2) ORDER BY at, seq"),
-                &[&tenant.as_str(), &ids],
-            )?
-            .iter()
-            .map(message)
-            .collect()
+            tx.query(&sql, &[&tenant.as_str(), &ids])?.iter().map(decode::message).collect()
         })
     }
 }

@@ -42,12 +42,14 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mnemo_core::{Memory, MemoryId, Message, Scope, TenantId};
+use mnemo_core::{Memory, MemoryId, Scope, TenantId};
 use postgres::Config;
 
 use self::pool::{Params, Pool, Tx, pg};
-use self::rows::{VISIBLE, get, parse, time, vector_text};
+use self::rows::{get, vector_text};
 use crate::error::{Result, StoreError};
+use crate::rows::decode;
+use crate::sql::VISIBLE;
 
 pub use self::temp_db::TempDatabase;
 
@@ -197,7 +199,7 @@ impl PostgresStore {
     }
 
     fn query_memories(&self, op: &'static str, tenant: &str, sql: &str, params: &Params<'_>) -> Result<Vec<Memory>> {
-        self.read(op, tenant, |tx| tx.query(sql, params)?.iter().map(rows::memory).collect())
+        self.read(op, tenant, |tx| tx.query(sql, params)?.iter().map(decode::memory).collect())
     }
 
     /// Runs `f` in a read-only transaction bound to `tenant`, exactly as every request of the
@@ -309,18 +311,6 @@ fn vector_sql(dim: usize) -> String {
 fn terms_tsquery(first: usize, n: usize) -> String {
     (first..first + n).map(|i| format!("phraseto_tsquery('english', ${i})")).collect::<Vec<_>>().join(" || ")
 }
-
-fn message(row: &postgres::Row) -> Result<Message> {
-    Ok(Message {
-        id: parse(row, 0)?,
-        scope: rows::scope(row, 1)?,
-        role: parse(row, 5)?,
-        content: get(row, 6)?,
-        at: time(row, 7)?,
-    })
-}
-
-const MESSAGE_COLUMNS: &str = "id, tenant, agent, user_id, chat, role, content, at";
 
 fn ids_text(ids: &[MemoryId]) -> Vec<String> {
     ids.iter().map(MemoryId::to_string).collect()

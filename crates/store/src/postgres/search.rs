@@ -7,10 +7,12 @@ use std::time::Instant;
 
 use mnemo_core::{MemoryId, Scope};
 
-use super::rows::{VISIBLE, get, parse, vector_text};
+use super::rows::{get, vector_text};
 use super::{BIG_SCOPE_TTL, PostgresStore, exact_vector_sql, ids_text, terms_tsquery, tune_vector_search, vector_sql};
 use crate::Search;
 use crate::error::{Result, StoreError};
+use crate::rows::Row;
+use crate::sql::VISIBLE;
 
 impl Search for PostgresStore {
     fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
@@ -29,7 +31,7 @@ impl Search for PostgresStore {
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &c, &limit];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
         self.read("lexical search", t, |tx| {
-            tx.query(&sql, &params)?.iter().map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?))).collect()
+            tx.query(&sql, &params)?.iter().map(|r| Ok((r.parse(0)?, r.real(1)?))).collect()
         })
     }
 
@@ -43,7 +45,7 @@ impl Search for PostgresStore {
             return Ok(Vec::new());
         }
         let q = vector_text(query);
-        let row = |r: &postgres::Row| Ok((parse(r, 0)?, get::<f32>(r, 1)?));
+        let row = |r: &postgres::Row| Ok((r.parse(0)?, r.real(1)?));
         // Small scopes exactly: scoring a few thousand rows beats walking the graph until
         // enough of them pass the filter (a user with 1% of a million rows: 22 ms against 124),
         // and loses nothing. A scope found too big is remembered and goes to the index.
@@ -86,7 +88,7 @@ impl Search for PostgresStore {
         let found: HashMap<MemoryId, f32> = self.read("cosines", t, |tx| {
             tx.query(&sql, &[&t, &a, &u, &c, &model, &ids_text(ids), &q])?
                 .iter()
-                .map(|r| Ok((parse(r, 0)?, get::<f32>(r, 1)?)))
+                .map(|r| Ok((r.parse(0)?, r.real(1)?)))
                 .collect()
         })?;
         Ok(ids.iter().filter_map(|id| found.get(id).map(|s| (*id, *s))).collect())
@@ -104,7 +106,7 @@ impl Search for PostgresStore {
              ORDER BY m.updated_at DESC, m.id DESC LIMIT $6"
         );
         self.read("substring search", t, |tx| {
-            tx.query(&sql, &[&t, &a, &u, &c, &lowered, &(limit as i64)])?.iter().map(|r| parse(r, 0)).collect()
+            tx.query(&sql, &[&t, &a, &u, &c, &lowered, &(limit as i64)])?.iter().map(|r| r.parse(0)).collect()
         })
     }
 }

@@ -8,32 +8,29 @@ use chrono::{DateTime, Utc};
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{MemoryId, Scope, TenantId};
 
-use super::rows::{get, ms};
+use super::apply::insert;
+use super::rows::get;
 use super::{Actor, PostgresStore};
 use crate::Traces;
-use crate::error::{Result, StoreError};
+use crate::error::Result;
+use crate::plan::turn;
+use crate::rows::{Row, ms};
+use crate::sql::{Dialect, traces as sql};
 
 impl Traces for PostgresStore {
     fn record_turn(&self, env: &TraceEnvelope, accessed: &[MemoryId]) -> Result<()> {
-        let [t, a, u, c] = env.scope.key_parts();
-        let body = serde_json::to_string(env).expect("trace serialises");
-        let surfaced = serde_json::to_string(&env.surfaced).expect("ids serialise");
+        let turn = turn::plan(env, accessed);
+        let tenant = env.scope.tenant.as_str();
         let session = env.scope.chat.as_ref().map(|c| c.as_str());
-        let mut ids: Vec<MemoryId> = accessed.to_vec();
-        ids.extend(env.surfaced.iter().filter(|id| !accessed.contains(id)));
-        self.write("record turn", t, |tx| {
-            tx.execute(
-                "INSERT INTO traces (turn_id, tenant, agent, user_id, chat, op, at, surfaced, body) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                &[&env.turn_id, &t, &a, &u, &c, &env.op.as_str(), &ms(env.at), &surfaced, &body],
-            )?;
-            if ids.is_empty() {
+        self.write("record turn", tenant, |tx| {
+            insert(tx, &turn.envelope)?;
+            if turn.touched.is_empty() {
                 return Ok(());
             }
             // One statement for every item, not three round trips each: rows that still exist
             // count the access, a session new to a row counts once, surfaced rows are stamped.
-            let id_texts: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
-            let surfaced: Vec<bool> = ids.iter().map(|id| env.surfaced.contains(id)).collect();
+            let (ids, surfaced): (Vec<String>, Vec<bool>) =
+                turn.touched.iter().map(|(id, s)| (id.to_string(), *s)).unzip();
             tx.execute(
                 "WITH touched AS (SELECT m.id, i.surfaced FROM memories m \
                      JOIN unnest($1::text[], $2::bool[]) AS i (id, surfaced) ON m.id = i.id WHERE m.tenant = $3), \
@@ -45,7 +42,7 @@ impl Traces for PostgresStore {
                          + (SELECT count(*) FROM new_sessions n WHERE n.memory_id = m.id), \
                      last_surfaced = CASE WHEN t.surfaced THEN $5 ELSE m.last_surfaced END \
                  FROM touched t WHERE m.tenant = $3 AND m.id = t.id",
-                &[&id_texts, &surfaced, &t, &session, &ms(env.at)],
+                &[&ids, &surfaced, &tenant, &session, &ms(env.at)],
             )?;
             Ok(())
         })
@@ -53,12 +50,9 @@ impl Traces for PostgresStore {
 
     fn trace(&self, tenant: &TenantId, turn_id: &str) -> Result<Option<TraceEnvelope>> {
         let body: Option<String> = self.read("get trace", tenant.as_str(), |tx| {
-            tx.query_opt("SELECT body FROM traces WHERE tenant = $1 AND turn_id = $2", &[&tenant.as_str(), &turn_id])?
-                .map(|r| get(&r, 0))
-                .transpose()
+            tx.query_opt(sql::ENVELOPE, &[&tenant.as_str(), &turn_id])?.map(|r| r.text(0)).transpose()
         })?;
-        body.map(|b| serde_json::from_str(&b).map_err(|e| StoreError::Corrupt { what: "trace", detail: e.to_string() }))
-            .transpose()
+        body.as_deref().map(turn::envelope).transpose()
     }
 
     fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>> {
@@ -66,23 +60,12 @@ impl Traces for PostgresStore {
             return Ok(Vec::new());
         }
         let [t, a, u, c] = scope.key_parts();
+        let sql = sql::recently_surfaced(Dialect::Postgres);
         let lists: Vec<String> = self.read("recently surfaced", t, |tx| {
-            tx.query(
-                "SELECT surfaced FROM traces WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND chat = $4 \
-                 AND op = $5 ORDER BY at DESC, seq DESC LIMIT $6",
-                &[&t, &a, &u, &c, &TraceOp::Context.as_str(), &(turns as i64)],
-            )?
-            .iter()
-            .map(|r| get(r, 0))
-            .collect()
+            let rows = tx.query(&sql, &[&t, &a, &u, &c, &TraceOp::Context.as_str(), &(turns as i64)])?;
+            rows.iter().map(|r| r.text(0)).collect()
         })?;
-        let mut out = Vec::new();
-        for l in lists {
-            let ids: Vec<MemoryId> = serde_json::from_str(&l)
-                .map_err(|e| StoreError::Corrupt { what: "trace surfaced ids", detail: e.to_string() })?;
-            out.extend(ids);
-        }
-        Ok(out)
+        turn::surfaced(&lists)
     }
 
     /// Deletes up to `limit` envelopes of `op` older than `before` across tenants, oldest first.

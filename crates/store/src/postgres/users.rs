@@ -5,40 +5,24 @@ use chrono::{DateTime, Utc};
 use mnemo_core::{TenantId, UserId, UserState};
 
 use super::PostgresStore;
-use super::rows::{get, ms};
-use crate::error::{Result, StoreError};
+use super::apply::insert;
+use super::rows::params;
+use crate::error::Result;
+use crate::rows::{Row, encode};
+use crate::sql::users as sql;
 use crate::{DeletionEvent, Users};
 
 impl Users for PostgresStore {
-    /// The user's switch; `Active` when no row says otherwise.
     fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<UserState> {
         let (t, u) = (tenant.as_str(), user.as_str());
-        let text: Option<String> = self.read("read user state", t, |tx| {
-            tx.query_opt("SELECT state FROM user_states WHERE tenant = $1 AND user_id = $2", &[&t, &u])?
-                .map(|r| get::<String>(&r, 0))
-                .transpose()
-        })?;
-        text.map_or(Ok(UserState::Active), |s| {
-            s.parse()
-                .map_err(|e: mnemo_core::CoreError| StoreError::Corrupt { what: "user state", detail: e.to_string() })
-        })
+        sql::state(
+            self.read("read user state", t, |tx| tx.query_opt(sql::STATE, &[&t, &u])?.map(|r| r.text(0)).transpose())?,
+        )
     }
 
-    /// Sets the user's switch: `Active` deletes the row, any other state upserts it.
     fn set_user_state(&self, tenant: &TenantId, user: &UserId, state: UserState, at: DateTime<Utc>) -> Result<()> {
-        let (t, u) = (tenant.as_str(), user.as_str());
-        self.write("set user state", t, |tx| {
-            if state == UserState::Active {
-                tx.execute("DELETE FROM user_states WHERE tenant = $1 AND user_id = $2", &[&t, &u])?;
-            } else {
-                tx.execute(
-                    "INSERT INTO user_states (tenant, user_id, state, updated_at) VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (tenant, user_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-                    &[&t, &u, &state.as_str(), &ms(at)],
-                )?;
-            }
-            Ok(())
-        })
+        let (stmt, args) = sql::switch(tenant, user, state, at);
+        self.write("set user state", tenant.as_str(), |tx| tx.execute(stmt, &params(&args)).map(drop))
     }
 
     fn erase_user(
@@ -70,19 +54,11 @@ impl Users for PostgresStore {
                 )?,
             );
             // Vectors and the lexical projection live in the memory rows themselves.
-            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states"] {
-                counts.insert(
-                    table.to_string(),
-                    tx.execute(&format!("DELETE FROM {table} WHERE tenant = $1 AND user_id = $2"), &[&t, &u])?,
-                );
+            for table in sql::OWNED_BY_USER {
+                counts.insert(table.to_string(), tx.execute(&sql::delete_owned(table), &[&t, &u])?);
             }
-            // Its partitions go too: a user id can itself be personal data (an e-mail address).
-            tx.execute("DELETE FROM partitions WHERE tenant = $1 AND user_id = $2", &[&t, &u])?;
-            let counts_json = serde_json::to_string(&counts).expect("counts serialise");
-            tx.execute(
-                "INSERT INTO deletions (tenant, subject, at, counts, digest) VALUES ($1, $2, $3, $4, $5)",
-                &[&t, &event.subject, &ms(event.at), &counts_json, &event.digest],
-            )?;
+            tx.execute(&sql::delete_owned("partitions"), &[&t, &u])?;
+            insert(tx, &encode::deletion(tenant, event, &counts))?;
             Ok(counts)
         })
     }

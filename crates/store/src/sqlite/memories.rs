@@ -2,21 +2,21 @@
 
 use chrono::{DateTime, Utc};
 use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Scope, StatusKind, TenantId};
-use rusqlite::{OptionalExtension, params, params_from_iter};
+use rusqlite::{params, params_from_iter};
 
-use super::rows::{MEMORY_COLUMNS, VISIBLE, ms, parse, time};
-use super::{SqliteStore, apply, placeholders, rows};
+use super::rows::{query, query_opt};
+use super::{SqliteStore, apply, placeholders};
 use crate::Memories;
-use crate::error::{Result, StoreError};
+use crate::error::Result;
+use crate::memories::in_order;
+use crate::rows::{MEMORY_COLUMNS, decode, ms};
+use crate::sql::{Dialect, VISIBLE, memories as sql};
 use crate::{ChangeSet, ListFilter};
 
 impl Memories for SqliteStore {
     fn get(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Memory>> {
-        self.read(|c| {
-            c.prepare_cached(&format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = ?1 AND m.id = ?2"))
-                .and_then(|mut s| s.query_row(params![tenant.as_str(), id.to_string()], rows::memory).optional())
-                .map_err(StoreError::sql("get memory"))
-        })
+        let args = params![tenant.as_str(), id.to_string()];
+        self.read(|c| query_opt(c, "get memory", &sql::get(), args, |r| decode::memory(r)))
     }
 
     fn get_many(&self, scope: &Scope, ids: &[MemoryId]) -> Result<Vec<Memory>> {
@@ -33,10 +33,7 @@ impl Memories for SqliteStore {
         );
         let id_strs: Vec<String> = ids.iter().map(MemoryId::to_string).collect();
         let args = [t, a, u, c].into_iter().map(str::to_string).chain(id_strs);
-        let mut found = self.query_memories("get memories", &sql, params_from_iter(args))?;
-        let pos: std::collections::HashMap<MemoryId, usize> = ids.iter().enumerate().map(|(i, id)| (*id, i)).collect();
-        found.sort_by_key(|m| pos.get(&m.id).copied().unwrap_or(usize::MAX));
-        Ok(found)
+        Ok(in_order(self.query_memories("get memories", &sql, params_from_iter(args))?, ids))
     }
 
     fn list(&self, scope: &Scope, f: &ListFilter) -> Result<Vec<Memory>> {
@@ -113,47 +110,13 @@ impl Memories for SqliteStore {
     }
 
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>> {
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT memory_id, at, event, from_status, to_status, reason, sources FROM history \
-                     WHERE tenant = ?1 AND memory_id = ?2 ORDER BY rowid",
-                )
-                .map_err(StoreError::sql("history"))?;
-            stmt.query_map(params![tenant.as_str(), id.to_string()], |r| {
-                let dec = |i: usize, s: String| {
-                    serde_json::from_str(&s).map_err(|e| {
-                        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
-                    })
-                };
-                Ok(HistoryEntry {
-                    memory: parse(r, 0)?,
-                    at: time(r, 1)?,
-                    event: parse(r, 2)?,
-                    from_status: r.get::<_, Option<String>>(3)?.map(|s| dec(3, s)).transpose()?,
-                    to_status: dec(4, r.get(4)?)?,
-                    reason: r.get(5)?,
-                    sources: rows::message_ids(r, 6)?,
-                })
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("history"))
-        })
+        let args = params![tenant.as_str(), id.to_string()];
+        self.read(|c| query(c, "history", &sql::history(Dialect::Sqlite), args, |r| decode::history(r, 0)))
     }
 
     fn links(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<Link>> {
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT from_id, to_id, kind, at FROM links WHERE tenant = ?1 AND (from_id = ?2 OR to_id = ?2) ORDER BY at, rowid",
-                )
-                .map_err(StoreError::sql("links"))?;
-            stmt.query_map(params![tenant.as_str(), id.to_string()], |r| {
-                Ok(Link { from: parse(r, 0)?, to: parse(r, 1)?, kind: parse(r, 2)?, at: time(r, 3)? })
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("links"))
-        })
+        let args = params![tenant.as_str(), id.to_string()];
+        self.read(|c| query(c, "links", &sql::links(Dialect::Sqlite), args, |r| decode::link(r, 0)))
     }
 
     fn apply(&self, changes: &ChangeSet) -> Result<()> {

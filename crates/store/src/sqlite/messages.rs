@@ -3,12 +3,13 @@
 use mnemo_core::{Message, MessageId, Scope, TenantId};
 use rusqlite::{params, params_from_iter};
 
-use super::rows::{blob_vector, message_partition, ms, parse, vector_blob};
-use super::{MESSAGE_COLUMNS, SqliteStore, fts, message, placeholders, vectors};
+use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
+use super::{SqliteStore, fts, vectors};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::neighbours::{Dialect, adjacent_sql};
+use crate::rows::{decode, ms};
+use crate::sql::{Dialect, messages as sql};
 
 impl Messages for SqliteStore {
     fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
@@ -84,16 +85,12 @@ impl Messages for SqliteStore {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
-        let dialect = Dialect { order: "rowid", visible: "n.withheld = 0", params: ["?1", "?2", "?3"] };
-        let sql = adjacent_sql(MESSAGE_COLUMNS, &dialect);
+        let sql = sql::adjacent(Dialect::Sqlite);
         self.read(|conn| {
-            let mut stmt = conn.prepare_cached(&sql).map_err(StoreError::sql("adjacent messages"))?;
             let mut out = Vec::new();
             for id in ids {
-                let found: Vec<Message> = stmt
-                    .query_map(params![tenant.as_str(), id.as_str(), span as i64], message)
-                    .and_then(|r| r.collect())
-                    .map_err(StoreError::sql("adjacent messages"))?;
+                let args = params![tenant.as_str(), id.as_str(), span as i64];
+                let found = query(conn, "adjacent messages", &sql, args, |r| decode::message(r))?;
                 out.extend(found.into_iter().map(|m| (id.clone(), m)));
             }
             Ok(out)
@@ -141,36 +138,19 @@ impl Messages for SqliteStore {
 
     fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
         let [t, a, u, c] = scope.key_parts();
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 \
-                     AND chat = ?4 ORDER BY at DESC, rowid DESC LIMIT ?5"
-                ))
-                .map_err(StoreError::sql("recent messages"))?;
-            let mut out: Vec<Message> = stmt
-                .query_map(params![t, a, u, c, limit as i64], message)
-                .and_then(|r| r.collect())
-                .map_err(StoreError::sql("recent messages"))?;
-            out.reverse();
-            Ok(out)
-        })
+        let args = params![t, a, u, c, limit as i64];
+        let mut out =
+            self.read(|c| query(c, "recent messages", &sql::recent(Dialect::Sqlite), args, |r| decode::message(r)))?;
+        out.reverse();
+        Ok(out)
     }
 
     fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        self.read(|conn| {
-            let sql = format!(
-                "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = ?1 AND id IN ({}) ORDER BY at, rowid",
-                placeholders(ids.len(), 2)
-            );
-            let mut stmt = conn.prepare(&sql).map_err(StoreError::sql("messages"))?;
-            let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
-            stmt.query_map(params_from_iter(args), message)
-                .and_then(|r| r.collect())
-                .map_err(StoreError::sql("messages"))
-        })
+        let sql = sql::by_ids(Dialect::Sqlite, ids.len());
+        let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
+        self.read(|conn| query(conn, "messages", &sql, params_from_iter(args), |r| decode::message(r)))
     }
 }

@@ -20,10 +20,9 @@ mod vectors;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use mnemo_core::{Memory, Message};
+use mnemo_core::Memory;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use self::rows::{parse, time};
 use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
 
@@ -113,25 +112,12 @@ impl SqliteStore {
         Ok(out)
     }
 
+    /// Memories selected with [`MEMORY_COLUMNS`](crate::rows::MEMORY_COLUMNS) by the shared
+    /// statement `sql`, on a reader.
     fn query_memories(&self, op: &'static str, sql: &str, params: impl rusqlite::Params) -> Result<Vec<Memory>> {
-        self.read(|c| {
-            let mut stmt = c.prepare_cached(sql).map_err(StoreError::sql(op))?;
-            stmt.query_map(params, rows::memory).and_then(|r| r.collect()).map_err(StoreError::sql(op))
-        })
+        self.read(|c| rows::query(c, op, sql, params, |r| crate::rows::decode::memory(r)))
     }
 }
-
-fn message(row: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
-    Ok(Message {
-        id: parse(row, 0)?,
-        scope: rows::scope(row, 1)?,
-        role: parse(row, 5)?,
-        content: row.get(6)?,
-        at: time(row, 7)?,
-    })
-}
-
-const MESSAGE_COLUMNS: &str = "id, tenant, agent, user_id, chat, role, content, at";
 
 /// `?5, ?6, ...` placeholders for a list after the four scope parameters.
 fn placeholders(n: usize, first: usize) -> String {

@@ -1,79 +1,34 @@
-//! Policies on SQLite: versions closed and opened in one IMMEDIATE transaction.
+//! Policies on SQLite: versions closed and opened in one IMMEDIATE transaction (the single
+//! writer serialises authors of the same key).
 
 use mnemo_core::{Policy, Scope};
 use rusqlite::params;
 
-use super::rows::{ms, parse, time, time_opt};
-use super::{SqliteStore, rows};
+use super::SqliteStore;
+use super::rows::{execute, insert, query};
 use crate::Policies;
-use crate::error::{Result, StoreError};
+use crate::error::Result;
+use crate::policies::NextVersion;
+use crate::rows::decode::{self, PolicyValue};
+use crate::rows::{Row, encode, ms};
+use crate::sql::policies as sql;
 
 impl Policies for SqliteStore {
     fn put_policy(&self, p: &Policy) -> Result<Policy> {
-        let agent = p.agent.as_ref().map_or("", |a| a.as_str()).to_string();
+        let agent = p.agent.as_ref().map_or("", |a| a.as_str());
+        let tenant = p.tenant.as_str();
         self.write("put policy", |tx| {
-            let latest: Option<i64> = tx
-                .query_row(
-                    "SELECT max(version) FROM policies WHERE tenant = ?1 AND agent = ?2 AND key = ?3",
-                    params![p.tenant.as_str(), agent, p.key],
-                    |r| r.get(0),
-                )
-                .map_err(StoreError::sql("put policy"))?;
-            tx.execute(
-                "UPDATE policies SET effective_until = ?1 WHERE tenant = ?2 AND agent = ?3 AND key = ?4 \
-                 AND (effective_until IS NULL OR effective_until > ?1)",
-                params![ms(p.effective_from), p.tenant.as_str(), agent, p.key],
-            )
-            .map_err(StoreError::sql("put policy"))?;
-            let stored = Policy { version: latest.unwrap_or(0) as u32 + 1, ..p.clone() };
-            tx.execute(
-                "INSERT INTO policies (tenant, agent, key, version, text, value, effective_from, effective_until) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    stored.tenant.as_str(),
-                    agent,
-                    stored.key,
-                    stored.version,
-                    stored.text,
-                    stored.value.to_string(),
-                    ms(stored.effective_from),
-                    rows::ms_opt(stored.effective_until)
-                ],
-            )
-            .map_err(StoreError::sql("put policy"))?;
+            let latest = query(tx, "put policy", sql::LATEST, params![tenant, agent, p.key], |r| r.opt_int(0))?;
+            execute(tx, "put policy", sql::CLOSE, params![ms(p.effective_from), tenant, agent, p.key])?;
+            let stored = p.next_version(latest.into_iter().flatten().next());
+            insert(tx, "put policy", &encode::policy(&stored))?;
             Ok(stored)
         })
     }
 
     fn policies(&self, scope: &Scope) -> Result<Vec<Policy>> {
         let agent = scope.agent.as_ref().map_or("", |a| a.as_str());
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT tenant, agent, key, version, text, value, effective_from, effective_until FROM policies \
-                     WHERE tenant = ?1 AND agent IN ('', ?2) ORDER BY key, agent, version",
-                )
-                .map_err(StoreError::sql("policies"))?;
-            stmt.query_map(params![scope.tenant.as_str(), agent], |r| {
-                let agent: String = r.get(1)?;
-                let value: String = r.get(5)?;
-                Ok(Policy {
-                    tenant: parse(r, 0)?,
-                    agent: (!agent.is_empty()).then(|| agent.parse()).transpose().map_err(
-                        |e: mnemo_core::CoreError| {
-                            rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, e.into())
-                        },
-                    )?,
-                    key: r.get(2)?,
-                    version: r.get(3)?,
-                    text: r.get(4)?,
-                    value: serde_json::from_str(&value).unwrap_or(serde_json::Value::Null),
-                    effective_from: time(r, 6)?,
-                    effective_until: time_opt(r, 7)?,
-                })
-            })
-            .and_then(|r| r.collect())
-            .map_err(StoreError::sql("policies"))
-        })
+        let args = params![scope.tenant.as_str(), agent];
+        self.read(|conn| query(conn, "policies", sql::BINDING, args, |r| decode::policy(r, PolicyValue::Lenient)))
     }
 }

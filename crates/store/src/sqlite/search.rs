@@ -3,10 +3,11 @@
 use mnemo_core::{MemoryId, Scope};
 use rusqlite::params_from_iter;
 
-use super::rows::{VISIBLE, parse};
+use super::rows::parse;
 use super::{SqliteStore, fts};
 use crate::Search;
 use crate::error::{Result, StoreError};
+use crate::sql::{Dialect, VISIBLE};
 
 impl Search for SqliteStore {
     fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
@@ -42,7 +43,7 @@ impl Search for SqliteStore {
         );
         let args = [t, a, u, c].into_iter().map(str::to_string).chain(terms.iter().map(|t| t.to_lowercase()));
         self.read(|conn| {
-            let mut stmt = conn.prepare(&sql).map_err(StoreError::sql("substring search"))?;
+            let mut stmt = conn.prepare(&Dialect::Sqlite.sql(&sql)).map_err(StoreError::sql("substring search"))?;
             stmt.query_map(params_from_iter(args), |r| parse::<MemoryId>(r, 0))
                 .and_then(|r| r.collect())
                 .map_err(StoreError::sql("substring search"))

@@ -2,44 +2,26 @@
 
 use chrono::{DateTime, Utc};
 use mnemo_core::{TenantId, UserId, UserState};
-use rusqlite::{OptionalExtension, params};
-
 use std::collections::BTreeMap;
 
+use rusqlite::{params, params_from_iter};
+
 use super::SqliteStore;
-use super::rows::ms;
+use super::rows::{execute, insert, query_opt};
 use crate::error::{Result, StoreError};
+use crate::rows::{Row, encode};
+use crate::sql::{Dialect, users as sql};
 use crate::{DeletionEvent, Users};
 
 impl Users for SqliteStore {
-    /// The user's switch; `Active` when no row says otherwise.
     fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<UserState> {
-        let text: Option<String> = self.read(|c| {
-            c.prepare_cached("SELECT state FROM user_states WHERE tenant = ?1 AND user_id = ?2")
-                .and_then(|mut s| s.query_row(params![tenant.as_str(), user.as_str()], |r| r.get(0)).optional())
-                .map_err(StoreError::sql("read user state"))
-        })?;
-        text.map_or(Ok(UserState::Active), |t| {
-            t.parse()
-                .map_err(|e: mnemo_core::CoreError| StoreError::Corrupt { what: "user state", detail: e.to_string() })
-        })
+        let args = params![tenant.as_str(), user.as_str()];
+        sql::state(self.read(|c| query_opt(c, "read user state", sql::STATE, args, |r| r.text(0)))?)
     }
 
-    /// Sets the user's switch: `Active` deletes the row, any other state upserts it.
     fn set_user_state(&self, tenant: &TenantId, user: &UserId, state: UserState, at: DateTime<Utc>) -> Result<()> {
-        self.write("set user state", |tx| {
-            let (t, u) = (tenant.as_str(), user.as_str());
-            let done = if state == UserState::Active {
-                tx.execute("DELETE FROM user_states WHERE tenant = ?1 AND user_id = ?2", params![t, u])
-            } else {
-                tx.execute(
-                    "INSERT INTO user_states (tenant, user_id, state, updated_at) VALUES (?1, ?2, ?3, ?4) \
-                     ON CONFLICT (tenant, user_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-                    params![t, u, state.as_str(), ms(at)],
-                )
-            };
-            done.map(drop).map_err(StoreError::sql("set user state"))
-        })
+        let (stmt, args) = sql::switch(tenant, user, state, at);
+        self.write("set user state", |tx| execute(tx, "set user state", stmt, params_from_iter(&args)).map(drop))
     }
 
     fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>> {
@@ -73,17 +55,12 @@ impl Users for SqliteStore {
             };
             counts.insert("message_lexical_index".into(), exec(&of_messages("message_fts", "rowid"), &[&t, &u])?);
             counts.insert("message_embeddings".into(), exec(&of_messages("message_embeddings", "message_rowid"), &[&t, &u])?);
-            for table in ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states"] {
-                counts.insert(table.into(), exec(&format!("DELETE FROM {table} WHERE tenant = ?1 AND user_id = ?2"), &[&t, &u])?);
+            for table in sql::OWNED_BY_USER {
+                counts.insert(table.into(), exec(&Dialect::Sqlite.sql(&sql::delete_owned(table)), &[&t, &u])?);
             }
-            // Its partitions go too: a user id can itself be personal data (an e-mail address).
-            exec("DELETE FROM partitions WHERE tenant = ?1 AND user_id = ?2", &[&t, &u])?;
+            exec(&Dialect::Sqlite.sql(&sql::delete_owned("partitions")), &[&t, &u])?;
             tx.execute_batch("DELETE FROM erasing;").map_err(StoreError::sql("erase user"))?;
-            tx.execute(
-                "INSERT INTO deletions (tenant, subject, at, counts, digest) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![t, event.subject, ms(event.at), serde_json::to_string(&counts).expect("counts"), event.digest],
-            )
-            .map_err(StoreError::sql("erase user"))?;
+            insert(tx, "erase user", &encode::deletion(tenant, event, &counts))?;
             Ok(counts)
         })?;
         self.vectors.forget_user(t, u);

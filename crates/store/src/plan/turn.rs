@@ -1,0 +1,50 @@
+//! A recorded turn as rows: its envelope, and the memories whose access statistics it moves.
+
+use mnemo_core::MemoryId;
+use mnemo_core::trace::TraceEnvelope;
+
+use crate::error::{Result, StoreError};
+use crate::rows::encode::{self, Insert};
+use crate::transfer::TraceRow;
+
+/// What recording one turn writes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Turn {
+    /// The envelope's row.
+    pub(crate) envelope: Insert,
+    /// Each memory the turn returned or placed in a block, once, in that order, and whether it
+    /// was placed (its last-surfaced time moves too).
+    pub(crate) touched: Vec<(MemoryId, bool)>,
+}
+
+/// Plans recording `env`, which returned `accessed` (and placed `env.surfaced` in a block).
+pub(crate) fn plan(env: &TraceEnvelope, accessed: &[MemoryId]) -> Turn {
+    let row = TraceRow {
+        turn_id: env.turn_id.clone(),
+        scope: env.scope.clone(),
+        op: env.op.as_str().to_string(),
+        at: env.at,
+        surfaced: env.surfaced.clone(),
+        body: serde_json::to_string(env).expect("trace serialises"),
+    };
+    let mut ids: Vec<MemoryId> = accessed.to_vec();
+    ids.extend(env.surfaced.iter().filter(|id| !accessed.contains(id)));
+    let touched = ids.into_iter().map(|id| (id, env.surfaced.contains(&id))).collect();
+    Turn { envelope: encode::trace(&row), touched }
+}
+
+/// An envelope as stored.
+pub(crate) fn envelope(body: &str) -> Result<TraceEnvelope> {
+    serde_json::from_str(body).map_err(|e| StoreError::Corrupt { what: "trace", detail: e.to_string() })
+}
+
+/// The surfaced ids of several envelopes, in order.
+pub(crate) fn surfaced(lists: &[String]) -> Result<Vec<MemoryId>> {
+    let mut out = Vec::new();
+    for l in lists {
+        let ids: Vec<MemoryId> = serde_json::from_str(l)
+            .map_err(|e| StoreError::Corrupt { what: "trace surfaced ids", detail: e.to_string() })?;
+        out.extend(ids);
+    }
+    Ok(out)
+}
