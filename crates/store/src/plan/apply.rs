@@ -253,3 +253,198 @@ impl<'a> Plan<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use chrono::{DateTime, Utc};
+    use mnemo_core::{HistoryEvent, Kind, Link, LinkKind, Memory, MemoryId, MessageId, Scope, Status};
+    use proptest::prelude::*;
+
+    use super::{Lock, Stored, Write, plan, reads};
+    use crate::error::StoreError;
+    use crate::memories::{Change, ChangeSet};
+
+    fn t0() -> DateTime<Utc> {
+        "2026-03-02T09:00:00Z".parse().unwrap()
+    }
+
+    fn owner(tenant: &str, user: &str) -> Scope {
+        Scope::parse(tenant, None, Some(user), None).unwrap()
+    }
+
+    fn mid(s: &str) -> MessageId {
+        MessageId::new(s).unwrap()
+    }
+
+    fn stored(user: &str, sources: &[&str]) -> Stored {
+        Stored {
+            status: Status::Active,
+            owner: owner("acme", user).key_parts().map(str::to_string),
+            sources: sources.iter().map(|s| mid(s)).collect(),
+        }
+    }
+
+    fn set(changes: Vec<Change>) -> ChangeSet {
+        ChangeSet { tenant: "acme".parse().unwrap(), at: t0(), changes }
+    }
+
+    fn histories<'a>(writes: &'a [(Option<usize>, Write<'_>)]) -> Vec<&'a mnemo_core::HistoryEntry> {
+        writes
+            .iter()
+            .filter_map(|(_, w)| match w {
+                Write::History(h) => Some(h),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_memory_of_another_tenant_is_not_found_and_nothing_is_planned() {
+        let theirs = Memory::new(owner("evil", "dana"), Kind::Profile, "x", t0());
+        let cs = set(vec![Change::Insert { memory: theirs.clone(), embedding: None, reason: "r".into() }]);
+        let err = plan(&cs, HashMap::new()).unwrap_err();
+        assert!(matches!(err, StoreError::MemoryNotFound { id, .. } if id == theirs.id.to_string()));
+    }
+
+    #[test]
+    fn a_reinforcement_merges_sources_once_and_its_history_names_the_new_ones() {
+        let id = MemoryId::new();
+        let cs = set(vec![Change::Reinforce {
+            id,
+            sources: vec![mid("m2"), mid("m1"), mid("m3")],
+            session: Some("c1".into()),
+            reason: "again".into(),
+        }]);
+        let p = plan(&cs, HashMap::from([(id, stored("dana", &["m1", "m2"]))])).unwrap();
+        assert_eq!(
+            p.writes[0].1,
+            Write::Reinforce { id, sources: vec![mid("m1"), mid("m2"), mid("m3")], session: Some("c1") }
+        );
+        let h = histories(&p.writes);
+        assert_eq!(h.len(), 1);
+        assert_eq!(
+            (h[0].event, h[0].from_status, h[0].to_status),
+            (HistoryEvent::Reinforced, Some(Status::Active), Status::Active)
+        );
+        assert_eq!(h[0].sources, vec![mid("m2"), mid("m1"), mid("m3")]);
+        assert!(p.writes.iter().all(|(_, w)| !matches!(w, Write::Partition(_))), "recall sets are unchanged");
+    }
+
+    #[test]
+    fn pins_write_their_event_and_a_later_change_sees_an_earlier_status() {
+        let id = MemoryId::new();
+        let cs = set(vec![
+            Change::SetStatus {
+                id,
+                status: Status::Archived,
+                event: HistoryEvent::Forgotten,
+                reason: "asked".into(),
+                sources: vec![],
+            },
+            Change::SetPinned { id, pinned: false },
+        ]);
+        let p = plan(&cs, HashMap::from([(id, stored("dana", &[]))])).unwrap();
+        let h = histories(&p.writes);
+        assert_eq!((h[0].from_status, h[0].to_status), (Some(Status::Active), Status::Archived));
+        assert_eq!((h[1].event, h[1].reason.as_str()), (HistoryEvent::Unpinned, "unpinned"));
+        assert_eq!((h[1].from_status, h[1].to_status), (Some(Status::Archived), Status::Archived));
+    }
+
+    #[test]
+    fn links_need_both_ends_and_may_name_a_memory_the_set_inserts() {
+        let old = MemoryId::new();
+        let new = Memory::new(owner("acme", "dana"), Kind::Profile, "y", t0());
+        let link = |to| Change::Link(Link { from: new.id, to, kind: LinkKind::Supersedes, at: t0() });
+        let insert = Change::Insert { memory: new.clone(), embedding: None, reason: "r".into() };
+        let known = HashMap::from([(old, stored("dana", &[]))]);
+        assert!(plan(&set(vec![insert.clone(), link(old)]), known.clone()).is_ok());
+        let missing = MemoryId::new();
+        assert!(matches!(
+            plan(&set(vec![insert.clone(), link(missing)]), known).unwrap_err(),
+            StoreError::MemoryNotFound { id, .. } if id == missing.to_string()
+        ));
+        assert_eq!(reads(&set(vec![insert, link(old)])), vec![(old, Lock::Share)], "the inserted end is not read");
+    }
+
+    #[test]
+    fn reads_name_each_memory_once_with_the_strongest_lock() {
+        let (a, b) = (MemoryId::new(), MemoryId::new());
+        let cs = set(vec![
+            Change::Link(Link { from: a, to: b, kind: LinkKind::Supersedes, at: t0() }),
+            Change::SetPinned { id: b, pinned: true },
+        ]);
+        assert_eq!(reads(&cs), vec![(a, Lock::Share), (b, Lock::Update)]);
+    }
+
+    /// One change of a generated set, over three memories that exist and one that does not.
+    fn change(ids: [MemoryId; 4]) -> impl Strategy<Value = Change> {
+        let id = proptest::sample::select(ids.to_vec());
+        let sources = proptest::collection::vec(proptest::sample::select(vec!["m1", "m2", "m3"]), 0..3)
+            .prop_map(|v| v.into_iter().map(mid).collect::<Vec<_>>());
+        prop_oneof![
+            (id.clone(), sources).prop_map(|(id, sources)| Change::Reinforce {
+                id,
+                sources,
+                session: None,
+                reason: "again".into()
+            }),
+            (id.clone(), any::<bool>()).prop_map(|(id, pinned)| Change::SetPinned { id, pinned }),
+            id.clone().prop_map(|id| Change::SetStatus {
+                id,
+                status: Status::Archived,
+                event: HistoryEvent::Closed,
+                reason: "done".into(),
+                sources: vec![],
+            }),
+            (id.clone(), id).prop_map(|(from, to)| Change::Link(Link {
+                from,
+                to,
+                kind: LinkKind::Supersedes,
+                at: t0()
+            })),
+        ]
+    }
+
+    fn generated() -> impl Strategy<Value = ([MemoryId; 4], Vec<Change>)> {
+        let ids = [MemoryId::new(), MemoryId::new(), MemoryId::new(), MemoryId::new()];
+        (Just(ids), proptest::collection::vec(change(ids), 0..8))
+    }
+
+    proptest! {
+        /// Whatever the changes: a set naming a missing memory plans nothing, and any other set
+        /// writes one history row per change that alters a memory's row, its sources never repeat,
+        /// and partition bumps come last, sorted, each once.
+        #[test]
+        fn every_planned_set_is_all_or_nothing_with_its_history((ids, changes) in generated()) {
+            let known: HashMap<MemoryId, Stored> =
+                ids[..3].iter().map(|id| (*id, stored(&format!("u{id}"), &["m1"]))).collect();
+            let cs = set(changes);
+            let names_missing = reads(&cs).iter().any(|(id, _)| *id == ids[3]);
+            match plan(&cs, known) {
+                Err(e) => {
+                    let not_found = matches!(e, StoreError::MemoryNotFound { .. });
+                    prop_assert!(names_missing && not_found);
+                }
+                Ok(p) => {
+                    prop_assert!(!names_missing);
+                    let altering = cs.changes.iter().filter(|c| !matches!(c, Change::Link(_))).count();
+                    prop_assert_eq!(histories(&p.writes).len(), altering);
+                    for (_, w) in &p.writes {
+                        if let Write::Reinforce { sources, .. } = w {
+                            let mut seen = sources.clone();
+                            seen.dedup();
+                            prop_assert_eq!(seen.len(), sources.iter().collect::<std::collections::BTreeSet<_>>().len());
+                            prop_assert_eq!(&sources[0], &mid("m1"), "earlier sources keep their place");
+                        }
+                    }
+                    let first_bump = p.writes.iter().position(|(c, _)| c.is_none()).unwrap_or(p.writes.len());
+                    prop_assert!(p.writes[first_bump..].iter().all(|(c, w)| c.is_none() && matches!(w, Write::Partition(_))));
+                    let bumps: Vec<_> = p.writes[first_bump..].iter().map(|(_, w)| format!("{w:?}")).collect();
+                    prop_assert!(bumps.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+                }
+            }
+        }
+    }
+}

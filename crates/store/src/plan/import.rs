@@ -153,3 +153,52 @@ pub(crate) fn plan(batch: &[Record]) -> Result<Plan<'_>> {
         .collect::<Result<Vec<_>>>()?;
     Ok(Plan { steps, partitions })
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+    use mnemo_core::{Kind, Memory, MessageId, Scope};
+
+    use super::{Step, plan};
+    use crate::error::StoreError;
+    use crate::queue::QueueState;
+    use crate::transfer::{QueueRow, Record};
+
+    fn t0() -> DateTime<Utc> {
+        "2026-03-02T09:00:00Z".parse().unwrap()
+    }
+
+    fn queued(attempts: u32) -> Record {
+        Record::Queued(QueueRow {
+            scope: Scope::parse("acme", None, Some("dana"), Some("c1")).unwrap(),
+            message: MessageId::new("m1").unwrap(),
+            state: QueueState::Fallback,
+            attempts,
+            retry_at: None,
+            last_error: None,
+            fallback: vec![],
+            queued_at: t0(),
+        })
+    }
+
+    #[test]
+    fn a_queue_row_needs_its_message_and_an_attempt_count_every_backend_holds() {
+        let batch = [queued(2)];
+        let p = plan(&batch).unwrap();
+        let Step::Row { requires: Some(r), .. } = &p.steps[0] else { panic!("a checked row") };
+        assert_eq!(r.params.len(), 5);
+        assert!(matches!(r.refusal(), StoreError::Transfer { op: "import", .. }));
+        assert!(matches!(plan(&[queued(u32::MAX)]).unwrap_err(), StoreError::Transfer { op: "import", .. }));
+    }
+
+    #[test]
+    fn memories_bump_their_partitions_once_each() {
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let m =
+            |c: &str| Record::Memory { memory: Memory::new(owner.clone(), Kind::Profile, c, t0()), embedding: None };
+        let batch = [m("a"), m("b")];
+        let p = plan(&batch).unwrap();
+        assert_eq!(p.partitions.len(), 1);
+        assert!(p.steps.iter().all(|s| matches!(s, Step::Memory { .. })));
+    }
+}

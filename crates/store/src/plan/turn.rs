@@ -48,3 +48,25 @@ pub(crate) fn surfaced(lists: &[String]) -> Result<Vec<MemoryId>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use mnemo_core::MemoryId;
+    use mnemo_core::trace::{TraceEnvelope, TraceOp};
+
+    #[test]
+    fn each_memory_is_touched_once_returned_first_and_marked_when_placed() {
+        let (a, b, c) = (MemoryId::new(), MemoryId::new(), MemoryId::new());
+        let env: TraceEnvelope = serde_json::from_value(serde_json::json!({
+            "turn_id": "t1", "scope": {"tenant": "acme"}, "op": TraceOp::Context.as_str(),
+            "at": "2026-03-02T09:00:00Z", "query": "q", "surfaced": [b, c], "micros": 1, "retrieved": [],
+            "below_floor": [], "held_back": [], "shed": [], "verdicts": [], "llm": [], "embed_micros": 0,
+        }))
+        .unwrap();
+        let turn = super::plan(&env, &[a, b]);
+        assert_eq!(turn.touched, vec![(a, false), (b, true), (c, true)]);
+        assert_eq!(super::surfaced(&[serde_json::to_string(&[a]).unwrap()]).unwrap(), vec![a]);
+        let crate::rows::Value::Text(Some(body)) = &turn.envelope.values[8] else { panic!("the body column") };
+        assert_eq!(super::envelope(body).unwrap().turn_id, "t1");
+    }
+}

@@ -56,18 +56,22 @@ pub(crate) fn message<R: Row>(r: &R) -> crate::Result<Message> {
 pub(crate) fn progress<R: Row>(r: &R) -> crate::Result<ChatProgress> {
     // Counts are recomputed from the queue in the transaction that changes it; a negative one
     // cannot happen, and reads as zero rather than failing the worker.
-    let n = |i: usize| r.int(i).map(|v| v.max(0) as usize);
+    progress_with(r, |i| r.int(i).map(|v| v.max(0) as usize))
+}
+
+/// A chat's progress, its counts read by `count`.
+fn progress_with<R: Row>(r: &R, count: impl Fn(usize) -> crate::Result<usize>) -> crate::Result<ChatProgress> {
     Ok(ChatProgress {
         scope: r.scope(0)?,
-        messages: n(4)?,
-        pending: n(5)?,
-        retrying: n(6)?,
+        messages: count(4)?,
+        pending: count(5)?,
+        retrying: count(6)?,
         retry_at: r.time_opt(7)?,
         last_message_at: r.time(8)?,
-        memo_covered: n(9)?,
-        memo_gaps: n(10)?,
+        memo_covered: count(9)?,
+        memo_gaps: count(10)?,
         last_error: r.opt_text(11)?,
-        episode_checked: n(12)?,
+        episode_checked: count(12)?,
     })
 }
 
@@ -196,23 +200,9 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
             fallback: r.json(9, "queue fallback memories")?,
             queued_at: r.time(10)?,
         }),
+        // A copy refuses a negative count rather than copying it as zero.
         "chat_progress" => {
-            let n = |i: usize| r.count::<usize>(i);
-            Record::ChatProgress {
-                progress: ChatProgress {
-                    scope: r.scope(0)?,
-                    messages: n(4)?,
-                    pending: n(5)?,
-                    retrying: n(6)?,
-                    retry_at: r.time_opt(7)?,
-                    last_message_at: r.time(8)?,
-                    memo_covered: n(9)?,
-                    memo_gaps: n(10)?,
-                    last_error: r.opt_text(11)?,
-                    episode_checked: n(12)?,
-                },
-                claimed_until: r.time_opt(13)?,
-            }
+            Record::ChatProgress { progress: progress_with(r, |i| r.count(i))?, claimed_until: r.time_opt(13)? }
         }
         "user_states" => {
             Record::UserState { tenant: r.parse(0)?, user: r.parse(1)?, state: r.parse(2)?, updated_at: r.time(3)? }
