@@ -38,14 +38,6 @@ impl QueueState {
     }
 }
 
-impl QueueState {
-    /// The state a newly registered message starts in: `pending` when it awaits extraction,
-    /// `done` when the heuristic already ran inline.
-    pub(crate) fn registered(extract: bool) -> Self {
-        if extract { QueueState::Pending } else { QueueState::Done }
-    }
-}
-
 impl std::str::FromStr for QueueState {
     type Err = StoreError;
 
@@ -100,40 +92,6 @@ pub enum Settlement {
         /// The last error.
         error: String,
     },
-}
-
-/// What a settlement writes on each of its queue rows; every backend stores exactly this.
-pub(crate) struct SettledRow<'a> {
-    /// The rows' new state: a batch that gave up leaves the queue as done.
-    pub(crate) state: QueueState,
-    /// Attempts so far, when this settlement counts one.
-    pub(crate) attempts: Option<u32>,
-    /// When to try again (fallback only).
-    pub(crate) retry_at: Option<DateTime<Utc>>,
-    /// The error to keep on the rows and on the chat.
-    pub(crate) error: Option<&'a str>,
-    /// The fallback's memories, as the JSON list the rows hold.
-    pub(crate) fallback: Option<String>,
-}
-
-impl Settlement {
-    /// The columns this settlement writes.
-    pub(crate) fn row(&self) -> SettledRow<'_> {
-        let none = SettledRow { state: QueueState::Done, attempts: None, retry_at: None, error: None, fallback: None };
-        match self {
-            Settlement::Done => none,
-            Settlement::Fallback { attempts, retry_at, error, memories } => SettledRow {
-                state: QueueState::Fallback,
-                attempts: Some(*attempts),
-                retry_at: Some(*retry_at),
-                error: Some(error),
-                fallback: Some(serde_json::to_string(memories).expect("ids serialise")),
-            },
-            Settlement::GaveUp { attempts, error } => {
-                SettledRow { attempts: Some(*attempts), error: Some(error), ..none }
-            }
-        }
-    }
 }
 
 /// One chat's background work, as the worker sees it.

@@ -15,7 +15,7 @@ use postgres::{Client, NoTls};
 
 use mnemo_core::trace::TraceOp;
 
-use crate::conformance::{axis, envelope, insert, memory, scope, t0};
+use crate::conformance::{axis, changes, envelope, insert, insertion, memory, scope, t0};
 
 /// A database of this test (dropped when the guard goes) on the server of
 /// MNEMO_TEST_DATABASE_URL; `None`, after saying so, when that is unset outside CI (a workspace
@@ -423,18 +423,8 @@ fn a_new_model_registered_by_a_failed_apply_leaves_no_trace() {
     let Some((db, store)) = open_pg() else { return };
     let owner = scope("acme", Some("dana"), None);
     let m = memory(&owner, Kind::Profile, "User's name is Dana");
-    let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
-        at: t0(),
-        changes: vec![
-            Change::Insert {
-                memory: m.clone(),
-                embedding: Some(Embedding { model: "other:3".into(), vector: vec![1.0, 0.0, 0.0] }),
-                reason: "w".into(),
-            },
-            Change::SetPinned { id: MemoryId::new(), pinned: true },
-        ],
-    };
+    let pin_missing = Change::SetPinned { id: MemoryId::new(), pinned: true };
+    let cs = changes(&owner, vec![insertion(&m, Some(("other:3", vec![1.0, 0.0, 0.0]))), pin_missing]);
     assert!(store.apply(&cs).is_err());
     let mut owner_conn = raw(&db);
     let n: i64 = owner_conn

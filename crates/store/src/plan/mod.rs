@@ -5,4 +5,5 @@
 
 pub(crate) mod apply;
 pub(crate) mod import;
+pub(crate) mod queue;
 pub(crate) mod turn;

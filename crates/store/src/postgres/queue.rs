@@ -8,7 +8,8 @@ use mnemo_core::{Message, MessageId, Scope};
 use super::pool::Tx;
 use super::{Actor, PostgresStore};
 use crate::error::Result;
-use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, SettledRow, Settlement};
+use crate::plan::queue::{self as plan, Settling};
+use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
 use crate::rows::{decode, ms, ms_opt};
 use crate::sql::{Dialect, queue as sql};
 
@@ -18,13 +19,9 @@ fn recount(tx: &mut Tx<'_>, [t, a, u, c]: [&str; 4]) -> Result<()> {
 
 impl Queue for PostgresStore {
     fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize> {
-        let parts = scope.key_parts();
-        let [t, a, u, c] = parts;
-        if messages.is_empty() {
-            return Ok(0);
-        }
-        let state = QueueState::registered(extract).as_str();
-        let ids: Vec<&str> = messages.iter().map(MessageId::as_str).collect();
+        let Some(reg) = plan::register(scope, messages, extract, at) else { return Ok(0) };
+        let [t, a, u, c] = reg.chat;
+        let ids: Vec<&str> = reg.messages.iter().map(MessageId::as_str).collect();
         self.write("enqueue", t, |tx| {
             // Registration order is the order of the ids given, as on SQLite.
             let added = tx.execute(
@@ -33,13 +30,12 @@ impl Queue for PostgresStore {
                  WHERE EXISTS (SELECT 1 FROM messages m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 \
                    AND m.chat = $4 AND m.id = i.id) ORDER BY i.n \
                  ON CONFLICT (tenant, message_id) DO NOTHING",
-                &[&t, &a, &u, &c, &ids, &state, &ms(at)],
+                &[&t, &a, &u, &c, &ids, &reg.state.as_str(), &ms(reg.at)],
             )?;
-            if added == 0 {
-                return Ok(0);
+            if added > 0 {
+                tx.execute(sql::COUNT_REGISTERED, &[&t, &a, &u, &c, &(added as i64), &ms(reg.at)])?;
+                recount(tx, reg.chat)?;
             }
-            tx.execute(sql::COUNT_REGISTERED, &[&t, &a, &u, &c, &(added as i64), &ms(at)])?;
-            recount(tx, parts)?;
             Ok(added as usize)
         })
     }
@@ -85,23 +81,30 @@ impl Queue for PostgresStore {
     }
 
     fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &Settlement) -> Result<()> {
-        let parts = scope.key_parts();
-        let [t, a, u, c] = parts;
-        if messages.is_empty() {
-            return Ok(());
-        }
-        let SettledRow { state, attempts, retry_at, error, fallback } = outcome.row();
-        let attempts = attempts.map(|n| n as i32);
+        let Some(Settling { chat, messages, row }) = plan::settle(scope, messages, outcome) else { return Ok(()) };
+        let [t, a, u, c] = chat;
+        // `attempts` is an `integer` column here.
+        let attempts = row.attempts.map(|n| n as i32);
         let ids: Vec<&str> = messages.iter().map(MessageId::as_str).collect();
         let sql = sql::settle(Dialect::Postgres, ids.len());
         self.write("settle batch", t, |tx| {
-            let args: [&(dyn postgres::types::ToSql + Sync); 10] =
-                [&t, &a, &u, &c, &state.as_str(), &attempts, &ms_opt(retry_at), &error, &fallback, &ids];
+            let args: [&(dyn postgres::types::ToSql + Sync); 10] = [
+                &t,
+                &a,
+                &u,
+                &c,
+                &row.state.as_str(),
+                &attempts,
+                &ms_opt(row.retry_at),
+                &row.error,
+                &row.fallback,
+                &ids,
+            ];
             tx.execute(&sql, &args)?;
-            if let Some(e) = error {
+            if let Some(e) = row.error {
                 tx.execute(sql::KEEP_ERROR, &[&t, &a, &u, &c, &e])?;
             }
-            recount(tx, parts)
+            recount(tx, chat)
         })
     }
 

@@ -8,7 +8,8 @@ use rusqlite::{Transaction, params, params_from_iter};
 use super::SqliteStore;
 use super::rows::{execute, query, query_opt};
 use crate::error::{Result, StoreError};
-use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, SettledRow, Settlement};
+use crate::plan::queue::{self as plan, Settling};
+use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
 use crate::rows::{Value, decode, ms, ms_opt};
 use crate::sql::{Dialect, queue as sql};
 
@@ -18,12 +19,8 @@ fn recount(tx: &Transaction<'_>, [t, a, u, c]: [&str; 4]) -> Result<()> {
 
 impl Queue for SqliteStore {
     fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize> {
-        let parts = scope.key_parts();
-        let [t, a, u, c] = parts;
-        if messages.is_empty() {
-            return Ok(0);
-        }
-        let state = QueueState::registered(extract);
+        let Some(reg) = plan::register(scope, messages, extract, at) else { return Ok(0) };
+        let [t, a, u, c] = reg.chat;
         self.write("enqueue", |tx| {
             let mut insert = tx
                 .prepare_cached(
@@ -33,16 +30,15 @@ impl Queue for SqliteStore {
                 )
                 .map_err(StoreError::sql("enqueue"))?;
             let mut added = 0;
-            for id in messages {
+            for id in reg.messages {
                 added += insert
-                    .execute(params![t, a, u, c, id.as_str(), state.as_str(), ms(at)])
+                    .execute(params![t, a, u, c, id.as_str(), reg.state.as_str(), ms(reg.at)])
                     .map_err(StoreError::sql("enqueue"))?;
             }
-            if added == 0 {
-                return Ok(0);
+            if added > 0 {
+                execute(tx, "enqueue", sql::COUNT_REGISTERED, params![t, a, u, c, added as i64, ms(reg.at)])?;
+                recount(tx, reg.chat)?;
             }
-            execute(tx, "enqueue", sql::COUNT_REGISTERED, params![t, a, u, c, added as i64, ms(at)])?;
-            recount(tx, parts)?;
             Ok(added)
         })
     }
@@ -87,26 +83,22 @@ impl Queue for SqliteStore {
     }
 
     fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &Settlement) -> Result<()> {
-        let parts = scope.key_parts();
-        if messages.is_empty() {
-            return Ok(());
-        }
-        let SettledRow { state, attempts, retry_at, error, fallback } = outcome.row();
-        let [t, a, u, c] = parts;
-        let mut args: Vec<Value> = vec![t.into(), a.into(), u.into(), c.into(), state.as_str().into()];
+        let Some(Settling { chat, messages, row }) = plan::settle(scope, messages, outcome) else { return Ok(()) };
+        let [t, a, u, c] = chat;
+        let mut args: Vec<Value> = vec![t.into(), a.into(), u.into(), c.into(), row.state.as_str().into()];
         args.extend([
-            Value::BigInt(attempts.map(i64::from)),
-            ms_opt(retry_at).into(),
-            error.map(str::to_string).into(),
-            fallback.into(),
+            Value::BigInt(row.attempts.map(i64::from)),
+            ms_opt(row.retry_at).into(),
+            row.error.map(str::to_string).into(),
+            row.fallback.into(),
         ]);
         args.extend(messages.iter().map(|m| Value::from(m.as_str())));
         self.write("settle batch", |tx| {
             execute(tx, "settle batch", &sql::settle(Dialect::Sqlite, messages.len()), params_from_iter(&args))?;
-            if let Some(e) = error {
+            if let Some(e) = row.error {
                 execute(tx, "settle batch", sql::KEEP_ERROR, params![t, a, u, c, e])?;
             }
-            recount(tx, parts)
+            recount(tx, chat)
         })
     }
 

@@ -5,7 +5,7 @@ use mnemo_core::trace::TraceOp;
 use mnemo_core::{HistoryEvent, Kind, MemoryId, MessageId, Status, StatusKind, Surface};
 use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store, StoreError};
 
-use super::{axis, correction, envelope, insert, memory, scope, t0};
+use super::{axis, changes, correction, envelope, insert, insertion, memory, scope, t0};
 
 pub(crate) fn memories_round_trip(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
@@ -52,24 +52,14 @@ pub(crate) fn a_failed_change_set_writes_nothing(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
     let m = memory(&owner, Kind::Profile, "User's name is Dana");
     let missing = MemoryId::new();
-    let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
-        at: t0(),
-        changes: vec![
-            Change::Insert {
-                memory: m.clone(),
-                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
-                reason: "w".into(),
-            },
-            Change::SetStatus {
-                id: missing,
-                status: Status::Archived,
-                event: HistoryEvent::Forgotten,
-                reason: "x".into(),
-                sources: vec![],
-            },
-        ],
+    let forget = Change::SetStatus {
+        id: missing,
+        status: Status::Archived,
+        event: HistoryEvent::Forgotten,
+        reason: "x".into(),
+        sources: vec![],
     };
+    let cs = changes(&owner, vec![insertion(&m, Some(("test:8", axis(0, 1, 0.0)))), forget]);
     assert!(matches!(store.apply(&cs), Err(StoreError::MemoryNotFound { .. })));
     assert!(store.get(&owner.tenant, m.id).unwrap().is_none());
     assert!(store.history(&owner.tenant, m.id).unwrap().is_empty());

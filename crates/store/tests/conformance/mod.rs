@@ -73,16 +73,21 @@ pub(crate) fn axis(i: usize, j: usize, mix: f32) -> Vec<f32> {
 }
 
 pub(crate) fn insert(store: &dyn Store, m: &Memory, vector: Option<Vec<f32>>) {
-    let cs = ChangeSet {
-        tenant: m.owner.tenant.clone(),
-        at: t0(),
-        changes: vec![Change::Insert {
-            memory: m.clone(),
-            embedding: vector.map(|v| Embedding { model: "test:8".into(), vector: v }),
-            reason: "written".into(),
-        }],
-    };
-    store.apply(&cs).unwrap();
+    store.apply(&changes(&m.owner, vec![insertion(m, vector.map(|v| ("test:8", v)))])).unwrap();
+}
+
+/// The insert of `m`, with a vector of a model when given.
+pub(crate) fn insertion(m: &Memory, vector: Option<(&str, Vec<f32>)>) -> Change {
+    Change::Insert {
+        memory: m.clone(),
+        embedding: vector.map(|(model, vector)| Embedding { model: model.into(), vector }),
+        reason: "written".into(),
+    }
+}
+
+/// `changes` as one change set of `owner`'s tenant at [`t0`].
+pub(crate) fn changes(owner: &Scope, changes: Vec<Change>) -> ChangeSet {
+    ChangeSet { tenant: owner.tenant.clone(), at: t0(), changes }
 }
 
 pub(crate) fn msg(scope: &Scope, id: &str, text: &str, at: DateTime<Utc>) -> Message {
