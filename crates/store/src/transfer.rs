@@ -7,9 +7,10 @@
 //! PostgreSQL's tsvector and model registry, the in-process vector cache) are not records: the
 //! importing backend rebuilds them from the rows.
 //!
-//! Adding a table: one variant here, its name in [`TABLES`], one export query plus one import
-//! arm in each backend's `transfer.rs`, and its rows in `fill_every_table` of the store's
-//! conformance tests.
+//! Adding a table: one variant here, its name in [`TABLES`], its columns in `rows::encode` and
+//! a decoder arm in `rows::decode::record`, its export query in `sql::transfer` (or in each
+//! backend's `transfer.rs` where the layouts differ), its import step in `plan::import`, and its
+//! rows in `fill_every_table` of the conformance suite (`tests/conformance/transfer.rs`).
 
 use std::collections::BTreeMap;
 

@@ -220,8 +220,8 @@ mod tests {
             assert!(
                 TABLES.contains(&table.as_str()) || REBUILT.contains(&table.as_str()) || shadow,
                 "table {table} is neither copied by `mnemo copy` (crate::transfer::TABLES, with a Record variant \
-                 and an export and import arm in each backend's transfer.rs) nor rebuilt by the importing \
-                 backend (REBUILT in sqlite/transfer.rs's tests): decide which"
+                 and what the module header of crate::transfer lists) nor rebuilt by the importing backend \
+                 (REBUILT in sqlite/transfer.rs's tests): decide which"
             );
         }
         for t in TABLES.iter().chain(REBUILT) {
