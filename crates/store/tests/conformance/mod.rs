@@ -12,11 +12,10 @@ pub(crate) mod transfer;
 pub(crate) mod users;
 
 use chrono::{DateTime, Utc};
-use mnemo_core::text::content_hash;
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{
     HistoryEvent, Kind, Link, LinkKind, Memory, MemoryId, Message, MessageId, Provenance, RecallMode, Role, Scope,
-    Sensitivity, Status,
+    Status,
 };
 use mnemo_store::{Change, ChangeSet, Embedding, Store};
 
@@ -29,38 +28,16 @@ pub(crate) fn scope(tenant: &str, user: Option<&str>, chat: Option<&str>) -> Sco
 }
 
 pub(crate) fn memory(owner: &Scope, kind: Kind, content: &str) -> Memory {
-    Memory {
-        id: MemoryId::new(),
-        owner: owner.clone(),
-        kind,
-        content: content.into(),
-        key: None,
-        value: None,
-        confidence: 0.9,
-        salience: 0.6,
-        pinned: false,
-        surface: kind.default_surface(),
-        status: Status::Active,
-        due_at: None,
-        valid_from: None,
-        valid_until: None,
-        provenance: Provenance {
-            sources: vec![MessageId::new("m1").unwrap()],
-            chat: None,
-            extractor: "test".into(),
-            extractor_version: "1".into(),
-        },
-        content_hash: content_hash(content),
-        created_at: t0(),
-        updated_at: t0(),
-        last_accessed: None,
-        last_surfaced: None,
-        access_count: 0,
-        distinct_sessions: 0,
-        reinforcements: 0,
-        expires_at: None,
-        sensitivity: Sensitivity::Normal,
-    }
+    let mut m = Memory::new(owner.clone(), kind, content, t0());
+    m.confidence = 0.9;
+    m.salience = 0.6;
+    m.provenance = Provenance {
+        sources: vec![MessageId::new("m1").unwrap()],
+        chat: None,
+        extractor: "test".into(),
+        extractor_version: "1".into(),
+    };
+    m
 }
 
 /// A unit vector along one axis, with a little of a second, so cosines are predictable.
