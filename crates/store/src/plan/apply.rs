@@ -52,13 +52,18 @@ pub(crate) fn reads(cs: &ChangeSet) -> Vec<(MemoryId, Lock)> {
         })
         .collect();
     let mut out: Vec<(MemoryId, Lock)> = Vec::new();
+    // Where each memory stands in `out`: a change set may name thousands (a re-embedding).
+    let mut at: HashMap<MemoryId, usize> = HashMap::new();
     let mut need = |id: MemoryId, lock: Lock| {
         if inserted.contains(&id) {
             return;
         }
-        match out.iter_mut().find(|(seen, _)| *seen == id) {
-            Some((_, held)) => *held = (*held).max(lock),
-            None => out.push((id, lock)),
+        match at.get(&id) {
+            Some(&i) => out[i].1 = out[i].1.max(lock),
+            None => {
+                at.insert(id, out.len());
+                out.push((id, lock));
+            }
         }
     };
     for change in &cs.changes {

@@ -61,12 +61,13 @@ impl Importer for SqliteImporter<'_> {
     }
 }
 
-/// The rowid of a row the import wrote, or the refusal of a record naming one it has not.
-fn rowid_of(tx: &Transaction<'_>, table: &str, tenant: &TenantId, id: &str, what: &str) -> Result<i64> {
+/// The rowid of row `id` of `table` (`messages`, `memories`) the import wrote, or the refusal
+/// of `what` (a record naming the `noun` it has not).
+fn rowid_of(tx: &Transaction<'_>, table: &str, noun: &str, tenant: &TenantId, id: &str, what: &str) -> Result<i64> {
     tx.prepare_cached(&format!("SELECT rowid FROM {table} WHERE tenant = ?1 AND id = ?2"))
         .and_then(|mut s| s.query_row(params![tenant.as_str(), id], |r| r.get(0)).optional())
         .map_err(sql("import"))?
-        .ok_or_else(|| out_of_order(what, &format!("{} {id}", &table[..table.len() - 1])))
+        .ok_or_else(|| out_of_order(what, &format!("{noun} {id}")))
 }
 
 fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<String, usize>) -> Result<()> {
@@ -89,7 +90,7 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                 }
             }
             Step::MessageEmbedding { tenant, message, embedding: v } => {
-                let rowid = rowid_of(tx, "messages", tenant, message.as_str(), "a message vector")?;
+                let rowid = rowid_of(tx, "messages", "message", tenant, message.as_str(), "a message vector")?;
                 tx.prepare_cached(
                     "INSERT INTO message_embeddings (message_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)",
                 )
@@ -108,7 +109,7 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                 }
             }
             Step::Session { tenant, memory, session } => {
-                let rowid = rowid_of(tx, "memories", tenant, &memory.to_string(), "a session")?;
+                let rowid = rowid_of(tx, "memories", "memory", tenant, &memory.to_string(), "a session")?;
                 tx.prepare_cached("INSERT INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")
                     .and_then(|mut s| s.execute(params![rowid, session]))
                     .map_err(&e)?;
