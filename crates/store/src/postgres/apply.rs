@@ -6,6 +6,7 @@
 //! several servers serialise per memory the way SQLite's single writer does.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use mnemo_core::Memory;
 
@@ -92,7 +93,7 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
 
 /// Writes one planned row through its shared column list.
 pub(crate) fn insert(tx: &mut Tx<'_>, row: &encode::Insert) -> Result<()> {
-    tx.execute(&Dialect::Postgres.insert(row.table, row.columns.iter().copied()), &params(&row.values)).map(drop)
+    tx.execute(&Dialect::Postgres.insert_of(row.table, row.columns), &params(&row.values)).map(drop)
 }
 
 /// Models this transaction may meet: those committed before (`known`), those it registered
@@ -161,8 +162,10 @@ pub(crate) fn add_session(tx: &mut Tx<'_>, tenant: &str, id: &str, session: &str
 /// `search`); shared by apply and import, so a copy writes rows through the same statement.
 pub(super) fn insert_memory(tx: &mut Tx<'_>, m: &Memory, vector: Option<(&str, String)>) -> Result<()> {
     let (model, vector) = vector.unzip();
-    let columns = MEMORY.iter().copied().chain(["model", "embedding::text::vector", "search"]);
+    // The shared columns, then the vector and the text the tsvector is generated from.
+    static COLUMNS: LazyLock<Vec<&str>> =
+        LazyLock::new(|| MEMORY.iter().copied().chain(["model", "embedding::text::vector", "search"]).collect());
     let mut values = encode::memory(m);
     values.extend([model.map(str::to_string).into(), vector.into(), m.search_text().into()]);
-    tx.execute(&Dialect::Postgres.insert("memories", columns), &params(&values)).map(drop)
+    tx.execute(&Dialect::Postgres.insert_of("memories", &COLUMNS), &params(&values)).map(drop)
 }

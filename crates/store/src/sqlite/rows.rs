@@ -91,7 +91,7 @@ pub(crate) fn execute(conn: &Connection, op: &'static str, sql: &str, params: im
 
 /// Writes one planned row through its shared column list.
 pub(crate) fn insert(conn: &Connection, op: &'static str, row: &crate::rows::encode::Insert) -> Result<usize> {
-    let sql = Dialect::Sqlite.insert(row.table, row.columns.iter().copied());
+    let sql = Dialect::Sqlite.insert_of(row.table, row.columns);
     conn.prepare_cached(&sql)
         .and_then(|mut s| s.execute(rusqlite::params_from_iter(&row.values)))
         .map_err(StoreError::sql(op))
