@@ -265,7 +265,7 @@ pub(crate) fn out_of_order(what: &str, row: &str) -> crate::StoreError {
 /// Whole-store copies between backends: export, import into an empty store, row counts, and
 /// the bulk-load switch around large loads.
 pub trait Transfer {
-    /// Streams every row of the store to `visit`, table by table in [`TABLES`](crate::transfer::TABLES) order (rows
+    /// Streams every row of the store to `visit`, table by table in [`TABLES`] order (rows
     /// after the rows they refer to), from one consistent snapshot: what `mnemo copy` moves to
     /// another backend. Reads across tenants; stops at the first error of `visit`.
     fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
@@ -276,7 +276,7 @@ pub trait Transfer {
     /// rebuilt by this backend.
     fn import(&self) -> Result<Box<dyn Importer + '_>>;
 
-    /// Rows per table of [`TABLES`](crate::transfer::TABLES) across all tenants, so a copy can be verified table by table.
+    /// Rows per table of [`TABLES`] across all tenants, so a copy can be verified table by table.
     fn counts(&self) -> Result<Counts>;
 
     /// Prepares for writing many rows at once (`mnemo copy`, benchmarks): a backend may drop

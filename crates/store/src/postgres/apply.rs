@@ -1,5 +1,5 @@
 //! Executing a planned change set on PostgreSQL: one transaction as the application role bound
-//! to the change set's tenant. What each change writes is [`plan::apply`]'s decision.
+//! to the change set's tenant. What each change writes is [`plan::apply`](crate::plan::apply)'s decision.
 //!
 //! The memories a plan reads are locked for the rest of the transaction (FOR UPDATE when a
 //! change rewrites them, FOR KEY SHARE when it only links to them), so concurrent applies from

@@ -6,7 +6,7 @@
 //!   `mnemo_app` (no superuser, no BYPASSRLS) and sets `mnemo.tenant` for that transaction only.
 //!   Row-level security, forced on every tenant table, then hides other tenants' rows from any
 //!   query, including one that forgot its tenant predicate; a transaction that set no tenant sees
-//!   nothing at all. The one cross-tenant read, [`Store::scan`] for jobs, runs as the separate
+//!   nothing at all. The one cross-tenant read, [`Memories::scan`](crate::Memories::scan) for jobs, runs as the separate
 //!   role `mnemo_jobs`, which may only read memories. Only migrations run as the connecting
 //!   role (the schema's owner), plus one SECURITY DEFINER function that creates a new model's
 //!   vector index.
@@ -16,7 +16,7 @@
 //!   fills `limit`.
 //! - **Lexical.** A generated `tsvector` (English stemming) with a GIN index over active rows,
 //!   ranked with `ts_rank_cd`.
-//! - **Jobs.** [`Store::try_job_lock`] takes a session advisory lock so that, of several
+//! - **Jobs.** [`JobLocks::try_job_lock`](crate::JobLocks::try_job_lock) takes a session advisory lock so that, of several
 //!   servers, one runs a given job at a time.
 //!
 //! Connections are plain TCP or Unix sockets without TLS.
@@ -224,7 +224,7 @@ impl PostgresStore {
         Ok(out)
     }
 
-    /// The plan PostgreSQL picks for the index path of [`Store::vector`] (scopes bigger than
+    /// The plan PostgreSQL picks for the index path of [`Search::vector`](crate::Search::vector) (scopes bigger than
     /// [`PostgresStore::set_exact_scan_max`]) with these arguments (`EXPLAIN` text), so
     /// operators and tests can check that the HNSW index serves scope-filtered searches.
     pub fn explain_vector(&self, scope: &Scope, model: &str, query: &[f32], limit: usize) -> Result<String> {

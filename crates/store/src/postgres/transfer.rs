@@ -149,7 +149,7 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
 
 impl Transfer for PostgresStore {
     /// Streams every row to `visit`, table by table, from one repeatable-read snapshot, fetching
-    /// [`FETCH`] rows per round trip so memory stays flat however large the store.
+    /// `FETCH` rows per round trip so memory stays flat however large the store.
     fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
         require_rls_bypass(self, "export")?;
         let mut lease = self.pool.get("export")?;

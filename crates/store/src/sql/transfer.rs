@@ -1,5 +1,5 @@
 //! Whole-store copies: the export query of every table whose layout both backends share. Each
-//! selects the columns its decoder in [`decode::exports`](crate::rows::decode::exports) reads,
+//! selects the columns its decoder in [`decode::record`](crate::rows::decode::record) reads,
 //! in insertion order where the schema keeps one, else bytewise, so both backends stream the
 //! same rows in the same order.
 

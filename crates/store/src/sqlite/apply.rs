@@ -1,6 +1,6 @@
 //! Executing a planned change set on SQLite: one IMMEDIATE transaction, the lexical index kept
 //! equal to the set of active rows, vectors in their side table, partition versions bumped so
-//! every process's vector cache notices. What each change writes is [`plan::apply`]'s decision.
+//! every process's vector cache notices. What each change writes is [`plan::apply`](crate::plan::apply)'s decision.
 
 use std::collections::HashMap;
 

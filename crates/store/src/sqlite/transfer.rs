@@ -1,6 +1,6 @@
 //! Whole-store copy for SQLite: export every row as [`Record`]s from one read snapshot, import
 //! planned records into an empty store (rebuilding the FTS rows and partition versions), count
-//! rows per table. What a record is as a row is shared ([`plan::import`], [`decode::record`]);
+//! rows per table. What a record is as a row is shared ([`plan::import`](crate::plan::import), [`decode::record`]);
 //! here are only the tables this backend lays out its own way (vectors and sessions by rowid).
 
 use std::collections::HashMap;
