@@ -46,3 +46,11 @@ pub trait Messages {
         limit: usize,
     ) -> Result<Vec<(MessageId, f32)>>;
 }
+
+/// The key parts of the archive `scope` reaches, or `None` for a scope without a user: archival
+/// recall (and the summaries that read a user's messages) is over one user's own messages, so a
+/// tenant- or agent-wide scope has no archive.
+pub(crate) fn archive(scope: &Scope) -> Option<[&str; 4]> {
+    let parts = scope.key_parts();
+    (!parts[2].is_empty()).then_some(parts)
+}

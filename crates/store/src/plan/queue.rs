@@ -6,6 +6,12 @@ use mnemo_core::{MessageId, Scope};
 
 use crate::queue::{QueueState, Settlement};
 
+/// The memo threshold `chats_with_work` compares uncovered messages against: at least one, so a
+/// threshold of zero cannot make every chat due forever.
+pub(crate) fn memo_threshold(memo_every: usize) -> i64 {
+    i64::try_from(memo_every).unwrap_or(i64::MAX).max(1)
+}
+
 /// Messages of one chat to register with background work.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Registration<'a> {

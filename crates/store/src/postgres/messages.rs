@@ -8,6 +8,7 @@ use super::{PostgresStore, terms_tsquery};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
+use crate::messages::archive;
 use crate::rows::{Row, decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -52,10 +53,7 @@ impl Messages for PostgresStore {
     }
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, c] = scope.key_parts();
-        if terms.is_empty() || u.is_empty() {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
         let query = terms_tsquery(6, terms.len());
         // The user's words come from the covering btree `messages_lexical` (migration 6).
         let sql = format!(
@@ -99,10 +97,7 @@ impl Messages for PostgresStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, c] = scope.key_parts();
-        if u.is_empty() || limit == 0 {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
         let q = vector_text(query);
         self.read("nearest messages", t, |tx| {
             let dims: Option<i32> = tx

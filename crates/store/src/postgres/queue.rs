@@ -8,6 +8,7 @@ use mnemo_core::{Message, MessageId, Scope};
 use super::pool::Tx;
 use super::{Actor, PostgresStore};
 use crate::error::Result;
+use crate::messages::archive;
 use crate::plan::queue::{self as plan, Settling};
 use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
 use crate::rows::{decode, ms, ms_opt};
@@ -47,7 +48,7 @@ impl Queue for PostgresStore {
         active_since: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<ChatProgress>> {
-        let every = memo_every.clamp(1, i64::MAX as usize) as i64;
+        let every = plan::memo_threshold(memo_every);
         self.tx("chats with work", Actor::Jobs, true, |tx| {
             let rows = tx.query(&sql::chats_with_work(), &[&ms(now), &every, &ms(active_since), &(limit as i64)])?;
             rows.iter().map(decode::progress).collect()
@@ -137,10 +138,7 @@ impl Queue for PostgresStore {
         to: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Message>> {
-        let [t, a, u, _] = scope.key_parts();
-        if u.is_empty() {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, _]) = archive(scope) else { return Ok(Vec::new()) };
         let sql = sql::user_messages(Dialect::Postgres);
         self.read("user messages", t, |tx| {
             tx.query(&sql, &[&t, &a, &u, &ms(from), &ms(to), &(limit as i64)])?.iter().map(decode::message).collect()

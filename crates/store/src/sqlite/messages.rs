@@ -8,6 +8,7 @@ use super::{SqliteStore, fts, vectors};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
+use crate::messages::archive;
 use crate::rows::{decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -64,10 +65,7 @@ impl Messages for SqliteStore {
     }
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, c] = scope.key_parts();
-        if terms.is_empty() || u.is_empty() {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
         // Every token of the index carries its partition: other users' messages are not in the
         // ranked set, and do not even weigh this user's terms.
         let partition = message_partition(t, a, u, c);
@@ -104,10 +102,7 @@ impl Messages for SqliteStore {
         query: &[f32],
         limit: usize,
     ) -> Result<Vec<(MessageId, f32)>> {
-        let [t, a, u, c] = scope.key_parts();
-        if u.is_empty() || limit == 0 {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
         let rows: Vec<(MessageId, i64, Vec<u8>)> = self.read(|conn| {
             let mut stmt = conn
                 .prepare_cached(

@@ -8,6 +8,7 @@ use rusqlite::{Transaction, params, params_from_iter};
 use super::SqliteStore;
 use super::rows::{execute, query, query_opt};
 use crate::error::{Result, StoreError};
+use crate::messages::archive;
 use crate::plan::queue::{self as plan, Settling};
 use crate::queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
 use crate::rows::{Value, decode, ms, ms_opt};
@@ -50,7 +51,7 @@ impl Queue for SqliteStore {
         active_since: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<ChatProgress>> {
-        let every = memo_every.clamp(1, i64::MAX as usize) as i64;
+        let every = plan::memo_threshold(memo_every);
         self.read(|conn| {
             let args = params![ms(now), every, ms(active_since), limit as i64];
             query(conn, "chats with work", &sql::chats_with_work(), args, |r| decode::progress(r))
@@ -130,10 +131,7 @@ impl Queue for SqliteStore {
         to: DateTime<Utc>,
         limit: usize,
     ) -> Result<Vec<Message>> {
-        let [t, a, u, _] = scope.key_parts();
-        if u.is_empty() {
-            return Ok(Vec::new());
-        }
+        let Some([t, a, u, _]) = archive(scope) else { return Ok(Vec::new()) };
         let args = params![t, a, u, ms(from), ms(to), limit as i64];
         self.read(|conn| {
             query(conn, "user messages", &sql::user_messages(Dialect::Sqlite), args, |r| decode::message(r))
