@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use mnemo::store::{Change, ChangeSet, PostgresStore, SqliteStore, Store, TempDatabase};
+use mnemo::store::{Change, ChangeSet, JobLocks, Memories, PostgresStore, SqliteStore, TempDatabase};
 
 /// A database of this test, or `None` (after saying why) when no server is configured.
 fn pg_database(test: &str) -> Option<TempDatabase> {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use mnemo::core::{ChatId, Kind, Memory as Row, MessageId, Provenance, Scope, Status};
-use mnemo::store::{Change, ChangeSet, Embedding, SqliteStore, Store};
+use mnemo::store::{Change, ChangeSet, Embedding, Memories, SqliteStore, Store};
 use mnemo::{Config, ManualClock, Memory};
 
 const USERS: usize = 3;

@@ -1,27 +1,49 @@
-//! mnemo-store: the [`Store`] trait, its embedded SQLite backend and (feature `postgres`) a
+//! mnemo-store: the [`Store`] contract, its embedded SQLite backend and (feature `postgres`) a
 //! PostgreSQL + pgvector backend for servers sharing one database.
 //!
-//! The trait speaks only in domain types (scope, memory, change sets); no SQL leaks above it, so
-//! a PostgreSQL backend can implement the same contract and pass the same conformance tests.
+//! The contract speaks only in domain types (scope, memory, change sets); no SQL leaks above it,
+//! so a PostgreSQL backend can implement the same contract and pass the same conformance tests.
+//! It is one trait per concern ([`Messages`], [`Memories`], [`Search`], [`Policies`],
+//! [`Traces`], [`Users`], [`Queue`], [`Transfer`], [`JobLocks`]); [`Store`] is all of them.
 //! Every read takes the caller's scope and filters by it before any ranking; every write is a
 //! [`ChangeSet`] applied in one transaction.
 #![deny(missing_docs)]
 
 mod error;
 mod lock;
-mod neighbours;
+mod memories;
+mod messages;
+mod plan;
+mod policies;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;
+mod rows;
+mod search;
+mod sql;
 pub mod sqlite;
 mod store;
+mod traces;
 pub mod transfer;
+mod users;
 
 pub use error::{Result, StoreError};
-pub use lock::JobLock;
+pub use lock::{JobLock, JobLocks};
+pub use memories::{Change, ChangeSet, Embedding, ListFilter, Memories};
+pub use messages::Messages;
+pub use policies::Policies;
 #[cfg(feature = "postgres")]
 pub use postgres::{EXACT_SCAN_MAX, PostgresStore, TempDatabase};
-pub use queue::{ChatCursor, ChatProgress, QueueState, Queued, Settlement};
+pub use queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
+pub use search::Search;
 pub use sqlite::SqliteStore;
-pub use store::{Change, ChangeSet, DeletionEvent, Embedding, ListFilter, Store};
-pub use transfer::{Importer, Record};
+pub use store::Store;
+pub use traces::Traces;
+pub use transfer::{Importer, Record, Transfer};
+pub use users::{DeletionEvent, Users};
+
+/// Every part of the contract, for code that calls store methods on a concrete backend
+/// (`SqliteStore`, `PostgresStore`) rather than through `dyn Store`: `use mnemo_store::prelude::*`.
+pub mod prelude {
+    pub use crate::{JobLocks, Memories, Messages, Policies, Queue, Search, Store, Traces, Transfer, Users};
+}

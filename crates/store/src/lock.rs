@@ -17,7 +17,7 @@ impl JobLock {
         Self { name: name.to_string(), _held: Box::new(held) }
     }
 
-    /// The job's name, as passed to `Store::try_job_lock`.
+    /// The job's name, as passed to [`JobLocks::try_job_lock`].
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -27,6 +27,14 @@ impl std::fmt::Debug for JobLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JobLock").field("name", &self.name).finish_non_exhaustive()
     }
+}
+
+/// Job locks, so that of several processes sharing one store one runs a given job at a time.
+pub trait JobLocks {
+    /// Takes the lock of job `name` for as long as the returned guard lives, or `None` when
+    /// another handle holds it, in this process or another server sharing the store: several
+    /// servers each try, and one runs the job. Names are independent of each other.
+    fn try_job_lock(&self, name: &str) -> crate::Result<Option<JobLock>>;
 }
 
 /// The lock file name of job `name`: its characters outside `[A-Za-z0-9_-]` are hex-escaped, so

@@ -1,5 +1,5 @@
 //! The durable work queue behind LLM extraction and the chat jobs (memos, episodes): the types
-//! the [`Store`](crate::Store) methods of that section speak.
+//! the [`Queue`] trait speaks.
 //!
 //! Every message handed to background work gets one queue row, keyed by tenant and message id,
 //! written before `ingest` returns: a crash loses no acknowledged message, and re-sending a
@@ -9,10 +9,10 @@
 //! claim, so of several workers only one runs a chat's batch at a time.
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{MemoryId, Message, Scope};
+use mnemo_core::{MemoryId, Message, MessageId, Scope};
 use serde::{Deserialize, Serialize};
 
-use crate::error::StoreError;
+use crate::error::{Result, StoreError};
 
 /// Where a queued message stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -41,7 +41,7 @@ impl QueueState {
 impl std::str::FromStr for QueueState {
     type Err = StoreError;
 
-    fn from_str(s: &str) -> Result<Self, StoreError> {
+    fn from_str(s: &str) -> std::result::Result<Self, StoreError> {
         match s {
             "pending" => Ok(QueueState::Pending),
             "fallback" => Ok(QueueState::Fallback),
@@ -94,40 +94,6 @@ pub enum Settlement {
     },
 }
 
-/// What a settlement writes on each of its queue rows; every backend stores exactly this.
-pub(crate) struct SettledRow<'a> {
-    /// The rows' new state: a batch that gave up leaves the queue as done.
-    pub(crate) state: QueueState,
-    /// Attempts so far, when this settlement counts one.
-    pub(crate) attempts: Option<u32>,
-    /// When to try again (fallback only).
-    pub(crate) retry_at: Option<DateTime<Utc>>,
-    /// The error to keep on the rows and on the chat.
-    pub(crate) error: Option<&'a str>,
-    /// The fallback's memories, as the JSON list the rows hold.
-    pub(crate) fallback: Option<String>,
-}
-
-impl Settlement {
-    /// The columns this settlement writes.
-    pub(crate) fn row(&self) -> SettledRow<'_> {
-        let none = SettledRow { state: QueueState::Done, attempts: None, retry_at: None, error: None, fallback: None };
-        match self {
-            Settlement::Done => none,
-            Settlement::Fallback { attempts, retry_at, error, memories } => SettledRow {
-                state: QueueState::Fallback,
-                attempts: Some(*attempts),
-                retry_at: Some(*retry_at),
-                error: Some(error),
-                fallback: Some(serde_json::to_string(memories).expect("ids serialise")),
-            },
-            Settlement::GaveUp { attempts, error } => {
-                SettledRow { attempts: Some(*attempts), error: Some(error), ..none }
-            }
-        }
-    }
-}
-
 /// One chat's background work, as the worker sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatProgress {
@@ -167,4 +133,72 @@ pub enum ChatCursor {
     Memo,
     /// Messages looked at by the episode check.
     Episode,
+}
+
+/// The durable background-work queue and the chats' job cursors (see the module header).
+pub trait Queue {
+    /// Registers messages of the scope's chat with background work, in one transaction: each id
+    /// new to the queue gets a row — `pending` when `extract`, else `done` (the heuristic ran
+    /// inline) — and counts toward the chat's memos. Ids registered before keep their state, so
+    /// re-sending a message never queues it twice; ids not in the chat's trace are skipped.
+    /// Returns how many were new. The engine calls it before `ingest` returns, so an
+    /// acknowledged message is never lost to extraction.
+    fn enqueue(&self, scope: &Scope, messages: &[MessageId], extract: bool, at: DateTime<Utc>) -> Result<usize>;
+
+    /// Chats with background work, across tenants, least recently active first: extraction
+    /// pending, a retry due by `now`, at least `memo_every` messages without a memo, or activity
+    /// since `active_since` (for summaries and episodes). What the worker walks.
+    fn chats_with_work(
+        &self,
+        now: DateTime<Utc>,
+        memo_every: usize,
+        active_since: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<ChatProgress>>;
+
+    /// One chat's background-work progress, if any message of it was registered.
+    fn chat_progress(&self, scope: &Scope) -> Result<Option<ChatProgress>>;
+
+    /// Claims the chat until `until` unless another worker's claim is still running at `now`, so
+    /// of several workers (servers, `mnemo maintain`, `mnemo ingest`) one runs a chat's batches;
+    /// a crashed worker's claim simply expires. Returns whether this caller got it.
+    fn claim_chat(&self, scope: &Scope, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool>;
+
+    /// Gives a claim back before it expires.
+    fn release_chat(&self, scope: &Scope) -> Result<()>;
+
+    /// The chat's oldest queued messages in `state` (fallback rows only once their retry is due
+    /// by `due_by`), at most `limit`, in queue order: the next batch.
+    fn queued(&self, scope: &Scope, state: QueueState, due_by: DateTime<Utc>, limit: usize) -> Result<Vec<Queued>>;
+
+    /// Records how a batch of the chat ended, for all its messages and the chat's counts, in one
+    /// transaction. Applied after the batch's ops, so a crash in between re-runs the batch,
+    /// which the write path recognises as a replay.
+    fn settle(&self, scope: &Scope, messages: &[MessageId], outcome: &Settlement) -> Result<()>;
+
+    /// The chat's registered messages in registration order from position `offset`, at most
+    /// `limit`: the ranges memos summarise.
+    fn chat_messages(&self, scope: &Scope, offset: usize, limit: usize) -> Result<Vec<Message>>;
+
+    /// Moves a chat's cursor from `from` to `to` messages only if it still stands at `from`
+    /// (compare and set: two workers never write the same memo); `gap` records why the range got
+    /// no memo. Returns whether it moved.
+    fn advance_cursor(
+        &self,
+        scope: &Scope,
+        cursor: ChatCursor,
+        from: usize,
+        to: usize,
+        gap: Option<&str>,
+    ) -> Result<bool>;
+
+    /// The scope's user's messages with this agent, every chat, with `from <= at < to`, oldest
+    /// first, at most `limit`: what daily, weekly and monthly summaries read.
+    fn user_messages(
+        &self,
+        scope: &Scope,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<Vec<Message>>;
 }

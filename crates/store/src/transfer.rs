@@ -2,14 +2,15 @@
 //!
 //! A record is one stored row in domain terms, carrying everything the row holds (ids,
 //! timestamps, statuses, counters, the tenant) so an import writes it back verbatim, without
-//! the history rows, version bumps or status logic that [`Store::apply`](crate::Store::apply)
+//! the history rows, version bumps or status logic that [`Memories::apply`](crate::Memories::apply)
 //! adds for live writes. Derived projections (SQLite's FTS rows and partition versions,
 //! PostgreSQL's tsvector and model registry, the in-process vector cache) are not records: the
 //! importing backend rebuilds them from the rows.
 //!
-//! Adding a table: one variant here, its name in [`TABLES`], one export query plus one import
-//! arm in each backend's `transfer.rs`, and its rows in `fill_every_table` of the store's
-//! conformance tests.
+//! Adding a table: one variant here, its name in [`TABLES`], its columns in `rows::encode` and
+//! a decoder arm in `rows::decode::record`, its export query in `sql::transfer` (or in each
+//! backend's `transfer.rs` where the layouts differ), its import step in `plan::import`, and its
+//! rows in `fill_every_table` of the conformance suite (`tests/conformance/transfer.rs`).
 
 use std::collections::BTreeMap;
 
@@ -19,12 +20,13 @@ use mnemo_core::{
 };
 
 use crate::error::Result;
+use crate::memories::Embedding;
 use crate::queue::{ChatProgress, QueueState};
-use crate::store::{DeletionEvent, Embedding};
+use crate::users::DeletionEvent;
 
 /// Every table a copy moves, in the order exports stream them: rows come after the rows they
 /// refer to (history, links and sessions after their memories). Also the keys of
-/// [`Store::counts`](crate::Store::counts), so counts of two backends compare key by key.
+/// [`Transfer::counts`], so counts of two backends compare key by key.
 pub const TABLES: &[&str] = &[
     "messages",
     "message_embeddings",
@@ -213,7 +215,7 @@ pub struct QueueRow {
 
 /// Writes batches of records into a store that was empty when the import began.
 ///
-/// Obtained from [`Store::import`](crate::Store::import), which refuses a store holding any
+/// Obtained from [`Transfer::import`], which refuses a store holding any
 /// memory or message. Each [`write`](Importer::write) is one transaction: a batch is written
 /// whole or not at all. Batches must come in export order (a memory before its history).
 pub trait Importer {
@@ -228,6 +230,12 @@ pub type Counts = BTreeMap<String, u64>;
 /// A [`Counts`] with every table at zero.
 pub(crate) fn empty_counts() -> Counts {
     TABLES.iter().map(|t| (t.to_string(), 0)).collect()
+}
+
+/// Refuses an import into a store whose `counts` show rows of any copied table.
+pub(crate) fn refuse_unless_empty(counts: Counts, target: &str) -> Result<()> {
+    let held: BTreeMap<String, u64> = counts.into_iter().filter(|(_, n)| *n > 0).collect();
+    if held.is_empty() { Ok(()) } else { Err(not_empty(target, &held)) }
 }
 
 /// The refusal of an import into a store that already holds rows.
@@ -252,4 +260,41 @@ pub(crate) fn out_of_order(what: &str, row: &str) -> crate::StoreError {
              (every row before the rows that refer to it)"
         ),
     }
+}
+
+/// Whole-store copies between backends: export, import into an empty store, row counts, and
+/// the bulk-load switch around large loads.
+pub trait Transfer {
+    /// Streams every row of the store to `visit`, table by table in [`TABLES`] order (rows
+    /// after the rows they refer to), from one consistent snapshot: what `mnemo copy` moves to
+    /// another backend. Reads across tenants; stops at the first error of `visit`.
+    fn export(&self, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<()>;
+
+    /// Starts an import of exported records, refusing a store that holds any row already (a
+    /// copy keeps ids, history and versions exactly, so it cannot merge into existing data).
+    /// Records are written verbatim (no history rows are added) and derived projections are
+    /// rebuilt by this backend.
+    fn import(&self) -> Result<Box<dyn Importer + '_>>;
+
+    /// Rows per table of [`TABLES`] across all tenants, so a copy can be verified table by table.
+    fn counts(&self) -> Result<Counts>;
+
+    /// Prepares for writing many rows at once (`mnemo copy`, benchmarks): a backend may drop
+    /// indexes that are far cheaper to build once over the loaded rows than to maintain row by
+    /// row (PostgreSQL's HNSW indexes: loads run about six times faster without them). Reads
+    /// stay correct meanwhile, only slower. [`Transfer::finish_bulk_load`] builds them again; a
+    /// load that dies before it leaves them to the next open of the store. Default: nothing to
+    /// drop.
+    fn begin_bulk_load(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Builds again what [`Transfer::begin_bulk_load`] dropped (idempotent).
+    fn finish_bulk_load(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The stored vector of one memory of the tenant, if it has one: how a copy is verified
+    /// byte for byte, where searches would only show that some vector is there.
+    fn embedding(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Embedding>>;
 }

@@ -9,10 +9,13 @@
 #![cfg(feature = "postgres")]
 
 use mnemo_core::{Kind, Memory, MemoryId, Message, MessageId, Role, Scope, StatusKind};
+use mnemo_store::prelude::*;
 use mnemo_store::{Change, ChangeSet, Embedding, PostgresStore, Store, TempDatabase};
 use postgres::{Client, NoTls};
 
-use crate::conformance::{axis, insert, memory, scope, t0};
+use mnemo_core::trace::TraceOp;
+
+use crate::conformance::{axis, changes, envelope, insert, insertion, memory, scope, t0};
 
 /// A database of this test (dropped when the guard goes) on the server of
 /// MNEMO_TEST_DATABASE_URL; `None`, after saying so, when that is unset outside CI (a workspace
@@ -94,26 +97,7 @@ fn two_tenants(store: &PostgresStore) {
             effective_until: None,
         };
         store.put_policy(&p).unwrap();
-        let env = mnemo_core::trace::TraceEnvelope {
-            turn_id: format!("turn-{tenant}"),
-            scope: s.clone(),
-            op: mnemo_core::trace::TraceOp::Context,
-            at: t0(),
-            query: "q".into(),
-            mode: None,
-            retrieved: vec![],
-            surfaced: vec![a.id],
-            below_floor: vec![],
-            held_back: vec![],
-            shed: vec![],
-            degraded: None,
-            tokens: None,
-            budget: None,
-            micros: 1,
-            embed_micros: 0,
-            verdicts: vec![],
-            llm: vec![],
-        };
+        let env = envelope(&format!("turn-{tenant}"), &s, TraceOp::Context, t0(), vec![a.id]);
         store.record_turn(&env, &[]).unwrap();
     }
 }
@@ -439,18 +423,8 @@ fn a_new_model_registered_by_a_failed_apply_leaves_no_trace() {
     let Some((db, store)) = open_pg() else { return };
     let owner = scope("acme", Some("dana"), None);
     let m = memory(&owner, Kind::Profile, "User's name is Dana");
-    let cs = ChangeSet {
-        tenant: owner.tenant.clone(),
-        at: t0(),
-        changes: vec![
-            Change::Insert {
-                memory: m.clone(),
-                embedding: Some(Embedding { model: "other:3".into(), vector: vec![1.0, 0.0, 0.0] }),
-                reason: "w".into(),
-            },
-            Change::SetPinned { id: MemoryId::new(), pinned: true },
-        ],
-    };
+    let pin_missing = Change::SetPinned { id: MemoryId::new(), pinned: true };
+    let cs = changes(&owner, vec![insertion(&m, Some(("other:3", vec![1.0, 0.0, 0.0]))), pin_missing]);
     assert!(store.apply(&cs).is_err());
     let mut owner_conn = raw(&db);
     let n: i64 = owner_conn
@@ -576,7 +550,7 @@ fn a_non_superuser_owner_runs_the_store_and_sees_no_rows_itself() {
     let host = rest.rsplit_once('@').map_or(rest, |(_, h)| h);
     let url = format!("{scheme}://{user}@{host}");
     let store = PostgresStore::connect(&url).unwrap();
-    crate::conformance::every_read_is_scoped(&store);
+    crate::conformance::search::every_read_is_scoped(&store);
     let mut owner = Client::connect(&url, NoTls).unwrap();
     let n: i64 = owner.query_one("SELECT count(*) FROM memories", &[]).unwrap().get(0);
     assert_eq!(n, 0, "the owner itself reads nothing: row-level security is forced");
@@ -602,10 +576,10 @@ fn connect_explains_a_bad_url() {
 #[test]
 fn a_copy_from_sqlite_to_postgres_loses_nothing() {
     let (_dir, source) = crate::sqlite::open_temp();
-    crate::conformance::fill_every_table(&*source);
+    crate::conformance::transfer::fill_every_table(&*source);
     let Some((db, target)) = open_pg() else { return };
-    crate::conformance::copy_all(&*source, &target, 7);
-    crate::conformance::assert_copied(&*source, &target);
+    crate::conformance::transfer::copy_all(&*source, &target, 7);
+    crate::conformance::transfer::assert_copied(&*source, &target);
     let indexes: i64 = raw(&db)
         .query_one(
             "SELECT count(*) FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%hnsw%test:8%'",
@@ -616,5 +590,5 @@ fn a_copy_from_sqlite_to_postgres_loses_nothing() {
     assert_eq!(indexes, 1, "the imported model's HNSW index");
     // A second server on the copy sees the same (the model registry was committed too).
     let other = PostgresStore::connect(db.url()).unwrap();
-    crate::conformance::assert_copied(&*source, &other);
+    crate::conformance::transfer::assert_copied(&*source, &other);
 }

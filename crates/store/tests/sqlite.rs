@@ -5,6 +5,7 @@ use std::process::Command;
 
 use chrono::Duration;
 use mnemo_core::{HistoryEvent, Kind, Memory, MemoryId, Message, MessageId, Scope, Status};
+use mnemo_store::prelude::*;
 use mnemo_store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 
 use crate::conformance::{axis, insert, memory, msg, scope, t0};

@@ -7,7 +7,7 @@ use postgres::Client;
 use super::PostgresStore;
 use super::pool::pg;
 use crate::error::Result;
-use crate::lock::JobLock;
+use crate::lock::{JobLock, JobLocks};
 
 /// The connection holding one advisory lock; dropping it unlocks.
 struct AdvisoryLock {
@@ -23,12 +23,14 @@ impl Drop for AdvisoryLock {
     }
 }
 
-/// Takes the cluster-wide lock of job `name` if no session holds it.
-pub(crate) fn try_job_lock(store: &PostgresStore, name: &str) -> Result<Option<JobLock>> {
-    let mut client = store.pool.connect().map_err(pg("job lock"))?;
-    let got: bool = client
-        .query_one("SELECT pg_try_advisory_lock(hashtext('mnemo.job'), hashtext($1))", &[&name])
-        .map_err(pg("job lock"))?
-        .get(0);
-    Ok(got.then(|| JobLock::new(name, AdvisoryLock { client, name: name.to_string() })))
+impl JobLocks for PostgresStore {
+    /// Takes the cluster-wide lock of job `name` if no session holds it.
+    fn try_job_lock(&self, name: &str) -> Result<Option<JobLock>> {
+        let mut client = self.pool.connect().map_err(pg("job lock"))?;
+        let got: bool = client
+            .query_one("SELECT pg_try_advisory_lock(hashtext('mnemo.job'), hashtext($1))", &[&name])
+            .map_err(pg("job lock"))?
+            .get(0);
+        Ok(got.then(|| JobLock::new(name, AdvisoryLock { client, name: name.to_string() })))
+    }
 }

@@ -14,7 +14,7 @@ use crate::error::{Result, StoreError};
 /// The role every request runs as: no superuser, no BYPASSRLS, so the tenant policies bind it.
 pub(crate) const APP_ROLE: &str = "mnemo_app";
 
-/// The role of the one cross-tenant read (`Store::scan`, for jobs): SELECT on memories only.
+/// The role of the one cross-tenant read (`Memories::scan`, for jobs): SELECT on memories only.
 pub(crate) const JOBS_ROLE: &str = "mnemo_jobs";
 
 /// Migrations in order; index + 1 is the schema version they produce. Never edit a shipped one.

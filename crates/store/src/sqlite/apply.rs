@@ -1,17 +1,20 @@
-//! Applying a change set: one IMMEDIATE transaction, history written beside every change,
-//! partition versions bumped so every process's vector cache notices.
+//! Executing a planned change set on SQLite: one IMMEDIATE transaction, the lexical index kept
+//! equal to the set of active rows, vectors in their side table, partition versions bumped so
+//! every process's vector cache notices. What each change writes is [`plan::apply`](crate::plan::apply)'s decision.
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 
-use mnemo_core::{HistoryEvent, Memory, MemoryId, MessageId, Status};
+use mnemo_core::{Memory, MemoryId, Status};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::fts;
-use super::rows::{ids_json, ms, ms_opt, status, vector_blob};
+use super::rows::{execute, insert, query_opt, vector_blob};
 use crate::error::{Result, StoreError};
-use crate::store::{Change, ChangeSet, Embedding};
-
-type PartKey = [String; 4];
+use crate::memories::{ChangeSet, Embedding};
+use crate::plan::apply::{self as plan, STORED_COLUMNS, Write};
+use crate::rows::encode::{self, MEMORY};
+use crate::rows::{Row, decode, json, ms};
+use crate::sql::{BUMP_PARTITION, Dialect};
 
 fn sql(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite { op: "apply", source: e }
@@ -19,68 +22,45 @@ fn sql(e: rusqlite::Error) -> StoreError {
 
 /// Applies every change inside `tx`; the caller commits.
 pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
-    let mut touched: BTreeSet<PartKey> = BTreeSet::new();
-    for (i, change) in cs.changes.iter().enumerate() {
-        if i == 1 {
-            fail::fail_point!("store::apply::after_first_change", |_| Err(StoreError::Injected(
-                "store::apply::after_first_change".into()
-            )));
+    // Rowids key the side tables (vectors, sessions, the lexical index).
+    let mut rowids: HashMap<MemoryId, i64> = HashMap::new();
+    let mut stored = HashMap::new();
+    let lookup = format!("SELECT m.rowid, {STORED_COLUMNS} FROM memories m WHERE m.tenant = $1 AND m.id = $2");
+    for (id, _) in plan::reads(cs) {
+        let found = query_opt(tx, "apply", &lookup, params![cs.tenant.as_str(), id.to_string()], |r| {
+            Ok((r.int(0)?, decode::stored(r, 1)?))
+        })?;
+        if let Some((rowid, row)) = found {
+            rowids.insert(id, rowid);
+            stored.insert(id, row);
         }
-        match change {
-            Change::Insert { memory, embedding, reason } => {
-                if memory.owner.tenant != cs.tenant {
-                    return Err(StoreError::MemoryNotFound {
-                        tenant: cs.tenant.to_string(),
-                        id: memory.id.to_string(),
-                    });
-                }
-                let rowid = insert_memory(tx, memory)?;
+    }
+    let plan = plan::plan(cs, stored)?;
+    plan.run(|write| {
+        match write {
+            Write::Insert { memory, embedding } => {
+                let new = insert_memory(tx, memory)?;
                 if let Some(e) = embedding {
-                    put_embedding(tx, rowid, e, true)?;
+                    put_embedding(tx, new, e, true)?;
                 }
-                history(
-                    tx,
-                    cs,
-                    memory.id,
-                    HistoryEvent::Created,
-                    None,
-                    memory.status,
-                    reason,
-                    &memory.provenance.sources,
-                )?;
-                touched.insert(parts(&memory.owner));
+                rowids.insert(memory.id, new);
             }
-            Change::SetStatus { id, status: new, event, reason, sources } => {
-                let (rowid, old, owner) = lookup(tx, cs, *id)?;
-                tx.prepare_cached(
-                    "UPDATE memories SET status = ?1, superseded_by = ?2, updated_at = ?3 WHERE tenant = ?4 AND id = ?5",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![
-                        new.kind().as_str(),
-                        new.superseded_by().map(|m| m.to_string()),
-                        ms(cs.at),
-                        cs.tenant.as_str(),
-                        id.to_string()
-                    ])
-                })
-                .map_err(sql)?;
-                history(tx, cs, *id, *event, Some(old), *new, reason, sources)?;
-                reindex_lexical(tx, rowid, old, *new, &owner)?;
-                touched.insert(owner);
-            }
-            Change::Reinforce { id, sources, session, reason } => {
-                let (rowid, st, _) = lookup(tx, cs, *id)?;
-                let current: String = tx
-                    .query_row("SELECT sources FROM memories WHERE rowid = ?1", [rowid], |r| r.get(0))
+            Write::Status { id, from, to } => {
+                let rowid = rowid_of(&rowids, cs, id)?;
+                tx.prepare_cached("UPDATE memories SET status = ?1, superseded_by = ?2, updated_at = ?3 WHERE rowid = ?4")
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            to.kind().as_str(),
+                            to.superseded_by().map(|m| m.to_string()),
+                            ms(cs.at),
+                            rowid
+                        ])
+                    })
                     .map_err(sql)?;
-                let mut all: Vec<MessageId> = serde_json::from_str(&current)
-                    .map_err(|e| StoreError::Corrupt { what: "memory sources", detail: e.to_string() })?;
-                for s in sources {
-                    if !all.contains(s) {
-                        all.push(s.clone());
-                    }
-                }
+                reindex_lexical(tx, rowid, *from, *to)?;
+            }
+            Write::Reinforce { id, sources, session } => {
+                let rowid = rowid_of(&rowids, cs, id)?;
                 let new_session = match session {
                     Some(s) => tx
                         .prepare_cached("INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")
@@ -92,28 +72,18 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                     "UPDATE memories SET reinforcements = reinforcements + 1, distinct_sessions = distinct_sessions + ?1, \
                      updated_at = ?2, sources = ?3 WHERE rowid = ?4",
                 )
-                .and_then(|mut s| s.execute(params![new_session as i64, ms(cs.at), ids_json(&all), rowid]))
+                .and_then(|mut s| s.execute(params![new_session as i64, ms(cs.at), json(sources), rowid]))
                 .map_err(sql)?;
-                history(tx, cs, *id, HistoryEvent::Reinforced, Some(st), st, reason, sources)?;
             }
-            Change::SetEmbedding { id, embedding } => {
-                let (rowid, _, owner) = lookup(tx, cs, *id)?;
-                put_embedding(tx, rowid, embedding, false)?;
-                touched.insert(owner);
+            Write::Embedding { id, embedding } => put_embedding(tx, rowid_of(&rowids, cs, id)?, embedding, false)?,
+            Write::Pinned { id, pinned } => {
+                let rowid = rowid_of(&rowids, cs, id)?;
+                tx.prepare_cached("UPDATE memories SET pinned = ?1, updated_at = ?2 WHERE rowid = ?3")
+                    .and_then(|mut s| s.execute(params![pinned, ms(cs.at), rowid]))
+                    .map_err(sql)?;
             }
-            Change::SetPinned { id, pinned } => {
-                let (rowid, st, _) = lookup(tx, cs, *id)?;
-                tx.execute(
-                    "UPDATE memories SET pinned = ?1, updated_at = ?2 WHERE rowid = ?3",
-                    params![pinned, ms(cs.at), rowid],
-                )
-                .map_err(sql)?;
-                let (event, why) =
-                    if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
-                history(tx, cs, *id, event, Some(st), st, why, &[])?;
-            }
-            Change::Withhold { messages } => {
-                for id in messages {
+            Write::Withhold(messages) => {
+                for id in *messages {
                     let rowid: Option<i64> = tx
                         .prepare_cached("SELECT rowid FROM messages WHERE tenant = ?1 AND id = ?2")
                         .and_then(|mut s| {
@@ -130,56 +100,28 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                     fts::unindex_message(tx, rowid).map_err(sql)?;
                 }
             }
-            Change::Link(link) => {
-                lookup(tx, cs, link.from)?;
-                lookup(tx, cs, link.to)?;
-                tx.prepare_cached(
-                    "INSERT OR IGNORE INTO links (tenant, from_id, to_id, kind, at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![
-                        cs.tenant.as_str(),
-                        link.from.to_string(),
-                        link.to.to_string(),
-                        link.kind.as_str(),
-                        ms(link.at)
-                    ])
-                })
-                .map_err(sql)?;
+            Write::Link(link) => {
+                let row = encode::link(&cs.tenant, link);
+                let stmt = Dialect::Sqlite.insert_or_ignore(row.table, row.columns.iter().copied());
+                execute(tx, "apply", &stmt, rusqlite::params_from_iter(&row.values))?;
+            }
+            Write::History(entry) => {
+                insert(tx, "apply", &encode::history(&cs.tenant, entry))?;
+            }
+            Write::Partition([t, a, u, c]) => {
+                execute(tx, "apply", BUMP_PARTITION, params![t, a, u, c])?;
             }
         }
-    }
-    for [t, a, u, c] in &touched {
-        tx.prepare_cached(
-            "INSERT INTO partitions (tenant, agent, user_id, chat, version) VALUES (?1, ?2, ?3, ?4, 1) \
-             ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET version = version + 1",
-        )
-        .and_then(|mut s| s.execute(params![t, a, u, c]))
-        .map_err(sql)?;
-    }
-    fail::fail_point!("store::apply::before_commit", |_| Err(StoreError::Injected(
-        "store::apply::before_commit".into()
-    )));
-    Ok(())
-}
-
-fn parts(owner: &mnemo_core::Scope) -> PartKey {
-    owner.key_parts().map(str::to_string)
-}
-
-/// The rowid, status and partition of a memory of this tenant, or a not-found error.
-fn lookup(tx: &Transaction<'_>, cs: &ChangeSet, id: MemoryId) -> Result<(i64, Status, PartKey)> {
-    tx.prepare_cached(
-        "SELECT rowid, status, superseded_by, tenant, agent, user_id, chat FROM memories WHERE tenant = ?1 AND id = ?2",
-    )
-    .and_then(|mut s| {
-        s.query_row(params![cs.tenant.as_str(), id.to_string()], |r| {
-            Ok((r.get(0)?, status(r, 1, 2)?, [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?]))
-        })
-        .optional()
+        Ok(())
     })
-    .map_err(sql)?
-    .ok_or_else(|| StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: id.to_string() })
+}
+
+/// The rowid of a memory the plan read or this change set inserted.
+fn rowid_of(rowids: &HashMap<MemoryId, i64>, cs: &ChangeSet, id: &MemoryId) -> Result<i64> {
+    rowids
+        .get(id)
+        .copied()
+        .ok_or_else(|| StoreError::MemoryNotFound { tenant: cs.tenant.to_string(), id: id.to_string() })
 }
 
 /// Stores (or replaces) a memory's vector, refusing one whose dimension differs from what the
@@ -217,52 +159,7 @@ fn put_embedding(tx: &Transaction<'_>, rowid: i64, e: &Embedding, new_row: bool)
 /// Inserts one memory row exactly as given, with its lexical entry when active; returns its rowid.
 /// Shared by apply and import (a copy writes rows verbatim through the same statement).
 pub(super) fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
-    let [t, a, u, c] = m.owner.key_parts();
-    tx.prepare_cached(
-        "INSERT INTO memories (id, tenant, agent, user_id, chat, kind, content, key, value, confidence, salience, \
-         pinned, surface, status, superseded_by, due_at, valid_from, valid_until, sources, source_chat, extractor, \
-         extractor_version, content_hash, created_at, updated_at, last_accessed, last_surfaced, access_count, \
-         distinct_sessions, reinforcements, expires_at, sensitivity) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, \
-         ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, \
-         ?31, ?32)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            m.id.to_string(),
-            t,
-            a,
-            u,
-            c,
-            m.kind.as_str(),
-            m.content,
-            m.key,
-            m.value,
-            m.confidence as f64,
-            m.salience as f64,
-            m.pinned,
-            m.surface.as_str(),
-            m.status.kind().as_str(),
-            m.status.superseded_by().map(|x| x.to_string()),
-            ms_opt(m.due_at),
-            ms_opt(m.valid_from),
-            ms_opt(m.valid_until),
-            ids_json(&m.provenance.sources),
-            m.provenance.chat.as_ref().map(|c| c.to_string()),
-            m.provenance.extractor,
-            m.provenance.extractor_version,
-            m.content_hash,
-            ms(m.created_at),
-            ms(m.updated_at),
-            ms_opt(m.last_accessed),
-            ms_opt(m.last_surfaced),
-            m.access_count,
-            m.distinct_sessions,
-            m.reinforcements,
-            ms_opt(m.expires_at),
-            m.sensitivity.as_str(),
-        ])
-    })
-    .map_err(sql)?;
+    insert(tx, "apply", &encode::Insert { table: "memories", columns: MEMORY, values: encode::memory(m) })?;
     let rowid = tx.last_insert_rowid();
     if m.status == Status::Active {
         fts::index_memory(tx, rowid, m.owner.key_parts(), &m.search_text()).map_err(sql)?;
@@ -271,52 +168,22 @@ pub(super) fn insert_memory(tx: &Transaction<'_>, m: &Memory) -> Result<i64> {
 }
 
 /// Keeps the lexical index equal to the set of active rows across a status change.
-fn reindex_lexical(tx: &Transaction<'_>, rowid: i64, was: Status, now: Status, parts: &PartKey) -> Result<()> {
+fn reindex_lexical(tx: &Transaction<'_>, rowid: i64, was: Status, now: Status) -> Result<()> {
     match (was == Status::Active, now == Status::Active) {
         (true, false) => fts::unindex_memory(tx, rowid).map_err(sql)?,
         (false, true) => {
-            let (content, key): (String, Option<String>) = tx
-                .query_row("SELECT content, key FROM memories WHERE rowid = ?1", [rowid], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
+            let (content, key, parts): (String, Option<String>, [String; 4]) = tx
+                .query_row(
+                    "SELECT content, key, tenant, agent, user_id, chat FROM memories WHERE rowid = ?1",
+                    [rowid],
+                    |r| Ok((r.get(0)?, r.get(1)?, [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?])),
+                )
                 .map_err(sql)?;
-            let [t, a, u, c] = parts;
+            let [t, a, u, c] = &parts;
             let text = mnemo_core::text::search_text(&content, key.as_deref());
             fts::index_memory(tx, rowid, [t, a, u, c], &text).map_err(sql)?;
         }
         _ => {}
     }
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn history(
-    tx: &Transaction<'_>,
-    cs: &ChangeSet,
-    id: MemoryId,
-    event: HistoryEvent,
-    from: Option<Status>,
-    to: Status,
-    reason: &str,
-    sources: &[MessageId],
-) -> Result<()> {
-    let enc = |s: Status| serde_json::to_string(&s).expect("status serialises");
-    tx.prepare_cached(
-        "INSERT INTO history (tenant, memory_id, at, event, from_status, to_status, reason, sources) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            cs.tenant.as_str(),
-            id.to_string(),
-            ms(cs.at),
-            event.as_str(),
-            from.map(enc),
-            enc(to),
-            reason,
-            ids_json(sources)
-        ])
-    })
-    .map_err(sql)?;
     Ok(())
 }

@@ -1,122 +1,109 @@
-//! Row <-> domain conversions, and the scope predicate every query uses.
+//! SQLite's side of the shared rows: [`Row`] over rusqlite's rows, [`Value`] bound as its
+//! parameters, the statement helpers every module runs its shared SQL through, and what only
+//! this backend stores (vector blobs, partition tokens).
 
 use std::str::FromStr;
 
-use chrono::{DateTime, Utc};
-use mnemo_core::{Memory, MemoryId, MessageId, Provenance, Scope, Status, StatusKind};
-use rusqlite::Row;
-use rusqlite::types::Type;
+use rusqlite::types::{ToSqlOutput, Type};
+use rusqlite::{Connection, Params, ToSql};
 
-/// Columns of a memory row, in the order [`memory`] reads them. Aliased `m`.
-pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.agent, m.user_id, m.chat, m.kind, m.content, m.key, \
-    m.value, m.confidence, m.salience, m.pinned, m.surface, m.status, m.superseded_by, m.due_at, m.valid_from, \
-    m.valid_until, m.sources, m.source_chat, m.extractor, m.extractor_version, m.content_hash, m.created_at, \
-    m.updated_at, m.last_accessed, m.last_surfaced, m.access_count, m.distinct_sessions, m.reinforcements, \
-    m.expires_at, m.sensitivity";
+use crate::error::{Result, StoreError};
+use crate::rows::{Row, Value, corrupt};
+use crate::sql::Dialect;
 
-/// The visibility predicate of [`Scope::can_see`] in SQL, over parameters ?1..?4 = key parts.
-///
-/// Placed in the WHERE clause of every read, before any ORDER BY, so rows of other scopes can
-/// never shape a candidate set.
-pub(crate) const VISIBLE: &str =
-    "m.tenant = ?1 AND m.agent IN ('', ?2) AND m.user_id IN ('', ?3) AND m.chat IN ('', ?4)";
+impl Row for rusqlite::Row<'_> {
+    fn text(&self, idx: usize) -> Result<String> {
+        self.get(idx).map_err(|e| corrupt("row", idx, e))
+    }
 
-/// Milliseconds since the epoch: sortable, compact, the same on every backend.
-pub(crate) fn ms(t: DateTime<Utc>) -> i64 {
-    t.timestamp_millis()
+    fn opt_text(&self, idx: usize) -> Result<Option<String>> {
+        self.get(idx).map_err(|e| corrupt("row", idx, e))
+    }
+
+    fn int(&self, idx: usize) -> Result<i64> {
+        self.get(idx).map_err(|e| corrupt("row", idx, e))
+    }
+
+    fn opt_int(&self, idx: usize) -> Result<Option<i64>> {
+        self.get(idx).map_err(|e| corrupt("row", idx, e))
+    }
+
+    fn real(&self, idx: usize) -> Result<f32> {
+        self.get::<_, f64>(idx).map(|v| v as f32).map_err(|e| corrupt("row", idx, e))
+    }
+
+    fn flag(&self, idx: usize) -> Result<bool> {
+        self.get(idx).map_err(|e| corrupt("row", idx, e))
+    }
+
+    fn vector(&self, idx: usize) -> Result<Option<Vec<f32>>> {
+        let blob: Option<Vec<u8>> = self.get(idx).map_err(|e| corrupt("row", idx, e))?;
+        Ok(blob.map(|b| blob_vector(&b)))
+    }
 }
 
-/// Optional timestamp to milliseconds.
-pub(crate) fn ms_opt(t: Option<DateTime<Utc>>) -> Option<i64> {
-    t.map(ms)
+impl ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        match self {
+            Value::Text(v) => v.to_sql(),
+            Value::BigInt(v) => v.to_sql(),
+            Value::Int(v) => v.to_sql(),
+            Value::Real(v) => Ok(ToSqlOutput::from(f64::from(*v))),
+            Value::Bool(v) => v.to_sql(),
+        }
+    }
 }
 
-fn bad(idx: usize, e: impl std::fmt::Display) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e.to_string().into())
+/// Rows of the shared statement `sql` (`$N` placeholders), each decoded by `decode`.
+pub(crate) fn query<T>(
+    conn: &Connection,
+    op: &'static str,
+    sql: &str,
+    params: impl Params,
+    decode: impl Fn(&rusqlite::Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(&Dialect::Sqlite.sql(sql)).map_err(StoreError::sql(op))?;
+    let mut rows = stmt.query(params).map_err(StoreError::sql(op))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(StoreError::sql(op))? {
+        out.push(decode(row)?);
+    }
+    Ok(out)
 }
 
-/// Reads a text column and parses it.
-pub(crate) fn parse<T: FromStr>(row: &Row<'_>, idx: usize) -> rusqlite::Result<T>
+/// The first row of the shared statement `sql`, decoded, if there is one.
+pub(crate) fn query_opt<T>(
+    conn: &Connection,
+    op: &'static str,
+    sql: &str,
+    params: impl Params,
+    decode: impl Fn(&rusqlite::Row<'_>) -> Result<T>,
+) -> Result<Option<T>> {
+    let mut stmt = conn.prepare_cached(&Dialect::Sqlite.sql(sql)).map_err(StoreError::sql(op))?;
+    let mut rows = stmt.query(params).map_err(StoreError::sql(op))?;
+    rows.next().map_err(StoreError::sql(op))?.map(decode).transpose()
+}
+
+/// Runs the shared statement `sql`; returns the rows it changed.
+pub(crate) fn execute(conn: &Connection, op: &'static str, sql: &str, params: impl Params) -> Result<usize> {
+    conn.prepare_cached(&Dialect::Sqlite.sql(sql)).and_then(|mut s| s.execute(params)).map_err(StoreError::sql(op))
+}
+
+/// Writes one planned row through its shared column list.
+pub(crate) fn insert(conn: &Connection, op: &'static str, row: &crate::rows::encode::Insert) -> Result<usize> {
+    let sql = Dialect::Sqlite.insert_of(row.table, row.columns);
+    conn.prepare_cached(&sql)
+        .and_then(|mut s| s.execute(rusqlite::params_from_iter(&row.values)))
+        .map_err(StoreError::sql(op))
+}
+
+/// Reads a text column and parses it, inside rusqlite's own row callbacks.
+pub(crate) fn parse<T: FromStr>(row: &rusqlite::Row<'_>, idx: usize) -> rusqlite::Result<T>
 where
     T::Err: std::fmt::Display,
 {
     let s: String = row.get(idx)?;
-    s.parse().map_err(|e| bad(idx, e))
-}
-
-/// Reads a millisecond column as a time.
-pub(crate) fn time(row: &Row<'_>, idx: usize) -> rusqlite::Result<DateTime<Utc>> {
-    let v: i64 = row.get(idx)?;
-    DateTime::from_timestamp_millis(v).ok_or_else(|| bad(idx, format!("timestamp {v} out of range")))
-}
-
-/// Reads an optional millisecond column.
-pub(crate) fn time_opt(row: &Row<'_>, idx: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
-    let v: Option<i64> = row.get(idx)?;
-    v.map(|v| DateTime::from_timestamp_millis(v).ok_or_else(|| bad(idx, format!("timestamp {v} out of range"))))
-        .transpose()
-}
-
-/// Reads a JSON array of message ids.
-pub(crate) fn message_ids(row: &Row<'_>, idx: usize) -> rusqlite::Result<Vec<MessageId>> {
-    let s: String = row.get(idx)?;
-    serde_json::from_str(&s).map_err(|e| bad(idx, e))
-}
-
-/// Encodes message ids as a JSON array.
-pub(crate) fn ids_json(ids: &[MessageId]) -> String {
-    serde_json::to_string(ids).expect("ids serialise")
-}
-
-/// Reads a scope from four columns.
-pub(crate) fn scope(row: &Row<'_>, first: usize) -> rusqlite::Result<Scope> {
-    let p: [String; 4] = [row.get(first)?, row.get(first + 1)?, row.get(first + 2)?, row.get(first + 3)?];
-    Scope::from_key_parts(&p[0], &p[1], &p[2], &p[3]).map_err(|e| bad(first, e))
-}
-
-/// Reads a status from its kind column and the successor column.
-pub(crate) fn status(row: &Row<'_>, kind_idx: usize, by_idx: usize) -> rusqlite::Result<Status> {
-    let kind: StatusKind = parse(row, kind_idx)?;
-    let by: Option<String> = row.get(by_idx)?;
-    let by = by.map(|s| s.parse::<MemoryId>()).transpose().map_err(|e| bad(by_idx, e))?;
-    Status::from_parts(kind, by).ok_or_else(|| bad(kind_idx, "superseded without superseded_by"))
-}
-
-/// Decodes a memory row selected with [`MEMORY_COLUMNS`].
-pub(crate) fn memory(row: &Row<'_>) -> rusqlite::Result<Memory> {
-    let source_chat: Option<String> = row.get(19)?;
-    Ok(Memory {
-        id: parse(row, 0)?,
-        owner: scope(row, 1)?,
-        kind: parse(row, 5)?,
-        content: row.get(6)?,
-        key: row.get(7)?,
-        value: row.get(8)?,
-        confidence: row.get::<_, f64>(9)? as f32,
-        salience: row.get::<_, f64>(10)? as f32,
-        pinned: row.get(11)?,
-        surface: parse(row, 12)?,
-        status: status(row, 13, 14)?,
-        due_at: time_opt(row, 15)?,
-        valid_from: time_opt(row, 16)?,
-        valid_until: time_opt(row, 17)?,
-        provenance: Provenance {
-            sources: message_ids(row, 18)?,
-            chat: source_chat.map(|c| c.parse()).transpose().map_err(|e| bad(19, e))?,
-            extractor: row.get(20)?,
-            extractor_version: row.get(21)?,
-        },
-        content_hash: row.get(22)?,
-        created_at: time(row, 23)?,
-        updated_at: time(row, 24)?,
-        last_accessed: time_opt(row, 25)?,
-        last_surfaced: time_opt(row, 26)?,
-        access_count: row.get(27)?,
-        distinct_sessions: row.get(28)?,
-        reinforcements: row.get(29)?,
-        expires_at: time_opt(row, 30)?,
-        sensitivity: parse(row, 31)?,
-    })
+    s.parse().map_err(|e: T::Err| rusqlite::Error::FromSqlConversionFailure(idx, Type::Text, e.to_string().into()))
 }
 
 /// Encodes a vector as little-endian f32 bytes.

@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use mnemo_core::{MemoryId, Scope};
 use rusqlite::{Connection, params};
 
-use super::rows::{blob_vector, parse};
+use super::rows::blob_vector;
 use crate::error::{Result, StoreError};
+use crate::rows::Row;
 
 type PartKey = (String, String, String, String, String);
 
@@ -192,7 +193,7 @@ fn load(conn: &Connection, key: &PartKey, version: i64) -> Result<Part> {
     };
     let mut rows = stmt.query(params![t, a, u, c, model]).map_err(StoreError::sql("load vectors"))?;
     while let Some(row) = rows.next().map_err(StoreError::sql("load vectors"))? {
-        let id: MemoryId = parse(row, 0).map_err(StoreError::sql("load vectors"))?;
+        let id: MemoryId = row.parse(0)?;
         let blob: Vec<u8> = row.get(1).map_err(StoreError::sql("load vectors"))?;
         let v = blob_vector(&blob);
         if part.dim == 0 {

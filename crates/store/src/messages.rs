@@ -1,0 +1,56 @@
+//! The trace of the conversation and archival recall over it.
+
+use mnemo_core::{Message, MessageId, Scope, TenantId};
+
+use crate::error::Result;
+use crate::memories::Embedding;
+
+/// The trace: every message of every chat, kept verbatim, and archival recall over it (the
+/// lexical and semantic halves and the turns around a hit). Nothing here derives memories; the
+/// trace is what replays and audits read.
+pub trait Messages {
+    /// Appends messages, ignoring ids already present in the tenant. Returns, per message,
+    /// whether it was new. One transaction.
+    fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>>;
+
+    /// The latest `limit` messages of the scope's chat, oldest first.
+    fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>>;
+
+    /// Messages by id within a tenant (for provenance display).
+    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>>;
+
+    /// Attaches vectors to stored messages of a tenant (unknown ids are skipped): the semantic
+    /// half of archival recall. A message without a vector is still found lexically.
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()>;
+
+    /// Archival recall, lexical half: the scope's user's own messages (same tenant, agent and
+    /// user; only the scope's chat when it names one, every chat otherwise) matching any term,
+    /// with a BM25-style score (higher is better), best first. Extraction keeps what is worth
+    /// keeping; this finds what was merely said. Withheld messages are never found.
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>>;
+
+    /// The messages right around each of `ids` in its own chat: up to `span` before it and
+    /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's
+    /// neighbours hold the question it answers or the answer it got (archival recall's
+    /// neighbourhood). Unknown ids are skipped.
+    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize)
+    -> Result<Vec<(MessageId, Message)>>;
+
+    /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
+    /// best first.
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>>;
+}
+
+/// The key parts of the archive `scope` reaches, or `None` for a scope without a user: archival
+/// recall (and the summaries that read a user's messages) is over one user's own messages, so a
+/// tenant- or agent-wide scope has no archive.
+pub(crate) fn archive(scope: &Scope) -> Option<[&str; 4]> {
+    let parts = scope.key_parts();
+    (!parts[2].is_empty()).then_some(parts)
+}

@@ -1,0 +1,154 @@
+//! The trace on PostgreSQL: messages with their generated tsvector and optional vector, and
+//! archival recall over them.
+
+use mnemo_core::{Message, MessageId, Scope, TenantId};
+
+use super::rows::{get, vector_text};
+use super::{PostgresStore, terms_tsquery};
+use crate::Embedding;
+use crate::Messages;
+use crate::error::{Result, StoreError};
+use crate::messages::archive;
+use crate::rows::{Row, decode, ms};
+use crate::sql::{Dialect, messages as sql};
+
+impl Messages for PostgresStore {
+    fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
+        let Some(first) = messages.first() else { return Ok(Vec::new()) };
+        self.write("append messages", first.scope.tenant.as_str(), |tx| {
+            let mut bound = first.scope.tenant.as_str();
+            let mut out = Vec::with_capacity(messages.len());
+            for m in messages {
+                let [t, a, u, c] = m.scope.key_parts();
+                if t != bound {
+                    // A batch spanning tenants: rebind the transaction before each tenant's rows.
+                    tx.query("SELECT set_config('mnemo.tenant', $1, true)", &[&t])?;
+                    bound = t;
+                }
+                let n = tx.execute(
+                    "INSERT INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, id) DO NOTHING",
+                    &[&m.id.as_str(), &t, &a, &u, &c, &m.role.as_str(), &m.content, &ms(m.at)],
+                )?;
+                out.push(n == 1);
+            }
+            Ok(out)
+        })
+    }
+
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        self.write("embed messages", tenant.as_str(), |tx| {
+            for (id, e) in vectors {
+                tx.execute(
+                    "UPDATE messages SET model = $3, embedding = $4::text::vector \
+                     WHERE tenant = $1 AND id = $2 AND NOT withheld",
+                    &[&tenant.as_str(), &id.as_str(), &e.model, &vector_text(&e.vector)],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
+        let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
+        let query = terms_tsquery(6, terms.len());
+        // The user's words come from the covering btree `messages_lexical` (migration 6).
+        let sql = format!(
+            "SELECT id, ts_rank_cd(tsv, {query})::real AS score FROM messages \
+             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND $5 IN ('', chat) AND NOT withheld \
+             AND tsv @@ ({query}) ORDER BY score DESC, id LIMIT $4"
+        );
+        let limit = limit as i64;
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
+        params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
+        self.read("search messages", t, |tx| {
+            tx.query(&sql, &params)?.iter().map(|r| Ok((r.parse(0)?, r.real(1)?))).collect()
+        })
+    }
+
+    fn adjacent_messages(
+        &self,
+        tenant: &TenantId,
+        ids: &[MessageId],
+        span: usize,
+    ) -> Result<Vec<(MessageId, Message)>> {
+        if ids.is_empty() || span == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = sql::adjacent(Dialect::Postgres);
+        self.read("adjacent messages", tenant.as_str(), |tx| {
+            let mut out = Vec::new();
+            for id in ids {
+                for row in tx.query(&sql, &[&tenant.as_str(), &id.as_str(), &(span as i64)])? {
+                    out.push((id.clone(), decode::message(&row)?));
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>> {
+        let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
+        let q = vector_text(query);
+        self.read("nearest messages", t, |tx| {
+            let dims: Option<i32> = tx
+                .query_opt(
+                    "SELECT vector_dims(embedding) FROM messages WHERE tenant = $1 AND agent = $2 AND user_id = $3 \
+                     AND model = $4 LIMIT 1",
+                    &[&t, &a, &u, &model],
+                )?
+                .map(|r| get(&r, 0))
+                .transpose()?;
+            match dims {
+                None => return Ok(Vec::new()),
+                Some(d) if d as usize != query.len() => {
+                    return Err(StoreError::Dimension {
+                        model: model.to_string(),
+                        expected: d as usize,
+                        got: query.len(),
+                    });
+                }
+                Some(_) => {}
+            }
+            tx.query(
+                "SELECT id, (1 - (embedding <=> $5::text::vector))::real AS cosine FROM messages \
+                 WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 AND $7 IN ('', chat) \
+                 ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
+                &[&t, &a, &u, &model, &q, &(limit as i64), &c],
+            )?
+            .iter()
+            .map(|r| Ok((r.parse(0)?, r.real(1)?)))
+            .collect()
+        })
+    }
+
+    fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
+        let [t, a, u, c] = scope.key_parts();
+        let sql = sql::recent(Dialect::Postgres);
+        let mut out = self.read("recent messages", t, |tx| {
+            tx.query(&sql, &[&t, &a, &u, &c, &(limit as i64)])?.iter().map(decode::message).collect::<Result<Vec<_>>>()
+        })?;
+        out.reverse();
+        Ok(out)
+    }
+
+    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = sql::by_ids(Dialect::Postgres, ids.len());
+        let ids: Vec<&str> = ids.iter().map(MessageId::as_str).collect();
+        self.read("messages", tenant.as_str(), |tx| {
+            tx.query(&sql, &[&tenant.as_str(), &ids])?.iter().map(decode::message).collect()
+        })
+    }
+}

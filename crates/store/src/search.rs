@@ -1,0 +1,24 @@
+//! Recall's candidate paths over memories: lexical, vector, substring.
+
+use mnemo_core::{MemoryId, Scope};
+
+use crate::error::Result;
+
+/// Ranked candidate sets over active memories visible to a scope: the lexical, vector and
+/// substring paths of recall. Scope filters before ranking, so rows of other scopes never shape
+/// a candidate set.
+pub trait Search {
+    /// Lexical search over active memories visible to the scope: ids with a BM25 score
+    /// (higher is better), best first.
+    fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>>;
+
+    /// Exact cosine search over active memories visible to the scope with vectors of `model`,
+    /// best first.
+    fn vector(&self, scope: &Scope, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>>;
+
+    /// Cosine of specific memories with the query (for candidates found lexically).
+    fn cosines(&self, scope: &Scope, model: &str, query: &[f32], ids: &[MemoryId]) -> Result<Vec<(MemoryId, f32)>>;
+
+    /// Last resort of the cascade: active memories visible to the scope containing any term.
+    fn substring(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<MemoryId>>;
+}

@@ -1,0 +1,29 @@
+//! Memory statements whose logic both backends share; searches and scope-filtered lists, which
+//! each backend tunes for its planner, live with the backend.
+
+use super::Dialect;
+use crate::rows::MEMORY_COLUMNS;
+
+/// Memory `$2` of tenant `$1`, any status.
+pub(crate) fn get() -> String {
+    format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = $1 AND m.id = $2")
+}
+
+/// The history of memory `$2` of tenant `$1`, oldest first, read by
+/// [`decode::history`](crate::rows::decode::history).
+pub(crate) fn history(d: Dialect) -> String {
+    format!(
+        "SELECT memory_id, at, event, from_status, to_status, reason, sources FROM history \
+         WHERE tenant = $1 AND memory_id = $2 ORDER BY {}",
+        d.seq()
+    )
+}
+
+/// Links from or to memory `$2` of tenant `$1`, read by [`decode::link`](crate::rows::decode::link).
+pub(crate) fn links(d: Dialect) -> String {
+    format!(
+        "SELECT from_id, to_id, kind, at FROM links WHERE tenant = $1 AND (from_id = $2 OR to_id = $2) \
+         ORDER BY at, {}",
+        d.seq()
+    )
+}

@@ -1,0 +1,151 @@
+//! The trace on SQLite: messages with their FTS5 entries, and archival recall over them.
+
+use mnemo_core::{Message, MessageId, Scope, TenantId};
+use rusqlite::{params, params_from_iter};
+
+use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
+use super::{SqliteStore, fts, vectors};
+use crate::Embedding;
+use crate::Messages;
+use crate::error::{Result, StoreError};
+use crate::messages::archive;
+use crate::rows::{decode, ms};
+use crate::sql::{Dialect, messages as sql};
+
+impl Messages for SqliteStore {
+    fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>> {
+        self.write("append messages", |tx| {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(StoreError::sql("append messages"))?;
+            messages
+                .iter()
+                .map(|m| {
+                    let [t, a, u, c] = m.scope.key_parts();
+                    let fresh = stmt
+                        .execute(params![m.id.as_str(), t, a, u, c, m.role.as_str(), m.content, ms(m.at)])
+                        .map_err(StoreError::sql("append messages"))?
+                        == 1;
+                    if fresh {
+                        fts::index_message(tx, tx.last_insert_rowid(), [t, a, u, c], &m.content)
+                            .map_err(StoreError::sql("append messages"))?;
+                    }
+                    Ok(fresh)
+                })
+                .collect()
+        })
+    }
+
+    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+        if vectors.is_empty() {
+            return Ok(());
+        }
+        self.write("embed messages", |tx| {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector) \
+                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0",
+                )
+                .map_err(StoreError::sql("embed messages"))?;
+            for (id, e) in vectors {
+                stmt.execute(params![
+                    tenant.as_str(),
+                    id.as_str(),
+                    e.model,
+                    e.vector.len() as i64,
+                    vector_blob(&e.vector)
+                ])
+                .map_err(StoreError::sql("embed messages"))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
+        let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
+        // Every token of the index carries its partition: other users' messages are not in the
+        // ranked set, and do not even weigh this user's terms.
+        let partition = message_partition(t, a, u, c);
+        self.read(|conn| {
+            fts::search_messages(conn, &partition, terms, limit).map_err(StoreError::sql("search messages"))
+        })
+    }
+
+    fn adjacent_messages(
+        &self,
+        tenant: &TenantId,
+        ids: &[MessageId],
+        span: usize,
+    ) -> Result<Vec<(MessageId, Message)>> {
+        if ids.is_empty() || span == 0 {
+            return Ok(Vec::new());
+        }
+        let sql = sql::adjacent(Dialect::Sqlite);
+        self.read(|conn| {
+            let mut out = Vec::new();
+            for id in ids {
+                let args = params![tenant.as_str(), id.as_str(), span as i64];
+                let found = query(conn, "adjacent messages", &sql, args, |r| decode::message(r))?;
+                out.extend(found.into_iter().map(|m| (id.clone(), m)));
+            }
+            Ok(out)
+        })
+    }
+
+    fn nearest_messages(
+        &self,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+    ) -> Result<Vec<(MessageId, f32)>> {
+        let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
+        let rows: Vec<(MessageId, i64, Vec<u8>)> = self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT m.id, e.dim, e.vector FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid \
+                     WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4 \
+                     AND ?5 IN ('', m.chat)",
+                )
+                .map_err(StoreError::sql("nearest messages"))?;
+            stmt.query_map(params![t, a, u, model, c], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
+                .and_then(|r| r.collect())
+                .map_err(StoreError::sql("nearest messages"))
+        })?;
+        let mut scored = Vec::with_capacity(rows.len());
+        for (id, dim, blob) in rows {
+            if dim as usize != query.len() {
+                return Err(StoreError::Dimension {
+                    model: model.to_string(),
+                    expected: dim as usize,
+                    got: query.len(),
+                });
+            }
+            scored.push((id, vectors::dot(&blob_vector(&blob), query)));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        scored.truncate(limit);
+        Ok(scored)
+    }
+
+    fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>> {
+        let [t, a, u, c] = scope.key_parts();
+        let args = params![t, a, u, c, limit as i64];
+        let mut out =
+            self.read(|c| query(c, "recent messages", &sql::recent(Dialect::Sqlite), args, |r| decode::message(r)))?;
+        out.reverse();
+        Ok(out)
+    }
+
+    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = sql::by_ids(Dialect::Sqlite, ids.len());
+        let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
+        self.read(|conn| query(conn, "messages", &sql, params_from_iter(args), |r| decode::message(r)))
+    }
+}

@@ -1,0 +1,39 @@
+//! Per-user privacy: the pause and disable switches, and erasure with its content-free receipt.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use mnemo_core::{TenantId, UserId, UserState};
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+
+/// The content-free record an erasure leaves behind: that it happened, when, and how much.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeletionEvent {
+    /// SHA-256 of tenant and user id: lets an operator confirm an erasure of a known user without
+    /// the store keeping the id itself.
+    pub subject: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Digest of the receipt (subject, time, counts), for the requester's records.
+    pub digest: String,
+}
+
+/// Per-user privacy: the switch read on every ingest and recall, and erasure.
+pub trait Users {
+    /// The privacy switch of one user of a tenant: [`UserState::Active`] when nobody set one
+    /// (or after an erasure, which deletes it). Read on every ingest and recall, so it is one
+    /// keyed lookup.
+    fn user_state(&self, tenant: &TenantId, user: &UserId) -> Result<UserState>;
+
+    /// Sets the switch of one user of a tenant as of `at`. Setting `Active` removes the row, so
+    /// a user who was never switched and one switched back look the same.
+    fn set_user_state(&self, tenant: &TenantId, user: &UserId, state: UserState, at: DateTime<Utc>) -> Result<()>;
+
+    /// Erases everything of one user of a tenant, in one transaction: memories with their
+    /// vectors, lexical entries, links, history and sessions; messages; traces — across all
+    /// agents and chats. Keeps only a content-free deletion event. Backends then purge what the
+    /// files could still hold (free pages, logs). Returns rows deleted per table.
+    fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>>;
+}

@@ -1,0 +1,164 @@
+//! [`Memories`](mnemo_store::Memories): change sets, history, links, and reads by id and kind.
+
+use chrono::Duration;
+use mnemo_core::trace::TraceOp;
+use mnemo_core::{HistoryEvent, Kind, MemoryId, MessageId, Status, StatusKind, Surface};
+use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store, StoreError};
+
+use super::{axis, changes, correction, envelope, insert, insertion, memory, scope, t0};
+
+pub(crate) fn memories_round_trip(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let mut m = memory(&owner, Kind::OpenLoop, "Call mom this weekend");
+    m.due_at = Some(t0() + Duration::days(5));
+    m.key = Some("k".into());
+    m.value = Some("v".into());
+    m.provenance.chat = Some("c1".parse().unwrap());
+    insert(store, &m, Some(axis(0, 1, 0.0)));
+    let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
+    assert_eq!(got, m);
+    assert!(store.get(&"other".parse().unwrap(), m.id).unwrap().is_none(), "ids never cross tenants");
+    let hist = store.history(&owner.tenant, m.id).unwrap();
+    assert_eq!(hist.len(), 1);
+    assert_eq!(hist[0].event, HistoryEvent::Created);
+}
+
+pub(crate) fn status_changes_history_and_links(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let old = memory(&owner, Kind::Profile, "User is a backend engineer");
+    let new = memory(&owner, Kind::Profile, "User works in product design");
+    insert(store, &old, Some(axis(0, 1, 0.0)));
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0() + Duration::days(1),
+        changes: correction(&old, &new, axis(3, 1, 0.0), "m9"),
+    };
+    store.apply(&cs).unwrap();
+    let got = store.get(&owner.tenant, old.id).unwrap().unwrap();
+    assert_eq!(got.status, Status::Superseded { by: new.id });
+    let h = store.history(&owner.tenant, old.id).unwrap();
+    assert_eq!(h.iter().map(|e| e.event).collect::<Vec<_>>(), vec![HistoryEvent::Created, HistoryEvent::Superseded]);
+    assert_eq!(h[1].from_status, Some(Status::Active));
+    assert_eq!(store.links(&owner.tenant, old.id).unwrap().len(), 1);
+    // Superseded rows leave every recall path at once.
+    let v = store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert!(v.iter().all(|(id, _)| *id != old.id));
+    assert!(store.lexical(&owner, &["backend".into()], 10).unwrap().is_empty());
+    let active = store.list(&owner, &ListFilter { statuses: vec![StatusKind::Active], ..Default::default() }).unwrap();
+    assert_eq!(active.iter().map(|m| m.id).collect::<Vec<_>>(), vec![new.id]);
+}
+
+pub(crate) fn a_failed_change_set_writes_nothing(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    let missing = MemoryId::new();
+    let forget = Change::SetStatus {
+        id: missing,
+        status: Status::Archived,
+        event: HistoryEvent::Forgotten,
+        reason: "x".into(),
+        sources: vec![],
+    };
+    let cs = changes(&owner, vec![insertion(&m, Some(("test:8", axis(0, 1, 0.0)))), forget]);
+    assert!(matches!(store.apply(&cs), Err(StoreError::MemoryNotFound { .. })));
+    assert!(store.get(&owner.tenant, m.id).unwrap().is_none());
+    assert!(store.history(&owner.tenant, m.id).unwrap().is_empty());
+    assert!(store.lexical(&owner, &["dana".into()], 10).unwrap().is_empty());
+    assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+}
+
+pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let m = memory(&owner, Kind::Profile, "User's name is Dana");
+    insert(store, &m, None);
+    for (i, session) in ["c1", "c1", "c2"].iter().enumerate() {
+        let cs = ChangeSet {
+            tenant: owner.tenant.clone(),
+            at: t0() + Duration::hours(i as i64 + 1),
+            changes: vec![Change::Reinforce {
+                id: m.id,
+                sources: vec![MessageId::new(format!("r{i}")).unwrap()],
+                session: Some(session.to_string()),
+                reason: "same statement".into(),
+            }],
+        };
+        store.apply(&cs).unwrap();
+    }
+    let env = envelope(
+        "turn-touch",
+        &scope("acme", Some("dana"), Some("c3")),
+        TraceOp::Context,
+        t0() + Duration::days(1),
+        vec![m.id],
+    );
+    store.record_turn(&env, &[m.id]).unwrap();
+    let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
+    assert_eq!(got.reinforcements, 3);
+    assert_eq!(got.distinct_sessions, 3, "c1, c2, c3");
+    assert_eq!(got.access_count, 1);
+    assert_eq!(got.provenance.sources.len(), 4);
+    assert_eq!(got.last_surfaced, Some(t0() + Duration::days(1)));
+    assert_eq!(got.updated_at, t0() + Duration::hours(3));
+}
+
+pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let mut pref = memory(&owner, Kind::Preference, "User prefers short answers");
+    pref.key = Some("answer_length".into());
+    let unkeyed = memory(&owner, Kind::Preference, "User likes tea");
+    let mut boundary = memory(&owner, Kind::Protocol, "Do not bring up the divorce");
+    boundary.surface = Surface::Avoid;
+    let mut soon = memory(&owner, Kind::OpenLoop, "Call mom");
+    soon.due_at = Some(t0() + Duration::days(1));
+    let mut later = memory(&owner, Kind::OpenLoop, "Renew passport");
+    later.due_at = Some(t0() + Duration::days(40));
+    let plain = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let mut pinned = memory(&owner, Kind::Profile, "User is allergic to peanuts");
+    pinned.pinned = true;
+    for m in [&pref, &unkeyed, &boundary, &soon, &later, &plain, &pinned] {
+        insert(store, m, None);
+    }
+    let mut got: Vec<_> =
+        store.exact_candidates(&owner, t0() + Duration::days(3)).unwrap().into_iter().map(|m| m.id).collect();
+    let mut want = vec![pref.id, boundary.id, soon.id, pinned.id];
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
+
+/// A fail point between write and commit (and one after the first change) leaves nothing of the
+/// change set behind: no row, no history, no lexical or vector entry.
+pub(crate) fn fail_points_before_commit_leave_nothing_half_written(store: &dyn Store) {
+    let scenario = fail::FailScenario::setup();
+    let owner = scope("acme", Some("dana"), None);
+    let a = memory(&owner, Kind::Profile, "User's name is Dana");
+    let b = memory(&owner, Kind::Profile, "User lives in Lisbon");
+    let cs = ChangeSet {
+        tenant: owner.tenant.clone(),
+        at: t0(),
+        changes: [&a, &b]
+            .iter()
+            .map(|m| Change::Insert {
+                memory: (*m).clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }),
+                reason: "w".into(),
+            })
+            .collect(),
+    };
+    for point in ["store::apply::after_first_change", "store::apply::before_commit"] {
+        fail::cfg(point, "return").unwrap();
+        let err = store.apply(&cs).unwrap_err().to_string();
+        assert!(err.contains(point), "{err}");
+        fail::remove(point);
+        for m in [&a, &b] {
+            assert!(store.get(&owner.tenant, m.id).unwrap().is_none(), "{point}: memory half-written");
+            assert!(store.history(&owner.tenant, m.id).unwrap().is_empty(), "{point}: history half-written");
+        }
+        assert!(store.lexical(&owner, &["dana".into(), "lisbon".into()], 10).unwrap().is_empty());
+        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    }
+    // With the fail points gone the same change set applies whole.
+    store.apply(&cs).unwrap();
+    assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
+    scenario.teardown();
+}

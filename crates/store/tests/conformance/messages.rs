@@ -1,0 +1,134 @@
+//! [`Messages`](mnemo_store::Messages): the trace, and archival recall over it.
+
+use chrono::Duration;
+use mnemo_core::{MessageId, Scope};
+use mnemo_store::{Change, ChangeSet, Embedding, Store, StoreError};
+
+use super::{axis, msg, scope, t0};
+
+pub(crate) fn messages_are_idempotent_and_chat_scoped(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let batch = vec![msg(&c1, "a", "first", t0()), msg(&c1, "b", "second", t0() + Duration::minutes(1))];
+    assert_eq!(store.append_messages(&batch).unwrap(), vec![true, true]);
+    assert_eq!(store.append_messages(&batch).unwrap(), vec![false, false]);
+    store.append_messages(&[msg(&c2, "c", "other chat", t0())]).unwrap();
+    let recent = store.recent_messages(&c1, 10).unwrap();
+    assert_eq!(recent.iter().map(|m| m.content.as_str()).collect::<Vec<_>>(), vec!["first", "second"]);
+    assert_eq!(store.recent_messages(&c1, 1).unwrap()[0].content, "second");
+    let other_tenant = scope("evil", Some("dana"), Some("c1"));
+    assert!(store.recent_messages(&other_tenant, 10).unwrap().is_empty());
+    assert_eq!(store.messages(&c1.tenant, &[MessageId::new("b").unwrap()]).unwrap()[0].content, "second");
+    assert!(store.messages(&other_tenant.tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
+}
+
+/// Archival recall reaches the user's own messages in every chat, lexically and by vector, and
+/// nothing of another user, agent or tenant.
+pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let eve = scope("acme", Some("eve"), Some("c1"));
+    let other = scope("evil", Some("dana"), Some("c1"));
+    let agent = Scope::parse("acme", Some("helper"), Some("dana"), Some("c1")).unwrap();
+    store
+        .append_messages(&[
+            msg(&c1, "d1", "We adopted a greyhound called Biscuit", t0()),
+            msg(&c2, "d2", "The pottery class starts on Tuesday", t0() + Duration::minutes(1)),
+            msg(&eve, "e1", "My greyhound hates the rain", t0()),
+            msg(&other, "o1", "Another tenant's greyhound", t0()),
+            msg(&agent, "a1", "A greyhound, said to the other agent", t0()),
+        ])
+        .unwrap();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let dana = scope("acme", Some("dana"), None);
+    let hits = store.search_messages(&dana, &["greyhound".into()], 10).unwrap();
+    assert_eq!(hits.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1"], "{hits:?}");
+    assert!(hits[0].1 > 0.0);
+    // A scope naming a chat searches that chat only.
+    assert_eq!(store.search_messages(&c1, &["greyhound".into()], 10).unwrap().len(), 1);
+    assert!(store.search_messages(&c2, &["greyhound".into()], 10).unwrap().is_empty());
+    // Stemming: "classes" finds "class".
+    assert_eq!(store.search_messages(&dana, &["classes".into()], 10).unwrap()[0].0, id("d2"));
+    assert!(store.search_messages(&scope("acme", None, None), &["greyhound".into()], 10).unwrap().is_empty());
+
+    let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
+    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1))), (id("d2"), emb(axis(2, 3, 0.1)))]).unwrap();
+    store.embed_messages(&eve.tenant, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    // Another tenant cannot attach a vector to this tenant's message.
+    store.embed_messages(&other.tenant, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
+    assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
+    let in_c2 = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(in_c2.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
+    assert_eq!(store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 1).unwrap().len(), 1);
+    assert!(store.nearest_messages(&dana, "other-model", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(matches!(
+        store.nearest_messages(&dana, "test:8", &[1.0, 0.0], 10),
+        Err(StoreError::Dimension { expected: 8, got: 2, .. })
+    ));
+
+    // A withheld message leaves both halves for good (even re-embedding it is ignored), stays in
+    // the trace, and another tenant cannot withhold it.
+    let withhold = |tenant: &Scope, ids: &[&str]| ChangeSet {
+        tenant: tenant.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Withhold { messages: ids.iter().map(|i| id(i)).collect() }],
+    };
+    store.apply(&withhold(&other, &["d1"])).unwrap();
+    assert_eq!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().len(), 1);
+    store.apply(&withhold(&c1, &["d1", "no-such-message"])).unwrap();
+    assert!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().is_empty());
+    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
+    assert_eq!(store.messages(&c1.tenant, &[id("d1")]).unwrap().len(), 1);
+    assert_eq!(store.search_messages(&eve, &["greyhound".into()], 10).unwrap().len(), 1);
+}
+
+/// A hit's neighbours are the turns right around it in its own chat: never another chat's,
+/// another tenant's or a withheld one.
+pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let at = |m: i64| t0() + Duration::minutes(m);
+    store
+        .append_messages(&[
+            msg(&c1, "n1", "What did you paint?", at(1)),
+            msg(&c1, "n2", "A sunset over the lake", at(2)),
+            msg(&c1, "n3", "Lovely", at(3)),
+            msg(&c1, "n4", "Thanks", at(4)),
+            msg(&c1, "n5", "Secret", at(5)),
+            msg(&c1, "n6", "Bye", at(6)),
+            msg(&c2, "x1", "Another chat, a minute later", at(3)),
+        ])
+        .unwrap();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let got = |ids: &[&str], span: usize| -> Vec<(String, String)> {
+        let ids: Vec<MessageId> = ids.iter().map(|s| id(s)).collect();
+        let mut v: Vec<(String, String)> = store
+            .adjacent_messages(&c1.tenant, &ids, span)
+            .unwrap()
+            .into_iter()
+            .map(|(a, m)| (a.as_str().to_string(), m.id.as_str().to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(got(&["n2"], 1), vec![pair("n2", "n1"), pair("n2", "n3")]);
+    assert_eq!(got(&["n1"], 2), vec![pair("n1", "n2"), pair("n1", "n3")], "the first turn has no turn before it");
+    assert_eq!(got(&["n2", "n6"], 1), vec![pair("n2", "n1"), pair("n2", "n3"), pair("n6", "n5")]);
+    assert!(got(&["nope"], 1).is_empty());
+    assert!(got(&["n2"], 0).is_empty());
+    // Another tenant sees nothing around this tenant's message.
+    assert!(store.adjacent_messages(&scope("evil", Some("dana"), None).tenant, &[id("n2")], 1).unwrap().is_empty());
+    // A withheld message is never a neighbour.
+    let withhold = ChangeSet {
+        tenant: c1.tenant.clone(),
+        at: at(7),
+        changes: vec![Change::Withhold { messages: vec![id("n5")] }],
+    };
+    store.apply(&withhold).unwrap();
+    assert_eq!(got(&["n4"], 1), vec![pair("n4", "n3"), pair("n4", "n6")]);
+}

@@ -1,0 +1,71 @@
+//! [`Users`](mnemo_store::Users): privacy switches and erasure.
+
+use chrono::Duration;
+use mnemo_core::{Kind, Link, LinkKind, MessageId};
+use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store};
+
+use super::{axis, insert, memory, msg, scope, t0};
+
+pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
+    let dana_c1 = scope("acme", Some("dana"), Some("c1"));
+    let dana = scope("acme", Some("dana"), None);
+    let eve = scope("acme", Some("eve"), None);
+    let other_dana = scope("evil", Some("dana"), None);
+    let a = memory(&dana, Kind::Profile, "Dana keeps bees");
+    let b = memory(&dana, Kind::Profile, "Dana lives in Lisbon");
+    let e = memory(&eve, Kind::Profile, "Eve keeps bees");
+    let o = memory(&other_dana, Kind::Profile, "Other tenant's Dana keeps bees");
+    for m in [&a, &b, &e, &o] {
+        insert(store, m, Some(axis(0, 1, 0.0)));
+    }
+    let link = Change::Link(Link { from: b.id, to: a.id, kind: LinkKind::Elaborates, at: t0() });
+    store.apply(&ChangeSet { tenant: dana.tenant.clone(), at: t0(), changes: vec![link] }).unwrap();
+    store.append_messages(&[msg(&dana_c1, "m1", "I keep bees", t0())]).unwrap();
+    store.append_messages(&[msg(&scope("acme", Some("eve"), Some("c1")), "m2", "I keep bees too", t0())]).unwrap();
+    let bees = Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) };
+    store.embed_messages(&dana.tenant, &[(MessageId::new("m1").unwrap(), bees.clone())]).unwrap();
+    store.embed_messages(&dana.tenant, &[(MessageId::new("m2").unwrap(), bees)]).unwrap();
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let counts = store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
+    assert_eq!(counts["memories"], 2);
+    assert_eq!(counts["messages"], 1);
+    assert_eq!(counts["links"], 1);
+    assert!(store.list(&dana, &ListFilter::default()).unwrap().is_empty());
+    assert!(store.history(&dana.tenant, a.id).unwrap().is_empty());
+    assert!(store.recent_messages(&dana_c1, 10).unwrap().is_empty());
+    assert!(store.lexical(&dana, &["bees".into()], 10).unwrap().is_empty());
+    assert!(store.vector(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(store.search_messages(&dana_c1, &["bees".into()], 10).unwrap().is_empty());
+    assert!(store.nearest_messages(&dana_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    // Everyone else is untouched.
+    assert_eq!(store.search_messages(&eve, &["bees".into()], 10).unwrap().len(), 1);
+    assert_eq!(store.nearest_messages(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+    assert_eq!(store.list(&eve, &ListFilter::default()).unwrap().len(), 1);
+    assert_eq!(store.list(&other_dana, &ListFilter::default()).unwrap().len(), 1);
+    assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+}
+
+/// A user's privacy switch reads back as set, defaults to active, is per tenant and per user,
+/// switching back to active leaves no row, and an erasure deletes (and counts) it.
+pub(crate) fn user_states_round_trip_and_are_isolated(store: &dyn Store) {
+    use mnemo_core::{TenantId, UserId, UserState};
+    let (acme, evil): (TenantId, TenantId) = ("acme".parse().unwrap(), "evil".parse().unwrap());
+    let (dana, eve) = (UserId::new("dana").unwrap(), UserId::new("eve").unwrap());
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Active, "no row: active");
+    store.set_user_state(&acme, &dana, UserState::Paused, t0()).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Paused);
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Active, "another tenant's dana");
+    assert_eq!(store.user_state(&acme, &eve).unwrap(), UserState::Active, "another user");
+    store.set_user_state(&evil, &dana, UserState::Disabled, t0()).unwrap();
+    store.set_user_state(&acme, &dana, UserState::Disabled, t0() + Duration::minutes(1)).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Disabled);
+    assert_eq!(store.counts().unwrap()["user_states"], 2);
+    store.set_user_state(&acme, &dana, UserState::Active, t0() + Duration::minutes(2)).unwrap();
+    assert_eq!(store.user_state(&acme, &dana).unwrap(), UserState::Active);
+    assert_eq!(store.counts().unwrap()["user_states"], 1, "active is the absence of a row");
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Disabled, "untouched by acme's switch");
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let counts = store.erase_user(&evil, &dana, &event).unwrap();
+    assert_eq!(counts["user_states"], 1);
+    assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Active, "erasure resets the switch");
+}
