@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::export::MemoryMdHeading;
 use crate::id::MemoryId;
 
 /// Declares a fieldless enum with a stable snake_case text form used in storage, JSON and CLI.
@@ -255,6 +256,8 @@ pub struct KindSpec {
     pub capped: bool,
     /// Whether its recurrence across chats is consolidated into [`Kind::Knowledge`].
     pub consolidates: bool,
+    /// The MEMORY.md heading it is exported under; `None` leaves it out of the file.
+    pub memory_md: Option<MemoryMdHeading>,
 }
 
 impl Kind {
@@ -263,6 +266,7 @@ impl Kind {
     pub const fn spec(self) -> &'static KindSpec {
         use Aging::*;
         use Floor::*;
+        use MemoryMdHeading::*;
         use Origin::*;
         match self {
             Kind::Profile => &KindSpec {
@@ -276,6 +280,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(AboutTheUser),
             },
             Kind::Preference => &KindSpec {
                 description: "likes, dislikes, how the user wants things done",
@@ -289,6 +294,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(Preferences),
             },
             Kind::Fact => &KindSpec {
                 description: "a durable assertion about the user's world (stack, account, infrastructure)",
@@ -301,6 +307,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: true,
+                memory_md: Some(Facts),
             },
             Kind::Event => &KindSpec {
                 description: "something that happened",
@@ -313,6 +320,7 @@ impl Kind {
                 aging: StaleWhenUnreinforced,
                 capped: true,
                 consolidates: true,
+                memory_md: Some(Events),
             },
             Kind::Episode => &KindSpec {
                 description: "a task completed together: what was done and how it ended",
@@ -325,6 +333,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: true,
+                memory_md: Some(Events),
             },
             Kind::OpenLoop => &KindSpec {
                 description: "a plan, promise or unresolved thread",
@@ -337,6 +346,7 @@ impl Kind {
                 aging: ClosesWhenOverdueOrSilent,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(OpenLoops),
             },
             Kind::Lore => &KindSpec {
                 description: "nicknames, inside jokes, rituals of this relationship",
@@ -349,6 +359,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(SharedLanguage),
             },
             Kind::Protocol => &KindSpec {
                 description: "how to interact (tone, length, initiative) and boundaries",
@@ -362,6 +373,7 @@ impl Kind {
                 aging: Durable,
                 capped: false,
                 consolidates: false,
+                memory_md: Some(Boundaries),
             },
             Kind::Ephemeral => &KindSpec {
                 description: "transient context such as today's mood",
@@ -374,6 +386,7 @@ impl Kind {
                 aging: StaleWhenUnreferenced,
                 capped: true,
                 consolidates: false,
+                memory_md: None,
             },
             Kind::Reflection => &KindSpec {
                 description: "a higher-level insight a job drew from many memories",
@@ -386,6 +399,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(Reflections),
             },
             Kind::Knowledge => &KindSpec {
                 description: "an assertion repeated across chats, consolidated by a job from facts, events and episodes",
@@ -399,6 +413,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: Some(Facts),
             },
             Kind::Policy => &KindSpec {
                 description: "a tenant rule authored by an admin",
@@ -411,6 +426,7 @@ impl Kind {
                 aging: Durable,
                 capped: false,
                 consolidates: false,
+                memory_md: None,
             },
             Kind::Memo => &KindSpec {
                 description: "2-3 highlights of a range of one chat's messages, written by a job or by the user",
@@ -424,6 +440,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: None,
             },
             Kind::Summary => &KindSpec {
                 description: "a daily, weekly or monthly summary of a user's conversations, written by a job",
@@ -436,6 +453,7 @@ impl Kind {
                 aging: Durable,
                 capped: true,
                 consolidates: false,
+                memory_md: None,
             },
         }
     }
