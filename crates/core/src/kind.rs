@@ -1,4 +1,5 @@
-//! The closed vocabularies of memory: kind, status, surface policy — and each kind's defaults.
+//! The closed vocabularies of memory: kind, status, surface policy — and the kind table
+//! ([`Kind::spec`]) that every per-kind rule reads.
 
 use std::fmt;
 
