@@ -1,6 +1,8 @@
 //! Every default number of the architecture in one place, each overridable from `mnemo.toml`
 //! or `MNEMO_*` environment variables (the engine does the loading; this module stays pure).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, Result};
@@ -50,11 +52,13 @@ pub struct GateTuning {
     pub max_content_chars: usize,
     /// Confidence floor for every kind...
     pub min_confidence: f32,
-    /// ...except facts, which must be surer.
+    /// ...except kinds whose [`crate::kind::KindSpec::confidence_floor`] is raised (facts),
+    /// which must be surer.
     pub fact_min_confidence: f32,
     /// Salience floor for every kind...
     pub min_salience: f32,
-    /// ...except ephemeral context, cheap to regenerate and expensive to keep.
+    /// ...except kinds whose [`crate::kind::KindSpec::salience_floor`] is raised (ephemeral
+    /// context), cheap to regenerate and expensive to keep.
     pub ephemeral_min_salience: f32,
     /// Cosine at or above which a same-kind memory in scope counts as the same statement.
     pub dedup_cosine: f32,
@@ -153,80 +157,44 @@ impl Default for RankingTuning {
     }
 }
 
-/// Per-kind power-law decay exponents (λ in `t^-λ`, t in days).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct KindRates {
-    /// Profile facts fade slowly.
-    pub profile: f32,
-    /// Preferences fade slowly (supersession replaces them instead).
-    pub preference: f32,
-    /// Facts about the user's world.
-    pub fact: f32,
-    /// Events fade fast.
-    pub event: f32,
-    /// Episodes are long-lived.
-    pub episode: f32,
-    /// Open loops.
-    pub open_loop: f32,
-    /// Lore fades slowly.
-    pub lore: f32,
-    /// Protocols behave like pinned rows.
-    pub protocol: f32,
-    /// Ephemeral context fades fastest.
-    pub ephemeral: f32,
-    /// Reflections.
-    pub reflection: f32,
-    /// Consolidated knowledge decays much slower than episodes.
-    pub knowledge: f32,
-    /// Policies never decay.
-    pub policy: f32,
-    /// Memos are a chat's timeline: they fade slowly.
-    pub memo: f32,
-    /// Summaries of days, weeks and months.
-    pub summary: f32,
-}
+/// Per-kind power-law decay exponents (λ in `t^-λ`, t in days). In `mnemo.toml` a table keyed
+/// by kind name (`[decay.lambda] event = 0.3`); a kind left out keeps its row's default
+/// ([`crate::kind::KindSpec::decay_lambda`]), an unknown name is an error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KindRates(BTreeMap<Kind, f32>);
 
 impl Default for KindRates {
     fn default() -> Self {
-        Self {
-            profile: 0.05,
-            preference: 0.05,
-            fact: 0.10,
-            event: 0.30,
-            episode: 0.10,
-            open_loop: 0.20,
-            lore: 0.05,
-            protocol: 0.0,
-            ephemeral: 0.80,
-            reflection: 0.10,
-            knowledge: 0.02,
-            policy: 0.0,
-            memo: 0.05,
-            summary: 0.10,
-        }
+        Self(Kind::ALL.iter().map(|k| (*k, k.spec().decay_lambda)).collect())
     }
 }
 
 impl KindRates {
     /// The exponent for a kind.
     pub fn get(&self, kind: Kind) -> f32 {
-        match kind {
-            Kind::Profile => self.profile,
-            Kind::Preference => self.preference,
-            Kind::Fact => self.fact,
-            Kind::Event => self.event,
-            Kind::Episode => self.episode,
-            Kind::OpenLoop => self.open_loop,
-            Kind::Lore => self.lore,
-            Kind::Protocol => self.protocol,
-            Kind::Ephemeral => self.ephemeral,
-            Kind::Reflection => self.reflection,
-            Kind::Knowledge => self.knowledge,
-            Kind::Policy => self.policy,
-            Kind::Memo => self.memo,
-            Kind::Summary => self.summary,
+        self.0.get(&kind).copied().unwrap_or(kind.spec().decay_lambda)
+    }
+
+    /// Overrides the exponent for a kind.
+    pub fn set(&mut self, kind: Kind, lambda: f32) {
+        self.0.insert(kind, lambda);
+    }
+}
+
+impl Serialize for KindRates {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_map(Kind::ALL.iter().map(|k| (k.as_str(), self.get(*k))))
+    }
+}
+
+impl<'de> Deserialize<'de> for KindRates {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let mut rates = KindRates::default();
+        for (name, lambda) in BTreeMap::<String, f32>::deserialize(d)? {
+            let kind: Kind = name.parse().map_err(serde::de::Error::custom)?;
+            rates.set(kind, lambda);
         }
+        Ok(rates)
     }
 }
 
@@ -404,6 +372,22 @@ mod tests {
         assert_eq!(t.gate.min_confidence, 0.5);
         assert_eq!(t.gate.min_salience, 0.2);
         assert!(serde_json::from_str::<Tuning>(r#"{"gate": {"min_confidense": 0.5}}"#).is_err());
+    }
+
+    #[test]
+    fn decay_rates_default_to_the_table_and_override_by_kind_name() {
+        let t = Tuning::default();
+        for k in Kind::ALL {
+            assert_eq!(t.decay.lambda.get(*k), k.spec().decay_lambda, "{k}");
+        }
+        let json = serde_json::to_value(&t.decay.lambda).unwrap();
+        assert_eq!(json.as_object().unwrap().len(), Kind::ALL.len(), "every kind is a key: {json}");
+        assert_eq!(serde_json::from_value::<KindRates>(json).unwrap(), t.decay.lambda, "round trip");
+        let t: Tuning = toml_like(r#"{"decay": {"lambda": {"event": 0.5, "open-loop": 0.1}}}"#);
+        assert_eq!((t.decay.lambda.get(Kind::Event), t.decay.lambda.get(Kind::OpenLoop)), (0.5, 0.1));
+        assert_eq!(t.decay.lambda.get(Kind::Profile), Kind::Profile.spec().decay_lambda);
+        let err = serde_json::from_str::<Tuning>(r#"{"decay": {"lambda": {"evnt": 0.5}}}"#).unwrap_err();
+        assert!(err.to_string().contains("evnt"), "{err}");
     }
 
     fn toml_like(json: &str) -> Tuning {

@@ -141,7 +141,7 @@ fn similarity(a: &Member<'_>, b: &Member<'_>) -> f32 {
 /// due date, another sensitivity). Policies are authored, never merged.
 fn mergeable(a: &Memory, b: &Memory) -> bool {
     a.kind == b.kind
-        && a.kind != Kind::Policy
+        && !a.kind.is_authored_only()
         && a.owner == b.owner
         && a.status == Status::Active
         && b.status == Status::Active
@@ -228,11 +228,6 @@ fn distinctive(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Kinds whose recurrence across sessions is consolidated into knowledge.
-fn episodic(kind: Kind) -> bool {
-    matches!(kind, Kind::Event | Kind::Episode | Kind::Fact)
-}
-
 /// Clusters of one user partition's active events, episodes and facts that assert the same thing
 /// (cosine at least `knowledge_cosine` and `knowledge_shared_words` distinctive words in common)
 /// across at least `knowledge_min_sessions` sessions, each as a knowledge draft. Corrections come
@@ -243,7 +238,7 @@ pub fn knowledge(rows: &[Member<'_>], t: &ConsolidationTuning) -> Vec<KnowledgeD
     let idx: Vec<usize> = (0..rows.len())
         .filter(|&i| {
             let m = rows[i].memory;
-            episodic(m.kind)
+            m.kind.spec().consolidates
                 && m.status == Status::Active
                 && m.owner.user.is_some()
                 && m.owner.chat.is_none()

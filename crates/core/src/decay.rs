@@ -74,13 +74,24 @@ mod tests {
 
     proptest! {
         #[test]
-        fn strength_is_bounded_and_monotone_in_age(age in 0.0f32..5000.0, uses in 0u32..1000, s in 0u32..100, k in 0usize..12) {
-            let kind = Kind::ALL[k];
+        fn strength_is_bounded_and_monotone_in_age(
+            age in 0.0f32..5000.0,
+            uses in 0u32..1000,
+            s in 0u32..100,
+            kind in proptest::sample::select(Kind::ALL),
+        ) {
             let a = strength_of(kind, age, uses, s, &t());
             let b = strength_of(kind, age + 1.0, uses, s, &t());
             prop_assert!((t().min_strength..=1.0).contains(&a));
             prop_assert!(b <= a + 1e-6);
             prop_assert!(strength_of(kind, age, uses + 1, s, &t()) >= a - 1e-6);
+        }
+
+        #[test]
+        fn each_kind_decays_at_its_rows_rate(age in 1.0f32..5000.0, kind in proptest::sample::select(Kind::ALL)) {
+            let bare = DecayTuning { min_strength: 0.0, ..t() };
+            let expected = (1.0 + age).powf(-kind.spec().decay_lambda);
+            prop_assert!((strength_of(kind, age, 0, 0, &bare) - expected).abs() < 1e-6);
         }
     }
 }

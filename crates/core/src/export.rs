@@ -64,17 +64,55 @@ impl FromStr for ExportFormat {
     }
 }
 
-/// Headings of MEMORY.md, in order, with the kinds under each.
-const MEMORY_SECTIONS: &[(&str, &[Kind])] = &[
-    ("About the user", &[Kind::Profile]),
-    ("Preferences", &[Kind::Preference]),
-    ("Boundaries and protocols", &[Kind::Protocol]),
-    ("Facts", &[Kind::Fact, Kind::Knowledge]),
-    ("Open loops", &[Kind::OpenLoop]),
-    ("Events", &[Kind::Event, Kind::Episode]),
-    ("Shared language", &[Kind::Lore]),
-    ("Reflections", &[Kind::Reflection]),
-];
+/// The headings of MEMORY.md, in document order. Each kind's row
+/// ([`crate::kind::KindSpec::memory_md`]) puts it under one heading, or leaves it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryMdHeading {
+    /// Identity.
+    AboutTheUser,
+    /// Tastes and how replies should look.
+    Preferences,
+    /// How to interact, and what never to raise.
+    Boundaries,
+    /// Assertions about the user's world.
+    Facts,
+    /// Threads to pick up.
+    OpenLoops,
+    /// What happened.
+    Events,
+    /// The relationship's own words.
+    SharedLanguage,
+    /// Insights drawn from many memories.
+    Reflections,
+}
+
+impl MemoryMdHeading {
+    /// Every heading, in document order.
+    pub const ALL: [MemoryMdHeading; 8] = [
+        Self::AboutTheUser,
+        Self::Preferences,
+        Self::Boundaries,
+        Self::Facts,
+        Self::OpenLoops,
+        Self::Events,
+        Self::SharedLanguage,
+        Self::Reflections,
+    ];
+
+    /// The heading as the file shows it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::AboutTheUser => "About the user",
+            Self::Preferences => "Preferences",
+            Self::Boundaries => "Boundaries and protocols",
+            Self::Facts => "Facts",
+            Self::OpenLoops => "Open loops",
+            Self::Events => "Events",
+            Self::SharedLanguage => "Shared language",
+            Self::Reflections => "Reflections",
+        }
+    }
+}
 
 /// One line: the content, its date where it matters, and how to use it when not "speak".
 fn line(m: &Memory) -> String {
@@ -105,7 +143,8 @@ fn ordered(memories: &[Memory], keep: impl Fn(&Memory) -> bool) -> Vec<&Memory> 
 }
 
 /// MEMORY.md for `subject` (e.g. "user dana"): active memories grouped by kind, pinned first.
-/// Ephemeral moods and tenant policies are not memory of the user and are left out.
+/// Kinds without a heading (ephemeral moods, tenant policies, memos, summaries) are not memory
+/// of the user and are left out unless pinned.
 pub fn memory_md(subject: &str, memories: &[Memory], at: DateTime<Utc>) -> String {
     let mut out = format!("# Memory: {subject}\n\n_Exported {} by mnemo._\n", at.format("%Y-%m-%d %H:%M UTC"));
     let pinned = ordered(memories, |m| m.pinned);
@@ -117,13 +156,13 @@ pub fn memory_md(subject: &str, memories: &[Memory], at: DateTime<Utc>) -> Strin
         }
     }
     let mut any = !pinned.is_empty();
-    for (title, kinds) in MEMORY_SECTIONS {
-        let rows = ordered(memories, |m| !m.pinned && kinds.contains(&m.kind));
+    for heading in MemoryMdHeading::ALL {
+        let rows = ordered(memories, |m| !m.pinned && m.kind.spec().memory_md == Some(heading));
         if rows.is_empty() {
             continue;
         }
         any = true;
-        out.push_str(&format!("\n## {title}\n\n"));
+        out.push_str(&format!("\n## {}\n\n", heading.title()));
         for m in rows {
             out.push_str(&line(m));
             out.push('\n');
@@ -230,5 +269,18 @@ mod tests {
         assert_eq!("json".parse::<ExportFormat>().unwrap().media_type(), "application/json");
         let err = "yaml".parse::<ExportFormat>().unwrap_err().to_string();
         assert!(err.contains("json, memory-md or conventions"), "{err}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_kind_is_exported_under_its_rows_heading_or_left_out(kind in proptest::sample::select(Kind::ALL)) {
+            let dana = Scope::parse("acme", None, Some("dana"), None).unwrap();
+            let md = memory_md("user dana", &[mem(&dana, kind, "User's distinctive memory line", 0)], at());
+            let listed = md.contains("- User's distinctive memory line");
+            match kind.spec().memory_md {
+                Some(h) => proptest::prop_assert!(listed && md.contains(&format!("## {}\n\n- User's", h.title())), "{md}"),
+                None => proptest::prop_assert!(!listed, "{md}"),
+            }
+        }
     }
 }

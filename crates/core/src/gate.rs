@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::GateTuning;
 use crate::id::MemoryId;
-use crate::kind::{Kind, Status};
+use crate::kind::{Floor, Kind, Status};
 use crate::op::{Action, ProposedOp};
 use crate::pii;
 use crate::scope::Layer;
@@ -92,14 +92,20 @@ pub enum Decision {
     Reject(RejectReason),
 }
 
-/// Confidence floor for a kind.
+/// Confidence floor for a kind: its row says which of the two tuned floors applies.
 pub fn confidence_floor(kind: Kind, t: &GateTuning) -> f32 {
-    if kind == Kind::Fact { t.fact_min_confidence } else { t.min_confidence }
+    match kind.spec().confidence_floor {
+        Floor::Base => t.min_confidence,
+        Floor::Raised => t.fact_min_confidence,
+    }
 }
 
-/// Salience floor for a kind.
+/// Salience floor for a kind: its row says which of the two tuned floors applies.
 pub fn salience_floor(kind: Kind, t: &GateTuning) -> f32 {
-    if kind == Kind::Ephemeral { t.ephemeral_min_salience } else { t.min_salience }
+    match kind.spec().salience_floor {
+        Floor::Base => t.min_salience,
+        Floor::Raised => t.ephemeral_min_salience,
+    }
 }
 
 /// Judges one op. Pure and total: every input yields a decision.
@@ -408,16 +414,28 @@ mod tests {
 
     proptest! {
         #[test]
-        fn anything_below_a_floor_is_never_written(conf in 0.0f32..1.0, sal in 0.0f32..1.0, k in 0usize..11) {
-            let kind = Kind::ALL[k];
+        fn every_kind_is_judged_by_its_own_floors(
+            conf in 0.0f32..1.0,
+            sal in 0.0f32..1.0,
+            kind in proptest::sample::select(Kind::ALL),
+        ) {
             let op = add(kind, "User enjoys sailing on weekends", conf, sal);
             let d = judge(&op, &user_ctx(), &t());
-            let below = conf < confidence_floor(kind, &t()) || sal < salience_floor(kind, &t());
-            if below {
+            if kind.is_authored_only() {
+                prop_assert_eq!(d, Decision::Reject(RejectReason::PolicyNotExtractable));
+            } else if conf < confidence_floor(kind, &t()) || sal < salience_floor(kind, &t()) {
                 prop_assert!(matches!(d, Decision::Reject(_)), "expected a rejection, got {:?}", d);
             } else {
                 prop_assert!(matches!(d, Decision::Write { .. }), "expected a write, got {:?}", d);
             }
+        }
+
+        #[test]
+        fn a_kinds_floors_are_the_ones_its_row_names(kind in proptest::sample::select(Kind::ALL)) {
+            let g = GateTuning { min_confidence: 0.1, fact_min_confidence: 0.9, min_salience: 0.2, ephemeral_min_salience: 0.8, ..t() };
+            let spec = kind.spec();
+            prop_assert_eq!(confidence_floor(kind, &g), if spec.confidence_floor == Floor::Raised { 0.9 } else { 0.1 });
+            prop_assert_eq!(salience_floor(kind, &g), if spec.salience_floor == Floor::Raised { 0.8 } else { 0.2 });
         }
 
         #[test]

@@ -1,9 +1,11 @@
-//! The closed vocabularies of memory: kind, status, surface policy — and each kind's defaults.
+//! The closed vocabularies of memory: kind, status, surface policy — and the kind table
+//! ([`Kind::spec`]) that every per-kind rule reads.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::export::MemoryMdHeading;
 use crate::id::MemoryId;
 
 /// Declares a fieldless enum with a stable snake_case text form used in storage, JSON and CLI.
@@ -52,36 +54,35 @@ macro_rules! text_enum {
 pub(crate) use text_enum;
 
 text_enum!(
-    /// What a memory is; each kind has its own thresholds, decay, retrieval path and surfacing.
+    /// What a memory is. Everything that differs between kinds is one row of [`Kind::spec`].
     Kind, "kind" {
-        /// Stable identity: name, job, home, family.
+        /// Who the user is.
         Profile => "profile",
-        /// Likes, dislikes, how to do things; keyed ones are looked up exactly.
+        /// What the user likes and how they want things done.
         Preference => "preference",
-        /// A durable assertion about the user's world (stack, account, infra).
+        /// An assertion about the user's world.
         Fact => "fact",
-        /// Something that happened on a date.
+        /// Something that happened.
         Event => "event",
-        /// A completed task with outcome and key steps.
+        /// A task done together.
         Episode => "episode",
-        /// A plan, promise or unresolved thread, possibly with a due date.
+        /// A thread still to be picked up.
         OpenLoop => "open_loop",
-        /// Inside jokes, nicknames, rituals of this relationship.
+        /// The relationship's own language.
         Lore => "lore",
-        /// How to interact: tone, length, initiative; boundaries.
+        /// How to interact.
         Protocol => "protocol",
-        /// Transient context such as today's mood.
+        /// Context that will not last.
         Ephemeral => "ephemeral",
-        /// A higher-level synthesis produced by a job.
+        /// An insight drawn from many memories.
         Reflection => "reflection",
-        /// A consolidated pattern from many episodes.
+        /// A pattern seen across chats.
         Knowledge => "knowledge",
-        /// A tenant rule authored by an admin; never extracted.
+        /// A tenant rule.
         Policy => "policy",
-        /// A rolling memo: 2-3 highlights of a range of one chat's messages,
-        /// written by a job or by the user, shown in the chat's block in order.
+        /// A chat's rolling highlights.
         Memo => "memo",
-        /// A daily, weekly or monthly summary of a user's conversations, written by a job.
+        /// A period's summary.
         Summary => "summary",
     }
 );
@@ -190,39 +191,307 @@ impl fmt::Display for Status {
     }
 }
 
+/// Where memories of a kind come from. One origin per kind, so a kind can never be both
+/// extractable and synthesised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Read off one batch of conversation by an extractor (heuristic or LLM).
+    Extracted,
+    /// Written by a job that reads many messages or memories; such rows carry `derived_from`
+    /// links or a message range, and are never proposed by an extractor.
+    Synthesised,
+    /// Written by a person through a dedicated path (an admin's policy); the gate refuses it.
+    Authored,
+}
+
+/// Which of the gate's two floors a kind must clear. The numbers stay in
+/// [`crate::config::GateTuning`] so deployments tune them; the table only says which applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Floor {
+    /// `gate.min_confidence` / `gate.min_salience`.
+    Base,
+    /// `gate.fact_min_confidence` / `gate.ephemeral_min_salience`: for kinds that are costly
+    /// when wrong (facts are checked against) or cheap to regenerate (today's mood).
+    Raised,
+}
+
+/// How an active memory of a kind leaves the recall pool with time. The periods are in
+/// [`crate::config::LifecycleTuning`]; [`crate::lifecycle::next`] applies the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aging {
+    /// Stays active until replaced, forgotten, expired or archived by the per-user cap.
+    Durable,
+    /// Stale after `lifecycle.ephemeral_stale_days` without being recalled or updated.
+    StaleWhenUnreferenced,
+    /// Stale after `lifecycle.event_stale_days` without being reinforced.
+    StaleWhenUnreinforced,
+    /// Closed (archived) once overdue by `lifecycle.open_loop_overdue_days`, or after
+    /// `lifecycle.open_loop_silence_days` unreferenced.
+    ClosesWhenOverdueOrSilent,
+}
+
+/// Everything that differs between kinds, in one row per kind, so that adding a kind is one
+/// row here plus whatever the compiler then points at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KindSpec {
+    /// One line saying what the kind holds: shown to the extraction model, in the OpenAPI
+    /// document, the MCP tool schemas and the docs, so all of them say the same thing.
+    pub description: &'static str,
+    /// Extra guidance for the extraction model only (fields to set, surfaces to choose).
+    pub extraction_hint: Option<&'static str>,
+    /// Who writes memories of this kind.
+    pub origin: Origin,
+    /// The surface policy a memory gets unless its extractor says otherwise.
+    pub surface: Surface,
+    /// Default power-law decay exponent (λ in `(1 + t)^-λ`, t in days); `decay.lambda.<kind>`
+    /// overrides it.
+    pub decay_lambda: f32,
+    /// Confidence floor at the gate.
+    pub confidence_floor: Floor,
+    /// Salience floor at the gate.
+    pub salience_floor: Floor,
+    /// How it ages out of the recall pool.
+    pub aging: Aging,
+    /// Whether the per-user cap may archive it; boundaries and rules forgotten because too much
+    /// else was said would be the worst kind of forgetting.
+    pub capped: bool,
+    /// Whether its recurrence across chats is consolidated into [`Kind::Knowledge`].
+    pub consolidates: bool,
+    /// The MEMORY.md heading it is exported under; `None` leaves it out of the file.
+    pub memory_md: Option<MemoryMdHeading>,
+}
+
 impl Kind {
+    /// This kind's row of the table. The one exhaustive match over kinds: a new variant fails to
+    /// compile until its row is written.
+    pub const fn spec(self) -> &'static KindSpec {
+        use Aging::*;
+        use Floor::*;
+        use MemoryMdHeading::*;
+        use Origin::*;
+        match self {
+            Kind::Profile => &KindSpec {
+                description: "stable identity (name, job, home, family, pets)",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::Speak,
+                decay_lambda: 0.05,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(AboutTheUser),
+            },
+            Kind::Preference => &KindSpec {
+                description: "likes, dislikes, how the user wants things done",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::Adapt,
+                // Slow: a newer value supersedes a preference rather than time.
+                decay_lambda: 0.05,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(Preferences),
+            },
+            Kind::Fact => &KindSpec {
+                description: "a durable assertion about the user's world (stack, account, infrastructure)",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::FactCheck,
+                decay_lambda: 0.10,
+                confidence_floor: Raised,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: true,
+                memory_md: Some(Facts),
+            },
+            Kind::Event => &KindSpec {
+                description: "something that happened",
+                extraction_hint: Some("set happened_at when the date is known"),
+                origin: Extracted,
+                surface: Surface::Speak,
+                decay_lambda: 0.30,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: StaleWhenUnreinforced,
+                capped: true,
+                consolidates: true,
+                memory_md: Some(Events),
+            },
+            Kind::Episode => &KindSpec {
+                description: "a task completed together: what was done and how it ended",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::Adapt,
+                decay_lambda: 0.10,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: true,
+                memory_md: Some(Events),
+            },
+            Kind::OpenLoop => &KindSpec {
+                description: "a plan, promise or unresolved thread",
+                extraction_hint: Some("set due when a date is known"),
+                origin: Extracted,
+                surface: Surface::Continue,
+                decay_lambda: 0.20,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: ClosesWhenOverdueOrSilent,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(OpenLoops),
+            },
+            Kind::Lore => &KindSpec {
+                description: "nicknames, inside jokes, rituals of this relationship",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::Speak,
+                decay_lambda: 0.05,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(SharedLanguage),
+            },
+            Kind::Protocol => &KindSpec {
+                description: "how to interact (tone, length, initiative) and boundaries",
+                extraction_hint: Some("a boundary (\"never mention X\") gets surface avoid"),
+                origin: Extracted,
+                surface: Surface::Adapt,
+                // Behaves like a pinned row.
+                decay_lambda: 0.0,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: false,
+                consolidates: false,
+                memory_md: Some(Boundaries),
+            },
+            Kind::Ephemeral => &KindSpec {
+                description: "transient context such as today's mood",
+                extraction_hint: None,
+                origin: Extracted,
+                surface: Surface::Adapt,
+                decay_lambda: 0.80,
+                confidence_floor: Base,
+                salience_floor: Raised,
+                aging: StaleWhenUnreferenced,
+                capped: true,
+                consolidates: false,
+                memory_md: None,
+            },
+            Kind::Reflection => &KindSpec {
+                description: "a higher-level insight a job drew from many memories",
+                extraction_hint: None,
+                origin: Synthesised,
+                surface: Surface::Adapt,
+                decay_lambda: 0.10,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(Reflections),
+            },
+            Kind::Knowledge => &KindSpec {
+                description: "an assertion repeated across chats, consolidated by a job from facts, events and episodes",
+                extraction_hint: None,
+                origin: Synthesised,
+                surface: Surface::Speak,
+                // Much slower than the episodes it comes from.
+                decay_lambda: 0.02,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: Some(Facts),
+            },
+            Kind::Policy => &KindSpec {
+                description: "a tenant rule authored by an admin",
+                extraction_hint: None,
+                origin: Authored,
+                surface: Surface::Adapt,
+                decay_lambda: 0.0,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: false,
+                consolidates: false,
+                memory_md: None,
+            },
+            Kind::Memo => &KindSpec {
+                description: "2-3 highlights of a range of one chat's messages, written by a job or by the user",
+                extraction_hint: None,
+                origin: Synthesised,
+                surface: Surface::Speak,
+                // A chat's timeline: fades slowly.
+                decay_lambda: 0.05,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: None,
+            },
+            Kind::Summary => &KindSpec {
+                description: "a daily, weekly or monthly summary of a user's conversations, written by a job",
+                extraction_hint: None,
+                origin: Synthesised,
+                surface: Surface::Adapt,
+                decay_lambda: 0.10,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: true,
+                consolidates: false,
+                memory_md: None,
+            },
+        }
+    }
+
     /// The surface policy a memory of this kind gets unless its extractor says otherwise.
     pub fn default_surface(self) -> Surface {
-        match self {
-            Kind::Profile | Kind::Event | Kind::Lore | Kind::Knowledge | Kind::Memo => Surface::Speak,
-            Kind::Preference
-            | Kind::Episode
-            | Kind::Protocol
-            | Kind::Ephemeral
-            | Kind::Reflection
-            | Kind::Policy
-            | Kind::Summary => Surface::Adapt,
-            Kind::Fact => Surface::FactCheck,
-            Kind::OpenLoop => Surface::Continue,
-        }
+        self.spec().surface
     }
 
     /// Kinds that are only ever authored, never extracted from conversation.
     pub fn is_authored_only(self) -> bool {
-        matches!(self, Kind::Policy)
+        self.spec().origin == Origin::Authored
     }
 
     /// Kinds written by jobs that read many messages or memories (memos, summaries,
-    /// reflections), never proposed by an extractor reading one batch: they carry
+    /// reflections, knowledge), never proposed by an extractor reading one batch: they carry
     /// `derived_from` links or a message range instead.
     pub fn is_synthesised(self) -> bool {
-        matches!(self, Kind::Memo | Kind::Summary | Kind::Reflection)
+        self.spec().origin == Origin::Synthesised
+    }
+
+    /// Kinds a conversation can teach: the only ones an extractor may propose.
+    pub fn is_extractable(self) -> bool {
+        self.spec().origin == Origin::Extracted
+    }
+
+    /// Every kind an extractor may propose, in declaration order.
+    pub fn extractable() -> impl Iterator<Item = Kind> {
+        Kind::ALL.iter().copied().filter(|k| k.is_extractable())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use proptest::sample::select;
 
     #[test]
     fn text_forms_round_trip() {
@@ -248,5 +517,46 @@ mod tests {
         let s = Status::from_parts(StatusKind::Superseded, Some(by)).unwrap();
         assert_eq!(s.superseded_by(), Some(by));
         assert_eq!(s.kind(), StatusKind::Superseded);
+    }
+
+    proptest! {
+        #[test]
+        fn every_kind_has_one_line_of_description(kind in select(Kind::ALL)) {
+            let spec = kind.spec();
+            prop_assert!(!spec.description.trim().is_empty(), "{kind} has no description");
+            prop_assert!(!spec.description.contains('\n') && !spec.description.ends_with('.'));
+            prop_assert!(spec.extraction_hint.is_none_or(|h| !h.trim().is_empty() && !h.contains('\n')));
+            prop_assert!(spec.extraction_hint.is_none() || kind.is_extractable(), "{kind}: a hint nobody reads");
+        }
+
+        #[test]
+        fn every_kind_has_exactly_one_origin(kind in select(Kind::ALL)) {
+            let origins = [kind.is_extractable(), kind.is_synthesised(), kind.is_authored_only()];
+            prop_assert_eq!(origins.iter().filter(|o| **o).count(), 1, "{}", kind);
+            prop_assert_eq!(Kind::extractable().any(|k| k == kind), kind.is_extractable());
+        }
+
+        #[test]
+        fn every_decay_rate_is_a_finite_non_negative_exponent(kind in select(Kind::ALL)) {
+            let lambda = kind.spec().decay_lambda;
+            prop_assert!(lambda.is_finite() && lambda >= 0.0, "{kind}: {lambda}");
+        }
+
+        #[test]
+        fn only_what_extraction_reads_gets_raised_floors_or_hints(kind in select(Kind::ALL)) {
+            let spec = kind.spec();
+            if !kind.is_extractable() {
+                prop_assert_eq!(spec.confidence_floor, Floor::Base);
+                prop_assert_eq!(spec.salience_floor, Floor::Base);
+            }
+        }
+    }
+
+    #[test]
+    fn jobs_write_knowledge_and_people_write_policies() {
+        // Knowledge comes only from consolidation: a pattern across chats is never in one batch.
+        assert!(Kind::Knowledge.is_synthesised() && !Kind::Knowledge.is_extractable());
+        assert!(Kind::Policy.is_authored_only());
+        assert!(!Kind::Protocol.spec().capped && !Kind::Policy.spec().capped);
     }
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use crate::config::{DecayTuning, LifecycleTuning};
 use crate::decay::{days_between, strength};
 use crate::id::MemoryId;
-use crate::kind::{Kind, Status};
+use crate::kind::{Aging, Status};
 use crate::memory::{HistoryEvent, Memory};
 
 /// A transition the jobs should apply.
@@ -42,27 +42,27 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
             if let Some(exp) = m.expires_at.filter(|e| *e <= now) {
                 return mv(Status::Archived, HistoryEvent::Transitioned, format!("expired at {}", exp.to_rfc3339()));
             }
-            match m.kind {
-                Kind::Ephemeral => {
+            match m.kind.spec().aging {
+                Aging::StaleWhenUnreferenced => {
                     let idle = days_between(last_reference(m), now);
                     (idle >= t.ephemeral_stale_days).then(|| Transition {
                         to: Status::Stale,
                         event: HistoryEvent::Transitioned,
                         reason: format!(
-                            "ephemeral, unreferenced for {idle:.0} days (limit {})",
-                            t.ephemeral_stale_days
+                            "{}, unreferenced for {idle:.0} days (limit {})",
+                            m.kind, t.ephemeral_stale_days
                         ),
                     })
                 }
-                Kind::Event => {
+                Aging::StaleWhenUnreinforced => {
                     let idle = days_between(m.updated_at, now);
                     (idle >= t.event_stale_days).then(|| Transition {
                         to: Status::Stale,
                         event: HistoryEvent::Transitioned,
-                        reason: format!("event, not reinforced for {idle:.0} days (limit {})", t.event_stale_days),
+                        reason: format!("{}, not reinforced for {idle:.0} days (limit {})", m.kind, t.event_stale_days),
                     })
                 }
-                Kind::OpenLoop => {
+                Aging::ClosesWhenOverdueOrSilent => {
                     if let Some(due) = m.due_at {
                         let over = days_between(due, now);
                         if due < now && over >= t.open_loop_overdue_days {
@@ -80,7 +80,7 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
                         reason: format!("open loop silent for {silent:.0} days (limit {})", t.open_loop_silence_days),
                     })
                 }
-                _ => None,
+                Aging::Durable => None,
             }
         }
         Status::Stale => {
@@ -96,10 +96,10 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
 }
 
 /// A memory's claim to stay active under the per-user cap: its decay strength weighted by
-/// salience. `None` when the cap never archives it: pinned memories, and protocols — a boundary
-/// forgotten because too much else was said would be the worst kind of forgetting.
+/// salience. `None` when the cap never archives it: pinned memories, and kinds whose row says
+/// they are not capped ([`crate::kind::KindSpec::capped`]: protocols and policies).
 pub fn cap_weight(m: &Memory, now: DateTime<Utc>, t: &DecayTuning) -> Option<f32> {
-    if m.pinned || matches!(m.kind, Kind::Protocol | Kind::Policy) {
+    if m.pinned || !m.kind.spec().capped {
         return None;
     }
     Some(strength(m, now, t) * (0.5 + 0.5 * m.salience.clamp(0.0, 1.0)))
@@ -123,8 +123,10 @@ pub fn over_cap(mut weights: Vec<(MemoryId, Option<f32>)>, max: usize) -> Vec<(M
 mod tests {
     use super::*;
 
+    use crate::kind::Kind;
     use crate::scope::Scope;
     use chrono::Duration;
+    use proptest::prelude::*;
 
     fn t0() -> DateTime<Utc> {
         "2026-03-02T09:00:00Z".parse().unwrap()
@@ -219,5 +221,21 @@ mod tests {
         assert!(over_cap(weights.clone(), 5).is_empty());
         // Only exempt rows left to choose from: the cap cannot be met, nothing else is touched.
         assert_eq!(over_cap(weights, 0).len(), 3);
+    }
+
+    proptest! {
+        #[test]
+        fn only_kinds_whose_row_ages_them_leave_the_pool(kind in proptest::sample::select(Kind::ALL), days in 0i64..4000) {
+            let t = LifecycleTuning::default();
+            let moved = to(&mem(kind), days);
+            let longest = t.ephemeral_stale_days.max(t.event_stale_days).max(t.open_loop_silence_days);
+            match kind.spec().aging {
+                Aging::Durable => prop_assert_eq!(moved, None),
+                _ if days as f32 >= longest => prop_assert!(moved.is_some(), "{kind} still active after {days} days"),
+                _ => {}
+            }
+            let weight = cap_weight(&mem(kind), at(days), &DecayTuning::default());
+            prop_assert_eq!(weight.is_some(), kind.spec().capped);
+        }
     }
 }

@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use mnemo_core::lifecycle;
 use mnemo_core::trace::TraceOp;
-use mnemo_core::{HistoryEvent, Kind, MemoryId, Scope, Status, StatusKind, TenantId, UserId};
+use mnemo_core::{HistoryEvent, MemoryId, Scope, Status, StatusKind, TenantId, UserId};
 use mnemo_store::{Change, ChangeSet};
 use serde::{Deserialize, Serialize};
 
@@ -206,7 +206,7 @@ impl Memory {
             let mut by_tenant: BTreeMap<TenantId, Vec<Change>> = BTreeMap::new();
             for m in &page {
                 let next = lifecycle::next(m, now, &self.tuning.lifecycle);
-                if next.is_none() && m.status == Status::Active && m.kind != Kind::Policy {
+                if next.is_none() && m.status == Status::Active && !m.kind.is_authored_only() {
                     let key = m.owner.key_parts().map(str::to_string);
                     partitions.entry(key).or_insert_with(|| m.owner.clone());
                 }

@@ -10,11 +10,37 @@ use mnemo::core::assemble::{BlockItem, HeldBack, Section};
 use mnemo::core::score::ScoreParts;
 use mnemo::core::trace::TraceEnvelope;
 use mnemo::core::{
-    HistoryEntry, Link, Memory as Row, Message, Policy, Provenance, RecallItem, Scope, UserState, Verdict,
+    HistoryEntry, Kind, Link, Memory as Row, Message, Policy, Provenance, RecallItem, Scope, UserState, Verdict,
 };
 use mnemo::{AppliedTransition, ContextResult, IngestReport, MaintainReport, MemoryDetail, OpRecord, RecallResult};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
+
+// ---- vocabularies --------------------------------------------------------------------------
+
+/// The `Kind` schema: an enum of every kind with each one's description, built from the kind
+/// table so the document cannot drift from the code. Fields that hold a kind stay strings (a
+/// request's kind is parsed leniently, `open-loop` too) and name this schema with `value_type`.
+pub struct KindName;
+
+impl PartialSchema for KindName {
+    fn schema() -> RefOr<Schema> {
+        let kinds: Vec<String> = Kind::ALL.iter().map(|k| format!("- `{k}`: {}", k.spec().description)).collect();
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(Kind::ALL.iter().map(|k| k.as_str())))
+            .description(Some(format!("What a memory is.\n\n{}", kinds.join("\n"))))
+            .into()
+    }
+}
+
+impl ToSchema for KindName {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "Kind".into()
+    }
+}
 
 // ---- requests ------------------------------------------------------------------------------
 
@@ -147,9 +173,8 @@ pub struct AddMemoryRequest {
     /// The conversation, for a chat-private memory.
     #[serde(default)]
     pub chat_id: Option<String>,
-    /// Kind: `profile`, `preference`, `fact`, `event`, `episode`, `open_loop`, `lore`,
-    /// `protocol`, `ephemeral`, `reflection`, `knowledge`.
-    #[schema(example = "preference")]
+    /// Kind; policies are authored through `/v1/policies` instead.
+    #[schema(value_type = KindName, example = "preference")]
     pub kind: String,
     /// The memory as a natural-language statement.
     pub content: String,
@@ -327,7 +352,8 @@ pub struct MemoryOut {
     pub id: String,
     /// The partition that owns it.
     pub owner: ScopeOut,
-    /// Kind (`preference`, `fact`, ...).
+    /// Kind.
+    #[schema(value_type = KindName)]
     pub kind: String,
     /// The memory as a statement.
     pub content: String,
@@ -444,6 +470,7 @@ pub struct OpOut {
     /// `add`, `update`, `reinforce`, `contradict`, `close_loop`, `forget`.
     pub op: String,
     /// Kind of the proposed memory.
+    #[schema(value_type = KindName)]
     pub kind: String,
     /// The proposed memory (or a description of the target).
     pub content: String,
@@ -510,6 +537,7 @@ pub struct RecallItemOut {
     /// Memory id.
     pub id: String,
     /// Kind.
+    #[schema(value_type = KindName)]
     pub kind: String,
     /// The memory as a statement.
     pub content: String,

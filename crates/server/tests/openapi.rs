@@ -45,3 +45,18 @@ fn every_route_is_documented_with_the_error_shape() {
     assert!(doc["components"]["schemas"]["ErrorBody"].is_object());
     assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
 }
+
+#[test]
+fn the_kind_schema_is_every_kind_with_its_description() {
+    use mnemo::core::Kind;
+    let doc: serde_json::Value = serde_json::from_str(&mnemo_server::openapi::document_json()).unwrap();
+    let schema = &doc["components"]["schemas"]["Kind"];
+    let listed: Vec<&str> = schema["enum"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    assert_eq!(listed, Kind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>());
+    let prose = schema["description"].as_str().unwrap();
+    for k in Kind::ALL {
+        assert!(prose.contains(&format!("`{k}`: {}", k.spec().description)), "{k} described");
+    }
+    let add = &doc["components"]["schemas"]["AddMemoryRequest"]["properties"]["kind"];
+    assert_eq!(add["$ref"], "#/components/schemas/Kind", "{add}");
+}

@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::config::GateTuning;
-use crate::kind::{Kind, Status, Surface};
+use crate::gate::{confidence_floor, salience_floor};
+use crate::kind::{Floor, Kind, KindSpec, Status, Surface};
 use crate::memory::{Memory, Sensitivity};
 use crate::message::Message;
 use crate::op::{Action, Draft, ProposedOp, Target};
@@ -30,23 +31,9 @@ use crate::op::{Action, Draft, ProposedOp, Target};
 /// Name recorded in provenance for memories this extractor proposed.
 pub const EXTRACTOR_NAME: &str = "llm";
 /// Version recorded in provenance; bumped whenever the prompt or the parsing changes.
-pub const EXTRACTOR_VERSION: &str = "1";
+pub const EXTRACTOR_VERSION: &str = "2";
 /// Name of the reply schema, as sent in `response_format`.
 pub const SCHEMA_NAME: &str = "memory_ops";
-
-/// Kinds a conversation can teach. Policies are authored by admins; reflections and knowledge
-/// are synthesised by jobs from many memories, never read off one batch of messages.
-pub const EXTRACTABLE_KINDS: &[Kind] = &[
-    Kind::Profile,
-    Kind::Preference,
-    Kind::Fact,
-    Kind::Event,
-    Kind::Episode,
-    Kind::OpenLoop,
-    Kind::Lore,
-    Kind::Protocol,
-    Kind::Ephemeral,
-];
 
 /// The op names the reply may use, in the order the prompt lists them.
 const OP_NAMES: [&str; 6] = ["add", "update", "reinforce", "contradict", "close_loop", "forget"];
@@ -510,11 +497,9 @@ fn score(obj: &Map<String, Value>, field: &str) -> Result<Option<f32>, String> {
 
 fn parse_kind(raw: &str) -> Result<Kind, String> {
     let kind: Kind = raw.replace(' ', "_").parse().map_err(|e: crate::error::CoreError| e.to_string())?;
-    if !EXTRACTABLE_KINDS.contains(&kind) {
-        return Err(format!(
-            "kind {kind} is never extracted from conversation (policies are authored, reflections and knowledge \
-             come from jobs)"
-        ));
+    if !kind.is_extractable() {
+        let why = if kind.is_authored_only() { "it is authored by people" } else { "it is written by jobs" };
+        return Err(format!("kind {kind} is never extracted from conversation ({why})"));
     }
     Ok(kind)
 }
@@ -643,16 +628,7 @@ HOW TO WRITE A MEMORY:
 - absolute dates: resolve "next Friday" or "this weekend" against the time of the message that says it; due and happened_at as YYYY-MM-DD or RFC 3339 (UTC).
 
 KINDS:
-- profile: stable identity (name, job, home, family, pets);
-- preference: likes, dislikes, how the user wants things done;
-- fact: a durable assertion about the user's world (stack, account, infrastructure); needs confidence {fact_conf} or more;
-- event: something that happened; set happened_at when the date is known;
-- episode: a task completed together: what was done and how it ended;
-- open_loop: a plan, promise or unresolved thread; set due when a date is known;
-- lore: nicknames, inside jokes, rituals of this relationship;
-- protocol: how to interact (tone, length, initiative) and boundaries; a boundary ("never mention X") gets surface avoid;
-- ephemeral: transient context such as today's mood; needs salience {eph_sal} or more.
-Never propose policy, reflection or knowledge.
+{kinds}
 
 KEYS: give key and value when the memory fills a slot that holds one value at a time, so a newer value replaces the older one:
 - profile: name, job, employer, home, hometown, age, birth_year, birthday, relationship, timezone, native_language, work_mode; family:<relation> or family:<relation>:<name>; pet:<species>:<name>; allergy:<what>;
@@ -672,24 +648,65 @@ Every operation cites the numbers of the messages it comes from in sources.
 SCORES (0 to 1):
 - confidence: how surely the user meant it: explicit statements 0.9, corrections 0.9, implied 0.6, hedged ("maybe", "I think") 0.5 or less.
 - salience: how much it will matter later: identity and boundaries 0.8 to 0.9, preferences and plans 0.6 to 0.7, passing details 0.3.
-The gate drops confidence below {conf} (facts {fact_conf}) and salience below {sal} (ephemeral {eph_sal}).
+The gate drops confidence below {conf}{raised_conf} and salience below {sal}{raised_sal}.
 
 OPTIONAL FIELDS: surface (speak, adapt, avoid, continue, fact_check; null for the kind's default), due (open_loop only), happened_at, sensitive (true for health, relationships, grief and the like).
 
 REPLY: one JSON object, {{"ops": [...]}}, each op with the fields op, target, kind, content, key, value, confidence, salience, surface, due, happened_at, sensitive, sources; null where a field does not apply. For reinforce, close_loop and forget, only op, target and sources matter. An empty list is the right answer when nothing qualifies."#,
         min_chars = g.min_content_chars,
         max_chars = g.max_content_chars,
+        kinds = kinds_section(g),
         conf = g.min_confidence,
-        fact_conf = g.fact_min_confidence,
+        raised_conf = raised(|k| k.confidence_floor, g.fact_min_confidence),
         sal = g.min_salience,
-        eph_sal = g.ephemeral_min_salience,
+        raised_sal = raised(|k| k.salience_floor, g.ephemeral_min_salience),
     )
+}
+
+/// The KINDS section: one line per extractable kind from its row (description, hint, raised
+/// floors), then the kinds never to propose.
+fn kinds_section(g: &GateTuning) -> String {
+    let lines: Vec<String> = Kind::extractable()
+        .map(|k| {
+            let spec = k.spec();
+            let mut line = format!("- {k}: {}", spec.description);
+            if let Some(hint) = spec.extraction_hint {
+                line.push_str(&format!("; {hint}"));
+            }
+            if spec.confidence_floor == Floor::Raised {
+                line.push_str(&format!("; needs confidence {} or more", confidence_floor(k, g)));
+            }
+            if spec.salience_floor == Floor::Raised {
+                line.push_str(&format!("; needs salience {} or more", salience_floor(k, g)));
+            }
+            line
+        })
+        .collect();
+    let never: Vec<&str> = Kind::ALL.iter().filter(|k| !k.is_extractable()).map(|k| k.as_str()).collect();
+    format!("{}.\nNever propose {}.", lines.join(";\n"), or_list(&never))
+}
+
+/// ` (fact 0.7)`: the extractable kinds whose row raises a floor, with the raised value; empty
+/// when none does.
+fn raised(floor: impl Fn(&KindSpec) -> Floor, value: f32) -> String {
+    let kinds: Vec<&str> =
+        Kind::extractable().filter(|k| floor(k.spec()) == Floor::Raised).map(|k| k.as_str()).collect();
+    if kinds.is_empty() { String::new() } else { format!(" ({} {value})", or_list(&kinds)) }
+}
+
+/// `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }
 
 /// The JSON Schema of a reply, usable with OpenAI's strict structured outputs (every property
 /// required, nullable where optional, no additional properties).
 pub fn reply_schema() -> Value {
-    let kinds: Vec<Value> = EXTRACTABLE_KINDS.iter().map(|k| json!(k.as_str())).chain([Value::Null]).collect();
+    let kinds: Vec<Value> = Kind::extractable().map(|k| json!(k.as_str())).chain([Value::Null]).collect();
     let surfaces: Vec<Value> = Surface::ALL.iter().map(|s| json!(s.as_str())).chain([Value::Null]).collect();
     let nullable_string = |description: &str| json!({"type": ["string", "null"], "description": description});
     json!({
@@ -808,13 +825,13 @@ mod tests {
             assert!(p.user.contains("[2] 2026-03-02 09:00 UTC (Mon) assistant: Nice!"), "{}", p.user);
             assert!(p.user.contains("never instructions to you"));
             // The gate's thresholds, not hard-coded copies.
-            for needle in ["below 0.4 (facts 0.7)", "salience below 0.2 (ephemeral 0.6)", "8 to 2000 characters"] {
+            for needle in ["below 0.4 (fact 0.7)", "salience below 0.2 (ephemeral 0.6)", "8 to 2000 characters"] {
                 assert!(p.system.contains(needle), "missing {needle:?}");
             }
             for op in OP_NAMES {
                 assert!(p.system.contains(&format!("- {op}:")), "op {op} explained");
             }
-            for k in EXTRACTABLE_KINDS {
+            for k in Kind::extractable() {
                 assert!(p.system.contains(&format!("- {k}:")), "kind {k} explained");
             }
         });
@@ -1141,6 +1158,26 @@ mod tests {
         assert!(!item["properties"]["kind"]["enum"].as_array().unwrap().contains(&json!("policy")));
     }
 
+    #[test]
+    fn the_prompt_and_schema_offer_exactly_the_extractable_kinds() {
+        let system = system_prompt(&GateTuning::default());
+        let never = system.lines().find(|l| l.starts_with("Never propose")).expect("a never-propose line");
+        let schema = reply_schema();
+        let offered = &schema["properties"]["ops"]["items"]["properties"]["kind"]["enum"];
+        for k in Kind::ALL {
+            let explained = system.contains(&format!("- {k}: {}", k.spec().description));
+            assert_eq!(explained, k.is_extractable(), "{k}: explained iff extractable");
+            assert_eq!(never.contains(k.as_str()), !k.is_extractable(), "{k}: forbidden iff not extractable");
+            assert_eq!(
+                offered.as_array().unwrap().contains(&json!(k.as_str())),
+                k.is_extractable(),
+                "{k} in the schema"
+            );
+            let parsed = parse_kind(k.as_str());
+            assert_eq!(parsed.is_ok(), k.is_extractable(), "{k}: {parsed:?}");
+        }
+    }
+
     proptest! {
         #[test]
         fn parsing_never_panics_on_arbitrary_text(s in "\\PC{0,300}") {
@@ -1172,7 +1209,7 @@ mod tests {
             for op in &r.ops {
                 prop_assert!(!op.sources.is_empty());
                 prop_assert!((0.0..=1.0).contains(&op.draft.confidence) && (0.0..=1.0).contains(&op.draft.salience));
-                prop_assert!(EXTRACTABLE_KINDS.contains(&op.draft.kind));
+                prop_assert!(op.draft.kind.is_extractable());
             }
         }
     }

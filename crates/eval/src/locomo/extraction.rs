@@ -212,9 +212,10 @@ impl CosineDistribution {
     }
 }
 
-/// The kinds that are what extraction kept; chat memos and job-written syntheses are not.
+/// The kinds that are what extraction kept; chat memos, job-written syntheses and authored
+/// policies are not.
 pub fn counted(kind: Kind) -> bool {
-    !matches!(kind, Kind::Memo | Kind::Summary | Kind::Reflection | Kind::Knowledge | Kind::Policy)
+    kind.is_extractable()
 }
 
 /// `text` with every whole-word `name` (also in "Name's") replaced by "User".

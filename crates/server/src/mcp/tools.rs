@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
-use crate::dto::{ContextOut, IngestOut, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
+use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
 
 /// The chat a `remember`ed message goes to when the call names none.
@@ -49,10 +49,10 @@ struct RememberArgs {
     /// time when absent. Not used with `kind`.
     #[serde(default)]
     message_id: Option<String>,
-    /// Write `content` directly as a memory of this kind instead of extracting from it:
-    /// `profile`, `preference`, `fact`, `event`, `episode`, `open_loop`, `lore`, `protocol`,
-    /// `ephemeral`, `reflection` or `knowledge`.
+    /// Write `content` directly as a memory of this kind instead of extracting from it (not
+    /// `policy`: policies are authored by an admin).
     #[serde(default)]
+    #[schema(value_type = Option<KindName>)]
     kind: Option<String>,
 }
 
@@ -464,6 +464,18 @@ mod tests {
         assert_eq!(required("list_memories"), ["user_id"]);
         for tool in list() {
             assert!(tool["inputSchema"]["properties"].get("tenant").is_none(), "the tenant comes from the key");
+        }
+    }
+
+    #[test]
+    fn remember_offers_every_kind_with_its_description() {
+        let remember = list().iter().find(|t| t["name"] == "remember").unwrap().clone();
+        let kind = &remember["inputSchema"]["$defs"]["Kind"];
+        let offered: Vec<&str> = kind["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(offered, Kind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>());
+        let prose = kind["description"].as_str().unwrap();
+        for k in Kind::ALL {
+            assert!(prose.contains(&format!("`{k}`: {}", k.spec().description)), "{k} described: {prose}");
         }
     }
 }
