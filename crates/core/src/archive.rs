@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Tuning;
 use crate::id::MessageId;
 use crate::message::Message;
+use crate::period::Period;
 use crate::score;
 
 /// A past message judged relevant to the query.
@@ -26,8 +27,11 @@ pub struct Excerpt {
     /// Cosine with the query, if it has a vector of the query's model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector: Option<f32>,
-    /// Fused relevance in 0..=1.
+    /// Fused relevance in 0..=1, with the period's lift.
     pub relevance: f32,
+    /// Relevance added because the message was said within the period the query asks about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f32>,
 }
 
 /// The two halves' raw hits for one query.
@@ -63,8 +67,13 @@ pub fn rank_excerpts(
     messages: Vec<Message>,
     exclude: &HashSet<MessageId>,
     limit: usize,
+    period: Option<&Period>,
     t: &Tuning,
 ) -> Vec<Excerpt> {
+    let lift = |m: &Message| match period {
+        Some(p) if p.covers(m.at) && t.ranking.period_boost > 0.0 => Some(t.ranking.period_boost),
+        _ => None,
+    };
     let best = hits.lexical.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
     let lexical: HashMap<&MessageId, f32> =
         hits.lexical.iter().map(|(id, s)| (id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 })).collect();
@@ -76,7 +85,9 @@ pub fn rank_excerpts(
         .map(|m| {
             let l = lexical.get(&m.id).copied();
             let v = vector.get(&m.id).copied().or(floor_cosine);
-            Excerpt { relevance: score::fuse(l, v, t), lexical: l, vector: v, message: m }
+            let period = lift(&m);
+            let relevance = (score::fuse(l, v, t) + period.unwrap_or(0.0)).min(1.0);
+            Excerpt { relevance, period, lexical: l, vector: v, message: m }
         })
         .filter(|e| e.relevance >= t.ranking.min_relevance)
         .collect();
@@ -110,8 +121,13 @@ pub fn with_neighbours(
         if r < t.ranking.min_relevance {
             continue;
         }
-        let entry =
-            added.entry(m.id.clone()).or_insert(Excerpt { message: m, lexical: None, vector: None, relevance: r });
+        let entry = added.entry(m.id.clone()).or_insert(Excerpt {
+            message: m,
+            lexical: None,
+            vector: None,
+            relevance: r,
+            period: None,
+        });
         entry.relevance = entry.relevance.max(r);
     }
     excerpts.extend(added.into_values());
@@ -149,7 +165,7 @@ mod tests {
         let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
         assert_eq!(hits.ids(), vec![id("a"), id("b"), id("c"), id("d")]);
         let msgs = ["a", "b", "c", "d"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         let order: Vec<_> = ranked.iter().map(|e| e.message.id.as_str()).collect();
         // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
         assert_eq!(order, vec!["a", "c", "d", "b"]);
@@ -159,7 +175,8 @@ mod tests {
     #[test]
     fn neighbours_follow_their_hit_and_pass_the_weak_tail() {
         let t = Tuning::default();
-        let ex = |i: &str, r: f32| Excerpt { message: msg(i, i), lexical: None, vector: None, relevance: r };
+        let ex =
+            |i: &str, r: f32| Excerpt { message: msg(i, i), lexical: None, vector: None, relevance: r, period: None };
         let ranked = vec![ex("hit", 0.9), ex("mid", 0.6), ex("weak", 0.3)];
         let adjacent = vec![
             (id("hit"), msg("answer", "A sunset over the lake")),
@@ -192,7 +209,7 @@ mod tests {
         let vector = [(id("a"), 0.7), (id("c"), 0.1)];
         let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
     }
 
@@ -202,7 +219,7 @@ mod tests {
         let vector = [(id("a"), 0.9), (id("b"), 0.8), (id("c"), 0.7)];
         let hits = MessageHits { lexical: &[], vector: Some(&vector) };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
-        let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, &t);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, None, &t);
         assert_eq!(ranked.len(), 1);
         assert_eq!(ranked[0].message.id, id("b"));
     }
@@ -212,7 +229,7 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 1.0), (id("b"), 3.0)];
         let hits = MessageHits { lexical: &lexical, vector: None };
-        let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, &t);
+        let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
         assert_eq!(ranked[0].relevance, 1.0);
     }
@@ -229,7 +246,7 @@ mod tests {
             let vector: Vec<_> = vecs.iter().enumerate().map(|(i, c)| (id(&format!("m{}", i + 3)), *c)).collect();
             let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
             let msgs = hits.ids().iter().map(|i| msg(i.as_str(), "x")).collect();
-            let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, &t);
+            let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, None, &t);
             prop_assert!(ranked.len() <= limit);
             prop_assert!(ranked.windows(2).all(|w| w[0].relevance >= w[1].relevance));
             prop_assert!(ranked.iter().all(|e| (t.ranking.min_relevance..=1.0).contains(&e.relevance)));

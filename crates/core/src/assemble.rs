@@ -675,7 +675,7 @@ mod tests {
         let set = select_exact(exact, vec![], now(), &t);
         let cands =
             ranked.into_iter().map(|m| Candidate { memory: m, lexical: Some(1.0), vector: Some(0.8) }).collect();
-        let r = rank(cands, &HashSet::new(), 20, now(), &t);
+        let r = rank(cands, &HashSet::new(), 20, now(), None, &t);
         assemble(
             AssemblyInput {
                 exact: &set,
@@ -717,7 +717,7 @@ mod tests {
         let t = Tuning::default();
         let set = select_exact(vec![], vec![], now(), &t);
         let weak = Candidate { memory: mem(Kind::Fact, "User likes tea"), lexical: None, vector: Some(0.3) };
-        let r = rank(vec![weak], &HashSet::new(), 20, now(), &t);
+        let r = rank(vec![weak], &HashSet::new(), 20, now(), None, &t);
         let msg = |id: &str, text: &str, minutes: i64| Message {
             id: crate::id::MessageId::new(id).unwrap(),
             scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
@@ -730,9 +730,15 @@ mod tests {
             lexical: None,
             vector: None,
             relevance: 0.9,
+            period: None,
         };
-        let later =
-            Excerpt { message: msg("e2", "The boat needs new sails", 60), lexical: None, vector: None, relevance: 0.5 };
+        let later = Excerpt {
+            message: msg("e2", "The boat needs new sails", 60),
+            lexical: None,
+            vector: None,
+            relevance: 0.5,
+            period: None,
+        };
         let recent: Vec<Message> =
             (0..4).map(|i| msg(&format!("r{i}"), "still here, talking about boats", 4 - i)).collect();
         let excerpts = [strong, later];
@@ -784,6 +790,7 @@ mod tests {
                 lexical: Some(1.0),
                 vector: None,
                 relevance: 0.9 - i as f32 * 0.01,
+                period: None,
             })
             .collect();
         let terms = crate::text::query_terms("When did I take the kayak to the lake?");
@@ -947,6 +954,7 @@ mod tests {
             &HashSet::new(),
             5,
             now(),
+            None,
             &t,
         );
         let block = assemble(input(&set, &none, &memos, &recalled.items, 1000), &t.assembly);

@@ -128,6 +128,11 @@ pub struct RankingTuning {
     /// over the lake.", "Yes, last Friday!"); the question it answers does, and that is what a
     /// later query names. Applied when a message is indexed, so a change reaches new messages.
     pub turn_context: f32,
+    /// Relevance added to a memory or an excerpt said within the period a query asks about
+    /// ("on 7 July", "the week before 16 November", "last weekend"; [`crate::period`]); 0 turns
+    /// the period off. A lift, not a filter: a question's date narrows what it is about, and
+    /// the words still decide.
+    pub period_boost: f32,
 }
 
 impl Default for RankingTuning {
@@ -153,6 +158,7 @@ impl Default for RankingTuning {
             neighbour_seeds: 5,
             neighbour_weight: 0.7,
             turn_context: 0.5,
+            period_boost: 0.3,
         }
     }
 }
@@ -296,6 +302,7 @@ impl Tuning {
             ("ranking.tier_standard", self.ranking.tier_standard),
             ("ranking.neighbour_weight", self.ranking.neighbour_weight),
             ("ranking.turn_context", self.ranking.turn_context),
+            ("ranking.period_boost", self.ranking.period_boost),
             ("decay.min_strength", self.decay.min_strength),
         ];
         for (key, v) in unit {

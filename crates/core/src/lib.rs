@@ -22,6 +22,7 @@ pub mod lifecycle;
 pub mod memory;
 pub mod message;
 pub mod op;
+pub mod period;
 pub mod pii;
 pub mod policy;
 pub mod recall;

@@ -10,6 +10,7 @@ use crate::config::Tuning;
 use crate::id::MemoryId;
 use crate::kind::{Kind, text_enum};
 use crate::memory::Memory;
+use crate::period::Period;
 use crate::policy::Policy;
 use crate::score::{ScoreParts, Tier, composite, tier};
 
@@ -195,6 +196,7 @@ pub fn rank(
     exclude: &HashSet<MemoryId>,
     k: usize,
     now: DateTime<Utc>,
+    period: Option<&Period>,
     t: &Tuning,
 ) -> Ranked {
     let mut out = Ranked::default();
@@ -203,7 +205,10 @@ pub fn rank(
         if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) || !crate::lifecycle::is_live(&c.memory, now) {
             continue;
         }
-        let parts = composite(&c.memory, c.lexical, c.vector, now, t);
+        let mut parts = composite(&c.memory, c.lexical, c.vector, now, t);
+        if period.is_some_and(|p| p.covers(c.memory.created_at)) && t.ranking.period_boost > 0.0 {
+            parts = parts.lifted(t.ranking.period_boost, t);
+        }
         if parts.relevance < t.ranking.min_relevance {
             out.below_floor.push((c.memory.id, parts.relevance));
             continue;
@@ -312,7 +317,7 @@ mod tests {
             Candidate { memory: c, lexical: None, vector: Some(0.1) },
             Candidate { memory: excluded.clone(), lexical: Some(1.0), vector: Some(0.9) },
         ];
-        let r = rank(cands, &HashSet::from([excluded.id]), 10, now(), &t);
+        let r = rank(cands, &HashSet::from([excluded.id]), 10, now(), None, &t);
         let ids: Vec<_> = r.items.iter().map(|i| i.memory.id).collect();
         assert_eq!(ids, vec![b.id, a.id]);
         assert_eq!(r.below_floor.len(), 1);

@@ -90,6 +90,9 @@ pub struct ScoreParts {
     pub recency: f32,
     /// Decay strength multiplier.
     pub strength: f32,
+    /// Relevance added because the memory was said within the period the query asks about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f32>,
     /// Final score.
     pub total: f32,
 }
@@ -108,16 +111,32 @@ pub fn composite(m: &Memory, lexical: Option<f32>, vector: Option<f32>, now: Dat
         confidence: m.confidence.clamp(0.0, 1.0),
         recency: recency(m, now, t),
         strength: strength(m, now, &t.decay),
+        period: None,
         total: 0.0,
     };
-    let weighted = r.w_similarity * p.relevance
-        + r.w_salience * p.salience
-        + r.w_pinned * p.pinned
-        + r.w_urgency * p.urgency
-        + r.w_confidence * p.confidence
-        + r.w_recency * p.recency;
-    p.total = weighted * p.strength;
+    p.total = p.weighed(r);
     p
+}
+
+impl ScoreParts {
+    /// The parts with relevance lifted by `boost` (at most to 1), the total weighed again: the
+    /// memory was said within the period the query asks about ([`crate::period`]).
+    pub fn lifted(mut self, boost: f32, t: &Tuning) -> Self {
+        self.relevance = (self.relevance + boost).min(1.0);
+        self.period = Some(boost);
+        self.total = self.weighed(&t.ranking);
+        self
+    }
+
+    fn weighed(&self, r: &crate::config::RankingTuning) -> f32 {
+        let weighted = r.w_similarity * self.relevance
+            + r.w_salience * self.salience
+            + r.w_pinned * self.pinned
+            + r.w_urgency * self.urgency
+            + r.w_confidence * self.confidence
+            + r.w_recency * self.recency;
+        weighted * self.strength
+    }
 }
 
 #[cfg(test)]

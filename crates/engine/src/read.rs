@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
+use mnemo_core::period::{self, Period};
 use mnemo_core::recall::ExactReason;
 use mnemo_core::recall::{Candidate, ExactSet, Ranked, asks_for_plans, rank, select_exact};
 use mnemo_core::reconsolidate::outdated_by;
@@ -248,6 +249,7 @@ impl Memory {
     ) -> Result<Retrieval> {
         let names = self.user_names(scope)?;
         let user_query = as_user_query(query, &names);
+        let period = period::asked(query, now);
         std::thread::scope(|s| {
             // Without an embedder there is nothing to wait for, so no thread.
             let pending = self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query)));
@@ -271,12 +273,13 @@ impl Memory {
             };
             let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
-            let mut ranked = rank(found.list, &exclude, k, now, &self.tuning);
+            let mut ranked = rank(found.list, &exclude, k, now, period.as_ref(), &self.tuning);
             reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
             let mut degraded = found.degraded;
-            let excerpts = match message_lexical
-                .and_then(|lexical| self.excerpts(scope, &lexical, found.query_vector.as_deref(), verbatim, excerpts))
-            {
+            let excerpts = match message_lexical.and_then(|lexical| {
+                let wanted = (verbatim, excerpts, period.as_ref());
+                self.excerpts(scope, &lexical, found.query_vector.as_deref(), wanted)
+            }) {
                 Ok(e) => e,
                 // The conversation's index failing must not take the memories' answer down with it.
                 Err(e) => {
@@ -421,8 +424,7 @@ impl Memory {
         scope: &Scope,
         lexical: &[(MessageId, f32)],
         query_vector: Option<&[f32]>,
-        verbatim: &HashSet<MessageId>,
-        limit: usize,
+        (verbatim, limit, period): (&HashSet<MessageId>, usize, Option<&Period>),
     ) -> Result<Vec<Excerpt>> {
         if limit == 0 {
             return Ok(Vec::new());
@@ -435,7 +437,7 @@ impl Memory {
         };
         let hits = MessageHits { lexical, vector: vector.as_deref() };
         let messages = self.store.messages(&scope.tenant, &hits.ids())?;
-        let ranked = rank_excerpts(hits, messages, verbatim, limit, &self.tuning);
+        let ranked = rank_excerpts(hits, messages, verbatim, limit, period, &self.tuning);
         let seeds: Vec<MessageId> =
             ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
         let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;

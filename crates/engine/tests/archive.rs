@@ -144,3 +144,35 @@ fn the_first_turn_of_a_chat_leans_on_nothing() {
     let own = cosine(&e(opener), &e(query));
     assert!((hit.vector.unwrap() - own).abs() < 1e-4, "another chat's turn is not its context");
 }
+
+#[test]
+fn a_question_naming_a_time_favours_what_was_said_then() {
+    let f = hashed();
+    let dinners = [
+        "We had dinner at the harbour restaurant, the grilled fish was lovely.",
+        "We had dinner at the mountain lodge, the venison stew was lovely.",
+    ];
+    f.say(&chat("dana", "c1"), &dinners[..1]); // Monday 2 March 2026
+    f.clock.set(t0() + Duration::days(10));
+    f.say(&chat("dana", "c2"), &dinners[1..]); // Thursday 12 March
+    f.clock.set(t0() + Duration::days(17)); // Thursday 19 March
+    let here = chat("dana", "c3");
+    let first = |query: &str| {
+        let r = f.memory.recall(&here, query, Some(5)).unwrap();
+        assert!(r.excerpts.len() >= 2, "{query}: {:#?}", r.excerpts);
+        assert!(r.excerpts[0].period.is_some() && r.excerpts[1].period.is_none(), "{query}: {:#?}", r.excerpts);
+        r.excerpts[0].message.content.clone()
+    };
+    assert!(first("Where did we have dinner on 12 March?").contains("mountain lodge"));
+    assert!(first("where did we go for dinner on March 2nd, 2026").contains("harbour"));
+    assert!(first("what was dinner like the week before 5 March?").contains("harbour"));
+    assert!(first("where did we have dinner last week?").contains("mountain lodge"));
+
+    // Without a time, neither is lifted; with the lift turned off, the date changes nothing.
+    let r = f.memory.recall(&here, "where did we have dinner?", Some(5)).unwrap();
+    assert!(r.excerpts.iter().all(|e| e.period.is_none()), "{:#?}", r.excerpts);
+    let off = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.ranking.period_boost = 0.0);
+    off.say(&chat("dana", "c1"), &dinners);
+    let r = off.memory.recall(&here, "Where did we have dinner on 12 March?", Some(5)).unwrap();
+    assert!(r.excerpts.iter().all(|e| e.period.is_none()), "{:#?}", r.excerpts);
+}

@@ -324,6 +324,9 @@ pub struct ScorePartsOut {
     pub recency: f32,
     /// Decay strength multiplier.
     pub strength: f32,
+    /// Relevance added because the memory was said within the period the query asks about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f32>,
     /// Final score.
     pub total: f32,
 }
@@ -340,6 +343,7 @@ impl From<&ScoreParts> for ScorePartsOut {
             confidence: s.confidence,
             recency: s.recency,
             strength: s.strength,
+            period: s.period,
             total: s.total,
         }
     }
@@ -670,13 +674,16 @@ pub struct RecallOut {
 pub struct ExcerptOut {
     /// The message, as it was said.
     pub message: SourceMessageOut,
-    /// Fused relevance in 0..=1.
+    /// Fused relevance in 0..=1, with the period's lift.
     pub relevance: f32,
+    /// Relevance added because the message was said within the period the query asks about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<f32>,
 }
 
 impl From<&Excerpt> for ExcerptOut {
     fn from(e: &Excerpt) -> Self {
-        Self { message: SourceMessageOut::from(&e.message), relevance: e.relevance }
+        Self { message: SourceMessageOut::from(&e.message), relevance: e.relevance, period: e.period }
     }
 }
 
