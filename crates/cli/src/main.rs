@@ -497,7 +497,7 @@ fn run(cli: &Cli) -> Result<()> {
             let memory = Memory::open(config).with_context(|| format!("opening the store in {}", dir.display()))?;
             let admin = std::env::var("MNEMO_ADMIN_KEY").ok().filter(|k| !k.trim().is_empty());
             if admin.is_none() {
-                eprintln!("note: MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
+                tracing::warn!("MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
             }
             let memory = std::sync::Arc::new(memory);
             // Queued LLM extraction, memos and summaries run beside the API; stopped on exit.
