@@ -84,7 +84,8 @@ trap cleanup EXIT
 export MNEMO_EMBEDDER=hash
 unset MNEMO_CONFIG MNEMO_DATABASE_URL MNEMO_API_KEY MNEMO_ADMIN_KEY MNEMO_EXTRACTOR
 KEY="$("$BIN" --data-dir "$WORK/data" keys create --tenant acme 2>/dev/null)"
-"$BIN" --data-dir "$WORK/data" serve --addr 127.0.0.1:0 2>"$WORK/serve.log" &
+# The address is read back from the default `info` log line, in text.
+MNEMO_LOG=info MNEMO_LOG_FORMAT=text "$BIN" --data-dir "$WORK/data" serve --addr 127.0.0.1:0 2>"$WORK/serve.log" &
 SERVER_PID=$!
 ADDR=""
 for _ in $(seq 1 300); do

@@ -5,6 +5,7 @@ mod candidates;
 mod copy;
 mod demo;
 mod ingest;
+mod logging;
 mod maintain;
 mod mcp;
 mod render;
@@ -29,6 +30,11 @@ struct Cli {
     /// Data directory (overrides the configuration; also MNEMO_DATA_DIR).
     #[arg(long, global = true)]
     data_dir: Option<PathBuf>,
+    /// How log lines on stderr are written: text, or json for log collectors (also
+    /// MNEMO_LOG_FORMAT). Which are written: MNEMO_LOG, else RUST_LOG (e.g. `debug`,
+    /// `warn,mnemo=debug`); the default is `warn`, and `info` for `serve`.
+    #[arg(long, global = true, env = "MNEMO_LOG_FORMAT", value_enum, default_value_t = logging::LogFormat::Text)]
+    log_format: logging::LogFormat,
     #[command(subcommand)]
     command: Command,
 }
@@ -491,7 +497,7 @@ fn run(cli: &Cli) -> Result<()> {
             let memory = Memory::open(config).with_context(|| format!("opening the store in {}", dir.display()))?;
             let admin = std::env::var("MNEMO_ADMIN_KEY").ok().filter(|k| !k.trim().is_empty());
             if admin.is_none() {
-                eprintln!("note: MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
+                tracing::warn!("MNEMO_ADMIN_KEY is not set; the admin routes answer 401");
             }
             let memory = std::sync::Arc::new(memory);
             // Queued LLM extraction, memos and summaries run beside the API; stopped on exit.
@@ -531,6 +537,9 @@ fn run(cli: &Cli) -> Result<()> {
 
 fn main() {
     let cli = Cli::parse();
+    logging::init(cli.log_format, if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" });
+    // Test builds compile fail points in; `FAILPOINTS` then configures them (see the fail crate).
+    let _failpoints = fail::has_failpoints().then(fail::FailScenario::setup);
     if let Err(e) = run(&cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);

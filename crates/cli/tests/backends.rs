@@ -164,6 +164,10 @@ impl Drop for Server {
 fn serve(data: &Path, url: &str) -> Server {
     let mut child = mnemo(data)
         .args(["serve", "--addr", "127.0.0.1:0"])
+        // The address is read from the default `info` log line, in text.
+        .env_remove("MNEMO_LOG")
+        .env_remove("RUST_LOG")
+        .env_remove("MNEMO_LOG_FORMAT")
         .env("MNEMO_DATABASE_URL", url)
         .env("MNEMO_ADMIN_KEY", ADMIN)
         .stdout(Stdio::null())

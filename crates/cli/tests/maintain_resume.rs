@@ -106,7 +106,9 @@ fn maintain(data: &Path) -> Command {
         .env("MNEMO_EMBEDDER", "hash")
         .env("MNEMO_LIFECYCLE__MAX_ACTIVE_PER_USER", CAP)
         .env_remove("MNEMO_CONFIG")
-        .env_remove("MNEMO_TEST_PAUSE_AFTER_PAGES");
+        .env_remove("FAILPOINTS")
+        .env_remove("RUST_LOG")
+        .env_remove("MNEMO_LOG");
     c
 }
 
@@ -140,12 +142,20 @@ fn a_killed_maintain_run_resumes_to_the_same_state_as_an_uninterrupted_one() {
     assert!(summary.contains("near-duplicates merged") && summary.contains("knowledge derived"), "{summary}");
     let expected = state(&whole);
 
-    // The interrupted run: stopped by SIGKILL right after committing its first page.
-    let mut child = maintain(&killed).env("MNEMO_TEST_PAUSE_AFTER_PAGES", "1").stderr(Stdio::piped()).spawn().unwrap();
+    // The interrupted run: stopped by SIGKILL right after committing its first page. The fail
+    // point pauses the job there (the binary of a test build has fail points compiled in), and
+    // the debug event logged just before it says the page is committed.
+    let mut child = maintain(&killed)
+        .env("FAILPOINTS", "engine::maintain::after_page=pause")
+        .env("MNEMO_LOG", "warn,mnemo::jobs=debug")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let stderr = child.stderr.take().unwrap();
     let mut paused = false;
     for line in BufReader::new(stderr).lines() {
-        if line.unwrap().contains("mnemo-test: paused after page 1") {
+        let line = line.unwrap();
+        if line.contains("lifecycle page committed") && line.contains("page=1") {
             paused = true;
             break;
         }

@@ -68,8 +68,15 @@ impl Drop for Server {
 }
 
 fn serve(data: &Path) -> Server {
-    let mut child =
-        mnemo(data).args(["serve", "--addr", "127.0.0.1:0"]).stderr(Stdio::piped()).spawn().expect("start mnemo serve");
+    // The address is read from the default `info` log line, in text.
+    let mut child = mnemo(data)
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove("MNEMO_LOG")
+        .env_remove("RUST_LOG")
+        .env_remove("MNEMO_LOG_FORMAT")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mnemo serve");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let addr = loop {
         let line = lines.next().expect("the server exited before listening").unwrap();

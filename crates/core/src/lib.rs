@@ -5,6 +5,8 @@
 //! ranked by [`score`] and [`decay`]) → [`assemble`] (the token-budgeted block) → [`trace`].
 //! Nothing here performs I/O or blocks; every rule is unit- and property-tested.
 #![deny(missing_docs)]
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 pub mod archive;
 pub mod assemble;

@@ -78,20 +78,6 @@ pub struct MaintainProgress {
     pub total: Option<usize>,
 }
 
-/// The test-only interruption point of the kill-and-resume test: with
-/// `MNEMO_TEST_PAUSE_AFTER_PAGES=N` in a debug build, `maintain` stops after committing its N-th
-/// lifecycle page, says so on stderr and waits to be killed. Release builds compile it out.
-#[cfg(debug_assertions)]
-fn test_pause_after(pages: usize) {
-    let wanted = std::env::var("MNEMO_TEST_PAUSE_AFTER_PAGES").ok().and_then(|v| v.parse::<usize>().ok());
-    if wanted == Some(pages) {
-        eprintln!("mnemo-test: paused after page {pages}");
-        loop {
-            std::thread::sleep(std::time::Duration::from_secs(3600));
-        }
-    }
-}
-
 /// One applied transition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AppliedTransition {
@@ -180,6 +166,7 @@ impl Memory {
     }
 
     /// [`Memory::maintain`], telling `progress` where it is after every page and partition.
+    #[tracing::instrument(name = "maintain", level = "debug", skip_all)]
     pub fn maintain_with(&self, progress: &mut dyn FnMut(MaintainProgress)) -> Result<MaintainReport> {
         let Some(_lock) = self.store.try_job_lock(MAINTAIN_LOCK)? else {
             return Ok(MaintainReport {
@@ -243,13 +230,14 @@ impl Memory {
             }
             pages += 1;
             progress(MaintainProgress { phase: "lifecycle", done: report.examined, total: None });
-            #[cfg(debug_assertions)]
-            test_pause_after(pages);
+            tracing::debug!(page = pages, examined = report.examined, "lifecycle page committed");
+            // The kill-and-resume test pauses here (`FAILPOINTS=engine::maintain::after_page=pause`)
+            // and kills the process with the page committed; compiled out of normal builds.
+            fail::fail_point!("engine::maintain::after_page");
             if page.len() < PAGE {
                 break;
             }
         }
-        let _ = pages; // read by the test-only pause of debug builds
         // Consolidation before the cap, so the cap counts what is active after merges and new
         // knowledge, and a second run finds nothing over it.
         // Every partition, even of one row: rows written while the embedder was down get their

@@ -18,6 +18,8 @@
 //! # Ok::<(), mnemo::Error>(())
 //! ```
 #![deny(missing_docs)]
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 mod clock;
 mod config;

@@ -3,10 +3,10 @@
 
 use std::collections::HashSet;
 
-use mnemo_core::extract::llm::{LlmBatch, PromptOptions, SCHEMA_NAME, reply_schema};
+use mnemo_core::extract::llm::{LlmBatch, PromptOptions, ReplyError, SCHEMA_NAME, reply_schema};
 use mnemo_core::trace::LlmCall;
 use mnemo_core::{MemoryId, Message, ProposedOp, Scope, StatusKind};
-use mnemo_models::{ChatMessage, ChatRequest, Usage, ask_json};
+use mnemo_models::{ChatError, ChatMessage, ChatRequest, Usage, ask_json};
 use mnemo_store::ListFilter;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -14,10 +14,29 @@ use serde_json::Value;
 use crate::Memory;
 use crate::error::Result;
 
+/// Why a chat-model job got nothing usable. Never returned to a caller: it becomes the job's
+/// gap or the batch's error (in the trace and the queue), and the job is retried or skipped.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(crate) enum AskError {
+    /// No chat model to ask: the reason it could not be configured or opened, which names the
+    /// setting to fix.
+    #[error("{0}")]
+    NoModel(String),
+    /// The model stopped at its token limit before the JSON was complete.
+    #[error("the reply was cut off by the token limit (raise MNEMO_LLM_MAX_TOKENS)")]
+    Truncated,
+    /// The call failed (transport, status, no JSON, schema mismatch): the client's words.
+    #[error(transparent)]
+    Chat(#[from] ChatError),
+    /// The reply was JSON but not a list of extraction ops.
+    #[error(transparent)]
+    Reply(#[from] ReplyError),
+}
+
 /// What one extraction call gave: usable ops and the reply's unusable items, or why nothing
 /// usable came back. Either way with its cost.
 pub(crate) struct Extraction {
-    pub(crate) outcome: std::result::Result<(Vec<ProposedOp>, Vec<String>), String>,
+    pub(crate) outcome: std::result::Result<(Vec<ProposedOp>, Vec<String>), AskError>,
     pub(crate) call: LlmCall,
 }
 
@@ -40,13 +59,14 @@ pub(crate) fn call_record(task: &str, model: &str, usage: Usage) -> LlmCall {
 impl Memory {
     /// Asks the chat model for JSON of shape `T` under schema `name`: the structured call of
     /// memos, summaries, reflections and episodes. Never an error: a failure comes back as
-    /// `Err(reason)` beside the cost record (a failed job is a gap, not a broken caller).
+    /// `Err(why)` beside the cost record (a failed job is a gap, not a broken caller).
+    #[tracing::instrument(name = "llm", level = "debug", skip_all, fields(task))]
     pub(crate) fn ask<T: DeserializeOwned>(
         &self,
         task: &str,
         (system, user): (String, String),
         (name, schema): (&str, Value),
-    ) -> (std::result::Result<T, String>, LlmCall) {
+    ) -> (std::result::Result<T, AskError>, LlmCall) {
         let model = match &self.chat {
             Ok(m) => m,
             Err(why) => {
@@ -56,7 +76,7 @@ impl Memory {
                     error: Some(why.clone()),
                     ..LlmCall::default()
                 };
-                return (Err(why.clone()), call);
+                return (Err(AskError::NoModel(why.clone())), call);
             }
         };
         let req =
@@ -66,9 +86,8 @@ impl Memory {
                 let mut call = call_record(task, model.id(), reply.reply.usage);
                 if reply.reply.truncated() {
                     call.outcome = "failed".into();
-                    let why = "the reply was cut off by the token limit (raise MNEMO_LLM_MAX_TOKENS)".to_string();
-                    call.error = Some(why.clone());
-                    return (Err(why), call);
+                    call.error = Some(AskError::Truncated.to_string());
+                    return (Err(AskError::Truncated), call);
                 }
                 (Ok(reply.value), call)
             }
@@ -76,7 +95,8 @@ impl Memory {
                 let mut call = call_record(task, model.id(), e.usage());
                 call.outcome = "failed".into();
                 call.error = Some(e.to_string());
-                (Err(e.to_string()), call)
+                tracing::debug!(task, error = %e, "chat model call failed");
+                (Err(e.into()), call)
             }
         }
     }
@@ -85,6 +105,7 @@ impl Memory {
     /// memories (minus `exclude`, what a retried batch's fallback wrote) and the messages; the
     /// reply is read item by item. A reply cut off by the token limit is a failure as a whole
     /// (the rest of the batch would be lost), so the batch falls back and is retried.
+    #[tracing::instrument(name = "llm_extract", level = "debug", skip_all, fields(%scope, messages = messages.len()))]
     pub(crate) fn extract_with_model(
         &self,
         scope: &Scope,
@@ -111,7 +132,7 @@ impl Memory {
                 Err(e) => {
                     call.outcome = "failed".into();
                     call.error = Some(e.to_string());
-                    Err(e.to_string())
+                    Err(e.into())
                 }
                 Ok(parsed) => {
                     let item_errors: Vec<String> = parsed.errors.iter().map(ToString::to_string).collect();

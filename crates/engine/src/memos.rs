@@ -16,6 +16,7 @@ use serde_json::json;
 
 use crate::Memory;
 use crate::error::{Error, Result};
+use crate::llm_extract::AskError;
 use crate::queue::{MemoReport, PendingReport};
 
 /// Provenance name of memos the job wrote.
@@ -231,7 +232,7 @@ impl Memory {
             let (memo, gap) = match outcome {
                 Ok(Some(row)) => (Some(row), None),
                 Ok(None) => (None, None),
-                Err(why) => (None, Some(why)),
+                Err(why) => (None, Some(why.to_string())),
             };
             // The cursor first: if another worker moved it, its memo stands and ours is dropped.
             if !self.store.advance_cursor(scope, ChatCursor::Memo, from, from + every, gap.as_deref())? {
@@ -265,7 +266,7 @@ impl Memory {
     }
 
     /// Asks the model for one range's highlights; `Ok(None)` when nothing in it qualifies.
-    fn memo_for(&self, range: &[Message]) -> (std::result::Result<Option<Row>, String>, LlmCall) {
+    fn memo_for(&self, range: &[Message]) -> (std::result::Result<Option<Row>, AskError>, LlmCall) {
         let user = format!(
             "MESSAGES ({} of them, oldest first):\n<<<\n{}>>>\n\nReply with {{\"highlights\": [...]}} now.",
             range.len(),

@@ -150,6 +150,7 @@ impl Memory {
     /// Runs due background work across chats (at most `chats` of them, least recently active
     /// first): batches with `batch_messages` waiting or idle for `idle_secs`, due retries,
     /// memos, episodes. What the server's worker and `mnemo maintain` call.
+    #[tracing::instrument(name = "run_pending", level = "debug", skip_all, fields(chats))]
     pub fn run_pending(&self, chats: usize) -> Result<PendingReport> {
         let now = self.clock.now();
         let b = &self.config.background;
@@ -218,6 +219,7 @@ impl Memory {
     }
 
     /// One batch: the model, else the heuristic; then the settlement.
+    #[tracing::instrument(name = "extract_batch", level = "debug", skip_all, fields(%scope, messages = rows.len(), retry))]
     fn run_batch(&self, scope: &Scope, rows: &[Queued], retry: bool) -> Result<BatchReport> {
         let started = Instant::now();
         let messages: Vec<Message> = rows.iter().map(|q| q.message.clone()).collect();
@@ -239,6 +241,7 @@ impl Memory {
                 (records, degraded, EXTRACTOR_NAME, None, retired, Settlement::Done)
             }
             Err(error) => {
+                let error = error.to_string();
                 // The turn is never broken: the heuristic extracts the batch now (once: a retry
                 // keeps what the first fallback wrote), and the model is asked again later.
                 let (records, degraded) = if retry {

@@ -449,6 +449,7 @@ impl Memory {
     /// Recalled items are reinforced (access count, distinct sessions) and the call leaves a
     /// trace envelope. For a paused or disabled user only policies come back (`user_state` says
     /// why).
+    #[tracing::instrument(name = "recall", level = "debug", skip_all, fields(%scope, k))]
     pub fn recall(&self, scope: &Scope, query: &str, k: Option<usize>) -> Result<RecallResult> {
         let started = Instant::now();
         scope.require_user()?;
@@ -478,6 +479,7 @@ impl Memory {
     /// The prompt block for the next turn of the scope's chat, within `budget` tokens
     /// (the configured default when `None`). For a paused or disabled user the block holds
     /// policies and the chat's recent window only (`user_state` says why).
+    #[tracing::instrument(name = "context", level = "debug", skip_all, fields(%scope, budget))]
     pub fn context(&self, scope: &Scope, message: &str, budget: Option<usize>) -> Result<ContextResult> {
         let started = Instant::now();
         scope.require_user()?;

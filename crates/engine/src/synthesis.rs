@@ -140,6 +140,7 @@ impl Memory {
     /// Runs the per-user jobs for users active within `summary_lookback_days`: daily summaries
     /// of complete days, weekly summaries of complete ISO weeks and monthly summaries of
     /// complete months (from the dailies), and a reflection once enough new memories gathered.
+    #[tracing::instrument(name = "synthesize", level = "debug", skip_all)]
     pub fn synthesize(&self) -> Result<SynthesisReport> {
         let mut report = SynthesisReport::default();
         if let Err(why) = &self.chat {
@@ -368,7 +369,7 @@ impl Memory {
         let prompt = format!("CONVERSATION:\n<<<\n{}>>>\n\nReply with the JSON now.", transcript(&messages));
         let (reply, call) =
             self.ask::<EpisodeReply>("episode", (EPISODE_SYSTEM.into(), prompt), ("episode", episode_schema()));
-        let gap = reply.as_ref().err().cloned();
+        let gap = reply.as_ref().err().map(ToString::to_string);
         if !self.store.advance_cursor(scope, ChatCursor::Episode, from, to, gap.as_deref())? {
             return Ok(None);
         }

@@ -25,7 +25,7 @@ impl Worker {
     /// Starts the worker over `memory`, waking every `background.worker_interval_secs`; the
     /// first `maintain` runs one maintenance interval after the start (several servers on one
     /// store take turns through the job lock, so it runs once per interval, not once per server).
-    /// Failures (a store that is briefly unavailable) are logged to stderr and retried on the
+    /// Failures (a store that is briefly unavailable) are logged as warnings and retried on the
     /// next pass: the worker never takes the process down.
     pub fn start(memory: Arc<Memory>) -> std::io::Result<Self> {
         let (stop, stopped) = mpsc::channel::<()>();
@@ -45,23 +45,24 @@ impl Worker {
                             let changed: Vec<String> =
                                 r.summary().into_iter().map(|(k, n)| format!("{k}: {n}")).collect();
                             if !changed.is_empty() {
-                                eprintln!(
-                                    "mnemo-worker: maintenance over {} memories: {}",
-                                    r.examined,
-                                    changed.join(", ")
+                                tracing::info!(
+                                    examined = r.examined,
+                                    transitions = r.transitions.len(),
+                                    changed = %changed.join(", "),
+                                    "background maintenance changed memories"
                                 );
                             }
                         }
                         Ok(_) => {} // another server holds the job lock and is doing it
-                        Err(e) => eprintln!("mnemo-worker: maintenance failed (retried next interval): {e}"),
+                        Err(e) => tracing::warn!(error = %e, "background maintenance failed; retried next interval"),
                     }
                 }
                 if let Err(e) = memory.run_pending(chats) {
-                    eprintln!("mnemo-worker: background extraction failed (retried next pass): {e}");
+                    tracing::warn!(error = %e, "background extraction failed; retried next pass");
                 }
                 if pass % SYNTHESIS_EVERY == 0 {
                     if let Err(e) = memory.synthesize() {
-                        eprintln!("mnemo-worker: summaries failed (retried next pass): {e}");
+                        tracing::warn!(error = %e, "background summaries failed; retried next pass");
                     }
                 }
                 pass = pass.wrapping_add(1);

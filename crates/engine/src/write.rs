@@ -95,6 +95,7 @@ impl Memory {
     /// With the LLM extractor the messages are queued in the store before this returns and
     /// extracted off the request path (see [`Memory::flush`]): an acknowledged message is never
     /// lost to extraction, and the model's latency or failure never reaches the caller.
+    #[tracing::instrument(name = "ingest", level = "debug", skip_all, fields(%scope, messages = messages.len()))]
     pub fn ingest(&self, scope: &Scope, messages: Vec<NewMessage>) -> Result<IngestReport> {
         let started = Instant::now();
         let now = self.clock.now();

@@ -12,6 +12,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
+
 mod error;
 pub mod locomo;
 mod report;

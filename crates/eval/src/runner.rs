@@ -163,9 +163,37 @@ fn statuses_text(statuses: &[StatusKind]) -> String {
 fn flush(memory: &Memory) {
     if memory.config().extractor == mnemo::ExtractorKind::Llm {
         if let Err(e) = memory.flush_all() {
-            eprintln!("mnemo-eval: flushing extraction failed: {e}");
+            tracing::warn!(error = %e, "flushing extraction before a check failed; the check sees what was extracted");
         }
     }
+}
+
+/// Why a check could not find the memories it acts on; reported as that check's failure.
+#[derive(Debug, thiserror::Error)]
+enum LookupError {
+    /// Listing the memories of a scope failed in the engine.
+    #[error("list failed: {0}")]
+    List(#[source] mnemo::Error),
+    /// A scope of the scenario could not be rebuilt from its key parts.
+    #[error(transparent)]
+    Scope(#[from] mnemo_core::CoreError),
+    /// No active memory contains the step's text: the scenario expects a memory it never got.
+    #[error("no active memory contains it; active: {active}")]
+    NotFound {
+        /// The active memories, quoted.
+        active: String,
+    },
+    /// Several active memories contain the text: the step's text should be more specific.
+    #[error("ambiguous: {count} active memories contain it: {matches}")]
+    Ambiguous {
+        /// How many matched.
+        count: usize,
+        /// Those that matched, quoted.
+        matches: String,
+    },
+    /// The pin, unpin or delete itself failed.
+    #[error("failed: {0}")]
+    Action(#[source] mnemo::Error),
 }
 
 /// A recall item that reached a scope that must not see it.
@@ -423,7 +451,7 @@ impl Run<'_> {
                         Action::Unpin(_) => self.memory.pin(&self.view(step), id, false),
                         _ => self.memory.forget(&self.view(step), id),
                     };
-                    r.map_err(|e| format!("failed: {e}"))
+                    r.map_err(LookupError::Action)
                 });
                 if let Err(why) = result {
                     self.report.fail(n, key, format!("{key} {text:?}: {why}"));
@@ -439,21 +467,17 @@ impl Run<'_> {
     }
 
     /// The one active memory visible to the step whose content contains `text`.
-    fn single_active(&self, step: &Step, text: &str) -> Result<MemoryId, String> {
+    fn single_active(&self, step: &Step, text: &str) -> Result<MemoryId, LookupError> {
         let filter = ListFilter { statuses: vec![StatusKind::Active], ..Default::default() };
-        let rows = self.memory.list(&self.view(step), &filter).map_err(|e| format!("list failed: {e}"))?;
+        let rows = self.memory.list(&self.view(step), &filter).map_err(LookupError::List)?;
         let found: Vec<&Row> = rows.iter().filter(|m| has(&m.content, text)).collect();
         match found.as_slice() {
             [one] => Ok(one.id),
-            [] => Err(format!(
-                "no active memory contains it; active: {}",
-                quote_list(rows.iter().map(|m| m.content.as_str()))
-            )),
-            many => Err(format!(
-                "ambiguous: {} active memories contain it: {}",
-                many.len(),
-                quote_list(many.iter().map(|m| m.content.as_str()))
-            )),
+            [] => Err(LookupError::NotFound { active: quote_list(rows.iter().map(|m| m.content.as_str())) }),
+            many => Err(LookupError::Ambiguous {
+                count: many.len(),
+                matches: quote_list(many.iter().map(|m| m.content.as_str())),
+            }),
         }
     }
 
@@ -471,12 +495,12 @@ impl Run<'_> {
     }
 
     /// Memories of the scenario with the given statuses (all when empty), by id.
-    fn memories(&self, statuses: &[StatusKind]) -> Result<BTreeMap<MemoryId, Row>, String> {
+    fn memories(&self, statuses: &[StatusKind]) -> Result<BTreeMap<MemoryId, Row>, LookupError> {
         let filter = ListFilter { statuses: statuses.to_vec(), ..Default::default() };
         let mut out = BTreeMap::new();
         for (t, a, u, c) in self.scopes() {
-            let scope = Scope::from_key_parts(&t, &a, &u, &c).map_err(|e| e.to_string())?;
-            for m in self.memory.list(&scope, &filter).map_err(|e| format!("list failed: {e}"))? {
+            let scope = Scope::from_key_parts(&t, &a, &u, &c)?;
+            for m in self.memory.list(&scope, &filter).map_err(LookupError::List)? {
                 out.insert(m.id, m);
             }
         }

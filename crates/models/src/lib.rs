@@ -22,6 +22,9 @@
 //! assert!(cosine(&v[0], &v[1]) > cosine(&v[0], &v[2]));
 //! ```
 
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
+
 mod chat;
 mod embedder;
 mod error;

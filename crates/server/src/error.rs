@@ -95,6 +95,16 @@ impl ApiError {
     }
 }
 
+/// Logs an internal or unavailable failure under the reference the client was given: an error
+/// for what is ours to fix, a warning for a dependency (a model server) that is down.
+pub(crate) fn log_failure(e: &ApiError, reference: &str, code: &str, detail: &str) {
+    if matches!(e, ApiError::Unavailable { .. }) {
+        tracing::warn!(reference, code, detail, "request failed: a dependency is unavailable");
+    } else {
+        tracing::error!(reference, code, detail, "request failed");
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
@@ -102,7 +112,7 @@ impl IntoResponse for ApiError {
             ApiError::Internal { detail } | ApiError::Unavailable { detail } => {
                 // The reference ties the client's report to the log line without leaking detail.
                 let reference = ulid::Ulid::new().to_string().to_lowercase();
-                eprintln!("mnemo-server: error {reference} ({code}): {detail}");
+                log_failure(&self, &reference, code, detail);
                 format!("{self}; reference {reference}")
             }
             other => other.to_string(),

@@ -20,6 +20,8 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 pub mod auth;
 pub mod dto;
@@ -37,6 +39,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, patch, post};
 use mnemo::Memory;
+use tower_http::LatencyUnit;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
 
 pub use error::{ApiError, ErrorBody};
 pub use keys::{KeyInfo, KeyStore, key_file};
@@ -134,7 +139,22 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
+        .layer(request_spans())
         .with_state(state)
+}
+
+/// One `request` span per HTTP request (method and path, never the query string, which may
+/// carry user text) with a closing event of status and latency: what `MNEMO_LOG=debug` shows.
+/// Outermost, so the time includes the body limit, the metrics middleware and the handler.
+fn request_spans() -> TraceLayer<
+    tower_http::classify::SharedClassifier<tower_http::classify::ServerErrorsAsFailures>,
+    impl Fn(&axum::http::Request<axum::body::Body>) -> tracing::Span + Clone,
+> {
+    TraceLayer::new_for_http()
+        .make_span_with(|req: &axum::http::Request<axum::body::Body>| {
+            tracing::debug_span!("request", method = %req.method(), path = req.uri().path())
+        })
+        .on_response(DefaultOnResponse::new().level(Level::DEBUG).latency_unit(LatencyUnit::Micros))
 }
 
 /// Serves the API on an already bound listener until `shutdown` resolves.
@@ -160,7 +180,8 @@ pub fn serve_blocking(addr: SocketAddr, state: AppState, workers: usize) -> std:
 /// Binds `addr` and serves the API until Ctrl-C.
 pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!("mnemo-server: listening on http://{}", listener.local_addr()?);
+    // The address is the whole message: tests and scripts read it back from this line.
+    tracing::info!("listening on http://{}", listener.local_addr()?);
     serve_on(listener, state, async {
         let _ = tokio::signal::ctrl_c().await;
     })

@@ -62,8 +62,15 @@ pub enum StoreError {
         /// Id searched.
         id: String,
     },
-    /// A vector does not have the dimension of the others of its model.
-    #[error("embedding dimension {got} does not match {expected} of model {model}; run `mnemo reembed`")]
+    /// A vector does not have the dimension of the others of its model: the embedder now
+    /// answers with another size under the same model id (a changed `dimensions` setting, or
+    /// another model behind the same name). Vectors are kept per model id, and `mnemo maintain`
+    /// embeds every memory that lacks a vector of the configured model.
+    #[error(
+        "embedding dimension {got} does not match {expected} of model {model}: configure the embedder that wrote \
+         the stored vectors again, or give the new one its own model name and run `mnemo maintain` to embed the \
+         existing memories with it"
+    )]
     Dimension {
         /// The model id.
         model: String,

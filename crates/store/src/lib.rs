@@ -8,6 +8,8 @@
 //! Every read takes the caller's scope and filters by it before any ranking; every write is a
 //! [`ChangeSet`] applied in one transaction.
 #![deny(missing_docs)]
+// Libraries log through `tracing`; only the binary writes to stdout and stderr.
+#![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 mod error;
 mod lock;

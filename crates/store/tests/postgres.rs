@@ -409,7 +409,7 @@ fn mixing_vector_dimensions_is_refused_across_tenants() {
         }],
     };
     let err = store.apply(&cs).unwrap_err().to_string();
-    assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");
+    assert!(err.contains("dimension 3") && err.contains("`mnemo maintain`") && !err.contains("reembed"), "{err}");
     assert!(store.get(&other.tenant, m.id).unwrap().is_none());
     let err = store.vector(&owner, "test:8", &[1.0; 3], 5).unwrap_err().to_string();
     assert!(err.contains("dimension 3"), "{err}");

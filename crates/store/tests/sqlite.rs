@@ -99,7 +99,7 @@ fn mixing_vector_dimensions_is_refused() {
         }],
     };
     let err = store.apply(&cs).unwrap_err().to_string();
-    assert!(err.contains("dimension 3") && err.contains("reembed"), "{err}");
+    assert!(err.contains("dimension 3") && err.contains("`mnemo maintain`") && !err.contains("reembed"), "{err}");
 }
 
 /// Messages stored before archival recall existed (schema 1) are indexed by the migration.

@@ -89,6 +89,121 @@ impl fmt::Display for ItemError {
     }
 }
 
+/// Why one op of a reply is unusable: what the model got wrong and what it should have said.
+/// Recorded as [`ItemError::reason`], in words, beside the ops that were used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ItemProblem {
+    /// The item is not a JSON object.
+    #[error("is {0}, not an object")]
+    NotAnObject(&'static str),
+    /// A required field is absent.
+    #[error("has no `{0}`")]
+    Missing(&'static str),
+    /// A field has the wrong JSON type.
+    #[error("`{field}` is {found}, not {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it held ("a number", "null", ...).
+        found: &'static str,
+        /// What it must hold.
+        expected: &'static str,
+    },
+    /// A score outside 0..=1.
+    #[error("`{field}` must be a number from 0 to 1, got {got}")]
+    OutOfRange {
+        /// The field.
+        field: &'static str,
+        /// The value as the reply gave it.
+        got: String,
+    },
+    /// An op name that is none of the ops nor their synonyms.
+    #[error("unknown op {0:?}; expected one of: {ops}", ops = OP_NAMES.join(", "))]
+    UnknownOp(String),
+    /// `add` with a target: the model meant `update`.
+    #[error("add takes no target (got {0:?}); use update to replace an existing memory")]
+    AddWithTarget(String),
+    /// `close_loop` on a memory that is not an open loop.
+    #[error("{reference} is a {kind}, not an open loop; close_loop only closes OPEN LOOP memories")]
+    NotAnOpenLoop {
+        /// The target as the prompt named it (`M3`).
+        reference: String,
+        /// Its kind.
+        kind: Kind,
+    },
+    /// The content copies a redaction placeholder of the prompt.
+    #[error("content quotes a redacted value; secrets and personal identifiers are never stored")]
+    Redacted,
+    /// A `key` without a `value`.
+    #[error("key {0:?} needs a value")]
+    KeyWithoutValue(String),
+    /// A `value` without a `key`.
+    #[error("value {0:?} needs a key")]
+    ValueWithoutKey(String),
+    /// A key that is no slot name.
+    #[error("key {0:?} must be a short slot name such as home or pet:dog:biscuit")]
+    BadKey(String),
+    /// An unknown kind or surface name.
+    #[error(transparent)]
+    Unknown(#[from] crate::error::CoreError),
+    /// A kind the extractor may not write.
+    #[error("kind {kind} is never extracted from conversation ({why})")]
+    NotExtractable {
+        /// The kind.
+        kind: Kind,
+        /// Who writes it instead.
+        why: &'static str,
+    },
+    /// `due` on a memory that is not an open loop.
+    #[error("`due` is only for open_loop, not {0}")]
+    DueNotOpenLoop(Kind),
+    /// A date field that cannot be read.
+    #[error("`{field}` {raw:?} is not a date; use YYYY-MM-DD or RFC 3339")]
+    BadDate {
+        /// The field.
+        field: &'static str,
+        /// The text given.
+        raw: String,
+    },
+    /// No usable `sources`.
+    #[error("`sources` must cite at least one of messages 1..{0}")]
+    NoSources(usize),
+    /// A source that is no message of the batch.
+    #[error("unknown source {cited}: cite message numbers 1..{count}")]
+    UnknownSource {
+        /// The source as the reply gave it.
+        cited: String,
+        /// Messages in the batch.
+        count: usize,
+    },
+    /// A number where a memory id belongs.
+    #[error("target {number} is not a memory id; {listed}")]
+    TargetNotAnId {
+        /// The number given.
+        number: String,
+        /// Which references the prompt offered.
+        listed: String,
+    },
+    /// No `target` on an op that needs one.
+    #[error("needs a `target` memory id; {listed}")]
+    NoTarget {
+        /// Which references the prompt offered.
+        listed: String,
+    },
+    /// A target that is no listed memory.
+    #[error("unknown memory {raw:?}; {listed}")]
+    UnknownMemory {
+        /// The target given.
+        raw: String,
+        /// Which references the prompt offered.
+        listed: String,
+    },
+    /// Past the per-batch limit of ops.
+    #[error("beyond the limit of {0} ops per batch; ignored")]
+    BeyondLimit(usize),
+}
+
 /// What a reply yielded: the usable ops, the items that were not, and how many said "nothing".
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParsedReply {
@@ -245,29 +360,29 @@ impl<'a> LlmBatch<'a> {
         for (index, item) in items.iter().enumerate() {
             let op = item.get("op").and_then(Value::as_str).map(|s| s.trim().to_owned());
             if index >= self.opts.max_ops {
-                let reason = format!("beyond the limit of {} ops per batch; ignored", self.opts.max_ops);
+                let reason = ItemProblem::BeyondLimit(self.opts.max_ops).to_string();
                 out.errors.push(ItemError { index, op, reason });
                 continue;
             }
             match self.item(item) {
                 Ok(Some(p)) => out.ops.push(p),
                 Ok(None) => out.noops += 1,
-                Err(reason) => out.errors.push(ItemError { index, op, reason }),
+                Err(problem) => out.errors.push(ItemError { index, op, reason: problem.to_string() }),
             }
         }
         Ok(out)
     }
 
     /// One op, or `None` for an explicit no-op, or the reason it is unusable.
-    fn item(&self, v: &Value) -> Result<Option<ProposedOp>, String> {
-        let obj = v.as_object().ok_or_else(|| format!("is {}, not an object", type_name(v)))?;
-        let name = text(obj, "op")?.ok_or("has no `op`")?;
+    fn item(&self, v: &Value) -> Result<Option<ProposedOp>, ItemProblem> {
+        let obj = v.as_object().ok_or_else(|| ItemProblem::NotAnObject(type_name(v)))?;
+        let name = text(obj, "op")?.ok_or(ItemProblem::Missing("op"))?;
         let Some(op) = OpName::parse(&name)? else { return Ok(None) };
         let sources = self.sources(obj)?;
         let (action, draft) = match op {
             OpName::Add => {
                 if let Some(t) = text(obj, "target")? {
-                    return Err(format!("add takes no target (got {t:?}); use update to replace an existing memory"));
+                    return Err(ItemProblem::AddWithTarget(t));
                 }
                 (Action::Add, self.new_draft(obj, None, &sources)?)
             }
@@ -280,10 +395,7 @@ impl<'a> LlmBatch<'a> {
                     TargetOp::Reinforce => (Action::Reinforce(t), self.target_draft(obj, m)?),
                     TargetOp::Forget => (Action::Forget(t), self.target_draft(obj, m)?),
                     TargetOp::CloseLoop if m.kind != Kind::OpenLoop => {
-                        return Err(format!(
-                            "{reference} is a {}, not an open loop; close_loop only closes OPEN LOOP memories",
-                            m.kind
-                        ));
+                        return Err(ItemProblem::NotAnOpenLoop { reference, kind: m.kind });
                     }
                     TargetOp::CloseLoop => (Action::CloseLoop(t), self.target_draft(obj, m)?),
                 }
@@ -299,23 +411,23 @@ impl<'a> LlmBatch<'a> {
         obj: &Map<String, Value>,
         target: Option<&Memory>,
         sources: &[&Message],
-    ) -> Result<Draft, String> {
+    ) -> Result<Draft, ItemProblem> {
         let kind = match (text(obj, "kind")?, target) {
             (Some(k), _) => parse_kind(&k)?,
             (None, Some(t)) => t.kind,
-            (None, None) => return Err("has no `kind`".into()),
+            (None, None) => return Err(ItemProblem::Missing("kind")),
         };
-        let content = text(obj, "content")?.ok_or("has no `content`")?;
+        let content = text(obj, "content")?.ok_or(ItemProblem::Missing("content"))?;
         if content.contains("[redacted") {
-            return Err("content quotes a redacted value; secrets and personal identifiers are never stored".into());
+            return Err(ItemProblem::Redacted);
         }
-        let confidence = score(obj, "confidence")?.ok_or("has no `confidence`")?;
-        let salience = score(obj, "salience")?.ok_or("has no `salience`")?;
+        let confidence = score(obj, "confidence")?.ok_or(ItemProblem::Missing("confidence"))?;
+        let salience = score(obj, "salience")?.ok_or(ItemProblem::Missing("salience"))?;
         let mut d = Draft::new(kind, content, confidence, salience);
         match (text(obj, "key")?, text(obj, "value")?) {
             (Some(k), Some(v)) => d = d.keyed(normalise_key(&k)?, v),
-            (Some(k), None) => return Err(format!("key {k:?} needs a value")),
-            (None, Some(v)) => return Err(format!("value {v:?} needs a key")),
+            (Some(k), None) => return Err(ItemProblem::KeyWithoutValue(k)),
+            (None, Some(v)) => return Err(ItemProblem::ValueWithoutKey(v)),
             (None, None) => {}
         }
         self.details(obj, &mut d, sources)?;
@@ -324,7 +436,7 @@ impl<'a> LlmBatch<'a> {
 
     /// The draft of an op about an existing memory (reinforce, close_loop, forget): the target
     /// as it is, with the reply's scores when it gave valid ones.
-    fn target_draft(&self, obj: &Map<String, Value>, m: &Memory) -> Result<Draft, String> {
+    fn target_draft(&self, obj: &Map<String, Value>, m: &Memory) -> Result<Draft, ItemProblem> {
         let mut d = Draft::new(m.kind, m.content.clone(), m.confidence, m.salience);
         d.key.clone_from(&m.key);
         d.value.clone_from(&m.value);
@@ -342,15 +454,15 @@ impl<'a> LlmBatch<'a> {
     }
 
     /// Surface, dates and sensitivity of a new draft.
-    fn details(&self, obj: &Map<String, Value>, d: &mut Draft, sources: &[&Message]) -> Result<(), String> {
+    fn details(&self, obj: &Map<String, Value>, d: &mut Draft, sources: &[&Message]) -> Result<(), ItemProblem> {
         if let Some(s) = text(obj, "surface")? {
-            d.surface = Some(s.replace(' ', "_").parse::<Surface>().map_err(|e| e.to_string())?);
+            d.surface = Some(s.replace(' ', "_").parse::<Surface>()?);
         }
         // Relative phrases ("Friday") resolve against the newest message the op cites.
         let anchor = sources.iter().map(|m| m.at).max().unwrap_or_else(Utc::now);
         if let Some(due) = text(obj, "due")? {
             if d.kind != Kind::OpenLoop {
-                return Err(format!("`due` is only for open_loop, not {}", d.kind));
+                return Err(ItemProblem::DueNotOpenLoop(d.kind));
             }
             d.due_at = Some(parse_when(&due, anchor, true).ok_or_else(|| bad_date("due", &due))?);
         }
@@ -364,22 +476,27 @@ impl<'a> LlmBatch<'a> {
         match obj.get("sensitive") {
             None | Some(Value::Null) | Some(Value::Bool(false)) => {}
             Some(Value::Bool(true)) => d.sensitivity = Sensitivity::Sensitive,
-            Some(other) => return Err(format!("`sensitive` is {}, not true or false", type_name(other))),
+            Some(other) => {
+                return Err(ItemProblem::WrongType {
+                    field: "sensitive",
+                    found: type_name(other),
+                    expected: "true or false",
+                });
+            }
         }
         Ok(())
     }
 
     /// The cited messages: numbers from the prompt (`1`, `"1"`, `"[1]"`, `"#1"`) or real ids.
-    fn sources(&self, obj: &Map<String, Value>) -> Result<Vec<&'a Message>, String> {
+    fn sources(&self, obj: &Map<String, Value>) -> Result<Vec<&'a Message>, ItemProblem> {
         let n = self.messages.len();
-        let need = || format!("`sources` must cite at least one of messages 1..{n}");
         let list: Vec<&Value> = match obj.get("sources") {
             Some(Value::Array(items)) => items.iter().collect(),
             Some(v @ (Value::Number(_) | Value::String(_))) => vec![v],
-            _ => return Err(need()),
+            _ => return Err(ItemProblem::NoSources(n)),
         };
         if list.is_empty() {
-            return Err(need());
+            return Err(ItemProblem::NoSources(n));
         }
         let mut out: Vec<&Message> = Vec::new();
         for v in list {
@@ -394,7 +511,7 @@ impl<'a> LlmBatch<'a> {
                 }
                 _ => None,
             };
-            let m = found.ok_or_else(|| format!("unknown source {v}: cite message numbers 1..{n}"))?;
+            let m = found.ok_or_else(|| ItemProblem::UnknownSource { cited: v.to_string(), count: n })?;
             if !out.iter().any(|o| o.id == m.id) {
                 out.push(m);
             }
@@ -407,15 +524,15 @@ impl<'a> LlmBatch<'a> {
     }
 
     /// The target memory, by its `M` reference or its real id, with the reference for messages.
-    fn target(&self, obj: &Map<String, Value>) -> Result<(String, &'a Memory), String> {
+    fn target(&self, obj: &Map<String, Value>) -> Result<(String, &'a Memory), ItemProblem> {
         let listed = match self.memories.len() {
             0 => "no memories exist yet, so only add is possible".to_owned(),
             n => format!("the prompt listed M1..M{n}"),
         };
         let raw = match obj.get("target") {
             Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
-            Some(Value::Number(n)) => return Err(format!("target {n} is not a memory id; {listed}")),
-            _ => return Err(format!("needs a `target` memory id; {listed}")),
+            Some(Value::Number(n)) => return Err(ItemProblem::TargetNotAnId { number: n.to_string(), listed }),
+            _ => return Err(ItemProblem::NoTarget { listed }),
         };
         let by_ref = raw
             .strip_prefix(['M', 'm'])
@@ -428,7 +545,7 @@ impl<'a> LlmBatch<'a> {
         let by_id = self.memories.iter().position(|m| m.id.to_string().eq_ignore_ascii_case(&raw));
         match by_id {
             Some(i) => Ok((format!("M{}", i + 1), self.memories[i])),
-            None => Err(format!("unknown memory {raw:?}; {listed}")),
+            None => Err(ItemProblem::UnknownMemory { raw, listed }),
         }
     }
 }
@@ -454,7 +571,7 @@ enum TargetOp {
 
 impl OpName {
     /// `Ok(None)` for an explicit no-op.
-    fn parse(name: &str) -> Result<Option<Self>, String> {
+    fn parse(name: &str) -> Result<Option<Self>, ItemProblem> {
         let n = name.trim().to_ascii_lowercase().replace(['-', ' '], "_");
         let about = match n.as_str() {
             "add" | "create" | "new" | "insert" => return Ok(Some(Self::Add)),
@@ -466,49 +583,51 @@ impl OpName {
             }
             "forget" | "delete" | "remove" | "archive" => TargetOp::Forget,
             "noop" | "no_op" | "none" | "skip" | "nothing" | "ignore" => return Ok(None),
-            _ => return Err(format!("unknown op {name:?}; expected one of: {}", OP_NAMES.join(", "))),
+            _ => return Err(ItemProblem::UnknownOp(name.to_string())),
         };
         Ok(Some(Self::About(about)))
     }
 }
 
 /// A string field: `None` when absent, null or blank; an error when it is another type.
-fn text(obj: &Map<String, Value>, field: &str) -> Result<Option<String>, String> {
+fn text(obj: &Map<String, Value>, field: &'static str) -> Result<Option<String>, ItemProblem> {
     match obj.get(field) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.trim().to_owned()).filter(|s| !s.is_empty())),
-        Some(other) => Err(format!("`{field}` is {}, not a string", type_name(other))),
+        Some(other) => Err(ItemProblem::WrongType { field, found: type_name(other), expected: "a string" }),
     }
 }
 
 /// A 0..=1 score (a number or a numeric string); `None` when absent or null.
-fn score(obj: &Map<String, Value>, field: &str) -> Result<Option<f32>, String> {
+fn score(obj: &Map<String, Value>, field: &'static str) -> Result<Option<f32>, ItemProblem> {
     let v = match obj.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Number(n)) => n.as_f64(),
         Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
-        Some(other) => return Err(format!("`{field}` is {}, not a number", type_name(other))),
+        Some(other) => {
+            return Err(ItemProblem::WrongType { field, found: type_name(other), expected: "a number" });
+        }
     };
     match v {
         Some(x) if x.is_finite() && (0.0..=1.0).contains(&x) => Ok(Some(x as f32)),
-        _ => Err(format!("`{field}` must be a number from 0 to 1, got {}", obj[field])),
+        _ => Err(ItemProblem::OutOfRange { field, got: obj[field].to_string() }),
     }
 }
 
-fn parse_kind(raw: &str) -> Result<Kind, String> {
-    let kind: Kind = raw.replace(' ', "_").parse().map_err(|e: crate::error::CoreError| e.to_string())?;
+fn parse_kind(raw: &str) -> Result<Kind, ItemProblem> {
+    let kind: Kind = raw.replace(' ', "_").parse()?;
     if !kind.is_extractable() {
         let why = if kind.is_authored_only() { "it is authored by people" } else { "it is written by jobs" };
-        return Err(format!("kind {kind} is never extracted from conversation ({why})"));
+        return Err(ItemProblem::NotExtractable { kind, why });
     }
     Ok(kind)
 }
 
 /// Keys are lowercase slot names with `:` between parts (`pet:dog:biscuit`); spaces become `_`.
-fn normalise_key(raw: &str) -> Result<String, String> {
+fn normalise_key(raw: &str) -> Result<String, ItemProblem> {
     let key = raw.trim().to_lowercase().split_whitespace().collect::<Vec<_>>().join("_");
     if key.chars().count() > 100 || key.chars().any(char::is_control) {
-        return Err(format!("key {raw:?} must be a short slot name such as home or pet:dog:biscuit"));
+        return Err(ItemProblem::BadKey(raw.to_string()));
     }
     Ok(key)
 }
@@ -532,8 +651,8 @@ fn parse_when(raw: &str, anchor: DateTime<Utc>, end_of_day: bool) -> Option<Date
     super::when::resolve(s, anchor)
 }
 
-fn bad_date(field: &str, raw: &str) -> String {
-    format!("`{field}` {raw:?} is not a date; use YYYY-MM-DD or RFC 3339")
+fn bad_date(field: &'static str, raw: &str) -> ItemProblem {
+    ItemProblem::BadDate { field, raw: raw.to_string() }
 }
 
 fn kind_rank(kind: Kind) -> usize {

@@ -12,6 +12,87 @@ use serde_json::Value;
 
 use super::error::LocomoError;
 
+/// What is wrong with one conversation of a LoCoMo-format file, and where: [`Dataset::parse`]
+/// reports it under the file's path. Each message names the key and what it must hold.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// A problem inside a part of the file: the conversation's sample id, a session, a question
+    /// or a key, outermost first.
+    #[error("{at}: {source}")]
+    At {
+        /// Where: a sample id, `question 3`, `session_2 turn 5`, `"session_2_date_time"`.
+        at: String,
+        /// What is wrong there.
+        #[source]
+        source: Box<FormatError>,
+    },
+    /// A required key is absent.
+    #[error("missing {0}")]
+    Missing(&'static str),
+    /// A key holds the wrong kind of value.
+    #[error("{key} {expected}")]
+    Shape {
+        /// The key (quoted) or the part of a value.
+        key: String,
+        /// What it must be, e.g. `must be a list of turns`.
+        expected: &'static str,
+    },
+    /// A session has turns but no time, so its messages cannot be dated.
+    #[error("\"{session}\" has turns but no \"{key}\"")]
+    NoSessionTime {
+        /// The session's key, `session_N`.
+        session: String,
+        /// The key its time belongs in, `session_N_date_time`.
+        key: String,
+    },
+    /// Two turns share a dialog id, so evidence could not tell them apart.
+    #[error("dia_id {0:?} appears twice")]
+    DuplicateDiaId(String),
+    /// No session has a turn: there would be nothing to ingest.
+    #[error("no sessions with turns")]
+    NoSessions,
+    /// A key of an annotation section that is not `{prefix}N{suffix}`.
+    #[error("\"{section}\": unexpected key {key:?} (expected {expected})")]
+    UnexpectedKey {
+        /// `observation` or `event_summary`.
+        section: &'static str,
+        /// The key found.
+        key: String,
+        /// The form expected.
+        expected: &'static str,
+    },
+    /// A date that is not in LoCoMo's form.
+    #[error("{text:?} is not a date like \"8 May, 2023\" ({source})")]
+    Date {
+        /// The text, trimmed.
+        text: String,
+        /// Why chrono refused it.
+        #[source]
+        source: chrono::ParseError,
+    },
+    /// A session time that is not in LoCoMo's form.
+    #[error("{text:?} is not a date-time like \"1:56 pm on 8 May, 2023\" ({source})")]
+    DateTime {
+        /// The text, trimmed.
+        text: String,
+        /// Why chrono refused it.
+        #[source]
+        source: chrono::ParseError,
+    },
+}
+
+impl FormatError {
+    /// This error located inside `at`.
+    fn at(self, at: impl Into<String>) -> Self {
+        Self::At { at: at.into(), source: Box::new(self) }
+    }
+
+    fn shape(key: impl Into<String>, expected: &'static str) -> Self {
+        Self::Shape { key: key.into(), expected }
+    }
+}
+
 /// A whole LoCoMo-format file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dataset {
@@ -169,7 +250,8 @@ impl Dataset {
         let mut conversations = Vec::with_capacity(items.len());
         let mut ids = HashSet::new();
         for (i, item) in items.iter().enumerate() {
-            let c = parse_conversation(i, item).map_err(bad)?;
+            let c = parse_conversation(i, item)
+                .map_err(|source| LocomoError::Conversation { path: path.to_path_buf(), source })?;
             if !ids.insert(c.sample_id.clone()) {
                 return Err(bad(format!("sample_id {:?} appears twice", c.sample_id)));
             }
@@ -186,16 +268,16 @@ impl Conversation {
     }
 }
 
-fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
+fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, FormatError> {
     let sample_id = match item.get("sample_id") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         _ => format!("conversation-{}", i + 1),
     };
-    let at = |what: String| format!("{sample_id}: {what}");
+    let at = |e: FormatError| e.at(sample_id.as_str());
     let conv = item
         .get("conversation")
         .and_then(Value::as_object)
-        .ok_or_else(|| at("missing \"conversation\" object".into()))?;
+        .ok_or_else(|| at(FormatError::Missing("\"conversation\" object")))?;
     let speakers: Vec<String> = ["speaker_a", "speaker_b"]
         .iter()
         .filter_map(|k| conv.get(*k).and_then(Value::as_str))
@@ -212,7 +294,7 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
         let key = format!("session_{n}");
         let Some(list) = conv.get(&key) else { continue };
         let Value::Array(list) = list else {
-            return Err(at(format!("\"{key}\" must be a list of turns")));
+            return Err(at(FormatError::shape(format!("\"{key}\""), "must be a list of turns")));
         };
         if list.is_empty() {
             continue;
@@ -221,18 +303,18 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
         let when = conv
             .get(&when_key)
             .and_then(Value::as_str)
-            .ok_or_else(|| at(format!("\"{key}\" has turns but no \"{when_key}\"")))?;
-        let when = parse_date_time(when).map_err(|e| at(format!("\"{when_key}\": {e}")))?;
+            .ok_or_else(|| at(FormatError::NoSessionTime { session: key.clone(), key: when_key.clone() }))?;
+        let when = parse_date_time(when).map_err(|e| at(e.at(format!("\"{when_key}\""))))?;
         let mut turns = Vec::with_capacity(list.len());
         for (j, t) in list.iter().enumerate() {
             let field = |f: &str| t.get(f).and_then(Value::as_str).map(str::to_string);
             let where_ = || format!("{key} turn {}", j + 1);
-            let dia_id = field("dia_id").ok_or_else(|| at(format!("{}: missing \"dia_id\"", where_())))?;
+            let dia_id = field("dia_id").ok_or_else(|| at(FormatError::Missing("\"dia_id\"").at(where_())))?;
             let dia_id = normalise_dia_id(&dia_id).unwrap_or(dia_id);
             if !known.insert(dia_id.clone()) {
-                return Err(at(format!("{}: dia_id {dia_id:?} appears twice", where_())));
+                return Err(at(FormatError::DuplicateDiaId(dia_id).at(where_())));
             }
-            let speaker = field("speaker").ok_or_else(|| at(format!("{}: missing \"speaker\"", where_())))?;
+            let speaker = field("speaker").ok_or_else(|| at(FormatError::Missing("\"speaker\"").at(where_())))?;
             let text = field("text").unwrap_or_default();
             let caption = field("blip_caption").filter(|c| !c.trim().is_empty());
             if text.trim().is_empty() && caption.is_none() {
@@ -243,14 +325,14 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
         sessions.push(Session { number: n, at: when, turns });
     }
     if sessions.is_empty() {
-        return Err(at("no sessions with turns".into()));
+        return Err(at(FormatError::NoSessions));
     }
 
     let present: HashSet<&str> = sessions.iter().flat_map(|s| &s.turns).map(|t| t.dia_id.as_str()).collect();
     let qa = match item.get("qa") {
         None => &Vec::new(),
         Some(Value::Array(qa)) => qa,
-        Some(_) => return Err(at("\"qa\" must be a list of questions".into())),
+        Some(_) => return Err(at(FormatError::shape("\"qa\"", "must be a list of questions"))),
     };
     let mut questions = Vec::with_capacity(qa.len());
     for (index, q) in qa.iter().enumerate() {
@@ -259,13 +341,13 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
             .get("question")
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
-            .ok_or_else(|| at(format!("{where_}: missing \"question\"")))?
+            .ok_or_else(|| at(FormatError::Missing("\"question\"").at(where_.as_str())))?
             .to_string();
         let category = q
             .get("category")
             .and_then(Value::as_u64)
             .and_then(|c| u8::try_from(c).ok())
-            .ok_or_else(|| at(format!("{where_}: \"category\" must be a small integer")))?;
+            .ok_or_else(|| at(FormatError::shape("\"category\"", "must be a small integer").at(where_.as_str())))?;
         let answer = match q.get("answer").or_else(|| q.get("adversarial_answer")) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => String::new(),
@@ -275,7 +357,9 @@ fn parse_conversation(i: usize, item: &Value) -> Result<Conversation, String> {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(xs)) => xs.iter().filter_map(Value::as_str).map(String::from).collect(),
             Some(Value::String(s)) => vec![s.clone()],
-            Some(_) => return Err(at(format!("{where_}: \"evidence\" must be a list of dialog ids"))),
+            Some(_) => {
+                return Err(at(FormatError::shape("\"evidence\"", "must be a list of dialog ids").at(where_)));
+            }
         };
         let (mut evidence, mut unresolved, mut normalised) = (Vec::new(), Vec::new(), Vec::new());
         for entry in &raw {
@@ -313,25 +397,38 @@ fn session_of(key: &str, prefix: &str, suffix: &str) -> Option<u32> {
 
 /// `observation`: `{"session_N_observation": {speaker: [[text, dia_id | [dia_id, ...]], ...]}}`.
 /// Absent is fine (not every LoCoMo-format file is annotated); present and malformed is an error.
-fn parse_observations(item: &Value, present: &HashSet<&str>) -> Result<Vec<Observation>, String> {
+fn parse_observations(item: &Value, present: &HashSet<&str>) -> Result<Vec<Observation>, FormatError> {
     let Some(root) = item.get("observation") else { return Ok(Vec::new()) };
-    let root = root.as_object().ok_or("\"observation\" must be an object of sessions")?;
+    let root =
+        root.as_object().ok_or_else(|| FormatError::shape("\"observation\"", "must be an object of sessions"))?;
     let mut out = Vec::new();
     for (key, speakers) in root {
-        let session = session_of(key, "session_", "_observation")
-            .ok_or_else(|| format!("\"observation\": unexpected key {key:?} (expected session_N_observation)"))?;
-        let speakers = speakers.as_object().ok_or_else(|| format!("\"{key}\" must map speakers to lists"))?;
+        let session = session_of(key, "session_", "_observation").ok_or_else(|| FormatError::UnexpectedKey {
+            section: "observation",
+            key: key.clone(),
+            expected: "session_N_observation",
+        })?;
+        let speakers = speakers
+            .as_object()
+            .ok_or_else(|| FormatError::shape(format!("\"{key}\""), "must map speakers to lists"))?;
         for (speaker, list) in speakers {
-            let list = list.as_array().ok_or_else(|| format!("\"{key}\".{speaker} must be a list"))?;
+            let list =
+                list.as_array().ok_or_else(|| FormatError::shape(format!("\"{key}\".{speaker}"), "must be a list"))?;
             for entry in list {
                 let (text, ids) = match entry.as_array().map(Vec::as_slice) {
                     Some([Value::String(t), ids]) => (t, ids),
-                    _ => return Err(format!("\"{key}\".{speaker}: each entry must be [text, dia_id(s)]")),
+                    _ => {
+                        return Err(FormatError::shape("each entry", "must be [text, dia_id(s)]")
+                            .at(format!("\"{key}\".{speaker}")));
+                    }
                 };
                 let raw: Vec<&str> = match ids {
                     Value::String(s) => vec![s.as_str()],
                     Value::Array(xs) => xs.iter().filter_map(Value::as_str).collect(),
-                    _ => return Err(format!("\"{key}\".{speaker}: dialog ids must be a string or a list")),
+                    _ => {
+                        return Err(FormatError::shape("dialog ids", "must be a string or a list")
+                            .at(format!("\"{key}\".{speaker}")));
+                    }
                 };
                 let mut dia_ids: Vec<String> = Vec::new();
                 for id in raw.iter().flat_map(|r| split_evidence(r)).filter_map(normalise_dia_id) {
@@ -348,18 +445,26 @@ fn parse_observations(item: &Value, present: &HashSet<&str>) -> Result<Vec<Obser
 }
 
 /// `event_summary`: `{"events_session_N": {speaker: [text, ...], "date": "8 May, 2023"}}`.
-fn parse_events(item: &Value) -> Result<Vec<EventNote>, String> {
+fn parse_events(item: &Value) -> Result<Vec<EventNote>, FormatError> {
     let Some(root) = item.get("event_summary") else { return Ok(Vec::new()) };
-    let root = root.as_object().ok_or("\"event_summary\" must be an object of sessions")?;
+    let root =
+        root.as_object().ok_or_else(|| FormatError::shape("\"event_summary\"", "must be an object of sessions"))?;
     let mut out = Vec::new();
     for (key, entry) in root {
-        let session = session_of(key, "events_session_", "")
-            .ok_or_else(|| format!("\"event_summary\": unexpected key {key:?} (expected events_session_N)"))?;
-        let entry = entry.as_object().ok_or_else(|| format!("\"{key}\" must be an object"))?;
-        let date = entry.get("date").and_then(Value::as_str).ok_or_else(|| format!("\"{key}\" has no \"date\""))?;
-        let date = parse_date(date).map_err(|e| format!("\"{key}\".date: {e}"))?;
+        let session = session_of(key, "events_session_", "").ok_or_else(|| FormatError::UnexpectedKey {
+            section: "event_summary",
+            key: key.clone(),
+            expected: "events_session_N",
+        })?;
+        let entry = entry.as_object().ok_or_else(|| FormatError::shape(format!("\"{key}\""), "must be an object"))?;
+        let date = entry
+            .get("date")
+            .and_then(Value::as_str)
+            .ok_or_else(|| FormatError::Missing("\"date\"").at(format!("\"{key}\"")))?;
+        let date = parse_date(date).map_err(|e| e.at(format!("\"{key}\".date")))?;
         for (speaker, list) in entry.iter().filter(|(k, _)| k.as_str() != "date") {
-            let list = list.as_array().ok_or_else(|| format!("\"{key}\".{speaker} must be a list"))?;
+            let list =
+                list.as_array().ok_or_else(|| FormatError::shape(format!("\"{key}\".{speaker}"), "must be a list"))?;
             for text in list.iter().filter_map(Value::as_str).filter(|t| !t.trim().is_empty()) {
                 out.push(EventNote { session, speaker: speaker.clone(), text: text.to_string(), date });
             }
@@ -370,11 +475,11 @@ fn parse_events(item: &Value) -> Result<Vec<EventNote>, String> {
 }
 
 /// "8 May, 2023" → 2023-05-08.
-pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
+pub fn parse_date(s: &str) -> Result<NaiveDate, FormatError> {
     let t = s.trim();
     NaiveDate::parse_from_str(t, "%d %B, %Y")
         .or_else(|_| NaiveDate::parse_from_str(t, "%d %b, %Y"))
-        .map_err(|e| format!("{t:?} is not a date like \"8 May, 2023\" ({e})"))
+        .map_err(|source| FormatError::Date { text: t.to_string(), source })
 }
 
 /// Splits an evidence entry that packs several ids ("D8:6; D9:17", "D9:1 D4:4").
@@ -395,12 +500,12 @@ pub fn normalise_dia_id(raw: &str) -> Option<String> {
 }
 
 /// "1:56 pm on 8 May, 2023" → 2023-05-08T13:56:00Z.
-pub fn parse_date_time(s: &str) -> Result<DateTime<Utc>, String> {
+pub fn parse_date_time(s: &str) -> Result<DateTime<Utc>, FormatError> {
     let t = s.trim();
     NaiveDateTime::parse_from_str(t, "%I:%M %p on %d %B, %Y")
         .or_else(|_| NaiveDateTime::parse_from_str(t, "%I:%M %p on %d %b, %Y"))
         .map(|n| n.and_utc())
-        .map_err(|e| format!("{t:?} is not a date-time like \"1:56 pm on 8 May, 2023\" ({e})"))
+        .map_err(|source| FormatError::DateTime { text: t.to_string(), source })
 }
 
 #[cfg(test)]
@@ -412,7 +517,7 @@ mod tests {
         assert_eq!(parse_date_time("1:56 pm on 8 May, 2023").unwrap().to_rfc3339(), "2023-05-08T13:56:00+00:00");
         assert_eq!(parse_date_time("10:04 am on 19 December, 2023").unwrap().to_rfc3339(), "2023-12-19T10:04:00+00:00");
         assert_eq!(parse_date_time("12:09 am on 1 Jan, 2024").unwrap().to_rfc3339(), "2024-01-01T00:09:00+00:00");
-        assert!(parse_date_time("yesterday").unwrap_err().contains("1:56 pm on 8 May, 2023"));
+        assert!(parse_date_time("yesterday").unwrap_err().to_string().contains("1:56 pm on 8 May, 2023"));
         assert_eq!(parse_date("21 January, 2022").unwrap().to_string(), "2022-01-21");
         assert!(parse_date("soon").is_err());
     }

@@ -27,6 +27,16 @@ pub enum LocomoError {
         /// What is wrong and where (conversation, session, question).
         message: String,
     },
+    /// One conversation of the dataset is not in the LoCoMo shape: its sample id, the field and
+    /// what the field must hold, so the file can be fixed.
+    #[error("{}: {source}", .path.display())]
+    Conversation {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in which conversation.
+        #[source]
+        source: super::data::FormatError,
+    },
     /// The options would measure nothing (no budgets, k of zero, zero conversations).
     #[error("invalid LoCoMo options: {0}")]
     Options(String),

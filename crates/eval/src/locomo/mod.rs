@@ -17,8 +17,8 @@ mod sources;
 
 pub use bm25::{Bm25, tokenize};
 pub use data::{
-    Conversation, Dataset, EventNote, Observation, Question, Session, Turn, TurnRendering, normalise_dia_id,
-    parse_date, parse_date_time,
+    Conversation, Dataset, EventNote, FormatError, Observation, Question, Session, Turn, TurnRendering,
+    normalise_dia_id, parse_date, parse_date_time,
 };
 pub use error::LocomoError;
 pub use extraction::{

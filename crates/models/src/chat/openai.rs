@@ -210,7 +210,9 @@ impl OpenAiChat {
                         Failure::Status { retry_after, .. } => *retry_after,
                         _ => None,
                     };
-                    std::thread::sleep(self.delay(attempt, retry_after));
+                    let wait = self.delay(attempt, retry_after);
+                    tracing::debug!(attempt, failure = ?f, wait_ms = wait.as_millis() as u64, "chat request failed; retrying");
+                    std::thread::sleep(wait);
                     attempt += 1;
                 }
                 Err(f) => return Err(f),
@@ -325,6 +327,7 @@ impl ChatModel for OpenAiChat {
         &self.id
     }
 
+    #[tracing::instrument(name = "chat", level = "debug", skip_all, fields(model = %self.id, messages = req.messages.len()))]
     fn complete(&self, req: &ChatRequest) -> ChatResult<ChatReply> {
         req.validate()?;
         let started = Instant::now();
@@ -345,6 +348,9 @@ impl ChatModel for OpenAiChat {
                 Err(Failure::Status { status: 400 | 422, .. })
                     if matches!(format, FormatUsed::JsonSchema | FormatUsed::JsonObject) =>
                 {
+                    tracing::debug!(
+                        "the server refused the response format; asking again with the schema in the prompt"
+                    );
                     format = FormatUsed::Prompt;
                     fell_back = true;
                 }

@@ -182,7 +182,7 @@ fn tool_error_text(e: &ApiError) -> String {
         ApiError::Internal { detail } | ApiError::Unavailable { detail } => {
             let reference = ulid::Ulid::new().to_string().to_lowercase();
             let (_, code) = e.status_and_code();
-            eprintln!("mnemo-server: mcp tool error {reference} ({code}): {detail}");
+            crate::error::log_failure(e, &reference, code, detail);
             format!("{e}; reference {reference}")
         }
         other => other.to_string(),
