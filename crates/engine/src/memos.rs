@@ -149,6 +149,7 @@ impl Memory {
                 chat: Some(chat),
                 extractor: "user".into(),
                 extractor_version: "1".into(),
+                rule: None,
             },
             ..Row::new(scope.clone(), Kind::Memo, text, now)
         };
@@ -304,6 +305,7 @@ impl Memory {
                 chat: scope.chat.clone(),
                 extractor: MEMO_EXTRACTOR.into(),
                 extractor_version: MEMO_VERSION.into(),
+                rule: None,
             },
             ..Row::new(scope, Kind::Memo, lines.join(" "), self.clock.now())
         };

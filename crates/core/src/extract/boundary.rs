@@ -179,7 +179,7 @@ fn boundary(x: &str) -> Vec<Found> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "never-mention",
+            "boundary.never-mention",
             Mode::Request,
             &[
                 "mention",
@@ -199,42 +199,42 @@ pub(super) fn rules() -> Vec<Rule> {
             boundary_or_referent,
         ),
         Rule::new(
-            "please-not",
+            "boundary.please-not",
             Mode::Request,
             &["not ask", "not mention", "not talk", "not bring"],
             r"(?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:ask(?:ing)?\s+(?:me\s+)?about|mention(?:ing)?|talk(?:ing)?\s+(?:to\s+me\s+)?about|bring(?:ing)?\s+up)\s+(?P<x><TAIL>)",
             boundary_or_referent,
         ),
         Rule::new(
-            "avoid-topic",
+            "boundary.avoid-topic",
             Mode::Request,
             &["avoid", "steer clear", "stay away", "keep away", "skip"],
             r"\b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "bring-x-up",
+            "boundary.bring-x-up",
             Mode::Request,
             &["bring"],
             r"\b(?:never|don't|do\s+not|dont|stop|please\s+don't)\s+bring(?:ing)?\s+(?P<x>[^.;!?]+?)\s+up\b",
             boundary_or_referent,
         ),
         Rule::new(
-            "rather-not-talk",
+            "boundary.rather-not-talk",
             Mode::Request,
             &["talk", "speak", "hear", "chat", "think", "discuss", "get into"],
             r"(?:\bi\s*)?(?:don't|do\s+not|dont|really\s+don't|'d\s+rather\s+not|\s+would\s+rather\s+not|'d\s+prefer\s+not\s+to|\s+would\s+prefer\s+not\s+to|prefer\s+not\s+to|never\s+want\s+to|don't\s+want\s+to|do\s+not\s+want\s+to|don't\s+wanna|don't\s+like\s+to|hate\s+to|can't|cannot)\s+(?:(?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about|discuss|get\s+into|go\s+into)\s+(?P<x><TAIL>)",
             boundary_or_referent,
         ),
         Rule::new(
-            "lets-not",
+            "boundary.lets-not",
             Mode::Request,
             &["let's", "lets"],
             r"\blet'?s\s+(?:not|never)\s+(?:talk\s+about|discuss|bring\s+up|mention|go\s+into|get\s+into|dwell\s+on|get\s+started\s+on)\s+(?P<x><TAIL>)",
             boundary_or_referent,
         ),
         Rule::new(
-            "off-limits",
+            "boundary.off-limits",
             Mode::Request,
             &[
                 "limits",
@@ -253,21 +253,21 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "leave-out",
+            "boundary.leave-out",
             Mode::Request,
             &["out of"],
             r"\b(?:keep|leave)\s+(?P<x>[^.;!?]+?)\s+out\s+of\s+(?:it|this|our\s+(?:chats?|conversations?)|the\s+conversation|conversations?|things)",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "not-comfortable",
+            "boundary.not-comfortable",
             Mode::Request,
             &["comfortable", "ready"],
             r"\b<IM>\s+not\s+(?:comfortable|ready|okay|ok)\s+(?:talking|discussing|to\s+talk|to\s+discuss|with\s+talking|sharing)\s+(?:about\s+)?(?P<x><TAIL>)",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "dont-call-me",
+            "boundary.dont-call-me",
             Mode::Request,
             &["call me"],
             r#"\b(?:don't|do\s+not|dont|never|stop|please\s+don't|quit)\s+call(?:ing)?\s+me\s+["']?(?P<x><NAME>)"#,

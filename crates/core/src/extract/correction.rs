@@ -139,7 +139,7 @@ fn stop(x: &str, verb: &str) -> Vec<Found> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "dont-anymore",
+            "correction.dont-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
             r"\bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
@@ -159,7 +159,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "not-anymore",
+            "correction.not-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
             r"\b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:(?P<prep>with|at|in|into|based\s+in|living\s+in|working\s+(?:at|for|as)|employed\s+(?:at|by)|on|using|a\s+fan\s+of)\s+)?(?:a\s+|an\s+)?(?P<x>[^,.;!?]+?)(?P<any>\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
@@ -183,7 +183,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "stopped",
+            "correction.stopped",
             Mode::Statement,
             &[
                 "stopped",

@@ -618,8 +618,13 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
     draft.valid_from = valid_from;
+    draft.rule = Some(RULE.to_string());
     Some(draft)
 }
+
+/// The name episodic capture records as a memory's rule: it is no pattern of the registry but
+/// the catch-all for first-person statements no rule claimed.
+pub(super) const RULE: &str = "episodic.capture";
 
 /// How sure a plainly stated first-person statement is: above the gate's floor for facts, below
 /// what a rule that read a specific phrasing gives.

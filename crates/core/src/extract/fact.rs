@@ -55,7 +55,7 @@ const TECH: &str = r"(?:database|db|databases|tech\s+stack|stack|backend|back\s+
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "account-id",
+            "fact.account-id",
             Mode::Statement,
             &["id", "number", "no.", "#", "code", "username", "handle"],
             r"\b(?:(?P<owner>my|our)\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:account|customer|member|membership|user|client|subscriber|employee|student|policy|booking|reservation|confirmation|order|ticket|case|loyalty|frequent\s+flyer|patient|tenant|workspace|org|organization|organisation|project|instance|device|serial|support|contract|invoice|shipment|tracking)\s*(?:id|ids|number|no\.?|#|code|name|handle|username)|username|user\s*name|handle|gamertag)\s*(?:is|=|:|was|should\s+be)\s+#?(?P<x>[A-Za-z0-9][A-Za-z0-9_\-./@]*[A-Za-z0-9])",
@@ -83,7 +83,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tech-owned",
+            "fact.tech-owned",
             Mode::Statement,
             &["my ", "our ", "the "],
             &format!(
@@ -92,7 +92,7 @@ pub(super) fn rules() -> Vec<Rule> {
             tech,
         ),
         Rule::new(
-            "tech-we",
+            "fact.tech-we",
             Mode::Statement,
             &["we"],
             r"\bwe(?:'re|\s+are|'ve|\s+have)?\s+(?:(?:now|currently|still|mostly|mainly|also|only|all|just|recently|finally|always|usually)\s+)*(?P<v>deploy|deploying|host|hosting|self-host|build|building|store|storing|ship|shipping|test|testing|monitor|monitoring|log|logging|manage|managing|track|tracking|orchestrate|provision|provisioning|package|containerize|bundle|cache|caching|been\s+using|standardi[sz]ed\s+on|rely\s+on|run\s+on|are\s+on)\s+(?P<x>[^,;!?]+)",
@@ -124,7 +124,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tech-i-host",
+            "fact.tech-i-host",
             Mode::Statement,
             &["host", "deploy", "self-host", "run"],
             r"\bi\s+(?:(?:mostly|usually|always|now|also|just)\s+)*(?P<v>host|deploy|self-host|selfhost|run)\s+(?P<x>[^,;!?]+)",

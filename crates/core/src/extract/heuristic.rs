@@ -269,12 +269,16 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
                 pos = retry;
                 continue;
             }
-            let found = (rule.build)(&c, s);
+            let mut found = (rule.build)(&c, s);
             if found.is_empty() {
                 pos = retry;
                 continue;
             }
             claimed.push((m.start(), end));
+            // Why it was remembered: the rule's name travels with the draft into provenance.
+            for f in &mut found {
+                f.draft.rule = Some(rule.name.to_string());
+            }
             out.extend(found.into_iter().map(|f| (f, rule.mode)));
             pos = m.end().max(retry);
         }

@@ -133,7 +133,7 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "pronoun-name",
+            "identity.pronoun-name",
             Mode::Statement,
             &["name", "called", "named"],
             r"^\s*(?:(?:and\s+)?(?:his|her|its|their)\s+name(?:'s|\s+is)|(?:he|she|it)(?:'s|\s+is)\s+(?:called|named))\s+(?P<x><NAMEI>)",
@@ -160,7 +160,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "name-explicit",
+            "identity.name-explicit",
             Mode::Statement,
             &["name"],
             r"(?:\b(?:my\s+name\s+is\s+actually|my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+)?name\s+is|my\s+name's|the\s+name's)|^\s*name's)\s+(?P<x><NAMEI>)",
@@ -170,7 +170,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "name-intro",
+            "identity.name-intro",
             Mode::Statement,
             &["i'm", "i am", "this is", "here"],
             r"(?:\b(?:hi|hey|hello|hiya|yo|greetings|heya|howdy|morning|evening)[,!.]?\s+(?:there[,!.]?\s+)?(?:(?:this\s+is)\s+)?|^|[,;:!.]\s*|\band\s+)(?:(?:i'm|i\s+am)\s+)?(?P<x><NAME>|(?-i:[a-z])[\w'-]*)(?P<after>'s|\s+here\b|[\w'-]*)",
@@ -222,7 +222,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "family-fact",
+            "identity.family-fact",
             Mode::Statement,
             &["my ", "our "],
             r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|amazing|lovely)\s+)?(?P<rel><REL>)(?:,?\s+(?P<nm><NAME>),?)?\s+(?P<v>is\s+an?|is\s+(?:now\s+)?(?:working|studying|living|allergic|married|engaged|pregnant|retired)|works|lives|loves|likes|hates|enjoys|teaches|studies|plays|has\s+(?:a|an|two|three)|just\s+(?:got|started|moved|turned)|recently\s+(?:got|started|moved)|got\s+(?:married|engaged|a\s+new)|moved|turned|turns|goes\s+to|attends|speaks|runs|owns|is\s+\d{1,2}(?:\s+years?\s+old)?)(?:\s+(?P<rest><CLAUSE>))?",
@@ -250,14 +250,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "family-named",
+            "identity.family-named",
             Mode::Statement,
             &["my ", "our "],
             r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|sweet|rescue|old)\s+)?(?P<rel><REL>|<SPECIES>)(?:'s\s+name\s+is|\s+is\s+(?:called|named)|\s+goes\s+by|\s+named|\s+called|\s+'s\s+called)\s+(?P<x><NAMEI>)",
             |c, s| named_relation(c, s, true),
         ),
         Rule::new(
-            "family-is-name",
+            "identity.family-is-name",
             Mode::Statement,
             &["my ", "our "],
             r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new)\s+)?(?P<rel><REL>|<SPECIES>|<BREED>)\s+is\s+(?P<x><NAME>)(?:$|\s*[,.;!?]|\s+(?:and|not|btw|by\s+the\s+way)\b)",
@@ -269,7 +269,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "family-appositive",
+            "identity.family-appositive",
             Mode::Statement,
             &["my ", "our "],
             r"\b(?:my|our)\s+(?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|sweet|rescue|old)\s+)?(?P<rel><REL>|<SPECIES>),?\s+(?P<x><NAME>)",
@@ -281,7 +281,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "have-pets-kids",
+            "identity.have-pets-kids",
             Mode::Statement,
             &["have", "got", "adopted", "rescued"],
             r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:just|recently|also|finally|now)\s+)*(?:have|got|adopted|rescued|'ve\s+got|have\s+got)\s+(?P<n>a|an|one|two|three|four|five|six|\d+)\s+(?:(?:little|big|old|young|new|rescue|senior|beautiful|cute|adorable|lovely|grown|wonderful|amazing|teenage|adult|black|white|grey|gray|brown|ginger|orange|fluffy|tiny|huge|sweet|crazy|lazy|chocolate|yellow)\s+)*(?P<what><BREED>|<SPECIES>|kids|children|sons?|daughters?|brothers?|sisters?|siblings|grandkids|grandchildren|boys|girls)\b(?:,?\s+(?:(?:named|called)\s+|:\s*)?(?P<names>(?-i:[A-Z])[\w'-]*(?:(?:,\s*|\s+and\s+|,\s+and\s+|\s*&\s*)(?-i:[A-Z])[\w'-]*)*))?(?:\s+(?:named|called)\s+(?P<lnames>[A-Za-z][\w'-]*(?:(?:,\s*|\s+and\s+|,\s+and\s+)[A-Za-z][\w'-]*)*))?",
@@ -337,7 +337,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "and-a-pet",
+            "identity.and-a-pet",
             Mode::Statement,
             &["named", "called"],
             r"(?:,|\band)\s+(?:a|an|one)\s+(?:(?:little|big|old|young|new|rescue|senior|black|white|grey|gray|brown|ginger|orange|fluffy|tiny|sweet)\s+)*(?P<rel><BREED>|<SPECIES>)\s+(?:named|called)\s+(?P<x><NAMEI>)",
@@ -349,7 +349,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "employer-at",
+            "identity.employer-at",
             Mode::Statement,
             &["i'm", "i am"],
             r"\b<IM>\s+(?:(?:now|currently|still|also)\s+)?(?:at|with|working\s+at|employed\s+at)\s+(?P<emp><NAME>)",
@@ -378,7 +378,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "owns-business",
+            "identity.owns-business",
             Mode::Statement,
             &["own", "run", "manage", "founded", "started", "co-own"],
             r"\bi\s+(?:(?:also|now|still|actually)\s+)?(?:own|run|manage|co-own|co-founded|founded|started)\s+(?P<x>(?:a|an|my\s+own|our|the\s+family)\s+(?:[\w'-]+\s+){0,3}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|café|coffee\s+shop|bar|pub|studio|agency|firm|practice|clinic|salon|gym|farm|consultancy|brand|label|nonprofit|non-profit|charity|school|hotel|bookstore|boutique|food\s+truck|bistro|brewery|winery|garage|workshop|daycare|b&b|podcast|channel|newsletter)\b[^,.;!?]*)",
@@ -398,7 +398,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "new-job-as",
+            "identity.new-job-as",
             Mode::Statement,
             &["job", "role", "position", "gig", "offer"],
             r"\bi(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got|landed|accepted|took|started|scored|was\s+offered)\s+(?:a|an|the|my)\s+(?:new\s+|first\s+|dream\s+)?(?:job|role|position|gig|offer)\s+as\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)(?:\s+(?:at|with|for)\s+(?P<emp>[^,.;!?]+))?(?:$|[,.;!?])",
@@ -416,7 +416,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "had-baby",
+            "identity.had-baby",
             Mode::Statement,
             &["baby", "welcomed", "had a"],
             r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our)\s+(?:new\s+|first\s+|second\s+|third\s+)?(?:baby\s+)?(?P<what>girl|boy|baby|son|daughter)(?:\s+(?:named|called)\s+(?P<x><NAMEI>))?",
@@ -436,7 +436,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "relative-birthday",
+            "identity.relative-birthday",
             Mode::Statement,
             &["birthday"],
             r"\b(?:my\s+)?(?P<rel><REL>)'s\s+(?:birthday|bday)\s+is\s+(?:on\s+)?(?P<x>(?:the\s+\d{1,2}(?:st|nd|rd|th)|<MONTH_DAY>))",
@@ -448,7 +448,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "speaks",
+            "identity.speaks",
             Mode::Statement,
             &["speak", "native", "first language", "mother tongue"],
             r"\bi\s+(?:also\s+|can\s+)?speak\s+(?P<x>(?:fluent\s+|some\s+|a\s+little\s+|basic\s+)?<LANG>(?:(?:,\s*|\s+and\s+|\s*&\s*|,\s+and\s+)(?:fluent\s+|some\s+|a\s+little\s+|basic\s+)?<LANG>)*)|\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<n><LANG>)|\b<IM>\s+a\s+native\s+(?P<m><LANG>)\s+speaker",
@@ -475,7 +475,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "trait",
+            "identity.trait",
             Mode::Statement,
             &["i'm", "i am"],
             r"\b<IM>\s+(?:(?:such|totally|definitely|really|very|quite|a\s+bit\s+of|kind\s+of|more\s+of|very\s+much|pretty\s+much|also|a\s+total|a\s+huge|a\s+big)\s+)*(?:(?P<art>a|an)\s+)?(?P<x>night\s+owl|morning\s+person|early\s+bird|introvert|extrovert|ambivert|homebody|people\s+person|dog\s+person|cat\s+person|coffee\s+person|tea\s+person|bookworm|foodie|gamer|introverted|extroverted|colou?r-?blind|left-handed|right-handed|deaf|hard\s+of\s+hearing|dyslexic|autistic|neurodivergent|insomniac|pregnant|an?\s+only\s+child|only\s+child|twin|vegan\s+athlete|christian|muslim|jewish|hindu|buddhist|atheist|sikh|catholic)\b",
@@ -508,7 +508,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "timezone",
+            "identity.timezone",
             Mode::Statement,
             &[
                 "pst",
@@ -541,7 +541,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "job-im-a",
+            "identity.job-im-a",
             Mode::Statement,
             &["i'm", "i am"],
             r"\b<IM>\s+(?:(?:now|currently|actually|still|also|just|officially|basically|technically|working\s+as|employed\s+as)\s+)*(?P<art>a|an|the)\s+(?P<x>(?:[\w/&+.-]+\s+){0,4}?<JOB>s?(?:[\s-]+<JOB>s?)*)\b(?P<rest>\s+(?:at|for|in|with|on|of|from)\s+[^,.;!?]+)?(?:\s+(?:based|living)\s+(?:in|out\s+of)\s+(?P<based><CLAUSE>))?",
@@ -561,14 +561,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "job-work",
+            "identity.job-work",
             Mode::Statement,
             &["work"],
             r"\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)?\s+(?:(?:now|currently|still|also|mainly|mostly|actually|full-time|part-time|just)\s+)*(?:work|working)\s+(?:(?P<as>as)\s+(?P<job><CLAUSE>)|(?P<prep>at|for)\s+(?P<emp><CLAUSE>)|in\s+(?P<field><CLAUSE>)|(?P<remote>from\s+home|remotely|remote|from\s+an?\s+office|in\s+an?\s+office|hybrid)|on\s+(?P<proj><CLAUSE>))",
             work,
         ),
         Rule::new(
-            "employer-joined",
+            "identity.employer-joined",
             Mode::Statement,
             &["joined", "started", "hired", "job at", "offer", "employed"],
             r"\bi(?:'ve|\s+have|'m|\s+am|\s+was)?\s+(?:(?:just|recently|finally|officially|now)\s+)*(?:joined|started\s+(?:a\s+new\s+job\s+|a\s+new\s+role\s+|working\s+)?at|started\s+at|got\s+(?:a\s+(?:new\s+)?job|hired|an\s+offer|a\s+position|a\s+role)\s+(?:at|with|from|by)|(?:got\s+)?hired\s+(?:at|by)|employed\s+(?:at|by))\s+(?P<emp><CLAUSE>)",
@@ -588,7 +588,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "job-my-job-is",
+            "identity.job-my-job-is",
             Mode::Statement,
             &["job", "role", "position", "title", "occupation", "profession", "company", "employer"],
             r"\bmy\s+(?:(?:new|current|day|full-time|main)\s+)?(?P<what>job|role|position|title|job\s+title|occupation|profession|company|employer)\s+is\s+(?P<x><CLAUSE>)",
@@ -608,7 +608,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "job-teach-study",
+            "identity.job-teach-study",
             Mode::Statement,
             &["teach", "study", "studying", "major"],
             r"\bi(?:'m|\s+am)?\s+(?:(?:currently|now|also|still)\s+)*(?P<v>teach|study|studying|majoring\s+in|doing\s+(?:a|my)\s+(?:phd|masters|master's|degree|bachelor's|doctorate)\s+in)\s+(?P<x><CLAUSE>)",
@@ -657,7 +657,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "job-status",
+            "identity.job-status",
             Mode::Statement,
             &[
                 "retired",
@@ -679,7 +679,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "home-live",
+            "identity.home-live",
             Mode::Statement,
             &["live", "living", "based", "reside", "located", "settled"],
             r"\b(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+(?:(?:now|currently|still|actually|also|just|been|recently|finally|happily|officially)\s+)*(?:live|living|reside|residing|based|located|settled)(?:\s+with\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?)?\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|out\s+of|on)\s+<PLACE>",
@@ -691,7 +691,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "home-moved",
+            "identity.home-moved",
             Mode::Statement,
             &["moved", "relocated"],
             r"(?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)(?:(?:just|recently|finally|officially|now|also|since)\s+)*(?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+(?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>",
@@ -708,7 +708,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "home-my-home",
+            "identity.home-my-home",
             Mode::Statement,
             &["home"],
             r"\b(?:my\s+(?:home|house|apartment|flat|place)\s+is\s+(?:in|near)|home\s+(?:base\s+)?is|i\s+call\s+(?P<called>\S+(?:\s+(?-i:[A-Z])\S*)?)\s+home)\s*(?P<x><CLAUSE>)?",
@@ -719,7 +719,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "hometown",
+            "identity.hometown",
             Mode::Statement,
             &["from", "grew up", "born", "raised"],
             r"\b(?:<IM>\s+(?:originally\s+)?from|i\s+(?:originally\s+)?(?:come|came)\s+from|i\s+grew\s+up\s+(?:in|on|near)|i\s+was\s+(?:born|raised)(?:\s+and\s+raised)?\s+in)\s+<PLACE>",
@@ -741,7 +741,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "age",
+            "identity.age",
             Mode::Statement,
             &["i'm", "i am", "turned", "years old"],
             r"\b(?:<IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?|i\s+(?:just\s+)?turned)\s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b))",
@@ -755,7 +755,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "birthday",
+            "identity.birthday",
             Mode::Statement,
             &["birthday", "born on", "born in"],
             r"\b(?:my\s+(?:birthday|bday|b-day)\s+is\s+(?:on\s+)?|i\s+was\s+born\s+on\s+)(?P<x>(?:<MONTH_DAY>))|\b(?P<rel>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)\s+is\s+my\s+(?:birthday|bday)|\bmy\s+(?:birthday|bday)\s+is\s+(?P<rel2>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)|\bi\s+was\s+born\s+in\s+(?P<year>(?:19|20)\d{2})\b",
@@ -778,7 +778,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "relationship",
+            "identity.relationship",
             Mode::Statement,
             &[
                 "married",
@@ -810,7 +810,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "parent-of",
+            "identity.parent-of",
             Mode::Statement,
             &["mom", "dad", "mother", "father", "parent", "mum", "grand"],
             r"\b<IM>\s+(?:a|an)\s+(?:(?:proud|new|single|first-time|busy|working|tired)\s+)*(?P<who>mom|mum|dad|mother|father|parent|grandma|grandpa|grandmother|grandfather|grandparent)(?:\s+(?:of|to)\s+(?P<n>one|two|three|four|five|six|\d+|a\s+(?:baby|toddler|teenager|newborn|\w+)))?\b",
@@ -825,7 +825,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "allergy",
+            "identity.allergy",
             Mode::Statement,
             &["allergic", "allergy", "intolerant", "celiac", "coeliac", "diabetic"],
             r"\b(?:<IM>\s+(?:(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly)\s+)*allergic\s+to\s+(?P<x><CLAUSE>)|i\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy|<IM>\s+(?P<z>lactose[- ]intolerant|gluten[- ]intolerant|celiac|coeliac|diabetic|type\s+[12]\s+diabetic))",

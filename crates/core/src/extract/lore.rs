@@ -129,7 +129,7 @@ fn antecedent(s: &Sentence<'_>, before: usize) -> Option<String> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "nickname",
+            "lore.nickname",
             Mode::Statement,
             &["nickname", "nick", "call me", "calls me"],
             r#"\b(?:my\s+(?:nick\s*name|nick)\s+is|(?:people|everyone|everybody|my\s+friends|friends|my\s+family|my\s+team|my\s+coworkers|my\s+colleagues|they|most\s+people|my\s+kids|my\s+\w+)\s+(?:usually\s+|often\s+|all\s+|just\s+|always\s+|still\s+)?calls?\s+me)\s+["']?(?P<x><NAMEI>)"#,
@@ -139,7 +139,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "call-me",
+            "lore.call-me",
             Mode::Request,
             &["call me", "go by", "be called", "refer to me"],
             r#"(?:(?:^|[,;:.!]\s*|\b(?:please|pls|you\s+can|you\s+may|you\s+could|just|feel\s+free\s+to|can\s+you|could\s+you|would\s+you|i'd\s+(?:prefer|like)\s+(?:it\s+)?if\s+you|i\s+prefer\s+(?:it\s+)?if\s+you|and|but|so|also|actually|oh)\s+)call\s+me|\bi\s+go\s+by|\b(?:i\s+)?(?:prefer|like|want)\s+to\s+be\s+called|\bi(?:'d|\s+would)\s+(?:like|prefer|rather)\s+(?:to\s+)?be\s+called|\brefer\s+to\s+me\s+as)\s+["']?(?P<x><NAMEI>)"#,
@@ -149,14 +149,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "we-call-it",
+            "lore.we-call-it",
             Mode::Statement,
             &["call", "named", "nicknamed", "dubbed", "refer to"],
             r#"\b(?P<who>we|i)(?:'ve|\s+have)?\s+(?:(?:always|usually|all|just|affectionately|jokingly|lovingly|started|been|now|also|secretly)\s+)*(?P<v>call|calling|nicknamed|named|dubbed|refer\s+to)\s+(?P<obj>him|her|it|them|this|that|(?:my|our|the|this|that)\s+[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:as\s+)?(?P<x>(?-i:[A-Z])[^,.;!?"']*|["'][^"']+["'])"#,
             we_call,
         ),
         Rule::new(
-            "lets-call-it",
+            "lore.lets-call-it",
             Mode::Request,
             &["let's", "lets", "agreed", "decided", "means", "i mean", "i say"],
             r#"\b(?:(?:let's|lets|let\s+us|we\s+(?:agreed|decided)\s+to|we'll)\s+(?:call|name|nickname|dub)\s+(?P<obj>it|this|that|him|her|them|(?:the|this|that|our|my|your)\s+[\w-]+(?:\s+[\w-]+)?)\s+["']?(?P<x>[^,.;!?"']+)|(?:from\s+now\s+on,?\s+)(?P<term>["']?[\w\s-]{1,30}?["']?)\s+means\s+(?P<meaning><CLAUSE>)|when\s+i\s+say\s+(?P<said>["']?[\w\s-]{1,30}?["']?),?\s+i\s+mean\s+(?P<meant><CLAUSE>))"#,
@@ -182,7 +182,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "we-joke",
+            "lore.we-joke",
             Mode::Statement,
             &["joke"],
             r"\b(?:we|you\s+and\s+i|me\s+and\s+you)\s+(?:(?:always|often|still|constantly|keep)\s+)*(?:joke|joking)\s+(?:that|about)\s+(?P<x><TAIL>)",
@@ -195,7 +195,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "inside-joke",
+            "lore.inside-joke",
             Mode::Statement,
             &[
                 "joke",

@@ -416,7 +416,7 @@ fn open_loop(content: &str, due_at: Option<chrono::DateTime<chrono::Utc>>, conf:
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "trip",
+            "plan.trip",
             Mode::Statement,
             &["trip", "vacation", "holiday", "getaway", "visit"],
             r"\b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)",
@@ -432,7 +432,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "remind-me",
+            "plan.remind-me",
             Mode::Request,
             &["remind", "reminder", "note to self", "forget to", "forget about", "let me forget", "make sure i"],
             r"(?:^|[,;:]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|and|also|just|ok|okay|so|then|oh|hey|plz)\s+)(?:please\s+)?(?:remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:to\s+(?P<vp><TAIL>)|(?:about|of)\s+(?P<np><TAIL>)|that\s+(?P<cl><TAIL>))|(?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))|(?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)|(?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))|(?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))|make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>))",
@@ -468,7 +468,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "promise-to-someone",
+            "plan.promise-to-someone",
             Mode::Plan,
             &["promised", "told", "assured", "swore"],
             r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:i'd|i\s+would|i'll|i\s+will|we'd|we'll|i\s+was\s+going\s+to|i'm\s+going\s+to|i'm\s+gonna|to)\s+(?P<vp><TAIL>)",
@@ -497,14 +497,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "intent",
+            "plan.intent",
             Mode::Plan,
             &["i", "we"],
             r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must(?:\s+to)?|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
             intent,
         ),
         Rule::new(
-            "bare-intent",
+            "plan.bare-intent",
             Mode::Plan,
             &[
                 "gotta", "need to", "have to", "must", "got to", "gonna", "going to", "planning", "plan to",
@@ -514,7 +514,7 @@ pub(super) fn rules() -> Vec<Rule> {
             intent,
         ),
         Rule::new(
-            "bare-progressive",
+            "plan.bare-progressive",
             Mode::Plan,
             &["heading", "flying", "going", "driving", "leaving", "traveling", "travelling", "off to", "moving"],
             r"^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)",
@@ -528,7 +528,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "have-event",
+            "plan.have-event",
             Mode::Plan,
             &["have", "got", "'ve"],
             r"\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>(?:a|an|my|the|another|our|this|that|one|two|three|\d+|some|a\s+big|a\s+huge)\s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*)",
@@ -545,7 +545,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "event-is",
+            "plan.event-is",
             Mode::Plan,
             &["my ", "our ", "the "],
             r"\b(?P<det>my|our|the)\s+(?P<np>(?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?)\s+(?P<v>is|'s|leaves|departs|lands|arrives|is\s+at|was\s+moved\s+to|got\s+moved\s+to|has\s+been\s+moved\s+to|got\s+(?:re)?scheduled\s+(?:to|for)|was\s+(?:re)?scheduled\s+(?:to|for)|is\s+now|is\s+scheduled\s+for|is\s+set\s+for|is\s+booked\s+for|starts|begins|kicks\s+off|happens|got\s+pushed\s+(?:back\s+)?to|was\s+pushed\s+(?:back\s+)?to|is\s+coming\s+up)\s+(?P<rest><CLAUSE>)",
@@ -569,7 +569,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "deadline",
+            "plan.deadline",
             Mode::Plan,
             &["due", "deadline"],
             r"\b(?:(?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)|(?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>))",
@@ -593,7 +593,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "progressive-future",
+            "plan.progressive-future",
             Mode::Plan,
             &["i'm", "i am", "we're", "we are"],
             r"\b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>meeting|seeing|visiting|flying|going|travel(?:l)?ing|driving|heading|leaving|moving|starting|hosting|attending|taking|presenting|interviewing|having|giving|running|doing|playing|calling|celebrating|getting|picking\s+up|dropping\s+off|catching\s+up\s+with|submitting|sending|launching|shipping|throwing|cooking|baking|volunteering|speaking|performing|competing|racing|signing|closing|finishing|wrapping\s+up|buying|selling|renovating|painting|returning|coming\s+back)\s+(?P<rest><CLAUSE>)",

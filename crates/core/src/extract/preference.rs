@@ -86,7 +86,7 @@ fn about_chat(x: &str) -> bool {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "diet",
+            "preference.diet",
             Mode::Statement,
             &[
                 "vegetarian",
@@ -111,7 +111,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "dont-eat",
+            "preference.dont-eat",
             Mode::Statement,
             &["eat", "drink"],
             r"\bi\s+(?:(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer)\s+)(?P<v>eat|drink)\s+(?P<x>(?:red\s+)?(?:meat|pork|beef|chicken|fish|seafood|shellfish|dairy|gluten|eggs|sugar|carbs|alcohol|coffee|caffeine|soda|milk|cheese|nuts|wheat|lamb|spicy\s+food|fried\s+food|animal\s+products))\b",
@@ -123,7 +123,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "favorite",
+            "preference.favorite",
             Mode::Statement,
             &["favorite", "favourite", "fave", "fav "],
             r"\bmy\s+(?:(?:all[- ]time|absolute|current|new|very)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(?P<x><CLAUSE>)|\b(?P<y>[^,.;!?]+?)\s+(?:is|are)\s+(?:still\s+)?my\s+(?:(?:all[- ]time|absolute|current|new)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat2>[\w-]+(?:\s+[\w-]+)?)",
@@ -158,7 +158,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "hobbies",
+            "preference.hobbies",
             Mode::Statement,
             &["hobby", "hobbies", "free time", "spare time", "for fun", "downtime"],
             r"\bmy\s+(?:main\s+|favou?rite\s+|biggest\s+|current\s+)?(?P<h>hobby|hobbies)\s+(?:is|are|include|includes)\s+(?P<x>[^.;!?]+)|\b(?:in\s+my\s+(?:free|spare|down)\s*time|for\s+fun),?\s+i\s+(?:(?:like|love|enjoy)\s+(?:to\s+)?|usually\s+|mostly\s+|often\s+)?(?P<y><CLAUSE>)",
@@ -177,7 +177,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "plays",
+            "preference.plays",
             Mode::Statement,
             &["play"],
             r"\bi\s+(?:(?:also|really|still|usually|regularly|often|sometimes|mostly|occasionally)\s+)*play\s+(?P<x>(?:the\s+)?(?:guitar|piano|violin|drums|bass|cello|ukulele|saxophone|sax|flute|trumpet|harp|clarinet|keyboard|banjo|tennis|soccer|football|basketball|volleyball|chess|golf|badminton|squash|hockey|baseball|cricket|rugby|padel|pickleball|ping\s+pong|table\s+tennis|video\s+games|board\s+games|d&d|dnd|dungeons\s+and\s+dragons|poker|bridge|minecraft|ultimate\s+frisbee|water\s+polo|softball|lacrosse)\b[^,.;!?]*)",
@@ -187,7 +187,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "goes-activity",
+            "preference.goes-activity",
             Mode::Statement,
             &["go "],
             r"\bi\s+(?:(?:also|really|still|usually|regularly|often|sometimes|mostly|love\s+to|like\s+to)\s+)*go\s+(?P<x>running|hiking|climbing|bouldering|swimming|cycling|biking|surfing|skiing|snowboarding|fishing|camping|dancing|skating|kayaking|sailing|diving|jogging|birdwatching|birding|hunting|rowing|paddleboarding|to\s+the\s+gym|to\s+yoga|to\s+church|to\s+the\s+pool)\b(?P<rest>[^,.;!?]*)",
@@ -198,7 +198,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "learning",
+            "preference.learning",
             Mode::Statement,
             &["learning", "teaching myself"],
             r"\b(?:i(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:(?:currently|also|slowly|trying\s+to\s+get\s+better\s+at|really|still|now)\s+)*(?:learning|teaching\s+myself)|i\s+(?:just\s+)?started\s+learning)\s+(?P<how>to\s+|how\s+to\s+)?(?P<x><CLAUSE>)",
@@ -216,7 +216,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "habit",
+            "preference.habit",
             Mode::Statement,
             &["every", "daily", "week", "weekends", "regularly", "days"],
             r"\bi\s+(?:(?:also|really|usually|regularly|often|mostly|try\s+to)\s+)*(?P<v>run|swim|cycle|bike|hike|climb|boulder|paint|draw|knit|crochet|sew|bake|cook|garden|meditate|journal|surf|ski|skate|dance|sing|do\s+yoga|do\s+pilates|do\s+crossfit|lift(?:\s+weights)?|work\s+out|practice\s+\w+|read|write)\s+(?P<freq>every\s+(?:day|morning|evening|night|week|weekend|single\s+day|\w+day)|daily|most\s+(?:days|mornings|evenings|weekends)|on\s+(?:weekends|the\s+weekends|\w+days)|regularly|weekly|(?:twice|three\s+times|\w+\s+times)\s+a\s+week)\b",
@@ -230,7 +230,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "likes",
+            "preference.likes",
             Mode::Statement,
             &[
                 "love",
@@ -254,7 +254,7 @@ pub(super) fn rules() -> Vec<Rule> {
             likes,
         ),
         Rule::new(
-            "consumes",
+            "preference.consumes",
             Mode::Statement,
             &["drink", "eat", "listen", "watch", "read", "drive", "ride", "wear"],
             r"\bi\s+<ADV>(?P<v>drink|eat|listen\s+to|watch|read|drive|ride|wear)\s+(?P<x><CLAUSE>)",
@@ -278,7 +278,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "dislikes",
+            "preference.dislikes",
             Mode::Statement,
             &[
                 "hate",
@@ -322,7 +322,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "not-my-thing",
+            "preference.not-my-thing",
             Mode::Statement,
             &["my thing", "for me", "cup of tea", "not a fan", "not a big fan"],
             r"\b(?P<x>[^,.;!?]+?)\s+(?:is\s+not|isn't|'s\s+not|are\s+not|aren't|just\s+isn't)\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)|^(?:honestly\s+|tbh\s+)?not\s+a\s+(?:big\s+|huge\s+)?fan\s+of\s+(?P<y><CLAUSE>)",
@@ -342,7 +342,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "goal",
+            "preference.goal",
             Mode::Statement,
             &["want to", "wanna", "hope to", "dream", "love to", "goal", "bucket list", "someday", "one day"],
             r"\b(?:i\s+(?:really\s+|still\s+|eventually\s+)?(?:want\s+to|wanna|hope\s+to|dream\s+of|'d\s+love\s+to|would\s+love\s+to)|my\s+(?:big\s+|main\s+|life\s+)?(?:goal|dream)\s+is\s+to|(?:it's|is)\s+on\s+my\s+bucket\s+list\s+to)\s+(?P<v>learn|visit|travel\s+to|see|try|start|become|run|write|build|open|move\s+to|retire|go\s+to|climb|hike|finish|launch|get\s+(?:better\s+at|into|a)|buy|own|publish|speak|master|live\s+in)\s+(?P<x><CLAUSE>)",

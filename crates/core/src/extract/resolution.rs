@@ -223,14 +223,14 @@ fn close_thing(x: &str, s: &Sentence<'_>, start: usize, said: &str) -> Vec<Found
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "had-event",
+            "resolution.had-event",
             Mode::Statement,
             &["had"],
             r"\b(?:i|we)\s+(?:(?:just|finally|already|actually)\s+)*had\s+(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\b",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "had"),
         ),
         Rule::new(
-            "event-went",
+            "resolution.event-went",
             Mode::Statement,
             &["went", "was", "over", "cancel"],
             r"\b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:went|was|is\s+over|got\s+cancel(?:l)?ed|has\s+been\s+cancel(?:l)?ed|was\s+cancel(?:l)?ed)\s*(?:(?:really|so|pretty|very|super|surprisingly|quite|amazingly|totally|better\s+than\s+expected|ok|just)\s+)*(?:well|fine|great|ok|okay|badly|smoothly|terribly|alright|amazing|awesome|good|bad|horrible|awful|over|perfectly|a\s+success|a\s+disaster)?\b",
@@ -256,14 +256,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "done-with",
+            "resolution.done-with",
             Mode::Statement,
             &["done", "finished", "through"],
             r"\b(?:done|finished|through)\s+with\s+(?P<x><CLAUSE>)",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
-            "is-done",
+            "resolution.is-done",
             Mode::Statement,
             &[
                 "done",
@@ -289,7 +289,7 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
-            "thing-s-done",
+            "resolution.thing-s-done",
             Mode::Statement,
             &[
                 "'s done",
@@ -317,7 +317,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "got-done",
+            "resolution.got-done",
             Mode::Statement,
             &["done", "care of", "off"],
             r"\b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b|\b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)|\b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b",
@@ -327,14 +327,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "back-from",
+            "resolution.back-from",
             Mode::Statement,
             &["back from", "returned from", "home from"],
             r"(?:\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+|^)(?:(?:just|finally)\s+)?(?:got\s+back|came\s+back|back|returned|home)\s+from\s+(?P<x><CLAUSE>)",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "got back from"),
         ),
         Rule::new(
-            "did-it",
+            "resolution.did-it",
             Mode::Statement,
             &[],
             r"(?:^(?:(?:and|but|so|then|ok|okay|yay|well|oh|update:?|good\s+news:?|btw|also|finally|today|yesterday|earlier|just|last\s+night|this\s+morning|guess\s+what)[,:!]?\s+)*(?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?|\b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)(?:(?:just|finally|already|actually|also|successfully|eventually|officially|totally|literally|yesterday|today|earlier|last\s+night|this\s+morning|at\s+last)\s+)*(?:(?P<aux>did|managed\s+to|remembered\s+to|got\s+around\s+to|went\s+ahead\s+and|was\s+able\s+to|ended\s+up)\s+(?P<bv>[a-z]+)|(?P<v>[a-z]{2,}ed|went|sent|met|wrote|bought|paid|took|gave|made|did|got|spoke|told|saw|drove|flew|rang|built|sold|brought|found|won|put|read|began|held|rode|swam|threw|taught|caught|fed|hung|sang|wore|drew|ran))(?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)",

@@ -41,28 +41,28 @@ const LENGTH: &[&str] = &[
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "length-keep",
+            "style.length-keep",
             Mode::Request,
             LENGTH,
             r"\b(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+|them\s+|things\s+|it\s+)?(?:(?:answers?|responses?|replies|reply|messages?|explanations?|summaries)\s+)?(?:(?:nice\s+and|really|very|super|a\s+bit|a\s+little|more|extra|fairly|pretty)\s+)*(?P<x>short|shorter|brief|briefer|concise|tight|succinct|terse|long|longer|detailed|thorough|in-depth|comprehensive|to\s+the\s+point)\b",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-prefer",
+            "style.length-prefer",
             Mode::Request,
             LENGTH,
             r"\b(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|much\s+|generally\s+|usually\s+|always\s+|definitely\s+)?(?:prefer|like|want|need|appreciate|love|rather\s+have|like\s+getting|prefer\s+getting|enjoy|do\s+better\s+with)\s+(?:it\s+when\s+you\s+give\s+)?(?:(?:really|very|super|nice|more|much|a\s+lot\s+more|quick|clear)\s+)*(?P<x>short|shorter|brief|concise|succinct|terse|long|longer|detailed|thorough|in-depth|in\s+depth|comprehensive|deep|lengthy|one-line|one\s+line|bite-sized|quick|extensive|elaborate|deeper)(?:\s+and\s+\w+)?\s+(?:answers?|responses?|replies|explanations?|summaries|messages|replies|dives?|write-?ups)",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-noun-first",
+            "style.length-noun-first",
             Mode::Request,
             LENGTH,
             r"\b(?P<x>short|shorter|brief|concise|detailed|longer|thorough|in-depth)\s+(?:answers?|responses?|replies|explanations?)\s+(?:please|pls|from\s+now\s+on|going\s+forward|only|are\s+(?:better|best|preferred)|work\s+(?:better|best)\s+for\s+me|for\s+me)",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-be",
+            "style.length-be",
             Mode::Request,
             LENGTH,
             r"\b(?:please\s+|pls\s+|try\s+to\s+|can\s+you\s+|could\s+you\s+|just\s+)?be\s+(?:more\s+|very\s+|extra\s+|super\s+|a\s+bit\s+more\s+|less\s+)?(?P<x>brief|concise|succinct|terse|thorough|detailed|verbose|wordy)\b",
@@ -72,7 +72,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "length-too",
+            "style.length-too",
             Mode::Request,
             LENGTH,
             r"\b(?:your\s+|the\s+|these\s+|those\s+)?(?:answers|responses|replies|messages|explanations)\s+(?:are|were|have\s+been|get)\s+(?:(?:way|far|a\s+bit|a\s+little|kind\s+of|kinda|always|often|usually|sometimes|just|really)\s+)*too\s+(?P<x>long|verbose|wordy|short|brief|terse)",
@@ -82,7 +82,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "length-no-rambling",
+            "style.length-no-rambling",
             Mode::Request,
             LENGTH,
             r"\b(?:no|stop|don't|do\s+not|quit|without\s+(?:the|any))\s+(?:\w+\s+)?(?P<x>rambling|ramble|waffling|waffle|fluff|essays|long\s+answers|long\s+responses|walls?\s+of\s+text|long-winded\s+\w+|novels|over-?explaining|over-?explain|padding)\b|\b(?:get|cut|skip)\s+(?:straight\s+)?to\s+the\s+(?:point|chase)\b|\b(?:just|only)\s+(?:give\s+me\s+)?(?:the\s+)?(?:short|quick)\s+(?:answer|version)\b|\b(?:less|fewer)\s+(?:verbose|wordy|words|detail|text)\b|\bmore\s+(?:concise|succinct|brief)\b|\btl;?dr\s+(?:please|only|version|pls)\b",
@@ -97,14 +97,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "length-more-detail",
+            "style.length-more-detail",
             Mode::Request,
             LENGTH,
             r"\b(?:give\s+me|i\s+want|i\s+need|i\s+like|i\s+prefer|go\s+into|include)\s+(?:a\s+lot\s+)?(?:more|lots\s+of|plenty\s+of|the\s+full|full|all\s+the)\s+(?:detail|details|depth|context)\b|\b(?:go|dig)\s+deeper\b|\bexplain\s+(?:things\s+|everything\s+)?in\s+(?:more\s+|great\s+|full\s+)?(?:detail|depth)\b|\bmore\s+in-depth\b",
             |_, _| length(Some("long")),
         ),
         Rule::new(
-            "format",
+            "style.format",
             Mode::Request,
             &[
                 "bullet",
@@ -123,7 +123,7 @@ pub(super) fn rules() -> Vec<Rule> {
             format,
         ),
         Rule::new(
-            "language-reply",
+            "style.language-reply",
             Mode::Request,
             &[
                 "english",
@@ -181,7 +181,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "code-language",
+            "style.code-language",
             Mode::Request,
             &["example", "code", "snippet", "sample"],
             r"\b(?:(?:code\s+)?examples?|code|snippets?|samples?)\s+(?:should\s+be\s+|always\s+)?in\s+(?P<x>[\w+#.]+(?:\s+[\w+#.]+)?)",
@@ -217,7 +217,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tone",
+            "style.tone",
             Mode::Request,
             &[
                 "casual",
@@ -246,7 +246,7 @@ pub(super) fn rules() -> Vec<Rule> {
             tone,
         ),
         Rule::new(
-            "units",
+            "style.units",
             Mode::Request,
             &["metric", "imperial", "celsius", "fahrenheit", "kilomet", "miles", "kg", "pounds", "lbs"],
             r"\b(?:use|prefer|in|give\s+me|stick\s+to|switch\s+to|always|only)\s+(?:the\s+)?(?P<x>metric|imperial|celsius|fahrenheit|kilometers|kilometres|km|miles|kg|kilograms|pounds|lbs)\b",
@@ -265,7 +265,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "level",
+            "style.level",
             Mode::Request,
             &[
                 "simple",
@@ -294,7 +294,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 )]
             },
         ),
-        Rule::new("emoji", Mode::Request, &["emoji"], r"\bemojis?\b", |c, s| {
+        Rule::new("style.emoji", Mode::Request, &["emoji"], r"\bemojis?\b", |c, s| {
             let neg = c.get(0).is_some_and(|m| s.negated_before(m.start()));
             let wish = neg
                 || ["use", "love", "like", "more", "add", "want", "enjoy", "please"]
