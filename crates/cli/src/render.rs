@@ -137,7 +137,7 @@ pub(crate) fn rule(p: &Provenance) -> String {
         "heuristic" => "not recorded (written before rules were recorded)",
         "llm" => "none: the model proposed it",
         "api" => "none: written through the API",
-        "user" => "none: edited by the user",
+        "user" => "none: written or edited by the user",
         "job" => "none: written by a background job",
         _ => "none",
     };
@@ -205,5 +205,24 @@ pub(crate) fn synthesis_report(r: &SynthesisReport) {
     }
     for g in &r.gaps {
         println!("gap: {g}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mnemo::core::Provenance;
+
+    fn by(extractor: &str, rule: Option<&str>) -> Provenance {
+        Provenance { extractor: extractor.into(), rule: rule.map(Into::into), ..Provenance::default() }
+    }
+
+    #[test]
+    fn the_rule_line_names_the_rule_or_who_wrote_it_instead() {
+        assert_eq!(super::rule(&by("heuristic", Some("preference.likes"))), "preference.likes");
+        assert_eq!(super::rule(&by("llm", Some("identity.home-live"))), "identity.home-live", "a heuristic fallback");
+        assert_eq!(super::rule(&by("llm", None)), "none: the model proposed it");
+        assert_eq!(super::rule(&by("api", None)), "none: written through the API");
+        assert_eq!(super::rule(&by("job", None)), "none: written by a background job");
+        assert!(super::rule(&by("heuristic", None)).starts_with("not recorded"));
     }
 }

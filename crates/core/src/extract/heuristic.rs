@@ -30,7 +30,7 @@ pub struct HeuristicExtractor;
 
 /// Every rule, in priority order: requests the user makes of the assistant first (forget,
 /// boundaries, reminders, reply style), then statements from the most to the least specific.
-fn rules() -> &'static [Rule] {
+pub(super) fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
         let families: [fn() -> Vec<Rule>; 13] = [
