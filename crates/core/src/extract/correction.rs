@@ -49,6 +49,43 @@ pub(super) fn is_retraction(lower: &str) -> bool {
     .is_match(lower)
 }
 
+/// Words after "not" that name no replaced value ("not at all", "not a big deal").
+pub(super) const NOT_VALUES: &[&str] = &[
+    "a big deal",
+    "a fan",
+    "all",
+    "always",
+    "anymore",
+    "at all",
+    "bad",
+    "even",
+    "everything",
+    "exactly",
+    "here",
+    "it",
+    "just",
+    "like that",
+    "me",
+    "much",
+    "now",
+    "only",
+    "quite",
+    "really",
+    "right",
+    "so",
+    "sure",
+    "that",
+    "there",
+    "this",
+    "today",
+    "too",
+    "true",
+    "very",
+    "wrong",
+    "yet",
+    "you",
+];
+
 /// The old value a correcting sentence names: "not engineering", "instead of tea", "from X to".
 pub(super) fn replaced_value(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -58,41 +95,6 @@ pub(super) fn replaced_value(text: &str) -> Option<String> {
         )
         .expect("replaced value regex")
     });
-    const NOT_VALUES: &[&str] = &[
-        "sure",
-        "really",
-        "that",
-        "too",
-        "bad",
-        "quite",
-        "much",
-        "exactly",
-        "so",
-        "very",
-        "only",
-        "just",
-        "even",
-        "yet",
-        "at all",
-        "a big deal",
-        "now",
-        "anymore",
-        "today",
-        "here",
-        "there",
-        "it",
-        "this",
-        "me",
-        "you",
-        "always",
-        "everything",
-        "all",
-        "like that",
-        "true",
-        "right",
-        "wrong",
-        "a fan",
-    ];
     for c in re.captures_iter(text) {
         let v = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n)).map(|m| m.as_str())?;
         let v = tidy(head(v));

@@ -37,16 +37,52 @@ fn name_of(x: &str) -> Option<String> {
     (!x.is_empty()).then(|| title_words(x))
 }
 
+/// Greetings before a bare name ("hi, Dana here").
+pub(super) const GREETINGS: &[&str] =
+    &["evening", "greetings", "hello", "hey", "heya", "hi", "hiya", "howdy", "morning", "yo"];
+
 /// Whether the words before `start` (or the previous sentence) greet: "hi, i'm sam".
 fn greeted(s: &Sentence<'_>, start: usize) -> bool {
-    const GREETINGS: &[&str] =
-        &["hi", "hey", "hello", "hiya", "yo", "heya", "howdy", "greetings", "morning", "evening"];
     let first = |t: &str| t.split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).map(str::to_lowercase);
     let here = first(&s.text[..start]).is_some_and(|w| GREETINGS.contains(&w.as_str()));
     let before =
         s.text[..start].trim().is_empty() && s.prev.and_then(first).is_some_and(|w| GREETINGS.contains(&w.as_str()));
     here || before
 }
+
+/// Phrases after "I live in" that are no place ("the moment", "denial").
+pub(super) const NOT_PLACES: &[&str] = &[
+    "a bubble",
+    "a flat",
+    "a house",
+    "a van",
+    "an apartment",
+    "denial",
+    "fear",
+    "harmony",
+    "hell",
+    "here",
+    "hope",
+    "it",
+    "my car",
+    "my head",
+    "peace",
+    "sin",
+    "that",
+    "the apartment",
+    "the area",
+    "the city",
+    "the flat",
+    "the future",
+    "the house",
+    "the moment",
+    "the now",
+    "the past",
+    "the present",
+    "the same",
+    "there",
+    "this",
+];
 
 /// Trims a place phrase: "Lisbon, near the river" → "Lisbon", "Berlin with my wife" → "Berlin".
 fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
@@ -88,38 +124,6 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
         _ => p,
     };
     let lower = p.to_ascii_lowercase();
-    const NOT_PLACES: &[&str] = &[
-        "the moment",
-        "the present",
-        "the past",
-        "the future",
-        "fear",
-        "hope",
-        "denial",
-        "my head",
-        "a bubble",
-        "peace",
-        "harmony",
-        "hell",
-        "sin",
-        "the now",
-        "the same",
-        "it",
-        "there",
-        "here",
-        "that",
-        "this",
-        "the area",
-        "the city",
-        "a house",
-        "an apartment",
-        "a flat",
-        "the house",
-        "the apartment",
-        "the flat",
-        "my car",
-        "a van",
-    ];
     if p.is_empty() || NOT_PLACES.contains(&lower.as_str()) || p.split_whitespace().count() > 5 {
         return None;
     }
@@ -128,6 +132,14 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     let described = ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && p.split_whitespace().count() >= 3;
     (capitalised || s.lowercase || described).then(|| third_person(&p))
 }
+
+/// Words after a greeting or "I'm" that are no name ("hi all", "I'm back").
+pub(super) const NOT_HERE: &[&str] = &[
+    "all", "anyone", "back", "cheers", "come", "ditto", "down", "everyone", "get", "go", "hello", "hey", "hi", "in",
+    "just", "look", "looky", "me", "no", "nobody", "nothing", "now", "ok", "okay", "out", "over", "right", "same",
+    "see", "sit", "sorry", "stay", "still", "stop", "thank", "thanks", "up", "wait", "welcome", "whoa", "wow", "yes",
+    "you",
+];
 
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
@@ -177,12 +189,6 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let after = cap(c, "after").unwrap_or_default().to_lowercase();
-                const NOT_HERE: &[&str] = &[
-                    "same", "looky", "look", "right", "over", "up", "down", "me", "you", "everyone", "nobody",
-                    "anyone", "nothing", "all", "back", "out", "in", "come", "get", "stay", "sit", "ditto", "hi",
-                    "hello", "hey", "thanks", "thank", "sorry", "welcome", "go", "stop", "wait", "see", "just",
-                    "still", "now", "yes", "no", "ok", "okay", "whoa", "wow", "cheers",
-                ];
                 if NOT_HERE.contains(&cap(c, "x").unwrap_or_default().to_lowercase().as_str()) {
                     return Vec::new();
                 }
@@ -903,57 +909,64 @@ fn job(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     job_ops
 }
 
+/// Words that make "I'm a ... <job>" a judgement ("a bad cook") rather than a job.
+pub(super) const JUDGED: &[&str] = &[
+    "amazing",
+    "anxious",
+    "awful",
+    "bad",
+    "better",
+    "big",
+    "bit",
+    "born",
+    "careful",
+    "cautious",
+    "classic",
+    "complete",
+    "crap",
+    "crappy",
+    "decent",
+    "excellent",
+    "fantastic",
+    "fast",
+    "good",
+    "great",
+    "horrible",
+    "huge",
+    "lazy",
+    "lousy",
+    "mediocre",
+    "messy",
+    "natural",
+    "nervous",
+    "picky",
+    "poor",
+    "pretty",
+    "proper",
+    "real",
+    "reluctant",
+    "shit",
+    "shitty",
+    "slow",
+    "terrible",
+    "total",
+    "typical",
+    "very",
+    "wannabe",
+    "worse",
+];
+
+/// Words that make a job one the user no longer has, or not yet.
+pub(super) const PAST: &[&str] =
+    &["aspiring", "ex", "former", "future", "recovering", "retired", "wannabe", "would-be"];
+
+/// Words that make a job-sounding noun a pastime ("amateur photographer").
+pub(super) const HOBBY: &[&str] = &["amateur", "backyard", "casual", "hobby", "hobbyist", "home", "weekend"];
+
 fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
     let art = cap(c, "art").unwrap_or("a").to_lowercase();
     let xl = x.to_lowercase();
     let words: Vec<&str> = xl.split_whitespace().collect();
-    const JUDGED: &[&str] = &[
-        "good",
-        "bad",
-        "terrible",
-        "great",
-        "nervous",
-        "decent",
-        "awful",
-        "amazing",
-        "lousy",
-        "poor",
-        "horrible",
-        "excellent",
-        "fantastic",
-        "mediocre",
-        "crappy",
-        "wannabe",
-        "huge",
-        "big",
-        "total",
-        "complete",
-        "better",
-        "worse",
-        "slow",
-        "fast",
-        "picky",
-        "messy",
-        "lazy",
-        "careful",
-        "cautious",
-        "anxious",
-        "reluctant",
-        "natural",
-        "born",
-        "typical",
-        "classic",
-        "real",
-        "proper",
-        "shit",
-        "shitty",
-        "crap",
-        "pretty",
-        "very",
-        "bit",
-    ];
-    const PAST: &[&str] = &["former", "ex", "retired", "recovering", "aspiring", "future", "wannabe", "would-be"];
-    const HOBBY: &[&str] = &["amateur", "hobby", "hobbyist", "weekend", "home", "casual", "backyard"];
     if words.iter().any(|w| JUDGED.contains(w)) {
         return Vec::new();
     }
@@ -974,6 +987,74 @@ fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
     }
     vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))]
 }
+
+/// Words that make "I work in ..." a field of work rather than a place.
+pub(super) const FIELDS: &[&str] = &[
+    "a ",
+    "accounting",
+    "advertising",
+    "an ",
+    "analytics",
+    "banking",
+    "biotech",
+    "communications",
+    "construction",
+    "consulting",
+    "customer",
+    "data",
+    "design",
+    "devops",
+    "education",
+    "energy",
+    "engineering",
+    "fashion",
+    "film",
+    "finance",
+    "games",
+    "gaming",
+    "government",
+    "health",
+    "healthcare",
+    "hospitality",
+    "hr",
+    "infrastructure",
+    "insurance",
+    "it",
+    "journalism",
+    "law",
+    "legal",
+    "logistics",
+    "management",
+    "manufacturing",
+    "marketing",
+    "media",
+    "medicine",
+    "music",
+    "non-profit",
+    "nonprofit",
+    "nursing",
+    "operations",
+    "ops",
+    "pharma",
+    "policy",
+    "pr",
+    "product",
+    "publishing",
+    "qa",
+    "real estate",
+    "recruiting",
+    "research",
+    "retail",
+    "sales",
+    "science",
+    "security",
+    "software",
+    "support",
+    "tech",
+    "the ",
+    "ui",
+    "ux",
+];
 
 /// "I work as/at/for/in/on ...".
 fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
@@ -1017,72 +1098,6 @@ fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     }
     if let Some(field) = cap(c, "field") {
         let Some(f) = phrase(field) else { return Vec::new() };
-        const FIELDS: &[&str] = &[
-            "design",
-            "marketing",
-            "sales",
-            "finance",
-            "tech",
-            "engineering",
-            "product",
-            "healthcare",
-            "health",
-            "education",
-            "law",
-            "hr",
-            "it",
-            "retail",
-            "hospitality",
-            "construction",
-            "research",
-            "consulting",
-            "media",
-            "publishing",
-            "advertising",
-            "banking",
-            "insurance",
-            "government",
-            "nonprofit",
-            "non-profit",
-            "science",
-            "software",
-            "data",
-            "security",
-            "support",
-            "operations",
-            "ops",
-            "logistics",
-            "manufacturing",
-            "real estate",
-            "film",
-            "music",
-            "fashion",
-            "games",
-            "gaming",
-            "accounting",
-            "medicine",
-            "nursing",
-            "pharma",
-            "biotech",
-            "energy",
-            "policy",
-            "journalism",
-            "ux",
-            "ui",
-            "qa",
-            "devops",
-            "infrastructure",
-            "recruiting",
-            "customer",
-            "legal",
-            "communications",
-            "pr",
-            "management",
-            "analytics",
-            "a ",
-            "an ",
-            "the ",
-        ];
         let fl = f.to_lowercase();
         let is_field = FIELDS.iter().any(|w| fl.contains(w));
         let capital_place = f.starts_with(char::is_uppercase) && !is_field;
@@ -1126,60 +1141,62 @@ fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     Vec::new()
 }
 
+/// Nouns that make "a/the ..." an organisation someone works at.
+pub(super) const ORGS: &[&str] = &[
+    "agency",
+    "airline",
+    "bakery",
+    "bank",
+    "bar",
+    "business",
+    "cafe",
+    "café",
+    "charity",
+    "clinic",
+    "college",
+    "company",
+    "consultancy",
+    "corp",
+    "corporation",
+    "council",
+    "enterprise",
+    "factory",
+    "firm",
+    "government",
+    "hospital",
+    "hotel",
+    "lab",
+    "magazine",
+    "manufacturer",
+    "ministry",
+    "newspaper",
+    "non-profit",
+    "nonprofit",
+    "org",
+    "organisation",
+    "organization",
+    "practice",
+    "publisher",
+    "restaurant",
+    "retailer",
+    "scale-up",
+    "scaleup",
+    "school",
+    "shop",
+    "startup",
+    "store",
+    "studio",
+    "team",
+    "unicorn",
+    "university",
+    "warehouse",
+];
+
 /// An organisation name: capitalised ("Stripe"), or "a/an ... startup/company/agency".
 fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
     let h = head(x);
     let h = h.split(" as ").next().unwrap_or(h);
     let lower = h.to_lowercase();
-    const ORGS: &[&str] = &[
-        "startup",
-        "company",
-        "firm",
-        "agency",
-        "bank",
-        "hospital",
-        "school",
-        "university",
-        "college",
-        "studio",
-        "lab",
-        "nonprofit",
-        "non-profit",
-        "charity",
-        "corporation",
-        "corp",
-        "shop",
-        "store",
-        "restaurant",
-        "bakery",
-        "clinic",
-        "consultancy",
-        "publisher",
-        "newspaper",
-        "magazine",
-        "team",
-        "org",
-        "organization",
-        "organisation",
-        "government",
-        "ministry",
-        "council",
-        "practice",
-        "business",
-        "factory",
-        "warehouse",
-        "cafe",
-        "café",
-        "bar",
-        "hotel",
-        "airline",
-        "retailer",
-        "manufacturer",
-        "enterprise",
-        "scale-up",
-        "scaleup",
-        "unicorn",
-    ];
     let described =
         ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && ORGS.iter().any(|o| lower.contains(o));
     let named = h.starts_with(char::is_uppercase) || (s.lowercase && !lower.starts_with("a ") && !lower.is_empty());

@@ -60,43 +60,45 @@ fn salience(s: &Sentence<'_>, past: bool) -> Option<f32> {
     })
 }
 
+/// How the words after a mood begin when they say what it is about ("about the interview").
+pub(super) const STARTS: &[&str] = &[
+    "about",
+    "after",
+    "at ",
+    "at the moment",
+    "because",
+    "before",
+    "by ",
+    "for",
+    "from",
+    "he ",
+    "i ",
+    "in ",
+    "it ",
+    "lately",
+    "my ",
+    "of",
+    "on ",
+    "over",
+    "recently",
+    "right now",
+    "she ",
+    "since",
+    "that",
+    "that ",
+    "they ",
+    "this morning",
+    "this week",
+    "to ",
+    "today",
+    "tonight",
+    "with",
+];
+
 /// What follows a mood word when it says what about ("about the interview", "today").
 fn about(rest: &str) -> String {
     let r = rest.trim_start();
     let l = r.to_lowercase();
-    const STARTS: &[&str] = &[
-        "about",
-        "because",
-        "that",
-        "after",
-        "with",
-        "since",
-        "today",
-        "tonight",
-        "right now",
-        "this morning",
-        "this week",
-        "at the moment",
-        "lately",
-        "recently",
-        "to ",
-        "for",
-        "of",
-        "over",
-        "before",
-        "at ",
-        "by ",
-        "my ",
-        "that ",
-        "he ",
-        "she ",
-        "they ",
-        "it ",
-        "i ",
-        "on ",
-        "in ",
-        "from",
-    ];
     if !STARTS.iter().any(|s| l.starts_with(s)) {
         return String::new();
     }

@@ -11,30 +11,30 @@ use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::{Kind, Surface};
 use crate::op::Draft;
 
-const LENGTH: &[&str] = &[
-    "short",
+pub(super) const LENGTH: &[&str] = &[
     "brief",
     "concise",
-    "long",
-    "detail",
-    "thorough",
+    "deeper",
     "depth",
-    "verbose",
-    "ramble",
-    "point",
+    "detail",
+    "elaborate",
     "essay",
-    "wordy",
+    "fluff",
+    "lengthy",
+    "long",
+    "point",
+    "ramble",
+    "rambling",
+    "short",
     "succinct",
     "terse",
+    "thorough",
     "tl;dr",
     "tldr",
-    "wall",
-    "elaborate",
-    "deeper",
-    "fluff",
+    "verbose",
     "waffl",
-    "rambling",
-    "lengthy",
+    "wall",
+    "wordy",
 ];
 
 /// The rules of this family, in priority order.

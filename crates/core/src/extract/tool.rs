@@ -318,12 +318,12 @@ const TOOLS: &[(&str, &str)] = &[
 ];
 
 /// Tool names that are also everyday words: only when written with a capital.
-const AMBIGUOUS: &[&str] = &[
-    "c", "go", "mac", "arch", "edge", "things", "bear", "surface", "warp", "signal", "express", "spring", "rails",
-    "phoenix", "render", "railway", "swift", "rust", "ruby", "crystal", "julia", "dart", "elm", "pixel", "galaxy",
-    "linear", "cursor", "atom", "eclipse", "helix", "nano", "fish", "arc", "opera", "brave", "sketch", "remix",
-    "astro", "oracle", "notion", "roam", "affinity", "gemini", "claude", "fleet", "rider", "tidal", "travis", "nomad",
-    "flask", "react", "vue", "angular", "git", "gitlab", "windows", "android", "safari", "chrome",
+pub(super) const AMBIGUOUS: &[&str] = &[
+    "affinity", "android", "angular", "arc", "arch", "astro", "atom", "bear", "brave", "c", "chrome", "claude",
+    "crystal", "cursor", "dart", "eclipse", "edge", "elm", "express", "fish", "flask", "fleet", "galaxy", "gemini",
+    "git", "gitlab", "go", "helix", "julia", "linear", "mac", "nano", "nomad", "notion", "opera", "oracle", "phoenix",
+    "pixel", "rails", "railway", "react", "remix", "render", "rider", "roam", "ruby", "rust", "safari", "signal",
+    "sketch", "spring", "surface", "swift", "things", "tidal", "travis", "vue", "warp", "windows",
 ];
 
 /// The words a category reads as in content.
@@ -430,7 +430,7 @@ fn tool_found(subj: &str, shown: &str, cat: &str) -> Found {
     Found::add(draft)
 }
 
-const HARDWARE: &[&str] = &["phone", "laptop"];
+pub(super) const HARDWARE: &[&str] = &["laptop", "phone"];
 
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
