@@ -195,21 +195,55 @@ pub(super) fn rules() -> Vec<Rule> {
                 "get into",
                 "go into",
             ],
-            r"\b(?:never|don't|do\s+not|dont|stop|quit|avoid|no\s+more|you\s+(?:please\s+)?not|refrain\s+from|please\s+don't)\s+(?:ever\s+)?(?:again\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|talk(?:ing)?\s+(?:to\s+me\s+)?about|ask(?:ing)?\s+(?:me\s+)?about|rais(?:e|ing)|discuss(?:ing)?|remind(?:ing)?\s+me\s+(?:of|about)|jok(?:e|ing)\s+about|mak(?:e|ing)\s+jokes\s+about|comment(?:ing)?\s+on|referenc(?:e|ing)|get(?:ting)?\s+into|go(?:ing)?\s+into)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Please never mention my divorce again.
+                \b(?:
+                    never | don't | do\s+not | dont | stop | quit | avoid | no\s+more
+                    | you\s+(?:please\s+)?not | refrain\s+from | please\s+don't
+                )
+                \s+(?:ever\s+)?(?:again\s+)?(?:
+                    mention(?:ing)?
+                    | bring(?:ing)?\s+up
+                    | talk(?:ing)?\s+(?:to\s+me\s+)?about
+                    | ask(?:ing)?\s+(?:me\s+)?about
+                    | rais(?:e|ing)
+                    | discuss(?:ing)?
+                    | remind(?:ing)?\s+me\s+(?:of|about)
+                    | jok(?:e|ing)\s+about
+                    | mak(?:e|ing)\s+jokes\s+about
+                    | comment(?:ing)?\s+on
+                    | referenc(?:e|ing)
+                    | get(?:ting)?\s+into
+                    | go(?:ing)?\s+into
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
             "boundary.please-not",
             Mode::Request,
             &["not ask", "not mention", "not talk", "not bring"],
-            r"(?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:ask(?:ing)?\s+(?:me\s+)?about|mention(?:ing)?|talk(?:ing)?\s+(?:to\s+me\s+)?about|bring(?:ing)?\s+up)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Okay, please not ask me about my weight.
+                (?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:
+                    ask(?:ing)?\s+(?:me\s+)?about
+                    | mention(?:ing)?
+                    | talk(?:ing)?\s+(?:to\s+me\s+)?about
+                    | bring(?:ing)?\s+up
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
             "boundary.avoid-topic",
             Mode::Request,
             &["avoid", "steer clear", "stay away", "keep away", "skip"],
-            r"\b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Can you avoid the topic of politics with me?
+                \b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)
+            ",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
@@ -223,7 +257,35 @@ pub(super) fn rules() -> Vec<Rule> {
             "boundary.rather-not-talk",
             Mode::Request,
             &["talk", "speak", "hear", "chat", "think", "discuss", "get into"],
-            r"(?:\bi\s*)?(?:don't|do\s+not|dont|really\s+don't|'d\s+rather\s+not|\s+would\s+rather\s+not|'d\s+prefer\s+not\s+to|\s+would\s+prefer\s+not\s+to|prefer\s+not\s+to|never\s+want\s+to|don't\s+want\s+to|do\s+not\s+want\s+to|don't\s+wanna|don't\s+like\s+to|hate\s+to|can't|cannot)\s+(?:(?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about|discuss|get\s+into|go\s+into)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. I'd rather not talk about my father.
+                (?:\bi\s*)?(?:
+                    don't
+                    | do\s+not
+                    | dont
+                    | really\s+don't
+                    | 'd\s+rather\s+not
+                    | \s+would\s+rather\s+not
+                    | 'd\s+prefer\s+not\s+to
+                    | \s+would\s+prefer\s+not\s+to
+                    | prefer\s+not\s+to
+                    | never\s+want\s+to
+                    | don't\s+want\s+to
+                    | do\s+not\s+want\s+to
+                    | don't\s+wanna
+                    | don't\s+like\s+to
+                    | hate\s+to
+                    | can't
+                    | cannot
+                )
+                \s+(?:
+                    (?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about
+                    | discuss
+                    | get\s+into
+                    | go\s+into
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
@@ -249,7 +311,28 @@ pub(super) fn rules() -> Vec<Rule> {
                 "not up for",
                 "something i",
             ],
-            r"\b(?P<x>[^,.;!?]+?)\s+(?:is|are)\s+(?:completely\s+|totally\s+|strictly\s+|absolutely\s+|kind\s+of\s+|kinda\s+|a\s+bit\s+(?:of\s+)?)?(?:off[- ]limits|off\s+the\s+table|a\s+no[- ]go(?:\s+zone|\s+area|\s+topic)?|a\s+sore\s+(?:spot|subject|topic|point)|(?:a\s+)?(?:very\s+|really\s+|super\s+)?(?:sensitive|touchy|painful|difficult)\s+(?:topic|subject|area|issue)|not\s+up\s+for\s+discussion|taboo|(?:not\s+)?something\s+i\s+(?:don't\s+|do\s+not\s+|never\s+)?(?:want|like|wish|care)\s+to\s+(?:talk|discuss|think|hear)(?:\s+about)?)",
+            r"(?x)
+                # e.g. My sister's wedding is a sore subject.
+                \b(?P<x>[^,.;!?]+?)\s+(?:is|are)\s+(?:
+                    completely\s+
+                    | totally\s+
+                    | strictly\s+
+                    | absolutely\s+
+                    | kind\s+of\s+
+                    | kinda\s+
+                    | a\s+bit\s+(?:of\s+)?
+                )?
+                (?:
+                    off[-\x20]limits
+                    | off\s+the\s+table
+                    | a\s+no[-\x20]go(?:\s+zone|\s+area|\s+topic)?
+                    | a\s+sore\s+(?:spot|subject|topic|point)
+                    | (?:a\s+)?(?:very\s+|really\s+|super\s+)?(?:sensitive|touchy|painful|difficult)\s+(?:topic|subject|area|issue)
+                    | not\s+up\s+for\s+discussion
+                    | taboo
+                    | (?:not\s+)?something\s+i\s+(?:don't\s+|do\s+not\s+|never\s+)?(?:want|like|wish|care)\s+to\s+(?:talk|discuss|think|hear)(?:\s+about)?
+                )
+            ",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(

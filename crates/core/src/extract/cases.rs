@@ -265,4 +265,24 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    #[ignore = "a development aid: writes every rule's matches over the lines of $RULE_CORPUS to $RULE_MATCHES, to compare a rewritten pattern with the one it replaces"]
+    fn dump_matches() {
+        use std::fmt::Write;
+        let corpus = std::fs::read_to_string(std::env::var("RULE_CORPUS").expect("RULE_CORPUS")).expect("corpus");
+        let mut out = String::new();
+        for rule in rules() {
+            let names: Vec<&str> = rule.re.capture_names().map(|n| n.unwrap_or("")).collect();
+            writeln!(out, "{} groups {names:?}", rule.name).unwrap();
+            for (i, line) in corpus.lines().enumerate() {
+                for c in rule.re.captures_iter(line) {
+                    let spans: Vec<String> =
+                        c.iter().map(|g| g.map_or("-".into(), |g| format!("{}-{}", g.start(), g.end()))).collect();
+                    writeln!(out, "{} {i} {}", rule.name, spans.join(" ")).unwrap();
+                }
+            }
+        }
+        std::fs::write(std::env::var("RULE_MATCHES").expect("RULE_MATCHES"), out).expect("written");
+    }
 }

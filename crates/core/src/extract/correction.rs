@@ -144,7 +144,10 @@ pub(super) fn rules() -> Vec<Rule> {
             "correction.dont-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
-            r"\bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
+            r"(?x)
+                # e.g. I don't play chess anymore.
+                \bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
+            ",
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let no_longer = whole.contains("no longer");
@@ -164,7 +167,26 @@ pub(super) fn rules() -> Vec<Rule> {
             "correction.not-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
-            r"\b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:(?P<prep>with|at|in|into|based\s+in|living\s+in|working\s+(?:at|for|as)|employed\s+(?:at|by)|on|using|a\s+fan\s+of)\s+)?(?:a\s+|an\s+)?(?P<x>[^,.;!?]+?)(?P<any>\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
+            r"(?x)
+                # e.g. I'm not with Spotify anymore.
+                \b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:
+                    (?P<prep>
+                        with
+                        | at
+                        | in
+                        | into
+                        | based\s+in
+                        | living\s+in
+                        | working\s+(?:at|for|as)
+                        | employed\s+(?:at|by)
+                        | on
+                        | using
+                        | a\s+fan\s+of
+                    )
+                    \s+
+                )?
+                (?:a\s+|an\s+)?(?P<x>[^,.;!?]+?)(?P<any>\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
+            ",
             |c, _| {
                 let neg = cap(c, "neg").unwrap_or_default().to_lowercase();
                 if neg == "not" && c.name("any").is_none() {
@@ -199,7 +221,14 @@ pub(super) fn rules() -> Vec<Rule> {
                 "moved away",
                 "got rid of",
             ],
-            r"\bi(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|actually|completely)\s+)*(?P<v>stopped|quit|gave\s+up|given\s+up|left|dropped\s+out\s+of|unsubscribed\s+from|moved\s+out\s+of|moved\s+away\s+from|got\s+rid\s+of)\s+(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I finally quit smoking last spring.
+                \bi(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|actually|completely)\s+)*(?P<v>
+                    stopped | quit | gave\s+up | given\s+up | left | dropped\s+out\s+of
+                    | unsubscribed\s+from | moved\s+out\s+of | moved\s+away\s+from | got\s+rid\s+of
+                )
+                \s+(?P<x><CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let x = cap(c, "x").unwrap_or_default();

@@ -58,7 +58,24 @@ pub(super) fn rules() -> Vec<Rule> {
             "fact.account-id",
             Mode::Statement,
             &["id", "number", "no.", "#", "code", "username", "handle"],
-            r"\b(?:(?P<owner>my|our)\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:account|customer|member|membership|user|client|subscriber|employee|student|policy|booking|reservation|confirmation|order|ticket|case|loyalty|frequent\s+flyer|patient|tenant|workspace|org|organization|organisation|project|instance|device|serial|support|contract|invoice|shipment|tracking)\s*(?:id|ids|number|no\.?|#|code|name|handle|username)|username|user\s*name|handle|gamertag)\s*(?:is|=|:|was|should\s+be)\s+#?(?P<x>[A-Za-z0-9][A-Za-z0-9_\-./@]*[A-Za-z0-9])",
+            r"(?x)
+                # e.g. My customer number is 88213-B.
+                \b(?:(?P<owner>my|our)\s+)?(?P<what>
+                    (?:[\w-]+\s+){0,2}?(?:
+                        account | customer | member | membership | user | client | subscriber | employee
+                        | student | policy | booking | reservation | confirmation | order | ticket
+                        | case | loyalty | frequent\s+flyer | patient | tenant | workspace | org
+                        | organization | organisation | project | instance | device | serial | support
+                        | contract | invoice | shipment | tracking
+                    )
+                    \s*(?:id|ids|number|no\.?|\#|code|name|handle|username)
+                    | username
+                    | user\s*name
+                    | handle
+                    | gamertag
+                )
+                \s*(?:is|=|:|was|should\s+be)\s+\#?(?P<x>[A-Za-z0-9][A-Za-z0-9_\-./@]*[A-Za-z0-9])
+            ",
             |c, _| {
                 let what = tidy(cap(c, "what").unwrap_or_default());
                 let wl = what.to_lowercase();
@@ -95,7 +112,24 @@ pub(super) fn rules() -> Vec<Rule> {
             "fact.tech-we",
             Mode::Statement,
             &["we"],
-            r"\bwe(?:'re|\s+are|'ve|\s+have)?\s+(?:(?:now|currently|still|mostly|mainly|also|only|all|just|recently|finally|always|usually)\s+)*(?P<v>deploy|deploying|host|hosting|self-host|build|building|store|storing|ship|shipping|test|testing|monitor|monitoring|log|logging|manage|managing|track|tracking|orchestrate|provision|provisioning|package|containerize|bundle|cache|caching|been\s+using|standardi[sz]ed\s+on|rely\s+on|run\s+on|are\s+on)\s+(?P<x>[^,;!?]+)",
+            r"(?x)
+                # e.g. We deploy everything with Kubernetes on GKE.
+                \bwe(?:'re|\s+are|'ve|\s+have)?\s+(?:
+                    (?:
+                        now | currently | still | mostly | mainly | also | only | all | just | recently
+                        | finally | always | usually
+                    )
+                    \s+
+                )*
+                (?P<v>
+                    deploy | deploying | host | hosting | self-host | build | building | store
+                    | storing | ship | shipping | test | testing | monitor | monitoring | log
+                    | logging | manage | managing | track | tracking | orchestrate | provision
+                    | provisioning | package | containerize | bundle | cache | caching
+                    | been\s+using | standardi[sz]ed\s+on | rely\s+on | run\s+on | are\s+on
+                )
+                \s+(?P<x>[^,;!?]+)
+            ",
             |c, s| {
                 let v = cap(c, "v").unwrap_or_default().to_lowercase();
                 let x = cap(c, "x").unwrap_or_default();

@@ -63,7 +63,7 @@ pub(super) const MOODS: &str = "exhausted|tired|sleepy|drained|wiped\\s+out|wipe
     stressed(?:\\s+out)?|anxious|nervous|worried|scared|terrified|freaking\\s+out|panicking|overwhelmed|\
     sad|down|low|blue|depressed|miserable|upset|heartbroken|devastated|lonely|homesick|bored|\
     angry|mad|furious|pissed(?:\\s+off)?|annoyed|irritated|frustrated|grumpy|cranky|moody|\
-    sick|ill|unwell|hungover|jet[- ]?lagged|sore|in\\s+pain|\
+    sick|ill|unwell|hungover|jet[-\\x20]?lagged|sore|in\\s+pain|\
     happy|excited|thrilled|pumped|stoked|ecstatic|elated|proud|relieved|grateful|thankful|\
     calm|relaxed|motivated|energi[sz]ed|optimistic|hopeful|confused|stuck|discouraged|defeated|\
     restless|distracted|unmotivated|demotivated|on\\s+edge|a\\s+mess|a\\s+wreck|under\\s+the\\s+weather|\

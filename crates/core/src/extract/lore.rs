@@ -136,7 +136,18 @@ pub(super) fn rules() -> Vec<Rule> {
             "lore.nickname",
             Mode::Statement,
             &["nickname", "nick", "call me", "calls me"],
-            r#"\b(?:my\s+(?:nick\s*name|nick)\s+is|(?:people|everyone|everybody|my\s+friends|friends|my\s+family|my\s+team|my\s+coworkers|my\s+colleagues|they|most\s+people|my\s+kids|my\s+\w+)\s+(?:usually\s+|often\s+|all\s+|just\s+|always\s+|still\s+)?calls?\s+me)\s+["']?(?P<x><NAMEI>)"#,
+            r#"(?x)
+                # e.g. My friends call me Sunny.
+                \b(?:
+                    my\s+(?:nick\s*name|nick)\s+is
+                    | (?:
+                        people | everyone | everybody | my\s+friends | friends | my\s+family | my\s+team
+                        | my\s+coworkers | my\s+colleagues | they | most\s+people | my\s+kids | my\s+\w+
+                    )
+                    \s+(?:usually\s+|often\s+|all\s+|just\s+|always\s+|still\s+)?calls?\s+me
+                )
+                \s+["']?(?P<x><NAMEI>)
+            "#,
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(call_name) else { return Vec::new() };
                 vec![Found::add(lore(format!("User's nickname is {x}"), 0.85, 0.7).keyed("nickname", x))]
@@ -146,7 +157,42 @@ pub(super) fn rules() -> Vec<Rule> {
             "lore.call-me",
             Mode::Request,
             &["call me", "go by", "be called", "refer to me"],
-            r#"(?:(?:^|[,;:.!]\s*|\b(?:please|pls|you\s+can|you\s+may|you\s+could|just|feel\s+free\s+to|can\s+you|could\s+you|would\s+you|i'd\s+(?:prefer|like)\s+(?:it\s+)?if\s+you|i\s+prefer\s+(?:it\s+)?if\s+you|and|but|so|also|actually|oh)\s+)call\s+me|\bi\s+go\s+by|\b(?:i\s+)?(?:prefer|like|want)\s+to\s+be\s+called|\bi(?:'d|\s+would)\s+(?:like|prefer|rather)\s+(?:to\s+)?be\s+called|\brefer\s+to\s+me\s+as)\s+["']?(?P<x><NAMEI>)"#,
+            r#"(?x)
+                # e.g. You can call me Ziggy.
+                (?:
+                    (?:
+                        ^
+                        | [,;:.!]\s*
+                        | \b(?:
+                            please
+                            | pls
+                            | you\s+can
+                            | you\s+may
+                            | you\s+could
+                            | just
+                            | feel\s+free\s+to
+                            | can\s+you
+                            | could\s+you
+                            | would\s+you
+                            | i'd\s+(?:prefer|like)\s+(?:it\s+)?if\s+you
+                            | i\s+prefer\s+(?:it\s+)?if\s+you
+                            | and
+                            | but
+                            | so
+                            | also
+                            | actually
+                            | oh
+                        )
+                        \s+
+                    )
+                    call\s+me
+                    | \bi\s+go\s+by
+                    | \b(?:i\s+)?(?:prefer|like|want)\s+to\s+be\s+called
+                    | \bi(?:'d|\s+would)\s+(?:like|prefer|rather)\s+(?:to\s+)?be\s+called
+                    | \brefer\s+to\s+me\s+as
+                )
+                \s+["']?(?P<x><NAMEI>)
+            "#,
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(call_name) else { return Vec::new() };
                 vec![Found::add(lore(format!("User likes to be called {x}"), 0.85, 0.8).keyed("nickname", x))]
@@ -156,14 +202,49 @@ pub(super) fn rules() -> Vec<Rule> {
             "lore.we-call-it",
             Mode::Statement,
             &["call", "named", "nicknamed", "dubbed", "refer to"],
-            r#"\b(?P<who>we|i)(?:'ve|\s+have)?\s+(?:(?:always|usually|all|just|affectionately|jokingly|lovingly|started|been|now|also|secretly)\s+)*(?P<v>call|calling|nicknamed|named|dubbed|refer\s+to)\s+(?P<obj>him|her|it|them|this|that|(?:my|our|the|this|that)\s+[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:as\s+)?(?P<x>(?-i:[A-Z])[^,.;!?"']*|["'][^"']+["'])"#,
+            r#"(?x)
+                # e.g. We call the old Volvo The Tank.
+                \b(?P<who>we|i)(?:'ve|\s+have)?\s+(?:
+                    (?:
+                        always | usually | all | just | affectionately | jokingly | lovingly | started
+                        | been | now | also | secretly
+                    )
+                    \s+
+                )*
+                (?P<v>call|calling|nicknamed|named|dubbed|refer\s+to)\s+(?P<obj>
+                    him
+                    | her
+                    | it
+                    | them
+                    | this
+                    | that
+                    | (?:my|our|the|this|that)\s+[\w-]+(?:\s+[\w-]+){0,4}?
+                )
+                \s+(?:as\s+)?(?P<x>(?-i:[A-Z])[^,.;!?"']*|["'][^"']+["'])
+            "#,
             we_call,
         ),
         Rule::new(
             "lore.lets-call-it",
             Mode::Request,
             &["let's", "lets", "agreed", "decided", "means", "i mean", "i say"],
-            r#"\b(?:(?:let's|lets|let\s+us|we\s+(?:agreed|decided)\s+to|we'll)\s+(?:call|name|nickname|dub)\s+(?P<obj>it|this|that|him|her|them|(?:the|this|that|our|my|your)\s+[\w-]+(?:\s+[\w-]+)?)\s+["']?(?P<x>[^,.;!?"']+)|(?:from\s+now\s+on,?\s+)(?P<term>["']?[\w\s-]{1,30}?["']?)\s+means\s+(?P<meaning><CLAUSE>)|when\s+i\s+say\s+(?P<said>["']?[\w\s-]{1,30}?["']?),?\s+i\s+mean\s+(?P<meant><CLAUSE>))"#,
+            r#"(?x)
+                # e.g. Let's call this project Bluebird.
+                \b(?:
+                    (?:let's|lets|let\s+us|we\s+(?:agreed|decided)\s+to|we'll)\s+(?:call|name|nickname|dub)\s+(?P<obj>
+                        it
+                        | this
+                        | that
+                        | him
+                        | her
+                        | them
+                        | (?:the|this|that|our|my|your)\s+[\w-]+(?:\s+[\w-]+)?
+                    )
+                    \s+["']?(?P<x>[^,.;!?"']+)
+                    | (?:from\s+now\s+on,?\s+)(?P<term>["']?[\w\s-]{1,30}?["']?)\s+means\s+(?P<meaning><CLAUSE>)
+                    | when\s+i\s+say\s+(?P<said>["']?[\w\s-]{1,30}?["']?),?\s+i\s+mean\s+(?P<meant><CLAUSE>)
+                )
+            "#,
             |c, _| {
                 if let (Some(t), Some(m)) = (cap(c, "term"), cap(c, "meaning")) {
                     let (t, m) = (t.trim().trim_matches(|c| c == '"' || c == '\''), tidy(head(m)));
@@ -213,7 +294,30 @@ pub(super) fn rules() -> Vec<Rule> {
                 "our song",
                 "our saying",
             ],
-            r#"\b(?:our|the|my)\s+(?:(?:little|running|favou?rite|old|classic|secret|weekly|daily|family|usual)\s+)*(?P<what>inside\s+joke|running\s+joke|private\s+joke|in-joke|thing|ritual|tradition|catchphrase|code\s+word|secret\s+word|motto|saying|song)\s+(?:is|was|has\s+always\s+been|:)\s+(?P<x><TAIL>)|\b(?P<y>[^.;!?]+?)\s+(?:is|was|has\s+become)\s+(?:our|an|a|my)\s+(?:(?:little|running|old|favou?rite)\s+)*(?P<what2>inside\s+joke|running\s+joke|private\s+joke|in-joke|ritual|tradition)|\binside\s+joke\s*:\s*(?P<z><TAIL>)"#,
+            r#"(?x)
+                # e.g. Our running joke is that Mondays are cursed.
+                \b(?:our|the|my)\s+(?:
+                    (?:
+                        little | running | favou?rite | old | classic | secret | weekly | daily | family
+                        | usual
+                    )
+                    \s+
+                )*
+                (?P<what>
+                    inside\s+joke | running\s+joke | private\s+joke | in-joke | thing | ritual
+                    | tradition | catchphrase | code\s+word | secret\s+word | motto | saying | song
+                )
+                \s+(?:is|was|has\s+always\s+been|:)\s+(?P<x><TAIL>)
+                | \b(?P<y>[^.;!?]+?)\s+(?:is|was|has\s+become)\s+(?:our|an|a|my)\s+(?:(?:little|running|old|favou?rite)\s+)*(?P<what2>
+                    inside\s+joke
+                    | running\s+joke
+                    | private\s+joke
+                    | in-joke
+                    | ritual
+                    | tradition
+                )
+                | \binside\s+joke\s*:\s*(?P<z><TAIL>)
+            "#,
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let what = cap(c, "what").or(cap(c, "what2")).unwrap_or("inside joke").to_lowercase();

@@ -418,7 +418,10 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.trip",
             Mode::Statement,
             &["trip", "vacation", "holiday", "getaway", "visit"],
-            r"\b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)",
+            r"(?x)
+                # e.g. We're planning a trip to Iceland.
+                \b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)
+            ",
             |c, s| {
                 // "I'm planning a trip to Tokyo in October": a plan with a place, dated or not.
                 let (Some(what), Some(place)) = (cap(c, "what"), cap(c, "place")) else { return Vec::new() };
@@ -434,7 +437,30 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.remind-me",
             Mode::Request,
             &["remind", "reminder", "note to self", "forget to", "forget about", "let me forget", "make sure i"],
-            r"(?:^|[,;:]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|and|also|just|ok|okay|so|then|oh|hey|plz)\s+)(?:please\s+)?(?:remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:to\s+(?P<vp><TAIL>)|(?:about|of)\s+(?P<np><TAIL>)|that\s+(?P<cl><TAIL>))|(?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))|(?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)|(?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))|(?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))|make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>))",
+            r"(?x)
+                # e.g. Remind me to renew my passport next month.
+                (?:
+                    ^
+                    | [,;:]\s*
+                    | \b(?:
+                        please | pls | can\s+you | could\s+you | would\s+you | will\s+you | and | also
+                        | just | ok | okay | so | then | oh | hey | plz
+                    )
+                    \s+
+                )
+                (?:please\s+)?(?:
+                    remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:
+                        to\s+(?P<vp><TAIL>)
+                        | (?:about|of)\s+(?P<np><TAIL>)
+                        | that\s+(?P<cl><TAIL>)
+                    )
+                    | (?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))
+                    | (?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)
+                    | (?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))
+                    | (?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))
+                    | make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>)
+                )
+            ",
             |c, s| {
                 if !s.addressed(c.get(0).map_or(0, |m| m.start())) {
                     return Vec::new();
@@ -470,7 +496,14 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.promise-to-someone",
             Mode::Plan,
             &["promised", "told", "assured", "swore"],
-            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:i'd|i\s+would|i'll|i\s+will|we'd|we'll|i\s+was\s+going\s+to|i'm\s+going\s+to|i'm\s+gonna|to)\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. I promised my niece I'd take her to the zoo.
+                \b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:
+                    i'd | i\s+would | i'll | i\s+will | we'd | we'll | i\s+was\s+going\s+to
+                    | i'm\s+going\s+to | i'm\s+gonna | to
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             |c, s| {
                 let vp = cap(c, "vp").unwrap_or_default();
                 let whom = third_person(&tidy(cap(c, "whom").unwrap_or_default()));
@@ -499,7 +532,33 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.intent",
             Mode::Plan,
             &["i", "we"],
-            r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must(?:\s+to)?|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. I need to book a dentist appointment.
+                \b(?P<subj>i|we)(?P<m>
+                    'll
+                    | \s+will
+                    | \s+shall
+                    | (?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)
+                    | \s+gonna
+                    | (?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)
+                    | (?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)
+                    | (?:'d|\s+would)\s+(?:like|love)\s+to
+                    | \s+(?:
+                        (?:
+                            really | still | definitely | also | absolutely | just | seriously | finally
+                            | totally | probably | actually | urgently | desperately | already
+                        )
+                        \s+
+                    )*
+                    (?:
+                        need\s+to | needs\s+to | have\s+to | has\s+to | must(?:\s+to)? | should
+                        | ought\s+to | gotta | plan\s+to | intend\s+to | want\s+to | wanna | hope\s+to
+                        | aim\s+to | mean\s+to | have\s+got\s+to | promised\s+to | promised | swore\s+to
+                        | committed\s+to
+                    )
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             intent,
         ),
         Rule::new(
@@ -509,14 +568,24 @@ pub(super) fn rules() -> Vec<Rule> {
                 "gotta", "need to", "have to", "must", "got to", "gonna", "going to", "planning", "plan to",
                 "promised", "should",
             ],
-            r"^(?:(?:so|ok|okay|and|also|oh|btw|ugh|but|still|really)[,]?\s+)*(?P<m>gotta|need\s+to|have\s+to|must|got\s+to|gonna|going\s+to|planning\s+to|plan\s+to|promised\s+to|should|supposed\s+to)\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. Gotta finish the quarterly report by Friday.
+                ^(?:(?:so|ok|okay|and|also|oh|btw|ugh|but|still|really)[,]?\s+)*(?P<m>
+                    gotta | need\s+to | have\s+to | must | got\s+to | gonna | going\s+to
+                    | planning\s+to | plan\s+to | promised\s+to | should | supposed\s+to
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             intent,
         ),
         Rule::new(
             "plan.bare-progressive",
             Mode::Plan,
             &["heading", "flying", "going", "driving", "leaving", "traveling", "travelling", "off to", "moving"],
-            r"^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)",
+            r"(?x)
+                # e.g. Heading to Lisbon on Thursday.
+                ^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let rest = cap(c, "rest").unwrap_or_default();
@@ -530,7 +599,16 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.have-event",
             Mode::Plan,
             &["have", "got", "'ve"],
-            r"\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>(?:a|an|my|the|another|our|this|that|one|two|three|\d+|some|a\s+big|a\s+huge)\s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*)",
+            r"(?x)
+                # e.g. I have a job interview on Wednesday.
+                \b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>
+                    (?:
+                        a | an | my | the | another | our | this | that | one | two | three | \d+ | some
+                        | a\s+big | a\s+huge
+                    )
+                    \s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*
+                )
+            ",
             |c, s| {
                 let np = cap(c, "np").unwrap_or_default();
                 let Some((time, at)) = due(np, s) else { return Vec::new() };
@@ -547,7 +625,38 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.event-is",
             Mode::Plan,
             &["my ", "our ", "the "],
-            r"\b(?P<det>my|our|the)\s+(?P<np>(?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?)\s+(?P<v>is|'s|leaves|departs|lands|arrives|is\s+at|was\s+moved\s+to|got\s+moved\s+to|has\s+been\s+moved\s+to|got\s+(?:re)?scheduled\s+(?:to|for)|was\s+(?:re)?scheduled\s+(?:to|for)|is\s+now|is\s+scheduled\s+for|is\s+set\s+for|is\s+booked\s+for|starts|begins|kicks\s+off|happens|got\s+pushed\s+(?:back\s+)?to|was\s+pushed\s+(?:back\s+)?to|is\s+coming\s+up)\s+(?P<rest><CLAUSE>)",
+            r"(?x)
+                # e.g. My flight to Denver is at 6am tomorrow.
+                \b(?P<det>my|our|the)\s+(?P<np>
+                    (?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?
+                )
+                \s+(?P<v>
+                    is
+                    | 's
+                    | leaves
+                    | departs
+                    | lands
+                    | arrives
+                    | is\s+at
+                    | was\s+moved\s+to
+                    | got\s+moved\s+to
+                    | has\s+been\s+moved\s+to
+                    | got\s+(?:re)?scheduled\s+(?:to|for)
+                    | was\s+(?:re)?scheduled\s+(?:to|for)
+                    | is\s+now
+                    | is\s+scheduled\s+for
+                    | is\s+set\s+for
+                    | is\s+booked\s+for
+                    | starts
+                    | begins
+                    | kicks\s+off
+                    | happens
+                    | got\s+pushed\s+(?:back\s+)?to
+                    | was\s+pushed\s+(?:back\s+)?to
+                    | is\s+coming\s+up
+                )
+                \s+(?P<rest><CLAUSE>)
+            ",
             |c, s| {
                 let rest = cap(c, "rest").unwrap_or_default();
                 let Some(t) = when::find(rest, s.at) else { return Vec::new() };
@@ -571,7 +680,13 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.deadline",
             Mode::Plan,
             &["due", "deadline"],
-            r"\b(?:(?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)|(?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>))",
+            r"(?x)
+                # e.g. My thesis is due on May 15.
+                \b(?:
+                    (?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)
+                    | (?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>)
+                )
+            ",
             |c, s| {
                 let t = cap(c, "t").or(cap(c, "t2")).unwrap_or_default();
                 let Some(found) = when::find(t, s.at) else { return Vec::new() };
@@ -595,7 +710,20 @@ pub(super) fn rules() -> Vec<Rule> {
             "plan.progressive-future",
             Mode::Plan,
             &["i'm", "i am", "we're", "we are"],
-            r"\b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>meeting|seeing|visiting|flying|going|travel(?:l)?ing|driving|heading|leaving|moving|starting|hosting|attending|taking|presenting|interviewing|having|giving|running|doing|playing|calling|celebrating|getting|picking\s+up|dropping\s+off|catching\s+up\s+with|submitting|sending|launching|shipping|throwing|cooking|baking|volunteering|speaking|performing|competing|racing|signing|closing|finishing|wrapping\s+up|buying|selling|renovating|painting|returning|coming\s+back)\s+(?P<rest><CLAUSE>)",
+            r"(?x)
+                # e.g. I'm meeting Carla for lunch on Friday.
+                \b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>
+                    meeting | seeing | visiting | flying | going | travel(?:l)?ing | driving
+                    | heading | leaving | moving | starting | hosting | attending | taking
+                    | presenting | interviewing | having | giving | running | doing | playing
+                    | calling | celebrating | getting | picking\s+up | dropping\s+off
+                    | catching\s+up\s+with | submitting | sending | launching | shipping | throwing
+                    | cooking | baking | volunteering | speaking | performing | competing | racing
+                    | signing | closing | finishing | wrapping\s+up | buying | selling | renovating
+                    | painting | returning | coming\s+back
+                )
+                \s+(?P<rest><CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let rest = cap(c, "rest").unwrap_or_default();

@@ -234,7 +234,30 @@ pub(super) fn rules() -> Vec<Rule> {
             "resolution.event-went",
             Mode::Statement,
             &["went", "was", "over", "cancel"],
-            r"\b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:went|was|is\s+over|got\s+cancel(?:l)?ed|has\s+been\s+cancel(?:l)?ed|was\s+cancel(?:l)?ed)\s*(?:(?:really|so|pretty|very|super|surprisingly|quite|amazingly|totally|better\s+than\s+expected|ok|just)\s+)*(?:well|fine|great|ok|okay|badly|smoothly|terribly|alright|amazing|awesome|good|bad|horrible|awful|over|perfectly|a\s+success|a\s+disaster)?\b",
+            r"(?x)
+                # e.g. The presentation went really well.
+                \b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:
+                    went
+                    | was
+                    | is\s+over
+                    | got\s+cancel(?:l)?ed
+                    | has\s+been\s+cancel(?:l)?ed
+                    | was\s+cancel(?:l)?ed
+                )
+                \s*(?:
+                    (?:
+                        really | so | pretty | very | super | surprisingly | quite | amazingly | totally
+                        | better\s+than\s+expected | ok | just
+                    )
+                    \s+
+                )*
+                (?:
+                    well | fine | great | ok | okay | badly | smoothly | terribly | alright
+                    | amazing | awesome | good | bad | horrible | awful | over | perfectly
+                    | a\s+success | a\s+disaster
+                )?
+                \b
+            ",
             |c, s| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let outcome = ["went", "over", "cancel"].iter().any(|w| whole.contains(w))
@@ -286,7 +309,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 "shipped",
                 "out the door",
             ],
-            r"\b(?P<x>(?:my|the|our|that)\s+[^,.;!?]+?)\s+(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:(?:finally|all|now|officially|already|just)\s+)*(?:done|finished|submitted|sent(?:\s+off)?|booked|handled|sorted(?:\s+out)?|taken\s+care\s+of|complete|completed|paid(?:\s+off)?|filed|fixed|approved|signed|delivered|shipped|out\s+the\s+door)\b",
+            r"(?x)
+                # e.g. The grant application is finally submitted.
+                \b(?P<x>(?:my|the|our|that)\s+[^,.;!?]+?)\s+(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:(?:finally|all|now|officially|already|just)\s+)*(?:
+                    done | finished | submitted | sent(?:\s+off)? | booked | handled
+                    | sorted(?:\s+out)? | taken\s+care\s+of | complete | completed | paid(?:\s+off)?
+                    | filed | fixed | approved | signed | delivered | shipped | out\s+the\s+door
+                )
+                \b
+            ",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
@@ -306,7 +337,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 ": done",
                 ": sorted",
             ],
-            r"^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b",
+            r"(?x)
+                # e.g. Taxes are done!
+                ^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b
+            ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
                 if ["it", "that", "this", "everything", "we", "i", "today", "work", "life", "the day", "all"]
@@ -321,7 +355,12 @@ pub(super) fn rules() -> Vec<Rule> {
             "resolution.got-done",
             Mode::Statement,
             &["done", "care of", "off"],
-            r"\b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b|\b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)|\b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b",
+            r"(?x)
+                # e.g. I finally got the garage cleaned out done.
+                \b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b
+                | \b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)
+                | \b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b
+            ",
             |c, s| {
                 let x = cap(c, "x").or(cap(c, "y")).or(cap(c, "z")).unwrap_or_default();
                 close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "completed")
@@ -338,7 +377,48 @@ pub(super) fn rules() -> Vec<Rule> {
             "resolution.did-it",
             Mode::Statement,
             &[],
-            r"(?:^(?:(?:and|but|so|then|ok|okay|yay|well|oh|update:?|good\s+news:?|btw|also|finally|today|yesterday|earlier|just|last\s+night|this\s+morning|guess\s+what)[,:!]?\s+)*(?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?|\b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)(?:(?:just|finally|already|actually|also|successfully|eventually|officially|totally|literally|yesterday|today|earlier|last\s+night|this\s+morning|at\s+last)\s+)*(?:(?P<aux>did|managed\s+to|remembered\s+to|got\s+around\s+to|went\s+ahead\s+and|was\s+able\s+to|ended\s+up)\s+(?P<bv>[a-z]+)|(?P<v>[a-z]{2,}ed|went|sent|met|wrote|bought|paid|took|gave|made|did|got|spoke|told|saw|drove|flew|rang|built|sold|brought|found|won|put|read|began|held|rode|swam|threw|taught|caught|fed|hung|sang|wore|drew|ran))(?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)",
+            r"(?x)
+                # e.g. I called the plumber yesterday.
+                (?:
+                    ^(?:
+                        (?:
+                            and | but | so | then | ok | okay | yay | well | oh | update:? | good\s+news:?
+                            | btw | also | finally | today | yesterday | earlier | just | last\s+night
+                            | this\s+morning | guess\s+what
+                        )
+                        [,:!]?\s+
+                    )*
+                    (?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?
+                    | \b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+
+                )
+                (?:
+                    (?:
+                        just | finally | already | actually | also | successfully | eventually
+                        | officially | totally | literally | yesterday | today | earlier | last\s+night
+                        | this\s+morning | at\s+last
+                    )
+                    \s+
+                )*
+                (?:
+                    (?P<aux>
+                        did
+                        | managed\s+to
+                        | remembered\s+to
+                        | got\s+around\s+to
+                        | went\s+ahead\s+and
+                        | was\s+able\s+to
+                        | ended\s+up
+                    )
+                    \s+(?P<bv>[a-z]+)
+                    | (?P<v>
+                        [a-z]{2,}ed | went | sent | met | wrote | bought | paid | took | gave | made
+                        | did | got | spoke | told | saw | drove | flew | rang | built | sold | brought
+                        | found | won | put | read | began | held | rode | swam | threw | taught
+                        | caught | fed | hung | sang | wore | drew | ran
+                    )
+                )
+                (?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)
+            ",
             did_it,
         ),
     ]
