@@ -91,7 +91,16 @@ pub(super) fn replaced_value(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:not\s+(?:a\s+|an\s+|the\s+|in\s+|at\s+|with\s+|using\s+|into\s+)?(?P<a>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer|now|these\s+days))?(?:$|[,.;!?]|\s+(?:but|and|so)\b)|instead\s+of\s+(?P<b>[^,.;!?]+)|rather\s+than\s+(?P<c>[^,.;!?]+)|from\s+(?P<d>[^,.;!?]+?)\s+to\b|no\s+longer\s+(?:\w+\s+)?(?P<e>[^,.;!?]+)|used\s+to\s+\w+\s+(?P<f>[^,.;!?]+))",
+            r"(?x)
+                (?i)\b(?:
+                    not\s+(?:a\s+|an\s+|the\s+|in\s+|at\s+|with\s+|using\s+|into\s+)?(?P<a>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer|now|these\s+days))?(?:$|[,.;!?]|\s+(?:but|and|so)\b)
+                    | instead\s+of\s+(?P<b>[^,.;!?]+)
+                    | rather\s+than\s+(?P<c>[^,.;!?]+)
+                    | from\s+(?P<d>[^,.;!?]+?)\s+to\b
+                    | no\s+longer\s+(?:\w+\s+)?(?P<e>[^,.;!?]+)
+                    | used\s+to\s+\w+\s+(?P<f>[^,.;!?]+)
+                )
+            ",
         )
         .expect("replaced value regex")
     });

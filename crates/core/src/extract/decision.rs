@@ -108,7 +108,10 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["decided", "agreed", "settled on", "standardised", "standardized"],
             &format!(
-                r"\b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?(?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?(?P<x>{WAYS}\s+<TAIL>)"
+                r"(?x)
+                    # e.g. We agreed to stick with trunk-based development.
+                    \b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?(?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?(?P<x>{WAYS}\s+<TAIL>)
+                "
             ),
             convention,
         ),

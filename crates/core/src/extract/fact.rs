@@ -104,7 +104,41 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["my ", "our ", "the "],
             &format!(
-                r"\b(?P<owner>my|our|the)\s+(?P<subj>(?:(?:prod|production|staging|dev|development|test|main|primary|new|old|current|internal|company|company's|team's|work|home|personal|whole|entire|backend|frontend|mobile|web|legacy|core|shared|default|public|private|only)\s+)*{TECH})\s+(?P<v>(?:is|are)\s+(?:written|built|hosted|deployed|running|based|implemented|developed)\s+(?:in|on|with|at|to|using)|runs\s+on|run\s+on|runs|run|uses|use|(?:is|are)\s+on|lives?\s+(?:on|in)|sits?\s+(?:on|in)|(?:is|are)\s+in|is|are|has|have|talks\s+to|depends\s+on)\s+(?P<x>[^,;!?]+)"
+                r"(?x)
+                    # e.g. Our staging database is hosted on Hetzner.
+                    \b(?P<owner>my|our|the)\s+(?P<subj>
+                        (?:
+                            (?:
+                                prod | production | staging | dev | development | test | main | primary | new
+                                | old | current | internal | company | company's | team's | work | home
+                                | personal | whole | entire | backend | frontend | mobile | web | legacy | core
+                                | shared | default | public | private | only
+                            )
+                            \s+
+                        )*
+                        {TECH}
+                    )
+                    \s+(?P<v>
+                        (?:is|are)\s+(?:written|built|hosted|deployed|running|based|implemented|developed)\s+(?:in|on|with|at|to|using)
+                        | runs\s+on
+                        | run\s+on
+                        | runs
+                        | run
+                        | uses
+                        | use
+                        | (?:is|are)\s+on
+                        | lives?\s+(?:on|in)
+                        | sits?\s+(?:on|in)
+                        | (?:is|are)\s+in
+                        | is
+                        | are
+                        | has
+                        | have
+                        | talks\s+to
+                        | depends\s+on
+                    )
+                    \s+(?P<x>[^,;!?]+)
+                "
             ),
             tech,
         ),

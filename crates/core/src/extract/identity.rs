@@ -1063,7 +1063,17 @@ pub(super) fn rules() -> Vec<Rule> {
             "identity.birthday",
             Mode::Statement,
             &["birthday", "born on", "born in"],
-            r"\b(?:my\s+(?:birthday|bday|b-day)\s+is\s+(?:on\s+)?|i\s+was\s+born\s+on\s+)(?P<x>(?:<MONTH_DAY>))|\b(?P<rel>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)\s+is\s+my\s+(?:birthday|bday)|\bmy\s+(?:birthday|bday)\s+is\s+(?P<rel2>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)|\bi\s+was\s+born\s+in\s+(?P<year>(?:19|20)\d{2})\b",
+            r"(?x)
+                # e.g. My birthday is on October 12.
+                \b(?:
+                    my\s+(?:birthday|bday|b-day)\s+is\s+(?:on\s+)?
+                    | i\s+was\s+born\s+on\s+
+                )
+                (?P<x>(?:<MONTH_DAY>))
+                | \b(?P<rel>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)\s+is\s+my\s+(?:birthday|bday)
+                | \bmy\s+(?:birthday|bday)\s+is\s+(?P<rel2>today|tomorrow|on\s+\w+day|this\s+\w+day|next\s+\w+day)
+                | \bi\s+was\s+born\s+in\s+(?P<year>(?:19|20)\d{2})\b
+            ",
             |c, s| {
                 if let Some(y) = cap(c, "year") {
                     return vec![Found::add(profile(format!("User was born in {y}"), 0.9, 0.6).keyed("birth_year", y))];

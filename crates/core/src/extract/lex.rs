@@ -563,7 +563,67 @@ fn clause_cut() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:[,;!?()\[\]]|[.:](?:\s|$)|\s-\s|\s+(?:but|because|cause|cuz|coz|since|though|although|which|who|unless|while|whereas|whenever|except|lol|haha|hahaha|lmao|btw|tbh|honestly|anyway|anyways|and\s+(?:i|i'm|i've|my|we|we're|it|it's|that|then|also|so|now|they|he|she|you)|so\s+(?:i|i'm|it|that|we)|if|when|as\s+well|too|either|anymore|any\s+more|any\s+longer|now|these\s+days|nowadays|right\s+now|at\s+the\s+moment|currently|for\s+now|again|ever\s+since|please|pls|thanks|thank\s+you|so\s+much|a\s+lot|very\s+much|instead)\b)",
+            r"(?x)
+                (?i)(?:
+                    [,;!?()\[\]]
+                    | [.:](?:\s|$)
+                    | \s-\s
+                    | \s+(?:
+                        but
+                        | because
+                        | cause
+                        | cuz
+                        | coz
+                        | since
+                        | though
+                        | although
+                        | which
+                        | who
+                        | unless
+                        | while
+                        | whereas
+                        | whenever
+                        | except
+                        | lol
+                        | haha
+                        | hahaha
+                        | lmao
+                        | btw
+                        | tbh
+                        | honestly
+                        | anyway
+                        | anyways
+                        | and\s+(?:i|i'm|i've|my|we|we're|it|it's|that|then|also|so|now|they|he|she|you)
+                        | so\s+(?:i|i'm|it|that|we)
+                        | if
+                        | when
+                        | as\s+well
+                        | too
+                        | either
+                        | anymore
+                        | any\s+more
+                        | any\s+longer
+                        | now
+                        | these\s+days
+                        | nowadays
+                        | right\s+now
+                        | at\s+the\s+moment
+                        | currently
+                        | for\s+now
+                        | again
+                        | ever\s+since
+                        | please
+                        | pls
+                        | thanks
+                        | thank\s+you
+                        | so\s+much
+                        | a\s+lot
+                        | very\s+much
+                        | instead
+                    )
+                    \b
+                )
+            ",
         )
         .expect("clause cut regex")
     })
@@ -587,7 +647,46 @@ pub(super) fn strip_times(obj: &str) -> String {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:(?:last|this|next)\s+(?:night|week|month|year|weekend|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|yesterday(?:\s+(?:morning|afternoon|evening|night))?|this\s+(?:morning|afternoon|evening|week)|today|tonight|earlier(?:\s+today)?|just\s+now|finally|at\s+last|already|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|over\s+the\s+weekend|(?:a\s+few|a\s+couple\s+of|a|an|\d+|two|three|several)\s+(?:minutes|hours|days|weeks|months|years|hour|day|week|month|year)\s+ago|recently|lately|the\s+other\s+day|last\s+(?:fri|mon|tue|wed|thu|sat|sun)|earlier\s+this\s+(?:week|month|year)|for\s+(?:a\s+while|weeks|months|years|ages)|(?:not\s+so\s+|not\s+that\s+)?long\s+ago|a\s+while\s+(?:ago|back)|some\s+time\s+ago|for\s+the\s+(?:past|last)\s+(?:few\s+|couple\s+of\s+|\w+\s+)?(?:days|weeks|months|years)|last\s+(?:week|month|year)|in\s+the\s+end|in\s+time|on\s+time|successfully|yay|woo+|haha|lol)\b",
+            r"(?x)
+                (?i)\b(?:
+                    (?:last|this|next)\s+(?:
+                        night | week | month | year | weekend | time | monday | tuesday | wednesday
+                        | thursday | friday | saturday | sunday
+                    )
+                    | yesterday(?:\s+(?:morning|afternoon|evening|night))?
+                    | this\s+(?:morning|afternoon|evening|week)
+                    | today
+                    | tonight
+                    | earlier(?:\s+today)?
+                    | just\s+now
+                    | finally
+                    | at\s+last
+                    | already
+                    | on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)
+                    | over\s+the\s+weekend
+                    | (?:a\s+few|a\s+couple\s+of|a|an|\d+|two|three|several)\s+(?:minutes|hours|days|weeks|months|years|hour|day|week|month|year)\s+ago
+                    | recently
+                    | lately
+                    | the\s+other\s+day
+                    | last\s+(?:fri|mon|tue|wed|thu|sat|sun)
+                    | earlier\s+this\s+(?:week|month|year)
+                    | for\s+(?:a\s+while|weeks|months|years|ages)
+                    | (?:not\s+so\s+|not\s+that\s+)?long\s+ago
+                    | a\s+while\s+(?:ago|back)
+                    | some\s+time\s+ago
+                    | for\s+the\s+(?:past|last)\s+(?:few\s+|couple\s+of\s+|\w+\s+)?(?:days|weeks|months|years)
+                    | last\s+(?:week|month|year)
+                    | in\s+the\s+end
+                    | in\s+time
+                    | on\s+time
+                    | successfully
+                    | yay
+                    | woo+
+                    | haha
+                    | lol
+                )
+                \b
+            ",
         )
         .expect("past time regex")
     });

@@ -22,7 +22,41 @@ fn vp_head(s: &str) -> &str {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:[,;!?()]|[.:](?:\s|$)|\s-\s|\s+(?:but|because|cause|cuz|since|though|although|so\s+(?:i|that|we|it|she|he)|if|unless|lol|haha|btw|tbh|which|who|otherwise|or\s+else|and\s+(?:i|i'm|i've|it|it's|that|then|also|she|he|they|you|we)|anyway|please|pls|thanks|or\s+something|or\s+so)\b)",
+            r"(?x)
+                (?i)(?:
+                    [,;!?()]
+                    | [.:](?:\s|$)
+                    | \s-\s
+                    | \s+(?:
+                        but
+                        | because
+                        | cause
+                        | cuz
+                        | since
+                        | though
+                        | although
+                        | so\s+(?:i|that|we|it|she|he)
+                        | if
+                        | unless
+                        | lol
+                        | haha
+                        | btw
+                        | tbh
+                        | which
+                        | who
+                        | otherwise
+                        | or\s+else
+                        | and\s+(?:i|i'm|i've|it|it's|that|then|also|she|he|they|you|we)
+                        | anyway
+                        | please
+                        | pls
+                        | thanks
+                        | or\s+something
+                        | or\s+so
+                    )
+                    \b
+                )
+            ",
         )
         .expect("plan cut regex")
     });
