@@ -152,7 +152,7 @@ mod tests {
         (
             "My apartment is in Brooklyn.",
             "identity.home-my-home",
-            "the pattern's `my apartment is in` branch never yields a place: only `I call X home` does",
+            "the rule's only trigger word is `home`, so its `my apartment/flat/house/place is in` branch never runs",
         ),
         (
             "Code examples should be in Rust.",
