@@ -1,7 +1,7 @@
 //! Human-readable output for the terminal.
 
 use mnemo::core::trace::LlmCall;
-use mnemo::core::{Memory as Row, Verdict};
+use mnemo::core::{Memory as Row, Provenance, Verdict};
 use mnemo::{IngestReport, MemoryDetail, PendingReport, RecallResult, SynthesisReport};
 
 fn short(s: &str, n: usize) -> String {
@@ -106,6 +106,7 @@ pub(crate) fn detail(d: &MemoryDetail) {
         m.provenance.extractor_version,
         m.provenance.chat.as_ref().map_or("-", |c| c.as_str())
     );
+    println!("  rule       {}", rule(&m.provenance));
     if let Some(c) = &d.extraction {
         println!(
             "  extracted  {} · {}{}",
@@ -124,6 +125,23 @@ pub(crate) fn detail(d: &MemoryDetail) {
     for l in &d.links {
         println!("  link {} {} {}", l.from, l.kind, l.to);
     }
+}
+
+/// Why a memory was remembered: the heuristic rule that read it (`preference.likes`), or, where
+/// no rule did, who wrote it instead.
+pub(crate) fn rule(p: &Provenance) -> String {
+    if let Some(rule) = &p.rule {
+        return rule.clone();
+    }
+    let who = match p.extractor.as_str() {
+        "heuristic" => "not recorded (written before rules were recorded)",
+        "llm" => "none: the model proposed it",
+        "api" => "none: written through the API",
+        "user" => "none: written or edited by the user",
+        "job" => "none: written by a background job",
+        _ => "none",
+    };
+    who.to_string()
 }
 
 /// One line of what the chat model cost: calls, tokens in and out, latency.
@@ -187,5 +205,24 @@ pub(crate) fn synthesis_report(r: &SynthesisReport) {
     }
     for g in &r.gaps {
         println!("gap: {g}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mnemo::core::Provenance;
+
+    fn by(extractor: &str, rule: Option<&str>) -> Provenance {
+        Provenance { extractor: extractor.into(), rule: rule.map(Into::into), ..Provenance::default() }
+    }
+
+    #[test]
+    fn the_rule_line_names_the_rule_or_who_wrote_it_instead() {
+        assert_eq!(super::rule(&by("heuristic", Some("preference.likes"))), "preference.likes");
+        assert_eq!(super::rule(&by("llm", Some("identity.home-live"))), "identity.home-live", "a heuristic fallback");
+        assert_eq!(super::rule(&by("llm", None)), "none: the model proposed it");
+        assert_eq!(super::rule(&by("api", None)), "none: written through the API");
+        assert_eq!(super::rule(&by("job", None)), "none: written by a background job");
+        assert!(super::rule(&by("heuristic", None)).starts_with("not recorded"));
     }
 }

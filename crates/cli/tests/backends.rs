@@ -230,6 +230,7 @@ fn expired_memory() -> mnemo::core::Memory {
             chat: None,
             extractor: "test".into(),
             extractor_version: "1".into(),
+            rule: None,
         },
         content_hash: mnemo::core::text::content_hash(content),
         created_at: at,

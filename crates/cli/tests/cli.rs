@@ -75,6 +75,8 @@ fn ingest_then_recall_context_list_and_show() {
     let id = rows[0]["id"].as_str().unwrap().to_string();
     let (out, _) = text(&mnemo(&data, &with_scope(&["show", &id])));
     assert!(out.contains("history") && out.contains("created") && out.contains("I have a dog named Biscuit."), "{out}");
+    // Why it was remembered: the heuristic rule that read the sentence.
+    assert!(out.contains("rule       identity.have-pets-kids"), "{out}");
 
     // Another tenant sees nothing and cannot show the id.
     let o = mnemo(&data, &["show", &id, "--tenant", "evil", "--user", "dana"]);

@@ -77,6 +77,7 @@ fn build(dir: &Path) {
                 chat: Some(ChatId::new(format!("c{}", (i / 10) % 2)).unwrap()),
                 extractor: "test".into(),
                 extractor_version: "1".into(),
+                rule: None,
             };
             let vector = unit(i / 20, if i % 20 < 10 { 0.0 } else { 0.05 });
             changes.push(Change::Insert {

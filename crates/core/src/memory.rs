@@ -19,6 +19,10 @@ pub struct Provenance {
     pub extractor: String,
     /// Version of that extractor, so a behaviour change can be traced to the rows it produced.
     pub extractor_version: String,
+    /// The heuristic rule that proposed it (`preference.likes`): why it was remembered, down to
+    /// the pattern. `None` for the model, the API, jobs and rows written before rules were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 text_enum!(

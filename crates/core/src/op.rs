@@ -40,6 +40,10 @@ pub struct Draft {
     /// Sensitivity class.
     #[serde(default = "normal")]
     pub sensitivity: Sensitivity,
+    /// The heuristic rule that proposed it (`preference.likes`), kept in the memory's provenance
+    /// so `mnemo show` can say why it was remembered; `None` from the model or the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 fn normal() -> Sensitivity {
@@ -72,6 +76,7 @@ impl Draft {
             valid_from: None,
             expires_at: None,
             sensitivity: Sensitivity::Normal,
+            rule: None,
         }
     }
 

@@ -98,6 +98,9 @@ pub struct TracedVerdict {
     pub content: String,
     /// The messages it came from.
     pub sources: Vec<MessageId>,
+    /// The heuristic rule that proposed it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// The verdict.
     pub verdict: Verdict,
 }

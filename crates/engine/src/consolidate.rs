@@ -260,8 +260,13 @@ impl Memory {
         row.confidence = members.iter().map(|m| m.confidence).fold(0.0, f32::max);
         row.salience = members.iter().map(|m| m.salience).fold(0.0, f32::max);
         row.sensitivity = newest.sensitivity;
-        row.provenance =
-            Provenance { sources, chat: None, extractor: "job".into(), extractor_version: "consolidate-1".into() };
+        row.provenance = Provenance {
+            sources,
+            chat: None,
+            extractor: "job".into(),
+            extractor_version: "consolidate-1".into(),
+            rule: None,
+        };
         let id = row.id;
         let reason = format!(
             "consolidated from {} assertions across {} sessions; the newest wording kept{}",

@@ -65,6 +65,8 @@ impl Memory {
     /// Refused for a disabled user (nothing of theirs is stored).
     pub fn add(&self, scope: &Scope, draft: Draft) -> Result<Verdict> {
         self.refuse_if_disabled(scope, "memory")?;
+        // A person's words are no rule's: provenance never claims a rule read them.
+        let draft = Draft { rule: None, ..draft };
         let op = ProposedOp { action: Action::Add, draft, sources: Vec::new() };
         let (mut records, _) = self.apply_ops(scope, vec![op], "api", "1")?;
         Ok(records.remove(0).verdict)

@@ -150,6 +150,7 @@ impl Memory {
                 chat: Some(chat),
                 extractor: "user".into(),
                 extractor_version: "1".into(),
+                rule: None,
             },
             ..Row::new(scope.clone(), Kind::Memo, text, now)
         };
@@ -305,6 +306,7 @@ impl Memory {
                 chat: scope.chat.clone(),
                 extractor: MEMO_EXTRACTOR.into(),
                 extractor_version: MEMO_VERSION.into(),
+                rule: None,
             },
             ..Row::new(scope, Kind::Memo, lines.join(" "), self.clock.now())
         };

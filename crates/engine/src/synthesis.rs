@@ -275,6 +275,7 @@ impl Memory {
                 chat: None,
                 extractor: JOB_EXTRACTOR.into(),
                 extractor_version: JOB_VERSION.into(),
+                rule: None,
             },
             ..Row::new(user.clone(), Kind::Summary, text, now)
         };

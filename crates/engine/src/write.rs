@@ -317,6 +317,7 @@ impl Memory {
                     kind: r.op.draft.kind,
                     content: r.op.draft.content.clone(),
                     sources: r.op.sources.clone(),
+                    rule: r.op.draft.rule.clone(),
                     verdict: r.verdict.clone(),
                 })
                 .collect(),
@@ -476,6 +477,7 @@ impl Memory {
                         chat: scope.chat.clone(),
                         extractor: extractor.to_string(),
                         extractor_version: version.to_string(),
+                        rule: draft.rule.clone(),
                     },
                     distinct_sessions: u32::from(session.is_some()),
                     expires_at: draft.expires_at,

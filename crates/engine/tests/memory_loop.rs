@@ -1,7 +1,7 @@
 //! The core loop end to end on the embedded store, with the fast hashing embedder.
 
 use chrono::Duration;
-use mnemo::core::{NewMessage, RecallMode, SectionName, StatusKind, Verdict};
+use mnemo::core::{Draft, Kind, NewMessage, RecallMode, SectionName, StatusKind, Verdict};
 use mnemo::store::ListFilter;
 
 use crate::common::{chat, hashed, t0, with_embedder};
@@ -421,4 +421,24 @@ fn what_was_written_while_the_embedder_was_down_is_embedded_by_maintenance() {
     assert!(again.summary().is_empty(), "{:?}", again.summary());
     let hits = f.memory.store().vector(&user, "hash:384", &e.vector, 5).unwrap();
     assert_eq!(hits.first().map(|h| h.0), Some(cello.id));
+}
+
+#[test]
+fn a_memory_names_the_rule_that_read_it_and_an_authored_one_names_none() {
+    let f = hashed();
+    let s = chat("dana", "c1");
+    let report = f.say(&s, &["Honestly, I can't stand cilantro."]);
+    let Verdict::Written { id, .. } = report.ops[0].verdict else { panic!("{:#?}", report.ops) };
+    let stored = f.memory.show(&s, id).unwrap().memory.provenance;
+    assert_eq!((stored.extractor.as_str(), stored.rule.as_deref()), ("heuristic", Some("preference.dislikes")));
+    // The ingest trace records it beside the verdict, so `mnemo trace` can say it too.
+    let trace = f.memory.trace(&s, report.turn_id.as_deref().unwrap()).unwrap().unwrap();
+    assert_eq!(trace.verdicts[0].rule.as_deref(), Some("preference.dislikes"));
+
+    // A person's words are no rule's, even when the draft claims one.
+    let draft =
+        Draft { rule: Some("preference.likes".into()), ..Draft::authored(Kind::Fact, "Dana's bike is a red Brompton") };
+    let Verdict::Written { id, .. } = f.memory.add(&s, draft).unwrap() else { panic!("not written") };
+    let stored = f.memory.show(&s, id).unwrap().memory.provenance;
+    assert_eq!((stored.extractor.as_str(), stored.rule), ("api", None));
 }

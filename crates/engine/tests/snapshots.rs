@@ -48,6 +48,7 @@ fn row(owner: &Scope, kind: Kind, content: &str, days: i64, chat: &str) -> Row {
         chat: Some(ChatId::new(chat).unwrap()),
         extractor: "llm".into(),
         extractor_version: "1".into(),
+        rule: None,
     };
     m
 }

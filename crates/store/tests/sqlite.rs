@@ -112,12 +112,12 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         let s = SqliteStore::open(&path).unwrap();
         s.append_messages(&[msg(&chat, "d1", "We adopted a greyhound", t0())]).unwrap();
     }
-    // Back to schema 1 exactly: the objects of versions 2 to 4 dropped.
+    // Back to schema 1 exactly: the objects of versions 2 to 4 and the rule column of 6 dropped.
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
             "DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
-             ALTER TABLE messages DROP COLUMN withheld; PRAGMA user_version = 1;",
+             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; PRAGMA user_version = 1;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();
@@ -258,7 +258,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
                SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
              INSERT INTO message_fts (rowid, content, part) \
                SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
-             PRAGMA user_version = 4;",
+             ALTER TABLE memories DROP COLUMN rule; PRAGMA user_version = 4;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();

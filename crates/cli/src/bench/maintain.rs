@@ -148,6 +148,7 @@ fn load(store: &dyn Store, plan: &Plan, now: DateTime<Utc>) -> Result<usize> {
                 chat: Some(chat),
                 extractor: "bench".into(),
                 extractor_version: "1".into(),
+                rule: None,
             };
             let mut memory = Row::new(owner.clone(), kind, sentences[j].clone(), created);
             memory.status = status;

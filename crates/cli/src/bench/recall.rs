@@ -156,6 +156,7 @@ impl Loader<'_> {
             chat: None,
             extractor: "bench".into(),
             extractor_version: "1".into(),
+            rule: None,
         };
         let memory = Row { provenance, ..Row::new(owner.clone(), kind, content, at) };
         let change = Change::Insert {

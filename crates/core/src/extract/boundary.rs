@@ -14,52 +14,52 @@ use crate::op::Draft;
 use crate::text::tidy;
 
 /// Leading fillers that are not part of a topic ("honestly, work is off limits").
-const FILLERS: &[&str] = &[
-    "and ",
-    "but ",
+pub(super) const FILLERS: &[&str] = &[
     "also ",
-    "so ",
-    "just ",
-    "fyi ",
-    "btw ",
-    "by the way ",
-    "note that ",
-    "please note ",
-    "just so you know ",
-    "honestly ",
     "also, ",
+    "and ",
+    "and also ",
+    "btw ",
+    "but ",
+    "by the way ",
+    "fyi ",
+    "heads up ",
+    "honestly ",
+    "just ",
+    "just so you know ",
+    "note that ",
     "oh and ",
     "one more thing ",
-    "heads up ",
+    "please note ",
     "ps ",
-    "and also ",
+    "so ",
 ];
 
 /// Trailing words that qualify the request, not the topic.
-const QUALIFIERS: &[&str] = &[
-    " with me",
-    " to me",
-    " around me",
-    " in front of me",
-    " at all",
-    " in our conversations",
-    " in conversation",
-    " ever",
-    " in any way",
-    " for now",
-    " anymore",
+pub(super) const QUALIFIERS: &[&str] = &[
     " any more",
-    " please",
+    " anymore",
+    " around me",
+    " at all",
+    " ever",
+    " for now",
+    " from now on",
+    " going forward",
+    " if possible",
+    " if you can",
+    " in any way",
+    " in conversation",
+    " in front of me",
+    " in our conversations",
     " ok",
     " okay",
-    " thanks",
+    " please",
     " thank you",
-    " unless i do",
+    " thanks",
+    " to me",
     " unless i bring it up",
-    " if you can",
-    " if possible",
-    " going forward",
-    " from now on",
+    " unless i do",
+    " with me",
 ];
 
 fn topic(x: &str) -> Option<String> {
@@ -179,7 +179,7 @@ fn boundary(x: &str) -> Vec<Found> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "never-mention",
+            "boundary.never-mention",
             Mode::Request,
             &[
                 "mention",
@@ -195,46 +195,108 @@ pub(super) fn rules() -> Vec<Rule> {
                 "get into",
                 "go into",
             ],
-            r"\b(?:never|don't|do\s+not|dont|stop|quit|avoid|no\s+more|you\s+(?:please\s+)?not|refrain\s+from|please\s+don't)\s+(?:ever\s+)?(?:again\s+)?(?:mention(?:ing)?|bring(?:ing)?\s+up|talk(?:ing)?\s+(?:to\s+me\s+)?about|ask(?:ing)?\s+(?:me\s+)?about|rais(?:e|ing)|discuss(?:ing)?|remind(?:ing)?\s+me\s+(?:of|about)|jok(?:e|ing)\s+about|mak(?:e|ing)\s+jokes\s+about|comment(?:ing)?\s+on|referenc(?:e|ing)|get(?:ting)?\s+into|go(?:ing)?\s+into)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Please never mention my divorce again.
+                \b(?:
+                    never | don't | do\s+not | dont | stop | quit | avoid | no\s+more
+                    | you\s+(?:please\s+)?not | refrain\s+from | please\s+don't
+                )
+                \s+(?:ever\s+)?(?:again\s+)?(?:
+                    mention(?:ing)?
+                    | bring(?:ing)?\s+up
+                    | talk(?:ing)?\s+(?:to\s+me\s+)?about
+                    | ask(?:ing)?\s+(?:me\s+)?about
+                    | rais(?:e|ing)
+                    | discuss(?:ing)?
+                    | remind(?:ing)?\s+me\s+(?:of|about)
+                    | jok(?:e|ing)\s+about
+                    | mak(?:e|ing)\s+jokes\s+about
+                    | comment(?:ing)?\s+on
+                    | referenc(?:e|ing)
+                    | get(?:ting)?\s+into
+                    | go(?:ing)?\s+into
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
-            "please-not",
+            "boundary.please-not",
             Mode::Request,
             &["not ask", "not mention", "not talk", "not bring"],
-            r"(?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:ask(?:ing)?\s+(?:me\s+)?about|mention(?:ing)?|talk(?:ing)?\s+(?:to\s+me\s+)?about|bring(?:ing)?\s+up)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Okay, please not ask me about my weight.
+                (?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:
+                    ask(?:ing)?\s+(?:me\s+)?about
+                    | mention(?:ing)?
+                    | talk(?:ing)?\s+(?:to\s+me\s+)?about
+                    | bring(?:ing)?\s+up
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
-            "avoid-topic",
+            "boundary.avoid-topic",
             Mode::Request,
             &["avoid", "steer clear", "stay away", "keep away", "skip"],
-            r"\b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Can you avoid the topic of politics with me?
+                \b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)
+            ",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "bring-x-up",
+            "boundary.bring-x-up",
             Mode::Request,
             &["bring"],
             r"\b(?:never|don't|do\s+not|dont|stop|please\s+don't)\s+bring(?:ing)?\s+(?P<x>[^.;!?]+?)\s+up\b",
             boundary_or_referent,
         ),
         Rule::new(
-            "rather-not-talk",
+            "boundary.rather-not-talk",
             Mode::Request,
             &["talk", "speak", "hear", "chat", "think", "discuss", "get into"],
-            r"(?:\bi\s*)?(?:don't|do\s+not|dont|really\s+don't|'d\s+rather\s+not|\s+would\s+rather\s+not|'d\s+prefer\s+not\s+to|\s+would\s+prefer\s+not\s+to|prefer\s+not\s+to|never\s+want\s+to|don't\s+want\s+to|do\s+not\s+want\s+to|don't\s+wanna|don't\s+like\s+to|hate\s+to|can't|cannot)\s+(?:(?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about|discuss|get\s+into|go\s+into)\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. I'd rather not talk about my father.
+                (?:\bi\s*)?(?:
+                    don't
+                    | do\s+not
+                    | dont
+                    | really\s+don't
+                    | 'd\s+rather\s+not
+                    | \s+would\s+rather\s+not
+                    | 'd\s+prefer\s+not\s+to
+                    | \s+would\s+prefer\s+not\s+to
+                    | prefer\s+not\s+to
+                    | never\s+want\s+to
+                    | don't\s+want\s+to
+                    | do\s+not\s+want\s+to
+                    | don't\s+wanna
+                    | don't\s+like\s+to
+                    | hate\s+to
+                    | can't
+                    | cannot
+                )
+                \s+(?:
+                    (?:talk(?:ing)?|speak(?:ing)?|hear(?:ing)?|chat(?:ting)?)\s+about
+                    | discuss
+                    | get\s+into
+                    | go\s+into
+                )
+                \s+(?P<x><TAIL>)
+            ",
             boundary_or_referent,
         ),
         Rule::new(
-            "lets-not",
+            "boundary.lets-not",
             Mode::Request,
             &["let's", "lets"],
             r"\blet'?s\s+(?:not|never)\s+(?:talk\s+about|discuss|bring\s+up|mention|go\s+into|get\s+into|dwell\s+on|get\s+started\s+on)\s+(?P<x><TAIL>)",
             boundary_or_referent,
         ),
         Rule::new(
-            "off-limits",
+            "boundary.off-limits",
             Mode::Request,
             &[
                 "limits",
@@ -249,25 +311,46 @@ pub(super) fn rules() -> Vec<Rule> {
                 "not up for",
                 "something i",
             ],
-            r"\b(?P<x>[^,.;!?]+?)\s+(?:is|are)\s+(?:completely\s+|totally\s+|strictly\s+|absolutely\s+|kind\s+of\s+|kinda\s+|a\s+bit\s+(?:of\s+)?)?(?:off[- ]limits|off\s+the\s+table|a\s+no[- ]go(?:\s+zone|\s+area|\s+topic)?|a\s+sore\s+(?:spot|subject|topic|point)|(?:a\s+)?(?:very\s+|really\s+|super\s+)?(?:sensitive|touchy|painful|difficult)\s+(?:topic|subject|area|issue)|not\s+up\s+for\s+discussion|taboo|(?:not\s+)?something\s+i\s+(?:don't\s+|do\s+not\s+|never\s+)?(?:want|like|wish|care)\s+to\s+(?:talk|discuss|think|hear)(?:\s+about)?)",
+            r"(?x)
+                # e.g. My sister's wedding is a sore subject.
+                \b(?P<x>[^,.;!?]+?)\s+(?:is|are)\s+(?:
+                    completely\s+
+                    | totally\s+
+                    | strictly\s+
+                    | absolutely\s+
+                    | kind\s+of\s+
+                    | kinda\s+
+                    | a\s+bit\s+(?:of\s+)?
+                )?
+                (?:
+                    off[-\x20]limits
+                    | off\s+the\s+table
+                    | a\s+no[-\x20]go(?:\s+zone|\s+area|\s+topic)?
+                    | a\s+sore\s+(?:spot|subject|topic|point)
+                    | (?:a\s+)?(?:very\s+|really\s+|super\s+)?(?:sensitive|touchy|painful|difficult)\s+(?:topic|subject|area|issue)
+                    | not\s+up\s+for\s+discussion
+                    | taboo
+                    | (?:not\s+)?something\s+i\s+(?:don't\s+|do\s+not\s+|never\s+)?(?:want|like|wish|care)\s+to\s+(?:talk|discuss|think|hear)(?:\s+about)?
+                )
+            ",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "leave-out",
+            "boundary.leave-out",
             Mode::Request,
             &["out of"],
             r"\b(?:keep|leave)\s+(?P<x>[^.;!?]+?)\s+out\s+of\s+(?:it|this|our\s+(?:chats?|conversations?)|the\s+conversation|conversations?|things)",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "not-comfortable",
+            "boundary.not-comfortable",
             Mode::Request,
             &["comfortable", "ready"],
             r"\b<IM>\s+not\s+(?:comfortable|ready|okay|ok)\s+(?:talking|discussing|to\s+talk|to\s+discuss|with\s+talking|sharing)\s+(?:about\s+)?(?P<x><TAIL>)",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),
         Rule::new(
-            "dont-call-me",
+            "boundary.dont-call-me",
             Mode::Request,
             &["call me"],
             r#"\b(?:don't|do\s+not|dont|never|stop|please\s+don't|quit)\s+call(?:ing)?\s+me\s+["']?(?P<x><NAME>)"#,

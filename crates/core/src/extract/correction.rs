@@ -49,50 +49,61 @@ pub(super) fn is_retraction(lower: &str) -> bool {
     .is_match(lower)
 }
 
+/// Words after "not" that name no replaced value ("not at all", "not a big deal").
+pub(super) const NOT_VALUES: &[&str] = &[
+    "a big deal",
+    "a fan",
+    "all",
+    "always",
+    "anymore",
+    "at all",
+    "bad",
+    "even",
+    "everything",
+    "exactly",
+    "here",
+    "it",
+    "just",
+    "like that",
+    "me",
+    "much",
+    "now",
+    "only",
+    "quite",
+    "really",
+    "right",
+    "so",
+    "sure",
+    "that",
+    "there",
+    "this",
+    "today",
+    "too",
+    "true",
+    "very",
+    "wrong",
+    "yet",
+    "you",
+];
+
 /// The old value a correcting sentence names: "not engineering", "instead of tea", "from X to".
 pub(super) fn replaced_value(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:not\s+(?:a\s+|an\s+|the\s+|in\s+|at\s+|with\s+|using\s+|into\s+)?(?P<a>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer|now|these\s+days))?(?:$|[,.;!?]|\s+(?:but|and|so)\b)|instead\s+of\s+(?P<b>[^,.;!?]+)|rather\s+than\s+(?P<c>[^,.;!?]+)|from\s+(?P<d>[^,.;!?]+?)\s+to\b|no\s+longer\s+(?:\w+\s+)?(?P<e>[^,.;!?]+)|used\s+to\s+\w+\s+(?P<f>[^,.;!?]+))",
+            r"(?x)
+                (?i)\b(?:
+                    not\s+(?:a\s+|an\s+|the\s+|in\s+|at\s+|with\s+|using\s+|into\s+)?(?P<a>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer|now|these\s+days))?(?:$|[,.;!?]|\s+(?:but|and|so)\b)
+                    | instead\s+of\s+(?P<b>[^,.;!?]+)
+                    | rather\s+than\s+(?P<c>[^,.;!?]+)
+                    | from\s+(?P<d>[^,.;!?]+?)\s+to\b
+                    | no\s+longer\s+(?:\w+\s+)?(?P<e>[^,.;!?]+)
+                    | used\s+to\s+\w+\s+(?P<f>[^,.;!?]+)
+                )
+            ",
         )
         .expect("replaced value regex")
     });
-    const NOT_VALUES: &[&str] = &[
-        "sure",
-        "really",
-        "that",
-        "too",
-        "bad",
-        "quite",
-        "much",
-        "exactly",
-        "so",
-        "very",
-        "only",
-        "just",
-        "even",
-        "yet",
-        "at all",
-        "a big deal",
-        "now",
-        "anymore",
-        "today",
-        "here",
-        "there",
-        "it",
-        "this",
-        "me",
-        "you",
-        "always",
-        "everything",
-        "all",
-        "like that",
-        "true",
-        "right",
-        "wrong",
-        "a fan",
-    ];
     for c in re.captures_iter(text) {
         let v = ["a", "b", "c", "d", "e", "f"].iter().find_map(|n| c.name(n)).map(|m| m.as_str())?;
         let v = tidy(head(v));
@@ -139,10 +150,13 @@ fn stop(x: &str, verb: &str) -> Vec<Found> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "dont-anymore",
+            "correction.dont-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
-            r"\bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
+            r"(?x)
+                # e.g. I don't play chess anymore.
+                \bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
+            ",
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let no_longer = whole.contains("no longer");
@@ -159,10 +173,29 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "not-anymore",
+            "correction.not-anymore",
             Mode::Statement,
             &["anymore", "any more", "any longer", "no longer"],
-            r"\b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:(?P<prep>with|at|in|into|based\s+in|living\s+in|working\s+(?:at|for|as)|employed\s+(?:at|by)|on|using|a\s+fan\s+of)\s+)?(?:a\s+|an\s+)?(?P<x>[^,.;!?]+?)(?P<any>\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)",
+            r"(?x)
+                # e.g. I'm not with Spotify anymore.
+                \b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:
+                    (?P<prep>
+                        with
+                        | at
+                        | in
+                        | into
+                        | based\s+in
+                        | living\s+in
+                        | working\s+(?:at|for|as)
+                        | employed\s+(?:at|by)
+                        | on
+                        | using
+                        | a\s+fan\s+of
+                    )
+                    \s+
+                )?
+                (?:a\s+|an\s+)?(?P<x>[^,.;!?]+?)(?P<any>\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
+            ",
             |c, _| {
                 let neg = cap(c, "neg").unwrap_or_default().to_lowercase();
                 if neg == "not" && c.name("any").is_none() {
@@ -183,7 +216,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "stopped",
+            "correction.stopped",
             Mode::Statement,
             &[
                 "stopped",
@@ -197,7 +230,14 @@ pub(super) fn rules() -> Vec<Rule> {
                 "moved away",
                 "got rid of",
             ],
-            r"\bi(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|actually|completely)\s+)*(?P<v>stopped|quit|gave\s+up|given\s+up|left|dropped\s+out\s+of|unsubscribed\s+from|moved\s+out\s+of|moved\s+away\s+from|got\s+rid\s+of)\s+(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I finally quit smoking last spring.
+                \bi(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|actually|completely)\s+)*(?P<v>
+                    stopped | quit | gave\s+up | given\s+up | left | dropped\s+out\s+of
+                    | unsubscribed\s+from | moved\s+out\s+of | moved\s+away\s+from | got\s+rid\s+of
+                )
+                \s+(?P<x><CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let x = cap(c, "x").unwrap_or_default();

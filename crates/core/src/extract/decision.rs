@@ -48,40 +48,81 @@ fn convention(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "instead-of",
+            "decision.instead-of",
             Mode::Statement,
             &["instead of", "rather than"],
-            r"\b(?:(?:from\s+now\s+on,?\s+|going\s+forward,?\s+)(?:we|i|the\s+team|our\s+team)|we|the\s+team|our\s+team)(?:'ll|\s+will|\s+now|\s+should|'re\s+going\s+to|\s+are\s+going\s+to|\s+always)?\s+(?P<x>(?:use|go\s+with|stick\s+with|standardi[sz]e\s+on|write|deploy|name|run|format)\s+[^,.;!?]+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<old><CLAUSE>)",
+            r"(?x)
+                # e.g. We use tabs instead of spaces in this repo.
+                \b(?:
+                    (?:from\s+now\s+on,?\s+|going\s+forward,?\s+)(?:we|i|the\s+team|our\s+team)
+                    | we
+                    | the\s+team
+                    | our\s+team
+                )
+                (?:
+                    'll
+                    | \s+will
+                    | \s+now
+                    | \s+should
+                    | 're\s+going\s+to
+                    | \s+are\s+going\s+to
+                    | \s+always
+                )?
+                \s+(?P<x>
+                    (?:
+                        use | go\s+with | stick\s+with | standardi[sz]e\s+on | write | deploy | name
+                        | run | format
+                    )
+                    \s+[^,.;!?]+?
+                )
+                \s+(?:instead\s+of|rather\s+than)\s+(?P<old><CLAUSE>)
+            ",
             convention,
         ),
         Rule::new(
-            "from-now-on",
+            "decision.from-now-on",
             Mode::Statement,
             &["from now on", "going forward", "moving forward", "henceforth", "from here on"],
-            r"\b(?:from\s+now\s+on|going\s+forward|moving\s+forward|henceforth|from\s+here\s+on(?:\s+out)?)\s*,?\s+(?:we|i|the\s+team)(?:'ll|\s+will|\s+should|\s+are\s+going\s+to|\s+always)?\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. From now on we deploy only on Tuesdays.
+                \b(?:
+                    from\s+now\s+on
+                    | going\s+forward
+                    | moving\s+forward
+                    | henceforth
+                    | from\s+here\s+on(?:\s+out)?
+                )
+                \s*,?\s+(?:we|i|the\s+team)(?:'ll|\s+will|\s+should|\s+are\s+going\s+to|\s+always)?\s+(?P<x><TAIL>)
+            ",
             convention,
         ),
         Rule::new(
-            "lets-always",
+            "decision.lets-always",
             Mode::Statement,
             &["let's", "lets", "let us"],
             r"\blet(?:'?s|\s+us)\s+(?P<always>always|never|only|stick\s+to)\s+(?P<x><TAIL>)",
             convention,
         ),
         Rule::new(
-            "decided-way",
+            "decision.decided-way",
             Mode::Statement,
             &["decided", "agreed", "settled on", "standardised", "standardized"],
             &format!(
-                r"\b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?(?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?(?P<x>{WAYS}\s+<TAIL>)"
+                r"(?x)
+                    # e.g. We agreed to stick with trunk-based development.
+                    \b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?(?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?(?P<x>{WAYS}\s+<TAIL>)
+                "
             ),
             convention,
         ),
         Rule::new(
-            "convention-is",
+            "decision.convention-is",
             Mode::Statement,
             &["convention", "rule", "standard", "guideline", "style guide"],
-            r"\b(?:our|the|my)\s+(?:team\s+|project\s+|coding\s+|naming\s+)?(?:convention|rule|standard|guideline|style\s+guide)\s+(?:is|says)\s*(?::|that|to)?\s+(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Our naming convention is kebab-case for every file.
+                \b(?:our|the|my)\s+(?:team\s+|project\s+|coding\s+|naming\s+)?(?:convention|rule|standard|guideline|style\s+guide)\s+(?:is|says)\s*(?::|that|to)?\s+(?P<x><TAIL>)
+            ",
             convention,
         ),
     ]

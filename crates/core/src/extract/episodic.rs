@@ -36,7 +36,7 @@ pub(super) struct Episode {
 }
 
 /// Words that open a sentence without being its subject ("oh", "yeah", "btw", "honestly").
-const LEADS: &[&str] = &[
+pub(super) const LEADS: &[&str] = &[
     "actually",
     "ah",
     "also",
@@ -100,7 +100,7 @@ const LEADS: &[&str] = &[
 
 /// Lead-ins of several words ("by the way, I ...", "just wanted to let you know that I ...");
 /// the longest that opens a sentence is taken, with a "that" right after it.
-const MULTI_LEADS: &[&str] = &[
+pub(super) const MULTI_LEADS: &[&str] = &[
     "believe it or not",
     "by the way",
     "funny enough",
@@ -124,7 +124,7 @@ const MULTI_LEADS: &[&str] = &[
 const MULTI_LEAD_WORDS: usize = 6;
 
 /// Adverbs that may stand between the subject and its verb ("I really love", "I just got").
-const ADVERBS: &[&str] = &[
+pub(super) const ADVERBS: &[&str] = &[
     "actually",
     "again",
     "all",
@@ -156,7 +156,7 @@ const ADVERBS: &[&str] = &[
 
 /// Verbs whose clause is an opinion or a reaction, kept only when what follows says something
 /// ("I feel it's important to help others"); the always-dropped ones are [`HARD_REACTIONS`].
-const REACTIONS: &[&str] = &[
+pub(super) const REACTIONS: &[&str] = &[
     "admire",
     "appreciate",
     "believe",
@@ -180,31 +180,32 @@ const REACTIONS: &[&str] = &[
 ];
 
 /// Verbs that show a sentence-initial gerund is the subject ("Seeing them happy makes my day").
-const GERUND_SUBJECT_VERBS: &[&str] = &[
+pub(super) const GERUND_SUBJECT_VERBS: &[&str] = &[
     "are", "brings", "feels", "gives", "has", "helped", "helps", "is", "it's", "keeps", "made", "makes", "means",
     "reminds", "seems", "sounds", "that's", "was", "were",
 ];
 
 /// Words that negate the statement right after its subject.
-const NEGATIONS: &[&str] = &[
+pub(super) const NEGATIONS: &[&str] = &[
     "ain't", "aren't", "can't", "cannot", "couldn't", "didn't", "doesn't", "don't", "hadn't", "hasn't", "haven't",
     "isn't", "never", "not", "wasn't", "won't", "wouldn't",
 ];
 
 /// Verbs that, before "me", ask something of the other person ("let me know", "call me back").
-const REQUESTS: &[&str] =
+pub(super) const REQUESTS: &[&str] =
     &["ask", "call", "email", "give", "help", "let", "message", "ping", "remind", "send", "show", "tell", "text"];
 
 /// Verbs whose clause is a guess or a reply, whatever follows ("I bet they loved it", "I meant
 /// Cambridge", "I agree").
-const HARD_REACTIONS: &[&str] =
+pub(super) const HARD_REACTIONS: &[&str] =
     &["agree", "bet", "guess", "imagine", "mean", "meant", "reckon", "suppose", "wonder", "wondered"];
 
 /// Verbs of liking, which point back at the conversation when their object is "that"/"it".
-const LIKINGS: &[&str] = &["adore", "appreciate", "enjoy", "enjoyed", "like", "liked", "love", "loved", "prefer"];
+pub(super) const LIKINGS: &[&str] =
+    &["adore", "appreciate", "enjoy", "enjoyed", "like", "liked", "love", "loved", "prefer"];
 
 /// Adjectives that, after "I'm", describe the speaker's reaction to the conversation.
-const FEELINGS: &[&str] = &[
+pub(super) const FEELINGS: &[&str] = &[
     "amazed",
     "blessed",
     "certain",
@@ -230,10 +231,12 @@ const FEELINGS: &[&str] = &[
 ];
 
 /// Modals and auxiliaries after "I" that keep their form in the third person.
-const MODALS: &[&str] = &["can", "could", "might", "must", "should", "will", "would", "may", "had", "did", "was"];
+pub(super) const MODALS: &[&str] =
+    &["can", "could", "did", "had", "may", "might", "must", "should", "was", "will", "would"];
 
 /// Past forms that open reactions when the subject is left out ("Loved it!", "Sounds great").
-const NOT_ELIDED: &[&str] = &["agreed", "enjoyed", "glad", "guessed", "liked", "loved", "missed", "thanked", "wished"];
+pub(super) const NOT_ELIDED: &[&str] =
+    &["agreed", "enjoyed", "glad", "guessed", "liked", "loved", "missed", "thanked", "wished"];
 
 /// The most words a captured statement keeps (a long turn is cut at a clause break before).
 const MAX_WORDS: usize = 32;
@@ -618,15 +621,20 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
     draft.valid_from = valid_from;
+    draft.rule = Some(RULE.to_string());
     Some(draft)
 }
+
+/// The name episodic capture records as a memory's rule: it is no pattern of the registry but
+/// the catch-all for first-person statements no rule claimed.
+pub(super) const RULE: &str = "episodic.capture";
 
 /// How sure a plainly stated first-person statement is: above the gate's floor for facts, below
 /// what a rule that read a specific phrasing gives.
 pub(super) const CONFIDENCE: f32 = 0.75;
 
 /// Words that fill a sentence without telling anything ("really", "stuff", "today").
-const FILLERS: &[&str] = &[
+pub(super) const FILLERS: &[&str] = &[
     "again",
     "also",
     "always",
@@ -797,26 +805,7 @@ mod tests {
     }
 
     #[test]
-    fn word_lists_are_sorted_without_repeats() {
-        for list in [
-            super::LEADS,
-            super::MULTI_LEADS,
-            super::ADVERBS,
-            super::REACTIONS,
-            super::HARD_REACTIONS,
-            super::FEELINGS,
-            super::LIKINGS,
-            super::NOT_ELIDED,
-            super::NEGATIONS,
-            super::REQUESTS,
-            super::GERUND_SUBJECT_VERBS,
-            super::FILLERS,
-        ] {
-            let mut sorted = list.to_vec();
-            sorted.sort_unstable();
-            sorted.dedup();
-            assert_eq!(sorted, list, "keep word lists sorted and without repeats");
-        }
+    fn the_longest_lead_sets_how_many_words_are_compared() {
         let longest = super::MULTI_LEADS.iter().map(|l| l.split(' ').count()).max();
         assert_eq!(longest, Some(super::MULTI_LEAD_WORDS));
     }

@@ -18,35 +18,35 @@ fn fact(content: String, conf: f32, sal: f32) -> Draft {
 }
 
 /// Identifiers that are secrets or personal data, never stored.
-const SECRET_IDS: &[&str] = &[
-    "password",
-    "passcode",
-    "pin",
-    "ssn",
-    "social",
-    "card",
-    "cvv",
-    "cvc",
-    "iban",
-    "routing",
-    "bank",
-    "passport",
-    "license",
-    "licence",
-    "tax",
-    "vat",
-    "security",
-    "secret",
-    "api",
-    "token",
-    "key",
-    "phone",
-    "email",
+pub(super) const SECRET_IDS: &[&str] = &[
     "address",
-    "sort code",
-    "national",
-    "insurance number",
+    "api",
+    "bank",
+    "card",
+    "cvc",
+    "cvv",
     "driver",
+    "email",
+    "iban",
+    "insurance number",
+    "key",
+    "licence",
+    "license",
+    "national",
+    "passcode",
+    "passport",
+    "password",
+    "phone",
+    "pin",
+    "routing",
+    "secret",
+    "security",
+    "social",
+    "sort code",
+    "ssn",
+    "tax",
+    "token",
+    "vat",
 ];
 
 const TECH: &str = r"(?:database|db|databases|tech\s+stack|stack|backend|back\s+end|frontend|front\s+end|api|apis|servers?|cluster|infra|infrastructure|app|application|services?|website|site|repo|repository|monorepo|codebase|ci|ci/cd|pipeline|cloud|hosting|region|laptop|machine|computer|desktop|workstation|os|cache|queue|message\s+broker|broker|orm|cdn|dns|load\s+balancer|kubernetes\s+cluster|k8s\s+cluster|vpc|bucket|data\s+warehouse|warehouse|mobile\s+app|ios\s+app|android\s+app|web\s+app|main\s+branch|default\s+branch|build\s+system|builds?|test\s+suite|tests|deploys?|deployments?|runtime|schema|auth|authentication|search|logging|monitoring|metrics|alerting|router|nas|homelab|home\s+server|raspberry\s+pi|gpu|cpu|ram|storage|node\s+version|python\s+version|orchestrator|scheduler|data\s+pipeline|etl|product|platform|saas|microservices?)";
@@ -55,10 +55,27 @@ const TECH: &str = r"(?:database|db|databases|tech\s+stack|stack|backend|back\s+
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "account-id",
+            "fact.account-id",
             Mode::Statement,
             &["id", "number", "no.", "#", "code", "username", "handle"],
-            r"\b(?:(?P<owner>my|our)\s+)?(?P<what>(?:[\w-]+\s+){0,2}?(?:account|customer|member|membership|user|client|subscriber|employee|student|policy|booking|reservation|confirmation|order|ticket|case|loyalty|frequent\s+flyer|patient|tenant|workspace|org|organization|organisation|project|instance|device|serial|support|contract|invoice|shipment|tracking)\s*(?:id|ids|number|no\.?|#|code|name|handle|username)|username|user\s*name|handle|gamertag)\s*(?:is|=|:|was|should\s+be)\s+#?(?P<x>[A-Za-z0-9][A-Za-z0-9_\-./@]*[A-Za-z0-9])",
+            r"(?x)
+                # e.g. My customer number is 88213-B.
+                \b(?:(?P<owner>my|our)\s+)?(?P<what>
+                    (?:[\w-]+\s+){0,2}?(?:
+                        account | customer | member | membership | user | client | subscriber | employee
+                        | student | policy | booking | reservation | confirmation | order | ticket
+                        | case | loyalty | frequent\s+flyer | patient | tenant | workspace | org
+                        | organization | organisation | project | instance | device | serial | support
+                        | contract | invoice | shipment | tracking
+                    )
+                    \s*(?:id|ids|number|no\.?|\#|code|name|handle|username)
+                    | username
+                    | user\s*name
+                    | handle
+                    | gamertag
+                )
+                \s*(?:is|=|:|was|should\s+be)\s+\#?(?P<x>[A-Za-z0-9][A-Za-z0-9_\-./@]*[A-Za-z0-9])
+            ",
             |c, _| {
                 let what = tidy(cap(c, "what").unwrap_or_default());
                 let wl = what.to_lowercase();
@@ -83,19 +100,70 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tech-owned",
+            "fact.tech-owned",
             Mode::Statement,
             &["my ", "our ", "the "],
             &format!(
-                r"\b(?P<owner>my|our|the)\s+(?P<subj>(?:(?:prod|production|staging|dev|development|test|main|primary|new|old|current|internal|company|company's|team's|work|home|personal|whole|entire|backend|frontend|mobile|web|legacy|core|shared|default|public|private|only)\s+)*{TECH})\s+(?P<v>(?:is|are)\s+(?:written|built|hosted|deployed|running|based|implemented|developed)\s+(?:in|on|with|at|to|using)|runs\s+on|run\s+on|runs|run|uses|use|(?:is|are)\s+on|lives?\s+(?:on|in)|sits?\s+(?:on|in)|(?:is|are)\s+in|is|are|has|have|talks\s+to|depends\s+on)\s+(?P<x>[^,;!?]+)"
+                r"(?x)
+                    # e.g. Our staging database is hosted on Hetzner.
+                    \b(?P<owner>my|our|the)\s+(?P<subj>
+                        (?:
+                            (?:
+                                prod | production | staging | dev | development | test | main | primary | new
+                                | old | current | internal | company | company's | team's | work | home
+                                | personal | whole | entire | backend | frontend | mobile | web | legacy | core
+                                | shared | default | public | private | only
+                            )
+                            \s+
+                        )*
+                        {TECH}
+                    )
+                    \s+(?P<v>
+                        (?:is|are)\s+(?:written|built|hosted|deployed|running|based|implemented|developed)\s+(?:in|on|with|at|to|using)
+                        | runs\s+on
+                        | run\s+on
+                        | runs
+                        | run
+                        | uses
+                        | use
+                        | (?:is|are)\s+on
+                        | lives?\s+(?:on|in)
+                        | sits?\s+(?:on|in)
+                        | (?:is|are)\s+in
+                        | is
+                        | are
+                        | has
+                        | have
+                        | talks\s+to
+                        | depends\s+on
+                    )
+                    \s+(?P<x>[^,;!?]+)
+                "
             ),
             tech,
         ),
         Rule::new(
-            "tech-we",
+            "fact.tech-we",
             Mode::Statement,
             &["we"],
-            r"\bwe(?:'re|\s+are|'ve|\s+have)?\s+(?:(?:now|currently|still|mostly|mainly|also|only|all|just|recently|finally|always|usually)\s+)*(?P<v>deploy|deploying|host|hosting|self-host|build|building|store|storing|ship|shipping|test|testing|monitor|monitoring|log|logging|manage|managing|track|tracking|orchestrate|provision|provisioning|package|containerize|bundle|cache|caching|been\s+using|standardi[sz]ed\s+on|rely\s+on|run\s+on|are\s+on)\s+(?P<x>[^,;!?]+)",
+            r"(?x)
+                # e.g. We deploy everything with Kubernetes on GKE.
+                \bwe(?:'re|\s+are|'ve|\s+have)?\s+(?:
+                    (?:
+                        now | currently | still | mostly | mainly | also | only | all | just | recently
+                        | finally | always | usually
+                    )
+                    \s+
+                )*
+                (?P<v>
+                    deploy | deploying | host | hosting | self-host | build | building | store
+                    | storing | ship | shipping | test | testing | monitor | monitoring | log
+                    | logging | manage | managing | track | tracking | orchestrate | provision
+                    | provisioning | package | containerize | bundle | cache | caching
+                    | been\s+using | standardi[sz]ed\s+on | rely\s+on | run\s+on | are\s+on
+                )
+                \s+(?P<x>[^,;!?]+)
+            ",
             |c, s| {
                 let v = cap(c, "v").unwrap_or_default().to_lowercase();
                 let x = cap(c, "x").unwrap_or_default();
@@ -124,7 +192,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tech-i-host",
+            "fact.tech-i-host",
             Mode::Statement,
             &["host", "deploy", "self-host", "run"],
             r"\bi\s+(?:(?:mostly|usually|always|now|also|just)\s+)*(?P<v>host|deploy|self-host|selfhost|run)\s+(?P<x>[^,;!?]+)",

@@ -17,10 +17,34 @@ use crate::text::tidy;
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "forget",
+            "forget.forget",
             Mode::Request,
             &["forget", "unlearn", "disregard", "ignore"],
-            r"(?:^|[,;:]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|you\s+can|you\s+may|you\s+should|want\s+you\s+to|like\s+you\s+to|need\s+you\s+to|just|also|and|so|ok|okay|now|hey|oh|then|actually|go\s+ahead\s+and)\s+)(?:please\s+)?(?P<v>forget|unlearn|disregard|ignore)\s+(?P<intro>about\s+|all\s+about\s+|everything\s+(?:about|regarding)\s+|(?:what|everything|anything|whatever|all)\s+(?:you\s+know|i\s+(?:said|told\s+you|mentioned|wrote|shared))\s+(?:about\s+|regarding\s+|re\s+)?|the\s+(?:thing|part|bit|stuff|fact|memory|note|info|information|detail)s?\s+(?:about|that|where|regarding)\s+|the\s+fact\s+that\s+|i\s+(?:said|told\s+you|mentioned)\s+(?:that\s+)?|that\s+)?(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Please forget what I said about my landlord.
+                (?:
+                    ^
+                    | [,;:]\s*
+                    | \b(?:
+                        please | pls | can\s+you | could\s+you | would\s+you | will\s+you | you\s+can
+                        | you\s+may | you\s+should | want\s+you\s+to | like\s+you\s+to | need\s+you\s+to
+                        | just | also | and | so | ok | okay | now | hey | oh | then | actually
+                        | go\s+ahead\s+and
+                    )
+                    \s+
+                )
+                (?:please\s+)?(?P<v>forget|unlearn|disregard|ignore)\s+(?P<intro>
+                    about\s+
+                    | all\s+about\s+
+                    | everything\s+(?:about|regarding)\s+
+                    | (?:what|everything|anything|whatever|all)\s+(?:you\s+know|i\s+(?:said|told\s+you|mentioned|wrote|shared))\s+(?:about\s+|regarding\s+|re\s+)?
+                    | the\s+(?:thing|part|bit|stuff|fact|memory|note|info|information|detail)s?\s+(?:about|that|where|regarding)\s+
+                    | the\s+fact\s+that\s+
+                    | i\s+(?:said|told\s+you|mentioned)\s+(?:that\s+)?
+                    | that\s+
+                )?
+                (?P<x><TAIL>)
+            ",
             |c, s| {
                 let v = cap(c, "v").unwrap_or_default().to_lowercase();
                 let intro = cap(c, "intro");
@@ -44,17 +68,41 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "delete-memory",
+            "forget.delete-memory",
             Mode::Request,
             &["delete", "remove", "erase", "wipe", "clear", "drop", "scrub", "purge", "scratch"],
-            r"\b(?:delete|remove|erase|wipe|clear|drop|scrub|purge|scratch)\s+(?:(?:the|that|any|all|your|whatever|everything|what)\s+)?(?:(?:memory|memories|note|notes|info|information|thing|things|stuff|bit|part|entry|entries|record|records|fact|facts|details?)\s+(?:about|of|on|regarding|that|where|re)\s+(?P<x><TAIL>)|(?:you\s+know|i\s+(?:said|told\s+you|mentioned))\s+(?:about\s+)?(?P<y><TAIL>))|\b(?:delete|remove|erase|wipe|clear|drop|scrub)\s+(?P<z>[^.;!?]+?)\s+from\s+(?:your\s+)?(?:memory|memories|notes|records|mind)",
+            r"(?x)
+                # e.g. Delete the note about my old phone number.
+                \b(?:delete|remove|erase|wipe|clear|drop|scrub|purge|scratch)\s+(?:(?:the|that|any|all|your|whatever|everything|what)\s+)?(?:
+                    (?:
+                        memory | memories | note | notes | info | information | thing | things | stuff
+                        | bit | part | entry | entries | record | records | fact | facts | details?
+                    )
+                    \s+(?:about|of|on|regarding|that|where|re)\s+(?P<x><TAIL>)
+                    | (?:you\s+know|i\s+(?:said|told\s+you|mentioned))\s+(?:about\s+)?(?P<y><TAIL>)
+                )
+                | \b(?:delete|remove|erase|wipe|clear|drop|scrub)\s+(?P<z>[^.;!?]+?)\s+from\s+(?:your\s+)?(?:memory|memories|notes|records|mind)
+            ",
             |c, s| forget(cap(c, "x").or(cap(c, "y")).or(cap(c, "z")).unwrap_or_default(), s),
         ),
         Rule::new(
-            "dont-remember",
+            "forget.dont-remember",
             Mode::Request,
             &["remember"],
-            r"\b(?:don't|do\s+not|dont|stop|no\s+need\s+to|you\s+don't\s+(?:need|have)\s+to|please\s+don't|never)\s+(?:remember(?:ing)?|keep(?:ing)?\s+track\s+of)\s+(?:that\s+|the\s+fact\s+that\s+|anything\s+about\s+|about\s+)?(?P<x><TAIL>)",
+            r"(?x)
+                # e.g. Don't remember anything about my salary.
+                \b(?:
+                    don't
+                    | do\s+not
+                    | dont
+                    | stop
+                    | no\s+need\s+to
+                    | you\s+don't\s+(?:need|have)\s+to
+                    | please\s+don't
+                    | never
+                )
+                \s+(?:remember(?:ing)?|keep(?:ing)?\s+track\s+of)\s+(?:that\s+|the\s+fact\s+that\s+|anything\s+about\s+|about\s+)?(?P<x><TAIL>)
+            ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
                 let xl = x.trim_start().to_lowercase();
@@ -90,7 +138,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "never-mind",
+            "forget.never-mind",
             Mode::Request,
             &["never mind", "nevermind", "scratch", "disregard"],
             r"\b(?:never\s*mind|scratch|disregard)\s+(?:what\s+i\s+(?:said|told\s+you|mentioned)\s+)?(?:about|regarding)\s+(?P<x><TAIL>)",

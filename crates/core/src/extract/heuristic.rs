@@ -30,7 +30,7 @@ pub struct HeuristicExtractor;
 
 /// Every rule, in priority order: requests the user makes of the assistant first (forget,
 /// boundaries, reminders, reply style), then statements from the most to the least specific.
-fn rules() -> &'static [Rule] {
+pub(super) fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
         let families: [fn() -> Vec<Rule>; 13] = [
@@ -134,7 +134,26 @@ fn question_start() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|quick\s+question|question)[,:]?\s+)*(?:what|what's|whats|who|who's|where|where's|when|why|how|how's|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|should|shall|have|has|had|may|might|any|isn't|aren't|don't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't|right|no|yeah|ok|okay|correct|huh|eh|remember|know)\b",
+            r"(?x)
+                (?i)^(?:
+                    # lead-ins: so, ok, btw, quick question:
+                    (?:
+                        so | and | but | ok | okay | hey | also | well | oh | btw | um | hmm
+                        | quick\s+question | question
+                    )
+                    [,:]?\s+
+                )*
+                # a question word, or an auxiliary that opens a yes/no question
+                (?:
+                    what | what's | whats | who | who's | where | where's | when | why | how | how's
+                    | which | whose | do | does | did | is | are | am | was | were | can | could
+                    | would | will | should | shall | have | has | had | may | might | any | isn't
+                    | aren't | don't | doesn't | didn't | won't | wouldn't | can't | couldn't
+                    | shouldn't | right | no | yeah | ok | okay | correct | huh | eh | remember
+                    | know
+                )
+                \b
+            ",
         )
         .expect("question regex")
     })
@@ -183,7 +202,43 @@ fn blocked_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:if\s+(?:i|we|my)|what\s+if|suppose|supposing|imagine|pretend|hypothetically|in\s+a\s+world\s+where|i\s+wish|wish\s+i|i\s+would\s+be|i'd\s+be|let's\s+say|assuming|(?:he|she|they|people|everyone|someone|mom|dad|my\s+\w+)\s+(?:said|says|thinks|thought|told\s+me|claims|believes|assumes|insists)\s+(?:that\s+)?i\b|i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b|(?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)|not\s+sure\s+(?:if|whether)|never\s+said|didn't\s+say|just\s+kidding|jk|joking|in\s+my\s+dreams|pretending|role-?play|in\s+the\s+story|my\s+character)\b",
+            r"(?x)
+                (?i)\b(?:
+                    # hypotheticals and wishes
+                    if\s+(?:i|we|my)
+                    | what\s+if
+                    | suppose
+                    | supposing
+                    | imagine
+                    | pretend
+                    | hypothetically
+                    | in\s+a\s+world\s+where
+                    | i\s+wish
+                    | wish\s+i
+                    | i\s+would\s+be
+                    | i'd\s+be
+                    | let's\s+say
+                    | assuming
+                    # reported speech: someone else's word about the user
+                    | (?:he|she|they|people|everyone|someone|mom|dad|my\s+\w+)\s+(?:said|says|thinks|thought|told\s+me|claims|believes|assumes|insists)\s+(?:that\s+)?i\b
+                    # doubt about oneself, or denial of having said it
+                    | i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b
+                    | (?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)
+                    | not\s+sure\s+(?:if|whether)
+                    | never\s+said
+                    | didn't\s+say
+                    # jokes, dreams and role-play
+                    | just\s+kidding
+                    | jk
+                    | joking
+                    | in\s+my\s+dreams
+                    | pretending
+                    | role-?play
+                    | in\s+the\s+story
+                    | my\s+character
+                )
+                \b
+            ",
         )
         .expect("blocked regex")
     })
@@ -269,12 +324,16 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
                 pos = retry;
                 continue;
             }
-            let found = (rule.build)(&c, s);
+            let mut found = (rule.build)(&c, s);
             if found.is_empty() {
                 pos = retry;
                 continue;
             }
             claimed.push((m.start(), end));
+            // Why it was remembered: the rule's name travels with the draft into provenance.
+            for f in &mut found {
+                f.draft.rule = Some(rule.name.to_string());
+            }
             out.extend(found.into_iter().map(|f| (f, rule.mode)));
             pos = m.end().max(retry);
         }

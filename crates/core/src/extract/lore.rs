@@ -15,105 +15,109 @@ fn lore(content: String, conf: f32, sal: f32) -> Draft {
     Draft::new(Kind::Lore, content, conf, sal)
 }
 
+/// First words after "call me" that are no name ("call me back", "call me crazy").
+pub(super) const NOT: &[&str] = &[
+    "a",
+    "about",
+    "about,",
+    "after",
+    "again",
+    "an",
+    "any",
+    "anything",
+    "anytime",
+    "around",
+    "asap",
+    "at",
+    "back",
+    "before",
+    "by",
+    "crazy",
+    "first",
+    "for",
+    "if",
+    "in",
+    "it",
+    "later",
+    "maybe",
+    "names",
+    "next",
+    "now",
+    "ok",
+    "okay",
+    "old-fashioned",
+    "on",
+    "out",
+    "please",
+    "right",
+    "sir",
+    "sometime",
+    "sometimes",
+    "soon",
+    "that",
+    "the",
+    "this",
+    "to",
+    "tomorrow",
+    "tonight",
+    "up",
+    "what",
+    "whatever",
+    "when",
+    "whenever",
+    "with",
+    "you",
+];
+
 /// A name that follows "call me": not "back", "later", "crazy".
 fn call_name(x: &str) -> Option<String> {
     let x = x.trim().trim_matches(|c: char| c == '"' || c == '\'');
     let first = x.split_whitespace().next()?.to_lowercase();
-    const NOT: &[&str] = &[
-        "back",
-        "later",
-        "tomorrow",
-        "tonight",
-        "when",
-        "if",
-        "crazy",
-        "old-fashioned",
-        "sometime",
-        "anytime",
-        "maybe",
-        "whatever",
-        "now",
-        "soon",
-        "at",
-        "on",
-        "in",
-        "after",
-        "before",
-        "please",
-        "ok",
-        "okay",
-        "any",
-        "anything",
-        "a",
-        "an",
-        "the",
-        "by",
-        "what",
-        "that",
-        "this",
-        "it",
-        "you",
-        "whenever",
-        "again",
-        "asap",
-        "sometimes",
-        "sir",
-        "out",
-        "names",
-        "up",
-        "first",
-        "next",
-        "right",
-        "to",
-        "for",
-        "with",
-        "around",
-        "about",
-        "about,",
-    ];
     if NOT.contains(&first.as_str()) || super::lex::is_not_a_name(&first) && first.len() > 3 {
         return None;
     }
     Some(title_words(x))
 }
 
+/// Things people name besides pets and relations (a car, a band, a plant).
+pub(super) const NAMED: &[&str] = &[
+    "app",
+    "band",
+    "bike",
+    "boat",
+    "bot",
+    "camper",
+    "car",
+    "cluster",
+    "company",
+    "computer",
+    "doll",
+    "drone",
+    "guitar",
+    "house",
+    "laptop",
+    "motorcycle",
+    "phone",
+    "plant",
+    "project",
+    "robot",
+    "roomba",
+    "server",
+    "sourdough",
+    "starter",
+    "startup",
+    "team",
+    "teddy",
+    "toy",
+    "truck",
+    "vacuum",
+    "van",
+];
+
 /// The thing a pronoun in "we call him ..." stands for: the last "my <noun>" before it in the
 /// sentence, or in the previous sentence.
 fn antecedent(s: &Sentence<'_>, before: usize) -> Option<String> {
     // Only things people name: pets, people, and a few objects ("my car", "our new robot").
-    const NAMED: &[&str] = &[
-        "car",
-        "bike",
-        "plant",
-        "laptop",
-        "house",
-        "boat",
-        "guitar",
-        "robot",
-        "van",
-        "truck",
-        "computer",
-        "phone",
-        "project",
-        "team",
-        "band",
-        "startup",
-        "company",
-        "app",
-        "bot",
-        "server",
-        "cluster",
-        "doll",
-        "toy",
-        "teddy",
-        "motorcycle",
-        "camper",
-        "drone",
-        "roomba",
-        "vacuum",
-        "sourdough",
-        "starter",
-    ];
     let find = |text: &str| -> Option<String> {
         let lower = text.to_ascii_lowercase();
         let words: Vec<&str> =
@@ -129,37 +133,118 @@ fn antecedent(s: &Sentence<'_>, before: usize) -> Option<String> {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "nickname",
+            "lore.nickname",
             Mode::Statement,
             &["nickname", "nick", "call me", "calls me"],
-            r#"\b(?:my\s+(?:nick\s*name|nick)\s+is|(?:people|everyone|everybody|my\s+friends|friends|my\s+family|my\s+team|my\s+coworkers|my\s+colleagues|they|most\s+people|my\s+kids|my\s+\w+)\s+(?:usually\s+|often\s+|all\s+|just\s+|always\s+|still\s+)?calls?\s+me)\s+["']?(?P<x><NAMEI>)"#,
+            r#"(?x)
+                # e.g. My friends call me Sunny.
+                \b(?:
+                    my\s+(?:nick\s*name|nick)\s+is
+                    | (?:
+                        people | everyone | everybody | my\s+friends | friends | my\s+family | my\s+team
+                        | my\s+coworkers | my\s+colleagues | they | most\s+people | my\s+kids | my\s+\w+
+                    )
+                    \s+(?:usually\s+|often\s+|all\s+|just\s+|always\s+|still\s+)?calls?\s+me
+                )
+                \s+["']?(?P<x><NAMEI>)
+            "#,
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(call_name) else { return Vec::new() };
                 vec![Found::add(lore(format!("User's nickname is {x}"), 0.85, 0.7).keyed("nickname", x))]
             },
         ),
         Rule::new(
-            "call-me",
+            "lore.call-me",
             Mode::Request,
             &["call me", "go by", "be called", "refer to me"],
-            r#"(?:(?:^|[,;:.!]\s*|\b(?:please|pls|you\s+can|you\s+may|you\s+could|just|feel\s+free\s+to|can\s+you|could\s+you|would\s+you|i'd\s+(?:prefer|like)\s+(?:it\s+)?if\s+you|i\s+prefer\s+(?:it\s+)?if\s+you|and|but|so|also|actually|oh)\s+)call\s+me|\bi\s+go\s+by|\b(?:i\s+)?(?:prefer|like|want)\s+to\s+be\s+called|\bi(?:'d|\s+would)\s+(?:like|prefer|rather)\s+(?:to\s+)?be\s+called|\brefer\s+to\s+me\s+as)\s+["']?(?P<x><NAMEI>)"#,
+            r#"(?x)
+                # e.g. You can call me Ziggy.
+                (?:
+                    (?:
+                        ^
+                        | [,;:.!]\s*
+                        | \b(?:
+                            please
+                            | pls
+                            | you\s+can
+                            | you\s+may
+                            | you\s+could
+                            | just
+                            | feel\s+free\s+to
+                            | can\s+you
+                            | could\s+you
+                            | would\s+you
+                            | i'd\s+(?:prefer|like)\s+(?:it\s+)?if\s+you
+                            | i\s+prefer\s+(?:it\s+)?if\s+you
+                            | and
+                            | but
+                            | so
+                            | also
+                            | actually
+                            | oh
+                        )
+                        \s+
+                    )
+                    call\s+me
+                    | \bi\s+go\s+by
+                    | \b(?:i\s+)?(?:prefer|like|want)\s+to\s+be\s+called
+                    | \bi(?:'d|\s+would)\s+(?:like|prefer|rather)\s+(?:to\s+)?be\s+called
+                    | \brefer\s+to\s+me\s+as
+                )
+                \s+["']?(?P<x><NAMEI>)
+            "#,
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(call_name) else { return Vec::new() };
                 vec![Found::add(lore(format!("User likes to be called {x}"), 0.85, 0.8).keyed("nickname", x))]
             },
         ),
         Rule::new(
-            "we-call-it",
+            "lore.we-call-it",
             Mode::Statement,
             &["call", "named", "nicknamed", "dubbed", "refer to"],
-            r#"\b(?P<who>we|i)(?:'ve|\s+have)?\s+(?:(?:always|usually|all|just|affectionately|jokingly|lovingly|started|been|now|also|secretly)\s+)*(?P<v>call|calling|nicknamed|named|dubbed|refer\s+to)\s+(?P<obj>him|her|it|them|this|that|(?:my|our|the|this|that)\s+[\w-]+(?:\s+[\w-]+){0,4}?)\s+(?:as\s+)?(?P<x>(?-i:[A-Z])[^,.;!?"']*|["'][^"']+["'])"#,
+            r#"(?x)
+                # e.g. We call the old Volvo The Tank.
+                \b(?P<who>we|i)(?:'ve|\s+have)?\s+(?:
+                    (?:
+                        always | usually | all | just | affectionately | jokingly | lovingly | started
+                        | been | now | also | secretly
+                    )
+                    \s+
+                )*
+                (?P<v>call|calling|nicknamed|named|dubbed|refer\s+to)\s+(?P<obj>
+                    him
+                    | her
+                    | it
+                    | them
+                    | this
+                    | that
+                    | (?:my|our|the|this|that)\s+[\w-]+(?:\s+[\w-]+){0,4}?
+                )
+                \s+(?:as\s+)?(?P<x>(?-i:[A-Z])[^,.;!?"']*|["'][^"']+["'])
+            "#,
             we_call,
         ),
         Rule::new(
-            "lets-call-it",
+            "lore.lets-call-it",
             Mode::Request,
             &["let's", "lets", "agreed", "decided", "means", "i mean", "i say"],
-            r#"\b(?:(?:let's|lets|let\s+us|we\s+(?:agreed|decided)\s+to|we'll)\s+(?:call|name|nickname|dub)\s+(?P<obj>it|this|that|him|her|them|(?:the|this|that|our|my|your)\s+[\w-]+(?:\s+[\w-]+)?)\s+["']?(?P<x>[^,.;!?"']+)|(?:from\s+now\s+on,?\s+)(?P<term>["']?[\w\s-]{1,30}?["']?)\s+means\s+(?P<meaning><CLAUSE>)|when\s+i\s+say\s+(?P<said>["']?[\w\s-]{1,30}?["']?),?\s+i\s+mean\s+(?P<meant><CLAUSE>))"#,
+            r#"(?x)
+                # e.g. Let's call this project Bluebird.
+                \b(?:
+                    (?:let's|lets|let\s+us|we\s+(?:agreed|decided)\s+to|we'll)\s+(?:call|name|nickname|dub)\s+(?P<obj>
+                        it
+                        | this
+                        | that
+                        | him
+                        | her
+                        | them
+                        | (?:the|this|that|our|my|your)\s+[\w-]+(?:\s+[\w-]+)?
+                    )
+                    \s+["']?(?P<x>[^,.;!?"']+)
+                    | (?:from\s+now\s+on,?\s+)(?P<term>["']?[\w\s-]{1,30}?["']?)\s+means\s+(?P<meaning><CLAUSE>)
+                    | when\s+i\s+say\s+(?P<said>["']?[\w\s-]{1,30}?["']?),?\s+i\s+mean\s+(?P<meant><CLAUSE>)
+                )
+            "#,
             |c, _| {
                 if let (Some(t), Some(m)) = (cap(c, "term"), cap(c, "meaning")) {
                     let (t, m) = (t.trim().trim_matches(|c| c == '"' || c == '\''), tidy(head(m)));
@@ -182,7 +267,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "we-joke",
+            "lore.we-joke",
             Mode::Statement,
             &["joke"],
             r"\b(?:we|you\s+and\s+i|me\s+and\s+you)\s+(?:(?:always|often|still|constantly|keep)\s+)*(?:joke|joking)\s+(?:that|about)\s+(?P<x><TAIL>)",
@@ -195,7 +280,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "inside-joke",
+            "lore.inside-joke",
             Mode::Statement,
             &[
                 "joke",
@@ -209,7 +294,30 @@ pub(super) fn rules() -> Vec<Rule> {
                 "our song",
                 "our saying",
             ],
-            r#"\b(?:our|the|my)\s+(?:(?:little|running|favou?rite|old|classic|secret|weekly|daily|family|usual)\s+)*(?P<what>inside\s+joke|running\s+joke|private\s+joke|in-joke|thing|ritual|tradition|catchphrase|code\s+word|secret\s+word|motto|saying|song)\s+(?:is|was|has\s+always\s+been|:)\s+(?P<x><TAIL>)|\b(?P<y>[^.;!?]+?)\s+(?:is|was|has\s+become)\s+(?:our|an|a|my)\s+(?:(?:little|running|old|favou?rite)\s+)*(?P<what2>inside\s+joke|running\s+joke|private\s+joke|in-joke|ritual|tradition)|\binside\s+joke\s*:\s*(?P<z><TAIL>)"#,
+            r#"(?x)
+                # e.g. Our running joke is that Mondays are cursed.
+                \b(?:our|the|my)\s+(?:
+                    (?:
+                        little | running | favou?rite | old | classic | secret | weekly | daily | family
+                        | usual
+                    )
+                    \s+
+                )*
+                (?P<what>
+                    inside\s+joke | running\s+joke | private\s+joke | in-joke | thing | ritual
+                    | tradition | catchphrase | code\s+word | secret\s+word | motto | saying | song
+                )
+                \s+(?:is|was|has\s+always\s+been|:)\s+(?P<x><TAIL>)
+                | \b(?P<y>[^.;!?]+?)\s+(?:is|was|has\s+become)\s+(?:our|an|a|my)\s+(?:(?:little|running|old|favou?rite)\s+)*(?P<what2>
+                    inside\s+joke
+                    | running\s+joke
+                    | private\s+joke
+                    | in-joke
+                    | ritual
+                    | tradition
+                )
+                | \binside\s+joke\s*:\s*(?P<z><TAIL>)
+            "#,
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let what = cap(c, "what").or(cap(c, "what2")).unwrap_or("inside joke").to_lowercase();

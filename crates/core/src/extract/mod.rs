@@ -8,6 +8,7 @@
 //! order and turns what they find into ops; `rule` and `lex` hold what they share.
 
 mod boundary;
+mod cases;
 mod correction;
 mod decision;
 mod episodic;

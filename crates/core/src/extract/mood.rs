@@ -60,43 +60,45 @@ fn salience(s: &Sentence<'_>, past: bool) -> Option<f32> {
     })
 }
 
+/// How the words after a mood begin when they say what it is about ("about the interview").
+pub(super) const STARTS: &[&str] = &[
+    "about",
+    "after",
+    "at ",
+    "at the moment",
+    "because",
+    "before",
+    "by ",
+    "for",
+    "from",
+    "he ",
+    "i ",
+    "in ",
+    "it ",
+    "lately",
+    "my ",
+    "of",
+    "on ",
+    "over",
+    "recently",
+    "right now",
+    "she ",
+    "since",
+    "that",
+    "that ",
+    "they ",
+    "this morning",
+    "this week",
+    "to ",
+    "today",
+    "tonight",
+    "with",
+];
+
 /// What follows a mood word when it says what about ("about the interview", "today").
 fn about(rest: &str) -> String {
     let r = rest.trim_start();
     let l = r.to_lowercase();
-    const STARTS: &[&str] = &[
-        "about",
-        "because",
-        "that",
-        "after",
-        "with",
-        "since",
-        "today",
-        "tonight",
-        "right now",
-        "this morning",
-        "this week",
-        "at the moment",
-        "lately",
-        "recently",
-        "to ",
-        "for",
-        "of",
-        "over",
-        "before",
-        "at ",
-        "by ",
-        "my ",
-        "that ",
-        "he ",
-        "she ",
-        "they ",
-        "it ",
-        "i ",
-        "on ",
-        "in ",
-        "from",
-    ];
     if !STARTS.iter().any(|s| l.starts_with(s)) {
         return String::new();
     }
@@ -109,17 +111,57 @@ fn about(rest: &str) -> String {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "mood-i-am",
+            "mood.mood-i-am",
             Mode::Statement,
             &[],
-            r"\bi(?P<tense>'m|\s+am|'ve\s+been|\s+have\s+been|\s+was|\s+feel|\s+felt|'m\s+feeling|\s+am\s+feeling|\s+keep\s+feeling|'m\s+getting|\s+am\s+getting|'m\s+starting\s+to\s+feel|\s+woke\s+up|'ve\s+been\s+feeling|\s+have\s+been\s+feeling)\s+(?:(?:so|really|very|super|pretty|quite|a\s+bit|a\s+little|a\s+little\s+bit|kinda|kind\s+of|sort\s+of|totally|completely|absolutely|extremely|incredibly|utterly|just|too|still|also|soo+|rather|fairly|somewhat|beyond|insanely|seriously|mega|hella|bloody|damn|fucking|freaking|feeling|honestly|literally|increasingly|more\s+and\s+more|way\s+too|a\s+lot\s+more|[a-z]+ly)\s+)*(?P<adj><MOOD>)\b",
+            r"(?x)
+                # e.g. I'm so anxious about tomorrow.
+                \bi(?P<tense>
+                    'm
+                    | \s+am
+                    | 've\s+been
+                    | \s+have\s+been
+                    | \s+was
+                    | \s+feel
+                    | \s+felt
+                    | 'm\s+feeling
+                    | \s+am\s+feeling
+                    | \s+keep\s+feeling
+                    | 'm\s+getting
+                    | \s+am\s+getting
+                    | 'm\s+starting\s+to\s+feel
+                    | \s+woke\s+up
+                    | 've\s+been\s+feeling
+                    | \s+have\s+been\s+feeling
+                )
+                \s+(?:
+                    (?:
+                        so | really | very | super | pretty | quite | a\s+bit | a\s+little
+                        | a\s+little\s+bit | kinda | kind\s+of | sort\s+of | totally | completely
+                        | absolutely | extremely | incredibly | utterly | just | too | still | also
+                        | soo+ | rather | fairly | somewhat | beyond | insanely | seriously | mega
+                        | hella | bloody | damn | fucking | freaking | feeling | honestly | literally
+                        | increasingly | more\s+and\s+more | way\s+too | a\s+lot\s+more | [a-z]+ly
+                    )
+                    \s+
+                )*
+                (?P<adj><MOOD>)\b
+            ",
             mood,
         ),
         Rule::new(
-            "in-a-mood",
+            "mood.in-a-mood",
             Mode::Statement,
             &["mood"],
-            r"\b(?:<IM>\s+(?:in|having)|i've\s+been\s+in|been\s+in)\s+(?:such\s+)?(?:a|an)\s+(?:(?:really|very|super|pretty|weirdly|strangely)\s+)?(?P<adj>great|good|bad|terrible|foul|rotten|weird|funny|sour|grumpy|awful|amazing|fantastic|horrible|shit|crappy|reflective|mellow|silly|cheerful|gloomy|dark|low)\s+mood\b",
+            r"(?x)
+                # e.g. I'm in a weirdly good mood.
+                \b(?:<IM>\s+(?:in|having)|i've\s+been\s+in|been\s+in)\s+(?:such\s+)?(?:a|an)\s+(?:(?:really|very|super|pretty|weirdly|strangely)\s+)?(?P<adj>
+                    great | good | bad | terrible | foul | rotten | weird | funny | sour | grumpy
+                    | awful | amazing | fantastic | horrible | shit | crappy | reflective | mellow
+                    | silly | cheerful | gloomy | dark | low
+                )
+                \s+mood\b
+            ",
             |c, s| {
                 let adj = cap(c, "adj").unwrap_or_default().to_lowercase();
                 let Some(sal) = salience(s, false) else { return Vec::new() };
@@ -129,17 +171,63 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "mood-bare",
+            "mood.mood-bare",
             Mode::Statement,
             &[],
-            r"^(?:(?:ugh|man|well|honestly|tbh|omg|god|oof|sigh|meh|lol|so|just|still|and|but|also|now)[,!.]?\s+)*(?P<tense>feeling|been\s+feeling|feel|so|super|really|pretty|kinda|totally|absolutely|completely|utterly|extremely|incredibly|soo+)\s+(?:(?:so|really|very|super|pretty|quite|a\s+bit|a\s+little|kinda|kind\s+of|totally|completely|absolutely)\s+)*(?P<adj><MOOD>)\b",
+            r"(?x)
+                # e.g. Feeling pretty overwhelmed.
+                ^(?:
+                    (?:
+                        ugh | man | well | honestly | tbh | omg | god | oof | sigh | meh | lol | so
+                        | just | still | and | but | also | now
+                    )
+                    [,!.]?\s+
+                )*
+                (?P<tense>
+                    feeling | been\s+feeling | feel | so | super | really | pretty | kinda | totally
+                    | absolutely | completely | utterly | extremely | incredibly | soo+
+                )
+                \s+(?:
+                    (?:
+                        so | really | very | super | pretty | quite | a\s+bit | a\s+little | kinda
+                        | kind\s+of | totally | completely | absolutely
+                    )
+                    \s+
+                )*
+                (?P<adj><MOOD>)\b
+            ",
             mood,
         ),
         Rule::new(
-            "rough-day",
+            "mood.rough-day",
             Mode::Statement,
             &["day", "week", "night", "morning", "afternoon", "evening", "month", "weekend"],
-            r"\b(?P<v>had|'ve\s+had|have\s+had|having|'m\s+having|am\s+having|it's\s+been|it\s+was|been|today\s+was|today's\s+been|today\s+has\s+been)\s+(?:a|an|such\s+a|one\s+of\s+those|quite\s+a|the\s+most)?\s*(?:(?:really|very|super|pretty|so|long|bit\s+of\s+a|absolutely|fucking|freaking|incredibly|extremely|truly)\s+)*(?P<adj>rough|bad|terrible|awful|horrible|long|tough|hard|stressful|crazy|hectic|exhausting|great|good|amazing|wonderful|fantastic|productive|shitty|crappy|miserable|lovely|busy|brutal|draining|weird|emotional|frustrating|difficult|exciting|chaotic|insane|nightmare|emotional)\s+(?P<span>days?|week|night|morning|afternoon|evening|month|couple\s+of\s+days|few\s+days|weekend)\b",
+            r"(?x)
+                # e.g. I had such a rough week.
+                \b(?P<v>
+                    had | 've\s+had | have\s+had | having | 'm\s+having | am\s+having | it's\s+been
+                    | it\s+was | been | today\s+was | today's\s+been | today\s+has\s+been
+                )
+                \s+(?:a|an|such\s+a|one\s+of\s+those|quite\s+a|the\s+most)?\s*(?:
+                    (?:
+                        really | very | super | pretty | so | long | bit\s+of\s+a | absolutely | fucking
+                        | freaking | incredibly | extremely | truly
+                    )
+                    \s+
+                )*
+                (?P<adj>
+                    rough | bad | terrible | awful | horrible | long | tough | hard | stressful
+                    | crazy | hectic | exhausting | great | good | amazing | wonderful | fantastic
+                    | productive | shitty | crappy | miserable | lovely | busy | brutal | draining
+                    | weird | emotional | frustrating | difficult | exciting | chaotic | insane
+                    | nightmare | emotional
+                )
+                \s+(?P<span>
+                    days? | week | night | morning | afternoon | evening | month
+                    | couple\s+of\s+days | few\s+days | weekend
+                )
+                \b
+            ",
             |c, s| {
                 // "you had a great day", "they had a rough week": someone else's day.
                 let start = c.get(0).map_or(0, |m| m.start());
@@ -163,10 +251,44 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "day-was",
+            "mood.day-was",
             Mode::Statement,
             &["today", "this week", "this morning", "tonight", "work", "the day"],
-            r"\b(?P<when>today|this\s+week|this\s+morning|tonight|my\s+day|my\s+week|work\s+today)\s+(?:was|has\s+been|is|'s\s+been|was\s+just|is\s+being|(?P<sucks>sucks|sucked|blows|blew|is\s+the\s+worst|was\s+the\s+worst))\s*(?:(?:so|really|very|super|pretty|such\s+a|absolutely|incredibly|a\s+bit|kind\s+of|kinda)\s+)*(?P<adj>rough|awful|terrible|great|amazing|long|stressful|hard|tough|exhausting|crazy|hectic|good|bad|brutal|draining|a\s+nightmare|insane|chaotic|miserable|a\s+disaster|a\s+mess|wonderful|fantastic|overwhelming)?\b",
+            r"(?x)
+                # e.g. Today was exhausting.
+                \b(?P<when>
+                    today
+                    | this\s+week
+                    | this\s+morning
+                    | tonight
+                    | my\s+day
+                    | my\s+week
+                    | work\s+today
+                )
+                \s+(?:
+                    was
+                    | has\s+been
+                    | is
+                    | 's\s+been
+                    | was\s+just
+                    | is\s+being
+                    | (?P<sucks>sucks|sucked|blows|blew|is\s+the\s+worst|was\s+the\s+worst)
+                )
+                \s*(?:
+                    (?:
+                        so | really | very | super | pretty | such\s+a | absolutely | incredibly
+                        | a\s+bit | kind\s+of | kinda
+                    )
+                    \s+
+                )*
+                (?P<adj>
+                    rough | awful | terrible | great | amazing | long | stressful | hard | tough
+                    | exhausting | crazy | hectic | good | bad | brutal | draining | a\s+nightmare
+                    | insane | chaotic | miserable | a\s+disaster | a\s+mess | wonderful | fantastic
+                    | overwhelming
+                )?
+                \b
+            ",
             |c, s| {
                 if cap(c, "adj").is_none() && cap(c, "sucks").is_none() {
                     return Vec::new();
@@ -186,10 +308,24 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "long-day-bare",
+            "mood.long-day-bare",
             Mode::Statement,
             &["day", "week", "night", "morning"],
-            r"^(?:(?:ugh|man|oof|sigh|whew|phew|what\s+a|such\s+a|wow|bit\s+of\s+a|kind\s+of\s+a|kinda\s+a)[,!.]?\s+)*(?:(?:a|an)\s+)?(?:(?:really|very|super|so)\s+)?(?P<adj>long|rough|bad|tough|crazy|hectic|stressful|exhausting|busy|terrible|awful|brutal|horrible)\s+(?P<span>day|week|night|morning)\b",
+            r"(?x)
+                # e.g. Ugh, long day.
+                ^(?:
+                    (?:
+                        ugh | man | oof | sigh | whew | phew | what\s+a | such\s+a | wow | bit\s+of\s+a
+                        | kind\s+of\s+a | kinda\s+a
+                    )
+                    [,!.]?\s+
+                )*
+                (?:(?:a|an)\s+)?(?:(?:really|very|super|so)\s+)?(?P<adj>
+                    long | rough | bad | tough | crazy | hectic | stressful | exhausting | busy
+                    | terrible | awful | brutal | horrible
+                )
+                \s+(?P<span>day|week|night|morning)\b
+            ",
             |c, s| {
                 if s.text.split_whitespace().count() > 7 {
                     return Vec::new();
@@ -200,17 +336,52 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "sleep",
+            "mood.sleep",
             Mode::Statement,
             &["sleep", "slept", "insomnia"],
-            r"\bi\s+(?:couldn't|could\s+not|can't|cannot|didn't|did\s+not|barely|hardly)\s+(?:sleep|slept|get\s+(?:any|much)\s+sleep)|\bi\s+(?:slept|sleep)\s+(?:so\s+|really\s+)?(?:badly|terribly|poorly|like\s+crap|like\s+shit|for\s+(?:like\s+)?(?:two|three|four|2|3|4)\s+hours)|\b(?:no|zero|barely\s+any|hardly\s+any|little)\s+sleep\b|\binsomnia\s+(?:again|last\s+night|is\s+back)",
+            r"(?x)
+                # e.g. I barely slept last night.
+                \bi\s+(?:couldn't|could\s+not|can't|cannot|didn't|did\s+not|barely|hardly)\s+(?:sleep|slept|get\s+(?:any|much)\s+sleep)
+                | \bi\s+(?:slept|sleep)\s+(?:so\s+|really\s+)?(?:
+                    badly
+                    | terribly
+                    | poorly
+                    | like\s+crap
+                    | like\s+shit
+                    | for\s+(?:like\s+)?(?:two|three|four|2|3|4)\s+hours
+                )
+                | \b(?:no|zero|barely\s+any|hardly\s+any|little)\s+sleep\b
+                | \binsomnia\s+(?:again|last\s+night|is\s+back)
+            ",
             |_, s| vec![ephemeral("User slept badly".to_string(), 0.65, s)],
         ),
         Rule::new(
-            "ailment",
+            "mood.ailment",
             Mode::Statement,
             &["cold", "flu", "headache", "migraine", "covid", "fever", "sick", "sore throat", "coming down", "stomach"],
-            r"\bi(?:'ve|\s+have)?\s+(?:(?:just|also|still)\s+)*(?:have|got|caught|'ve\s+got|am\s+coming\s+down\s+with|'m\s+coming\s+down\s+with|think\s+i\s+have)\s+(?P<x>(?:a|an|the|some\s+kind\s+of|this)\s+(?:(?:bad|terrible|nasty|awful|killer|splitting|horrible|mild|slight)\s+)?(?:cold|flu|headache|migraine|fever|sore\s+throat|stomach\s+bug|stomach\s+ache|bug|cough|virus)|covid|the\s+flu)",
+            r"(?x)
+                # e.g. I think I have the flu.
+                \bi(?:'ve|\s+have)?\s+(?:(?:just|also|still)\s+)*(?:
+                    have
+                    | got
+                    | caught
+                    | 've\s+got
+                    | am\s+coming\s+down\s+with
+                    | 'm\s+coming\s+down\s+with
+                    | think\s+i\s+have
+                )
+                \s+(?P<x>
+                    (?:a|an|the|some\s+kind\s+of|this)\s+(?:
+                        (?:bad|terrible|nasty|awful|killer|splitting|horrible|mild|slight)\s+
+                    )?
+                    (?:
+                        cold | flu | headache | migraine | fever | sore\s+throat | stomach\s+bug
+                        | stomach\s+ache | bug | cough | virus
+                    )
+                    | covid
+                    | the\s+flu
+                )
+            ",
             |c, s| {
                 let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
                 vec![ephemeral(format!("User has {x}"), 0.7, s)]

@@ -22,7 +22,41 @@ fn vp_head(s: &str) -> &str {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:[,;!?()]|[.:](?:\s|$)|\s-\s|\s+(?:but|because|cause|cuz|since|though|although|so\s+(?:i|that|we|it|she|he)|if|unless|lol|haha|btw|tbh|which|who|otherwise|or\s+else|and\s+(?:i|i'm|i've|it|it's|that|then|also|she|he|they|you|we)|anyway|please|pls|thanks|or\s+something|or\s+so)\b)",
+            r"(?x)
+                (?i)(?:
+                    [,;!?()]
+                    | [.:](?:\s|$)
+                    | \s-\s
+                    | \s+(?:
+                        but
+                        | because
+                        | cause
+                        | cuz
+                        | since
+                        | though
+                        | although
+                        | so\s+(?:i|that|we|it|she|he)
+                        | if
+                        | unless
+                        | lol
+                        | haha
+                        | btw
+                        | tbh
+                        | which
+                        | who
+                        | otherwise
+                        | or\s+else
+                        | and\s+(?:i|i'm|i've|it|it's|that|then|also|she|he|they|you|we)
+                        | anyway
+                        | please
+                        | pls
+                        | thanks
+                        | or\s+something
+                        | or\s+so
+                    )
+                    \b
+                )
+            ",
         )
         .expect("plan cut regex")
     });
@@ -74,94 +108,92 @@ fn firmness(m: &str) -> Firmness {
 }
 
 /// Verbs that never start a task ("I need to think", "I have to say").
-const NOT_TASKS: &[&str] = &[
-    "think",
-    "try",
+pub(super) const NOT_TASKS: &[&str] = &[
     "admit",
     "agree",
-    "wait",
-    "vent",
-    "understand",
-    "figure",
-    "wonder",
-    "feel",
-    "like",
-    "love",
-    "hate",
-    "want",
-    "need",
-    "apologize",
     "apologise",
-    "thank",
-    "clarify",
-    "mention",
-    "note",
-    "point",
-    "warn",
-    "say",
-    "know",
-    "keep",
-    "focus",
-    "stop",
+    "apologize",
     "ask",
-    "tell",
-    "confess",
-    "explain",
-    "warn",
-    "double-check",
-    "doublecheck",
-    "learn",
-    "decide",
-    "consider",
-    "say",
-    "go,",
-    "sleep",
-    "rest",
-    "relax",
+    "be",
     "breathe",
     "calm",
-    "chill",
-    "survive",
-    "hurry",
-    "run",
-    "get",
-    "be",
-    "see",
-    "go",
-    "leave",
-    "eat",
     "check",
-    "look",
-    "work",
+    "chill",
+    "clarify",
+    "confess",
+    "consider",
+    "decide",
     "do",
+    "double-check",
+    "doublecheck",
+    "eat",
+    "explain",
+    "feel",
+    "figure",
+    "focus",
+    "get",
+    "go",
+    "go,",
+    "hate",
+    "hurry",
+    "keep",
+    "know",
+    "learn",
+    "leave",
+    "like",
+    "look",
+    "love",
+    "mention",
+    "need",
+    "note",
     "pass",
+    "point",
+    "relax",
+    "rest",
+    "run",
+    "say",
+    "see",
+    "sleep",
+    "stop",
+    "survive",
+    "tell",
+    "thank",
+    "think",
+    "try",
+    "understand",
     "use",
+    "vent",
+    "wait",
+    "want",
+    "warn",
+    "wonder",
+    "work",
 ];
 
 /// Tasks that are real only with more words or a date ("go" vs "go to the dentist tomorrow").
-const NEED_MORE: &[&str] =
-    &["run", "get", "be", "see", "go", "leave", "eat", "check", "look", "work", "do", "pass", "use", "sleep"];
+pub(super) const NEED_MORE: &[&str] =
+    &["be", "check", "do", "eat", "get", "go", "leave", "look", "pass", "run", "see", "sleep", "use", "work"];
 
 /// Leading words of a verb phrase that are not the task ("remember to call" → "call").
-const LEAD: &[&str] = &[
-    "remember to ",
-    "make sure to ",
-    "make sure i ",
-    "finally ",
+pub(super) const LEAD: &[&str] = &[
     "actually ",
-    "really ",
     "also ",
-    "try to ",
-    "try and ",
+    "definitely ",
+    "finally ",
+    "first ",
     "get around to ",
     "go ahead and ",
     "just ",
-    "definitely ",
+    "make sure i ",
+    "make sure to ",
     "probably ",
-    "still ",
+    "really ",
+    "remember to ",
     "seriously ",
+    "still ",
     "totally ",
-    "first ",
+    "try and ",
+    "try to ",
 ];
 
 /// A task phrase from a verb phrase, or None when it is conversation ("think about it").
@@ -201,151 +233,146 @@ fn task(vp: &str, dated: bool) -> Option<String> {
 }
 
 /// Verbs of concrete tasks: an undated "I need to ..." with one of these is a loop.
-const TASK_VERBS: &[&str] = &[
-    "call",
-    "phone",
-    "ring",
-    "email",
-    "text",
-    "message",
-    "send",
-    "mail",
-    "post",
-    "book",
-    "reserve",
-    "buy",
-    "order",
-    "pay",
-    "renew",
-    "finish",
-    "complete",
-    "submit",
-    "file",
-    "fix",
-    "repair",
-    "clean",
-    "tidy",
-    "schedule",
-    "reschedule",
-    "cancel",
-    "return",
-    "pick",
-    "drop",
-    "write",
-    "prepare",
-    "pack",
-    "sign",
-    "register",
+pub(super) const TASK_VERBS: &[&str] = &[
+    "apologise",
+    "apologize",
     "apply",
-    "update",
-    "review",
-    "visit",
-    "meet",
+    "arrange",
     "ask",
-    "tell",
-    "reply",
-    "respond",
+    "attend",
+    "back",
+    "bake",
+    "book",
+    "borrow",
+    "bring",
+    "buy",
+    "call",
+    "cancel",
+    "change",
+    "charge",
+    "check",
+    "claim",
+    "clean",
+    "close",
+    "collect",
+    "complete",
+    "confirm",
     "contact",
+    "cook",
+    "declare",
+    "deliver",
+    "deploy",
+    "deposit",
+    "do",
+    "donate",
+    "draft",
+    "drive",
+    "drop",
+    "edit",
+    "email",
+    "feed",
+    "file",
+    "finalise",
+    "finalize",
+    "finish",
+    "fix",
+    "fly",
     "follow",
-    "study",
+    "get",
+    "go",
+    "grab",
+    "hand",
+    "hire",
+    "inform",
+    "install",
+    "interview",
+    "invite",
+    "launch",
+    "lend",
+    "mail",
+    "make",
+    "meet",
+    "merge",
+    "message",
+    "migrate",
+    "move",
+    "mow",
+    "notify",
+    "open",
+    "order",
+    "organise",
+    "organize",
+    "pack",
+    "pay",
+    "phone",
+    "pick",
+    "plan",
+    "post",
     "practice",
     "practise",
-    "move",
-    "sell",
-    "print",
-    "deliver",
-    "ship",
-    "deploy",
-    "release",
-    "launch",
-    "publish",
-    "upload",
-    "migrate",
-    "install",
-    "back",
-    "charge",
-    "water",
-    "feed",
-    "walk",
-    "mow",
-    "wash",
-    "vacuum",
-    "plan",
-    "organize",
-    "organise",
-    "arrange",
-    "confirm",
-    "hand",
-    "turn",
-    "talk",
-    "speak",
-    "thank",
-    "invite",
-    "collect",
-    "grab",
-    "borrow",
-    "lend",
-    "attend",
-    "finalize",
-    "finalise",
-    "interview",
-    "hire",
-    "check",
-    "get",
-    "do",
-    "make",
-    "take",
-    "go",
-    "see",
-    "set",
-    "sort",
-    "write",
-    "read",
-    "bring",
-    "start",
-    "replace",
-    "change",
-    "open",
-    "close",
-    "research",
-    "draft",
-    "edit",
-    "test",
-    "merge",
-    "push",
-    "ship",
-    "cook",
-    "bake",
-    "shop",
-    "pick",
-    "drive",
-    "fly",
-    "travel",
-    "visit",
-    "apologize",
-    "apologise",
-    "remind",
-    "notify",
-    "inform",
-    "warn",
-    "transfer",
-    "withdraw",
-    "deposit",
-    "refund",
-    "claim",
-    "declare",
-    "vote",
-    "donate",
-    "volunteer",
     "prep",
-    "study",
+    "prepare",
+    "print",
+    "publish",
+    "push",
+    "read",
+    "refund",
+    "register",
+    "release",
+    "remind",
+    "renew",
+    "repair",
+    "replace",
+    "reply",
+    "reschedule",
+    "research",
+    "reserve",
+    "respond",
+    "return",
+    "review",
     "revise",
+    "ring",
+    "schedule",
+    "see",
+    "sell",
+    "send",
+    "set",
+    "ship",
+    "shop",
+    "sign",
+    "sort",
+    "speak",
+    "start",
+    "study",
+    "submit",
+    "take",
+    "talk",
+    "tell",
+    "test",
+    "text",
+    "thank",
+    "tidy",
+    "transfer",
+    "travel",
+    "turn",
+    "update",
+    "upload",
+    "vacuum",
+    "visit",
+    "volunteer",
+    "vote",
+    "walk",
+    "warn",
+    "wash",
+    "water",
+    "withdraw",
+    "write",
 ];
 
 /// Verbs too general to be a task without a definite object ("make changes" vs "make the booking").
-const GENERIC_TASKS: &[&str] = &[
-    "get", "do", "make", "take", "go", "see", "set", "check", "start", "change", "talk", "speak", "read", "open",
-    "close", "plan", "turn", "back",
+pub(super) const GENERIC_TASKS: &[&str] = &[
+    "back", "change", "check", "close", "do", "get", "go", "make", "open", "plan", "read", "see", "set", "speak",
+    "start", "take", "talk", "turn",
 ];
 
 fn is_task(t: &str) -> bool {
@@ -412,14 +439,23 @@ fn open_loop(content: &str, due_at: Option<chrono::DateTime<chrono::Utc>>, conf:
     Found::add(d)
 }
 
+/// First words after a state verb ("going well", "doing fine") that make it no plan.
+pub(super) const STATES: &[&str] = &[
+    "a", "alright", "an", "badly", "better", "crazy", "fine", "good", "great", "home", "insane", "mad", "much", "my",
+    "nothing", "ok", "okay", "pretty", "really", "sick", "so", "such", "the", "this", "tired", "well", "worse",
+];
+
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "trip",
+            "plan.trip",
             Mode::Statement,
             &["trip", "vacation", "holiday", "getaway", "visit"],
-            r"\b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)",
+            r"(?x)
+                # e.g. We're planning a trip to Iceland.
+                \b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)
+            ",
             |c, s| {
                 // "I'm planning a trip to Tokyo in October": a plan with a place, dated or not.
                 let (Some(what), Some(place)) = (cap(c, "what"), cap(c, "place")) else { return Vec::new() };
@@ -432,10 +468,33 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "remind-me",
+            "plan.remind-me",
             Mode::Request,
             &["remind", "reminder", "note to self", "forget to", "forget about", "let me forget", "make sure i"],
-            r"(?:^|[,;:]\s*|\b(?:please|pls|can\s+you|could\s+you|would\s+you|will\s+you|and|also|just|ok|okay|so|then|oh|hey|plz)\s+)(?:please\s+)?(?:remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:to\s+(?P<vp><TAIL>)|(?:about|of)\s+(?P<np><TAIL>)|that\s+(?P<cl><TAIL>))|(?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))|(?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)|(?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))|(?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))|make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>))",
+            r"(?x)
+                # e.g. Remind me to renew my passport next month.
+                (?:
+                    ^
+                    | [,;:]\s*
+                    | \b(?:
+                        please | pls | can\s+you | could\s+you | would\s+you | will\s+you | and | also
+                        | just | ok | okay | so | then | oh | hey | plz
+                    )
+                    \s+
+                )
+                (?:please\s+)?(?:
+                    remind\s+me\s+(?:(?P<t>[^,.;!?]{1,40}?)\s+)?(?:
+                        to\s+(?P<vp><TAIL>)
+                        | (?:about|of)\s+(?P<np><TAIL>)
+                        | that\s+(?P<cl><TAIL>)
+                    )
+                    | (?:set|add|create|make)\s+(?:a\s+)?reminder\s+(?:(?:for|about)\s+(?P<np2><TAIL>)|to\s+(?P<vp2><TAIL>))
+                    | (?:reminder|note\s+to\s+self|todo|to-do)\s*:\s*(?P<np3><TAIL>)
+                    | (?:don't|do\s+not|dont)\s+let\s+me\s+forget\s+(?:to\s+(?P<vp3><TAIL>)|(?:about\s+)?(?P<np4><TAIL>))
+                    | (?:don't|do\s+not|dont)\s+forget\s+to\s+remind\s+me\s+(?:to\s+(?P<vp4><TAIL>)|(?:about\s+)?(?P<np5><TAIL>))
+                    | make\s+sure\s+i\s+(?:remember\s+to\s+|don't\s+forget\s+to\s+)?(?P<vp5><TAIL>)
+                )
+            ",
             |c, s| {
                 if !s.addressed(c.get(0).map_or(0, |m| m.start())) {
                     return Vec::new();
@@ -468,10 +527,17 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "promise-to-someone",
+            "plan.promise-to-someone",
             Mode::Plan,
             &["promised", "told", "assured", "swore"],
-            r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:i'd|i\s+would|i'll|i\s+will|we'd|we'll|i\s+was\s+going\s+to|i'm\s+going\s+to|i'm\s+gonna|to)\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. I promised my niece I'd take her to the zoo.
+                \b(?:i|we)(?:'ve|\s+have)?\s+(?:(?:already|just|also|kind\s+of)\s+)?(?:promised|told|assured|swore\s+to)\s+(?P<whom>(?:my\s+|our\s+)?[\w-]+(?:\s+(?-i:[A-Z])[\w-]*)?)\s+(?:that\s+)?(?:
+                    i'd | i\s+would | i'll | i\s+will | we'd | we'll | i\s+was\s+going\s+to
+                    | i'm\s+going\s+to | i'm\s+gonna | to
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             |c, s| {
                 let vp = cap(c, "vp").unwrap_or_default();
                 let whom = third_person(&tidy(cap(c, "whom").unwrap_or_default()));
@@ -497,27 +563,63 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "intent",
+            "plan.intent",
             Mode::Plan,
             &["i", "we"],
-            r"\b(?P<subj>i|we)(?P<m>'ll|\s+will|\s+shall|(?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)|\s+gonna|(?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)|(?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)|(?:'d|\s+would)\s+(?:like|love)\s+to|\s+(?:(?:really|still|definitely|also|absolutely|just|seriously|finally|totally|probably|actually|urgently|desperately|already)\s+)*(?:need\s+to|needs\s+to|have\s+to|has\s+to|must(?:\s+to)?|should|ought\s+to|gotta|plan\s+to|intend\s+to|want\s+to|wanna|hope\s+to|aim\s+to|mean\s+to|have\s+got\s+to|promised\s+to|promised|swore\s+to|committed\s+to))\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. I need to book a dentist appointment.
+                \b(?P<subj>i|we)(?P<m>
+                    'll
+                    | \s+will
+                    | \s+shall
+                    | (?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)
+                    | \s+gonna
+                    | (?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)
+                    | (?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)
+                    | (?:'d|\s+would)\s+(?:like|love)\s+to
+                    | \s+(?:
+                        (?:
+                            really | still | definitely | also | absolutely | just | seriously | finally
+                            | totally | probably | actually | urgently | desperately | already
+                        )
+                        \s+
+                    )*
+                    (?:
+                        need\s+to | needs\s+to | have\s+to | has\s+to | must(?:\s+to)? | should
+                        | ought\s+to | gotta | plan\s+to | intend\s+to | want\s+to | wanna | hope\s+to
+                        | aim\s+to | mean\s+to | have\s+got\s+to | promised\s+to | promised | swore\s+to
+                        | committed\s+to
+                    )
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             intent,
         ),
         Rule::new(
-            "bare-intent",
+            "plan.bare-intent",
             Mode::Plan,
             &[
                 "gotta", "need to", "have to", "must", "got to", "gonna", "going to", "planning", "plan to",
                 "promised", "should",
             ],
-            r"^(?:(?:so|ok|okay|and|also|oh|btw|ugh|but|still|really)[,]?\s+)*(?P<m>gotta|need\s+to|have\s+to|must|got\s+to|gonna|going\s+to|planning\s+to|plan\s+to|promised\s+to|should|supposed\s+to)\s+(?P<vp><TAIL>)",
+            r"(?x)
+                # e.g. Gotta finish the quarterly report by Friday.
+                ^(?:(?:so|ok|okay|and|also|oh|btw|ugh|but|still|really)[,]?\s+)*(?P<m>
+                    gotta | need\s+to | have\s+to | must | got\s+to | gonna | going\s+to
+                    | planning\s+to | plan\s+to | promised\s+to | should | supposed\s+to
+                )
+                \s+(?P<vp><TAIL>)
+            ",
             intent,
         ),
         Rule::new(
-            "bare-progressive",
+            "plan.bare-progressive",
             Mode::Plan,
             &["heading", "flying", "going", "driving", "leaving", "traveling", "travelling", "off to", "moving"],
-            r"^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)",
+            r"(?x)
+                # e.g. Heading to Lisbon on Thursday.
+                ^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let rest = cap(c, "rest").unwrap_or_default();
@@ -528,10 +630,19 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "have-event",
+            "plan.have-event",
             Mode::Plan,
             &["have", "got", "'ve"],
-            r"\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>(?:a|an|my|the|another|our|this|that|one|two|three|\d+|some|a\s+big|a\s+huge)\s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*)",
+            r"(?x)
+                # e.g. I have a job interview on Wednesday.
+                \b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>
+                    (?:
+                        a | an | my | the | another | our | this | that | one | two | three | \d+ | some
+                        | a\s+big | a\s+huge
+                    )
+                    \s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*
+                )
+            ",
             |c, s| {
                 let np = cap(c, "np").unwrap_or_default();
                 let Some((time, at)) = due(np, s) else { return Vec::new() };
@@ -545,10 +656,41 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "event-is",
+            "plan.event-is",
             Mode::Plan,
             &["my ", "our ", "the "],
-            r"\b(?P<det>my|our|the)\s+(?P<np>(?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?)\s+(?P<v>is|'s|leaves|departs|lands|arrives|is\s+at|was\s+moved\s+to|got\s+moved\s+to|has\s+been\s+moved\s+to|got\s+(?:re)?scheduled\s+(?:to|for)|was\s+(?:re)?scheduled\s+(?:to|for)|is\s+now|is\s+scheduled\s+for|is\s+set\s+for|is\s+booked\s+for|starts|begins|kicks\s+off|happens|got\s+pushed\s+(?:back\s+)?to|was\s+pushed\s+(?:back\s+)?to|is\s+coming\s+up)\s+(?P<rest><CLAUSE>)",
+            r"(?x)
+                # e.g. My flight to Denver is at 6am tomorrow.
+                \b(?P<det>my|our|the)\s+(?P<np>
+                    (?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?
+                )
+                \s+(?P<v>
+                    is
+                    | 's
+                    | leaves
+                    | departs
+                    | lands
+                    | arrives
+                    | is\s+at
+                    | was\s+moved\s+to
+                    | got\s+moved\s+to
+                    | has\s+been\s+moved\s+to
+                    | got\s+(?:re)?scheduled\s+(?:to|for)
+                    | was\s+(?:re)?scheduled\s+(?:to|for)
+                    | is\s+now
+                    | is\s+scheduled\s+for
+                    | is\s+set\s+for
+                    | is\s+booked\s+for
+                    | starts
+                    | begins
+                    | kicks\s+off
+                    | happens
+                    | got\s+pushed\s+(?:back\s+)?to
+                    | was\s+pushed\s+(?:back\s+)?to
+                    | is\s+coming\s+up
+                )
+                \s+(?P<rest><CLAUSE>)
+            ",
             |c, s| {
                 let rest = cap(c, "rest").unwrap_or_default();
                 let Some(t) = when::find(rest, s.at) else { return Vec::new() };
@@ -569,10 +711,16 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "deadline",
+            "plan.deadline",
             Mode::Plan,
             &["due", "deadline"],
-            r"\b(?:(?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)|(?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>))",
+            r"(?x)
+                # e.g. My thesis is due on May 15.
+                \b(?:
+                    (?P<x>(?:my|our|the)\s+[^,.;!?]+?)\s+(?:is|are)\s+due\s+(?P<t><CLAUSE>)
+                    | (?:the\s+|my\s+|our\s+)?deadline\s+(?:for|on)\s+(?P<y>[^,.;!?]+?)\s+is\s+(?P<t2><CLAUSE>)
+                )
+            ",
             |c, s| {
                 let t = cap(c, "t").or(cap(c, "t2")).unwrap_or_default();
                 let Some(found) = when::find(t, s.at) else { return Vec::new() };
@@ -593,10 +741,23 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "progressive-future",
+            "plan.progressive-future",
             Mode::Plan,
             &["i'm", "i am", "we're", "we are"],
-            r"\b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>meeting|seeing|visiting|flying|going|travel(?:l)?ing|driving|heading|leaving|moving|starting|hosting|attending|taking|presenting|interviewing|having|giving|running|doing|playing|calling|celebrating|getting|picking\s+up|dropping\s+off|catching\s+up\s+with|submitting|sending|launching|shipping|throwing|cooking|baking|volunteering|speaking|performing|competing|racing|signing|closing|finishing|wrapping\s+up|buying|selling|renovating|painting|returning|coming\s+back)\s+(?P<rest><CLAUSE>)",
+            r"(?x)
+                # e.g. I'm meeting Carla for lunch on Friday.
+                \b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:also|finally|actually|probably|definitely|just|officially)\s+)?(?P<v>
+                    meeting | seeing | visiting | flying | going | travel(?:l)?ing | driving
+                    | heading | leaving | moving | starting | hosting | attending | taking
+                    | presenting | interviewing | having | giving | running | doing | playing
+                    | calling | celebrating | getting | picking\s+up | dropping\s+off
+                    | catching\s+up\s+with | submitting | sending | launching | shipping | throwing
+                    | cooking | baking | volunteering | speaking | performing | competing | racing
+                    | signing | closing | finishing | wrapping\s+up | buying | selling | renovating
+                    | painting | returning | coming\s+back
+                )
+                \s+(?P<rest><CLAUSE>)
+            ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let rest = cap(c, "rest").unwrap_or_default();
@@ -604,11 +765,6 @@ pub(super) fn rules() -> Vec<Rule> {
                 let rl = rest.trim_start().to_lowercase();
                 let first = rl.split_whitespace().next().unwrap_or_default();
                 // "I'm doing great today", "I'm having a rough day": states, not plans.
-                const STATES: &[&str] = &[
-                    "great", "good", "well", "fine", "ok", "okay", "better", "worse", "alright", "badly", "so",
-                    "really", "pretty", "much", "nothing", "a", "an", "such", "the", "my", "this", "crazy", "tired",
-                    "sick", "mad", "insane", "home",
-                ];
                 // "I'm getting motivated by something I saw today": a state, not an appointment.
                 let loose = matches!(
                     v.as_str(),

@@ -86,7 +86,7 @@ fn about_chat(x: &str) -> bool {
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "diet",
+            "preference.diet",
             Mode::Statement,
             &[
                 "vegetarian",
@@ -103,7 +103,50 @@ pub(super) fn rules() -> Vec<Rule> {
                 "kosher",
                 "halal",
             ],
-            r"\b(?:<IM>|i(?:'ve|\s+have)?\s+(?:went|gone|become|became|turned|switched\s+to\s+being|switched\s+to|decided\s+to\s+go|started\s+eating))\s+(?:(?:a|an|now|currently|strictly|mostly|also|fully|full|still|mainly|completely|100%|a\s+strict)\s+)*(?P<x>vegetarian|vegan|pescatarian|pescetarian|keto|paleo|flexitarian|plant-based|carnivore|on\s+a\s+(?:keto|paleo|low-carb|low\s+carb|gluten-free|vegan|vegetarian|plant-based)\s+diet|gluten-free|dairy-free|kosher|halal)\b",
+            r"(?x)
+                # e.g. I'm vegetarian.
+                \b(?:
+                    <IM>
+                    | i(?:'ve|\s+have)?\s+(?:
+                        went | gone | become | became | turned | switched\s+to\s+being | switched\s+to
+                        | decided\s+to\s+go | started\s+eating
+                    )
+                )
+                \s+(?:
+                    (?:
+                        a | an | now | currently | strictly | mostly | also | fully | full | still
+                        | mainly | completely | 100% | a\s+strict
+                    )
+                    \s+
+                )*
+                (?P<x>
+                    vegetarian
+                    | vegan
+                    | pescatarian
+                    | pescetarian
+                    | keto
+                    | paleo
+                    | flexitarian
+                    | plant-based
+                    | carnivore
+                    | on\s+a\s+(?:
+                        keto
+                        | paleo
+                        | low-carb
+                        | low\s+carb
+                        | gluten-free
+                        | vegan
+                        | vegetarian
+                        | plant-based
+                    )
+                    \s+diet
+                    | gluten-free
+                    | dairy-free
+                    | kosher
+                    | halal
+                )
+                \b
+            ",
             |c, _| {
                 let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
                 let value = x.trim_start_matches("on a ").trim_end_matches(" diet").to_string();
@@ -111,10 +154,20 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "dont-eat",
+            "preference.dont-eat",
             Mode::Statement,
             &["eat", "drink"],
-            r"\bi\s+(?:(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer)\s+)(?P<v>eat|drink)\s+(?P<x>(?:red\s+)?(?:meat|pork|beef|chicken|fish|seafood|shellfish|dairy|gluten|eggs|sugar|carbs|alcohol|coffee|caffeine|soda|milk|cheese|nuts|wheat|lamb|spicy\s+food|fried\s+food|animal\s+products))\b",
+            r"(?x)
+                # e.g. I don't eat pork.
+                \bi\s+(?:(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer)\s+)(?P<v>eat|drink)\s+(?P<x>
+                    (?:red\s+)?(?:
+                        meat | pork | beef | chicken | fish | seafood | shellfish | dairy | gluten
+                        | eggs | sugar | carbs | alcohol | coffee | caffeine | soda | milk | cheese
+                        | nuts | wheat | lamb | spicy\s+food | fried\s+food | animal\s+products
+                    )
+                )
+                \b
+            ",
             |c, _| {
                 let v = cap(c, "v").unwrap_or("eat").to_lowercase();
                 let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
@@ -123,10 +176,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "favorite",
+            "preference.favorite",
             Mode::Statement,
             &["favorite", "favourite", "fave", "fav "],
-            r"\bmy\s+(?:(?:all[- ]time|absolute|current|new|very)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(?P<x><CLAUSE>)|\b(?P<y>[^,.;!?]+?)\s+(?:is|are)\s+(?:still\s+)?my\s+(?:(?:all[- ]time|absolute|current|new)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat2>[\w-]+(?:\s+[\w-]+)?)",
+            r"(?x)
+                # e.g. My favorite band is Radiohead.
+                \bmy\s+(?:(?:all[-\x20]time|absolute|current|new|very)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(?P<x><CLAUSE>)
+                | \b(?P<y>[^,.;!?]+?)\s+(?:is|are)\s+(?:still\s+)?my\s+(?:(?:all[-\x20]time|absolute|current|new)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat2>[\w-]+(?:\s+[\w-]+)?)
+            ",
             |c, _| {
                 let cat = tidy(&cap(c, "cat").or(cap(c, "cat2")).unwrap_or_default().to_lowercase());
                 // "my favorite studio and it's calming": the category is one noun, maybe two.
@@ -158,10 +215,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "hobbies",
+            "preference.hobbies",
             Mode::Statement,
             &["hobby", "hobbies", "free time", "spare time", "for fun", "downtime"],
-            r"\bmy\s+(?:main\s+|favou?rite\s+|biggest\s+|current\s+)?(?P<h>hobby|hobbies)\s+(?:is|are|include|includes)\s+(?P<x>[^.;!?]+)|\b(?:in\s+my\s+(?:free|spare|down)\s*time|for\s+fun),?\s+i\s+(?:(?:like|love|enjoy)\s+(?:to\s+)?|usually\s+|mostly\s+|often\s+)?(?P<y><CLAUSE>)",
+            r"(?x)
+                # e.g. My hobbies are pottery and birdwatching.
+                \bmy\s+(?:main\s+|favou?rite\s+|biggest\s+|current\s+)?(?P<h>hobby|hobbies)\s+(?:is|are|include|includes)\s+(?P<x>[^.;!?]+)
+                | \b(?:in\s+my\s+(?:free|spare|down)\s*time|for\s+fun),?\s+i\s+(?:(?:like|love|enjoy)\s+(?:to\s+)?|usually\s+|mostly\s+|often\s+)?(?P<y><CLAUSE>)
+            ",
             |c, _| {
                 if let Some(x) = cap(c, "x") {
                     let x = third_person(&tidy(x.trim_end_matches(|c: char| !c.is_alphanumeric())));
@@ -177,20 +238,57 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "plays",
+            "preference.plays",
             Mode::Statement,
             &["play"],
-            r"\bi\s+(?:(?:also|really|still|usually|regularly|often|sometimes|mostly|occasionally)\s+)*play\s+(?P<x>(?:the\s+)?(?:guitar|piano|violin|drums|bass|cello|ukulele|saxophone|sax|flute|trumpet|harp|clarinet|keyboard|banjo|tennis|soccer|football|basketball|volleyball|chess|golf|badminton|squash|hockey|baseball|cricket|rugby|padel|pickleball|ping\s+pong|table\s+tennis|video\s+games|board\s+games|d&d|dnd|dungeons\s+and\s+dragons|poker|bridge|minecraft|ultimate\s+frisbee|water\s+polo|softball|lacrosse)\b[^,.;!?]*)",
+            r"(?x)
+                # e.g. I play the cello.
+                \bi\s+(?:
+                    (?:
+                        also | really | still | usually | regularly | often | sometimes | mostly
+                        | occasionally
+                    )
+                    \s+
+                )*
+                play\s+(?P<x>
+                    (?:the\s+)?(?:
+                        guitar | piano | violin | drums | bass | cello | ukulele | saxophone | sax
+                        | flute | trumpet | harp | clarinet | keyboard | banjo | tennis | soccer
+                        | football | basketball | volleyball | chess | golf | badminton | squash
+                        | hockey | baseball | cricket | rugby | padel | pickleball | ping\s+pong
+                        | table\s+tennis | video\s+games | board\s+games | d&d | dnd
+                        | dungeons\s+and\s+dragons | poker | bridge | minecraft | ultimate\s+frisbee
+                        | water\s+polo | softball | lacrosse
+                    )
+                    \b[^,.;!?]*
+                )
+            ",
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(phrase) else { return Vec::new() };
                 vec![Found::add(pref(format!("User plays {x}"), 0.8, 0.6))]
             },
         ),
         Rule::new(
-            "goes-activity",
+            "preference.goes-activity",
             Mode::Statement,
             &["go "],
-            r"\bi\s+(?:(?:also|really|still|usually|regularly|often|sometimes|mostly|love\s+to|like\s+to)\s+)*go\s+(?P<x>running|hiking|climbing|bouldering|swimming|cycling|biking|surfing|skiing|snowboarding|fishing|camping|dancing|skating|kayaking|sailing|diving|jogging|birdwatching|birding|hunting|rowing|paddleboarding|to\s+the\s+gym|to\s+yoga|to\s+church|to\s+the\s+pool)\b(?P<rest>[^,.;!?]*)",
+            r"(?x)
+                # e.g. I usually go bouldering on weekends.
+                \bi\s+(?:
+                    (?:
+                        also | really | still | usually | regularly | often | sometimes | mostly
+                        | love\s+to | like\s+to
+                    )
+                    \s+
+                )*
+                go\s+(?P<x>
+                    running | hiking | climbing | bouldering | swimming | cycling | biking | surfing
+                    | skiing | snowboarding | fishing | camping | dancing | skating | kayaking
+                    | sailing | diving | jogging | birdwatching | birding | hunting | rowing
+                    | paddleboarding | to\s+the\s+gym | to\s+yoga | to\s+church | to\s+the\s+pool
+                )
+                \b(?P<rest>[^,.;!?]*)
+            ",
             |c, _| {
                 let x = tidy(cap(c, "x").unwrap_or_default());
                 let rest = phrase(cap(c, "rest").unwrap_or_default()).map(|r| format!(" {r}")).unwrap_or_default();
@@ -198,10 +296,29 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "learning",
+            "preference.learning",
             Mode::Statement,
             &["learning", "teaching myself"],
-            r"\b(?:i(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:(?:currently|also|slowly|trying\s+to\s+get\s+better\s+at|really|still|now)\s+)*(?:learning|teaching\s+myself)|i\s+(?:just\s+)?started\s+learning)\s+(?P<how>to\s+|how\s+to\s+)?(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I'm learning Korean.
+                \b(?:
+                    i(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:
+                        (?:
+                            currently
+                            | also
+                            | slowly
+                            | trying\s+to\s+get\s+better\s+at
+                            | really
+                            | still
+                            | now
+                        )
+                        \s+
+                    )*
+                    (?:learning|teaching\s+myself)
+                    | i\s+(?:just\s+)?started\s+learning
+                )
+                \s+(?P<how>to\s+|how\s+to\s+)?(?P<x><CLAUSE>)
+            ",
             |c, _| {
                 let Some(x) = cap(c, "x").and_then(phrase) else { return Vec::new() };
                 if about_chat(&x)
@@ -216,10 +333,28 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "habit",
+            "preference.habit",
             Mode::Statement,
             &["every", "daily", "week", "weekends", "regularly", "days"],
-            r"\bi\s+(?:(?:also|really|usually|regularly|often|mostly|try\s+to)\s+)*(?P<v>run|swim|cycle|bike|hike|climb|boulder|paint|draw|knit|crochet|sew|bake|cook|garden|meditate|journal|surf|ski|skate|dance|sing|do\s+yoga|do\s+pilates|do\s+crossfit|lift(?:\s+weights)?|work\s+out|practice\s+\w+|read|write)\s+(?P<freq>every\s+(?:day|morning|evening|night|week|weekend|single\s+day|\w+day)|daily|most\s+(?:days|mornings|evenings|weekends)|on\s+(?:weekends|the\s+weekends|\w+days)|regularly|weekly|(?:twice|three\s+times|\w+\s+times)\s+a\s+week)\b",
+            r"(?x)
+                # e.g. I run every morning.
+                \bi\s+(?:(?:also|really|usually|regularly|often|mostly|try\s+to)\s+)*(?P<v>
+                    run | swim | cycle | bike | hike | climb | boulder | paint | draw | knit
+                    | crochet | sew | bake | cook | garden | meditate | journal | surf | ski | skate
+                    | dance | sing | do\s+yoga | do\s+pilates | do\s+crossfit | lift(?:\s+weights)?
+                    | work\s+out | practice\s+\w+ | read | write
+                )
+                \s+(?P<freq>
+                    every\s+(?:day|morning|evening|night|week|weekend|single\s+day|\w+day)
+                    | daily
+                    | most\s+(?:days|mornings|evenings|weekends)
+                    | on\s+(?:weekends|the\s+weekends|\w+days)
+                    | regularly
+                    | weekly
+                    | (?:twice|three\s+times|\w+\s+times)\s+a\s+week
+                )
+                \b
+            ",
             |c, _| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let freq = tidy(&cap(c, "freq").unwrap_or_default().to_lowercase());
@@ -230,7 +365,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "likes",
+            "preference.likes",
             Mode::Statement,
             &[
                 "love",
@@ -250,11 +385,37 @@ pub(super) fn rules() -> Vec<Rule> {
                 "hooked",
                 "addicted",
             ],
-            r"\bi(?:\s+<ADV>(?P<v1>love|like|enjoy|adore|prefer|dig|fancy|live\s+for|can't\s+get\s+enough\s+of)|(?:'m|\s+am)\s+<ADV>(?P<v2>(?:(?:much|way|a\s+lot|even)\s+)?(?:more\s+)?(?:really\s+)?into|a\s+(?:big\s+|huge\s+|massive\s+|total\s+)?fan\s+of|obsessed\s+with|passionate\s+about|crazy\s+about|hooked\s+on|addicted\s+to|a\s+sucker\s+for))\s+(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I really love spicy ramen.
+                \bi(?:
+                    \s+<ADV>(?P<v1>
+                        love
+                        | like
+                        | enjoy
+                        | adore
+                        | prefer
+                        | dig
+                        | fancy
+                        | live\s+for
+                        | can't\s+get\s+enough\s+of
+                    )
+                    | (?:'m|\s+am)\s+<ADV>(?P<v2>
+                        (?:(?:much|way|a\s+lot|even)\s+)?(?:more\s+)?(?:really\s+)?into
+                        | a\s+(?:big\s+|huge\s+|massive\s+|total\s+)?fan\s+of
+                        | obsessed\s+with
+                        | passionate\s+about
+                        | crazy\s+about
+                        | hooked\s+on
+                        | addicted\s+to
+                        | a\s+sucker\s+for
+                    )
+                )
+                \s+(?P<x><CLAUSE>)
+            ",
             likes,
         ),
         Rule::new(
-            "consumes",
+            "preference.consumes",
             Mode::Statement,
             &["drink", "eat", "listen", "watch", "read", "drive", "ride", "wear"],
             r"\bi\s+<ADV>(?P<v>drink|eat|listen\s+to|watch|read|drive|ride|wear)\s+(?P<x><CLAUSE>)",
@@ -278,7 +439,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "dislikes",
+            "preference.dislikes",
             Mode::Statement,
             &[
                 "hate",
@@ -298,7 +459,25 @@ pub(super) fn rules() -> Vec<Rule> {
                 "tired of",
                 "fed up",
             ],
-            r"\bi(?:\s+<ADV>(?P<v1>hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand|can\s+not\s+stand|don't\s+like|do\s+not\s+like|don't\s+really\s+like|don't\s+enjoy|do\s+not\s+enjoy|don't\s+care\s+for|can't\s+bear|cannot\s+bear)|(?:'m|\s+am)\s+<ADV>(?P<v2>not\s+(?:a\s+(?:big\s+|huge\s+)?)?fan\s+of|not\s+(?:really\s+)?into|sick\s+(?:and\s+tired\s+)?of|tired\s+of|fed\s+up\s+with))\s+(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I can't stand cilantro.
+                \bi(?:
+                    \s+<ADV>(?P<v1>
+                        hate | dislike | detest | loathe | despise | can't\s+stand | cannot\s+stand
+                        | can\s+not\s+stand | don't\s+like | do\s+not\s+like | don't\s+really\s+like
+                        | don't\s+enjoy | do\s+not\s+enjoy | don't\s+care\s+for | can't\s+bear
+                        | cannot\s+bear
+                    )
+                    | (?:'m|\s+am)\s+<ADV>(?P<v2>
+                        not\s+(?:a\s+(?:big\s+|huge\s+)?)?fan\s+of
+                        | not\s+(?:really\s+)?into
+                        | sick\s+(?:and\s+tired\s+)?of
+                        | tired\s+of
+                        | fed\s+up\s+with
+                    )
+                )
+                \s+(?P<x><CLAUSE>)
+            ",
             |c, _| {
                 let x = cap(c, "x").unwrap_or_default();
                 // "I can't stand it when people are late": the situation is the object.
@@ -322,10 +501,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "not-my-thing",
+            "preference.not-my-thing",
             Mode::Statement,
             &["my thing", "for me", "cup of tea", "not a fan", "not a big fan"],
-            r"\b(?P<x>[^,.;!?]+?)\s+(?:is\s+not|isn't|'s\s+not|are\s+not|aren't|just\s+isn't)\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)|^(?:honestly\s+|tbh\s+)?not\s+a\s+(?:big\s+|huge\s+)?fan\s+of\s+(?P<y><CLAUSE>)",
+            r"(?x)
+                # e.g. Horror movies are not my thing.
+                \b(?P<x>[^,.;!?]+?)\s+(?:is\s+not|isn't|'s\s+not|are\s+not|aren't|just\s+isn't)\s+(?:really\s+)?(?:my\s+thing|for\s+me|my\s+cup\s+of\s+tea)
+                | ^(?:honestly\s+|tbh\s+)?not\s+a\s+(?:big\s+|huge\s+)?fan\s+of\s+(?P<y><CLAUSE>)
+            ",
             |c, _| {
                 let x = cap(c, "x").or(cap(c, "y")).unwrap_or_default();
                 let x = ["honestly ", "tbh ", "but ", "and ", "well ", "i mean ", "i think "].iter().fold(
@@ -342,10 +525,52 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "goal",
+            "preference.goal",
             Mode::Statement,
             &["want to", "wanna", "hope to", "dream", "love to", "goal", "bucket list", "someday", "one day"],
-            r"\b(?:i\s+(?:really\s+|still\s+|eventually\s+)?(?:want\s+to|wanna|hope\s+to|dream\s+of|'d\s+love\s+to|would\s+love\s+to)|my\s+(?:big\s+|main\s+|life\s+)?(?:goal|dream)\s+is\s+to|(?:it's|is)\s+on\s+my\s+bucket\s+list\s+to)\s+(?P<v>learn|visit|travel\s+to|see|try|start|become|run|write|build|open|move\s+to|retire|go\s+to|climb|hike|finish|launch|get\s+(?:better\s+at|into|a)|buy|own|publish|speak|master|live\s+in)\s+(?P<x><CLAUSE>)",
+            r"(?x)
+                # e.g. I want to visit Patagonia someday.
+                \b(?:
+                    i\s+(?:really\s+|still\s+|eventually\s+)?(?:
+                        want\s+to
+                        | wanna
+                        | hope\s+to
+                        | dream\s+of
+                        | 'd\s+love\s+to
+                        | would\s+love\s+to
+                    )
+                    | my\s+(?:big\s+|main\s+|life\s+)?(?:goal|dream)\s+is\s+to
+                    | (?:it's|is)\s+on\s+my\s+bucket\s+list\s+to
+                )
+                \s+(?P<v>
+                    learn
+                    | visit
+                    | travel\s+to
+                    | see
+                    | try
+                    | start
+                    | become
+                    | run
+                    | write
+                    | build
+                    | open
+                    | move\s+to
+                    | retire
+                    | go\s+to
+                    | climb
+                    | hike
+                    | finish
+                    | launch
+                    | get\s+(?:better\s+at|into|a)
+                    | buy
+                    | own
+                    | publish
+                    | speak
+                    | master
+                    | live\s+in
+                )
+                \s+(?P<x><CLAUSE>)
+            ",
             |c, _| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let Some(x) = cap(c, "x").and_then(phrase) else { return Vec::new() };

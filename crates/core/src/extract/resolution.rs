@@ -17,135 +17,135 @@ use crate::text::tidy;
 
 /// Regular past tenses of things people plan and then do: trusted without a subject
 /// ("Called my mom!"), where any other "-ed" word could be an adjective.
-const TASK_VERBS: &[&str] = &[
-    "called",
-    "emailed",
-    "texted",
-    "messaged",
-    "booked",
-    "finished",
-    "completed",
-    "submitted",
-    "filed",
-    "mailed",
-    "posted",
-    "visited",
-    "cleaned",
-    "fixed",
-    "renewed",
-    "returned",
-    "ordered",
-    "cancelled",
-    "canceled",
-    "signed",
-    "applied",
-    "registered",
-    "replied",
+pub(super) const TASK_VERBS: &[&str] = &[
+    "aced",
     "answered",
+    "apologised",
+    "apologized",
+    "applied",
+    "asked",
+    "assembled",
+    "backed",
+    "baked",
+    "booked",
+    "bought",
+    "brought",
+    "built",
+    "called",
+    "canceled",
+    "cancelled",
+    "charged",
+    "checked",
+    "cleaned",
+    "cleared",
+    "closed",
+    "completed",
+    "configured",
+    "confirmed",
     "contacted",
+    "cooked",
+    "crushed",
+    "delivered",
+    "deployed",
+    "did",
+    "drafted",
+    "dropped",
+    "drove",
+    "edited",
+    "emailed",
+    "emptied",
+    "filed",
+    "finalised",
+    "finalized",
+    "finished",
+    "fixed",
+    "flew",
+    "followed",
+    "found",
+    "gave",
+    "got",
+    "groomed",
+    "handed",
+    "hired",
+    "inspected",
+    "installed",
+    "interviewed",
+    "invited",
+    "launched",
+    "made",
+    "mailed",
+    "merged",
+    "messaged",
+    "met",
+    "moved",
+    "mowed",
+    "nailed",
+    "opened",
+    "ordered",
+    "organised",
+    "organized",
+    "packed",
+    "paid",
+    "painted",
+    "passed",
     "phoned",
     "picked",
-    "dropped",
-    "handed",
-    "shipped",
-    "deployed",
-    "launched",
-    "published",
-    "released",
-    "uploaded",
-    "printed",
-    "updated",
-    "reviewed",
-    "prepared",
+    "pitched",
+    "planted",
+    "posted",
     "practiced",
     "practised",
-    "studied",
-    "passed",
-    "cooked",
-    "scheduled",
-    "finalized",
-    "finalised",
-    "sorted",
-    "wrapped",
-    "organized",
-    "organised",
-    "installed",
-    "configured",
-    "merged",
-    "pushed",
-    "tested",
-    "checked",
-    "hired",
-    "interviewed",
-    "delivered",
-    "packed",
-    "unpacked",
-    "washed",
-    "vacuumed",
-    "mowed",
-    "repaired",
-    "painted",
-    "assembled",
-    "baked",
-    "planted",
-    "watered",
-    "walked",
-    "groomed",
-    "reserved",
-    "confirmed",
-    "rescheduled",
-    "followed",
-    "reached",
-    "talked",
-    "paid",
-    "nailed",
-    "aced",
-    "crushed",
-    "bought",
-    "sent",
-    "wrote",
-    "met",
-    "did",
-    "got",
-    "went",
-    "made",
-    "took",
-    "gave",
-    "spoke",
-    "told",
-    "drove",
-    "flew",
-    "rang",
-    "built",
-    "sold",
-    "brought",
-    "found",
-    "won",
-    "read",
-    "asked",
-    "invited",
-    "thanked",
-    "apologized",
-    "apologised",
-    "recorded",
-    "edited",
-    "drafted",
-    "shared",
+    "prepared",
     "presented",
-    "pitched",
-    "closed",
-    "opened",
-    "renovated",
-    "moved",
-    "backed",
-    "emptied",
-    "cleared",
+    "printed",
+    "published",
+    "pushed",
+    "rang",
+    "reached",
+    "read",
+    "recorded",
     "refilled",
-    "topped",
-    "charged",
+    "registered",
+    "released",
+    "renewed",
+    "renovated",
+    "repaired",
+    "replied",
+    "rescheduled",
+    "reserved",
+    "returned",
+    "reviewed",
+    "scheduled",
+    "sent",
     "serviced",
-    "inspected",
+    "shared",
+    "shipped",
+    "signed",
+    "sold",
+    "sorted",
+    "spoke",
+    "studied",
+    "submitted",
+    "talked",
+    "tested",
+    "texted",
+    "thanked",
+    "told",
+    "took",
+    "topped",
+    "unpacked",
+    "updated",
+    "uploaded",
     "vaccinated",
+    "vacuumed",
+    "visited",
+    "walked",
+    "washed",
+    "watered",
+    "went",
+    "won",
+    "wrapped",
+    "wrote",
 ];
 
 fn is_task_verb(v: &str) -> bool {
@@ -153,7 +153,8 @@ fn is_task_verb(v: &str) -> bool {
 }
 
 /// Verbs too general to identify a task on their own.
-const GENERIC_VERBS: &[&str] = &["go", "get", "do", "make", "have", "take", "put", "set", "see", "give", "run", "find"];
+pub(super) const GENERIC_VERBS: &[&str] =
+    &["do", "find", "get", "give", "go", "have", "make", "put", "run", "see", "set", "take"];
 
 /// Whether the words before `pos` deny the completion ("I didn't call", "still haven't sent").
 fn denied(s: &Sentence<'_>, pos: usize) -> bool {
@@ -223,17 +224,40 @@ fn close_thing(x: &str, s: &Sentence<'_>, start: usize, said: &str) -> Vec<Found
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "had-event",
+            "resolution.had-event",
             Mode::Statement,
             &["had"],
             r"\b(?:i|we)\s+(?:(?:just|finally|already|actually)\s+)*had\s+(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\b",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "had"),
         ),
         Rule::new(
-            "event-went",
+            "resolution.event-went",
             Mode::Statement,
             &["went", "was", "over", "cancel"],
-            r"\b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:went|was|is\s+over|got\s+cancel(?:l)?ed|has\s+been\s+cancel(?:l)?ed|was\s+cancel(?:l)?ed)\s*(?:(?:really|so|pretty|very|super|surprisingly|quite|amazingly|totally|better\s+than\s+expected|ok|just)\s+)*(?:well|fine|great|ok|okay|badly|smoothly|terribly|alright|amazing|awesome|good|bad|horrible|awful|over|perfectly|a\s+success|a\s+disaster)?\b",
+            r"(?x)
+                # e.g. The presentation went really well.
+                \b(?P<x>(?:my|the|our|that)\s+(?:[\w'-]+\s+){0,3}?<EVENT>)\s+(?:
+                    went
+                    | was
+                    | is\s+over
+                    | got\s+cancel(?:l)?ed
+                    | has\s+been\s+cancel(?:l)?ed
+                    | was\s+cancel(?:l)?ed
+                )
+                \s*(?:
+                    (?:
+                        really | so | pretty | very | super | surprisingly | quite | amazingly | totally
+                        | better\s+than\s+expected | ok | just
+                    )
+                    \s+
+                )*
+                (?:
+                    well | fine | great | ok | okay | badly | smoothly | terribly | alright
+                    | amazing | awesome | good | bad | horrible | awful | over | perfectly
+                    | a\s+success | a\s+disaster
+                )?
+                \b
+            ",
             |c, s| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 let outcome = ["went", "over", "cancel"].iter().any(|w| whole.contains(w))
@@ -256,14 +280,14 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "done-with",
+            "resolution.done-with",
             Mode::Statement,
             &["done", "finished", "through"],
             r"\b(?:done|finished|through)\s+with\s+(?P<x><CLAUSE>)",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
-            "is-done",
+            "resolution.is-done",
             Mode::Statement,
             &[
                 "done",
@@ -285,11 +309,19 @@ pub(super) fn rules() -> Vec<Rule> {
                 "shipped",
                 "out the door",
             ],
-            r"\b(?P<x>(?:my|the|our|that)\s+[^,.;!?]+?)\s+(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:(?:finally|all|now|officially|already|just)\s+)*(?:done|finished|submitted|sent(?:\s+off)?|booked|handled|sorted(?:\s+out)?|taken\s+care\s+of|complete|completed|paid(?:\s+off)?|filed|fixed|approved|signed|delivered|shipped|out\s+the\s+door)\b",
+            r"(?x)
+                # e.g. The grant application is finally submitted.
+                \b(?P<x>(?:my|the|our|that)\s+[^,.;!?]+?)\s+(?:is|are|was|were|got|has\s+been|have\s+been|'s)\s+(?:(?:finally|all|now|officially|already|just)\s+)*(?:
+                    done | finished | submitted | sent(?:\s+off)? | booked | handled
+                    | sorted(?:\s+out)? | taken\s+care\s+of | complete | completed | paid(?:\s+off)?
+                    | filed | fixed | approved | signed | delivered | shipped | out\s+the\s+door
+                )
+                \b
+            ",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
-            "thing-s-done",
+            "resolution.thing-s-done",
             Mode::Statement,
             &[
                 "'s done",
@@ -305,7 +337,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 ": done",
                 ": sorted",
             ],
-            r"^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b",
+            r"(?x)
+                # e.g. Taxes are done!
+                ^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b
+            ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
                 if ["it", "that", "this", "everything", "we", "i", "today", "work", "life", "the day", "all"]
@@ -317,31 +352,81 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "got-done",
+            "resolution.got-done",
             Mode::Statement,
             &["done", "care of", "off"],
-            r"\b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b|\b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)|\b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b",
+            r"(?x)
+                # e.g. I finally got the garage cleaned out done.
+                \b(?:got|get|finally\s+got)\s+(?P<x>[^,.;!?]+?)\s+(?:done|finished|sorted|submitted|sent\s+off|out\s+the\s+door)\b
+                | \b(?:took|taken)\s+care\s+of\s+(?P<y><CLAUSE>)
+                | \b(?:crossed|checked|ticked)\s+(?P<z>[^,.;!?]+?)\s+off\b
+            ",
             |c, s| {
                 let x = cap(c, "x").or(cap(c, "y")).or(cap(c, "z")).unwrap_or_default();
                 close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "completed")
             },
         ),
         Rule::new(
-            "back-from",
+            "resolution.back-from",
             Mode::Statement,
             &["back from", "returned from", "home from"],
             r"(?:\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+|^)(?:(?:just|finally)\s+)?(?:got\s+back|came\s+back|back|returned|home)\s+from\s+(?P<x><CLAUSE>)",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "got back from"),
         ),
         Rule::new(
-            "did-it",
+            "resolution.did-it",
             Mode::Statement,
             &[],
-            r"(?:^(?:(?:and|but|so|then|ok|okay|yay|well|oh|update:?|good\s+news:?|btw|also|finally|today|yesterday|earlier|just|last\s+night|this\s+morning|guess\s+what)[,:!]?\s+)*(?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?|\b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)(?:(?:just|finally|already|actually|also|successfully|eventually|officially|totally|literally|yesterday|today|earlier|last\s+night|this\s+morning|at\s+last)\s+)*(?:(?P<aux>did|managed\s+to|remembered\s+to|got\s+around\s+to|went\s+ahead\s+and|was\s+able\s+to|ended\s+up)\s+(?P<bv>[a-z]+)|(?P<v>[a-z]{2,}ed|went|sent|met|wrote|bought|paid|took|gave|made|did|got|spoke|told|saw|drove|flew|rang|built|sold|brought|found|won|put|read|began|held|rode|swam|threw|taught|caught|fed|hung|sang|wore|drew|ran))(?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)",
+            r"(?x)
+                # e.g. I called the plumber yesterday.
+                (?:
+                    ^(?:
+                        (?:
+                            and | but | so | then | ok | okay | yay | well | oh | update:? | good\s+news:?
+                            | btw | also | finally | today | yesterday | earlier | just | last\s+night
+                            | this\s+morning | guess\s+what
+                        )
+                        [,:!]?\s+
+                    )*
+                    (?:(?P<subj>i|we)(?:'ve|\s+have|'d|\s+had)?\s+)?
+                    | \b(?P<subj2>i|we)(?:'ve|\s+have|'d|\s+had)?\s+
+                )
+                (?:
+                    (?:
+                        just | finally | already | actually | also | successfully | eventually
+                        | officially | totally | literally | yesterday | today | earlier | last\s+night
+                        | this\s+morning | at\s+last
+                    )
+                    \s+
+                )*
+                (?:
+                    (?P<aux>
+                        did
+                        | managed\s+to
+                        | remembered\s+to
+                        | got\s+around\s+to
+                        | went\s+ahead\s+and
+                        | was\s+able\s+to
+                        | ended\s+up
+                    )
+                    \s+(?P<bv>[a-z]+)
+                    | (?P<v>
+                        [a-z]{2,}ed | went | sent | met | wrote | bought | paid | took | gave | made
+                        | did | got | spoke | told | saw | drove | flew | rang | built | sold | brought
+                        | found | won | put | read | began | held | rode | swam | threw | taught
+                        | caught | fed | hung | sang | wore | drew | ran
+                    )
+                )
+                (?P<part>\s+(?:up|off|in|out|back|over))?\s+(?P<obj><CLAUSE>)
+            ",
             did_it,
         ),
     ]
 }
+
+/// Verbs whose object follows a preposition ("talked to mom", "met with Sam"): the person is the task.
+pub(super) const WITH_PREP: &[&str] =
+    &["catch", "chat", "get", "go", "hear", "listen", "meet", "reach", "reply", "respond", "speak", "talk", "write"];
 
 /// "called my mom last night", "I finally sent the slides to Priya", "I did call her".
 fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
@@ -378,9 +463,6 @@ fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         return Vec::new();
     }
     // "went to the dentist": the place is the task; "tried to", "failed to": no object.
-    const WITH_PREP: &[&str] = &[
-        "go", "talk", "speak", "chat", "meet", "catch", "reach", "write", "reply", "respond", "listen", "hear", "get",
-    ];
     let obj = match (first.as_str(), base.as_str()) {
         ("to" | "with" | "from", b) if WITH_PREP.contains(&b) => {
             obj.get(first.len() + 1..).unwrap_or_default().to_string()

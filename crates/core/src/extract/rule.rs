@@ -65,6 +65,13 @@ impl Sentence<'_> {
     }
 }
 
+/// Lead-in words before a request still addressed to the assistant ("ok, please ...").
+pub(super) const LEADS: &[&str] = &[
+    "actually", "ahead", "alright", "also", "and", "anyway", "btw", "can", "could", "fine", "go", "hey", "hmm", "i",
+    "i'd", "just", "like", "may", "need", "no", "now", "oh", "oh,", "ok", "okay", "please", "pls", "plz", "should",
+    "so", "sorry", "then", "to", "um", "wait", "want", "well", "will", "would", "yes", "you",
+];
+
 impl Sentence<'_> {
     /// Whether a request at byte `start` is addressed to the assistant: at the sentence start or
     /// after a short lead-in ("ok,", "and please", "can you"), not at the end of a clause of its
@@ -73,11 +80,6 @@ impl Sentence<'_> {
         let before = self.text[..start].trim_end().trim_end_matches([',', ';', ':']);
         let clause = before.rsplit([',', ';', ':', '.', '!']).next().unwrap_or_default();
         let words: Vec<String> = clause.split_whitespace().map(str::to_lowercase).collect();
-        const LEADS: &[&str] = &[
-            "ok", "okay", "actually", "oh", "hey", "please", "also", "and", "so", "wait", "no", "yes", "sorry", "fine",
-            "alright", "now", "then", "just", "can", "could", "would", "will", "you", "want", "like", "need", "to",
-            "i", "i'd", "go", "ahead", "may", "should", "pls", "btw", "anyway", "hmm", "um", "well", "plz", "oh,",
-        ];
         words.len() <= 4 && words.iter().all(|w| LEADS.contains(&w.as_str()))
     }
 }

@@ -11,81 +11,151 @@ use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::{Kind, Surface};
 use crate::op::Draft;
 
-const LENGTH: &[&str] = &[
-    "short",
+pub(super) const LENGTH: &[&str] = &[
     "brief",
     "concise",
-    "long",
-    "detail",
-    "thorough",
+    "deeper",
     "depth",
-    "verbose",
-    "ramble",
-    "point",
+    "detail",
+    "elaborate",
     "essay",
-    "wordy",
+    "fluff",
+    "lengthy",
+    "long",
+    "point",
+    "ramble",
+    "rambling",
+    "short",
     "succinct",
     "terse",
+    "thorough",
     "tl;dr",
     "tldr",
-    "wall",
-    "elaborate",
-    "deeper",
-    "fluff",
+    "verbose",
     "waffl",
-    "rambling",
-    "lengthy",
+    "wall",
+    "wordy",
 ];
 
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "length-keep",
+            "style.length-keep",
             Mode::Request,
             LENGTH,
-            r"\b(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+|them\s+|things\s+|it\s+)?(?:(?:answers?|responses?|replies|reply|messages?|explanations?|summaries)\s+)?(?:(?:nice\s+and|really|very|super|a\s+bit|a\s+little|more|extra|fairly|pretty)\s+)*(?P<x>short|shorter|brief|briefer|concise|tight|succinct|terse|long|longer|detailed|thorough|in-depth|comprehensive|to\s+the\s+point)\b",
+            r"(?x)
+                # e.g. Keep your answers short.
+                \b(?:keep|make)\s+(?:your\s+|the\s+|all\s+|my\s+|them\s+|things\s+|it\s+)?(?:
+                    (?:answers?|responses?|replies|reply|messages?|explanations?|summaries)\s+
+                )?
+                (?:
+                    (?:
+                        nice\s+and | really | very | super | a\s+bit | a\s+little | more | extra
+                        | fairly | pretty
+                    )
+                    \s+
+                )*
+                (?P<x>
+                    short | shorter | brief | briefer | concise | tight | succinct | terse | long
+                    | longer | detailed | thorough | in-depth | comprehensive | to\s+the\s+point
+                )
+                \b
+            ",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-prefer",
+            "style.length-prefer",
             Mode::Request,
             LENGTH,
-            r"\b(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|much\s+|generally\s+|usually\s+|always\s+|definitely\s+)?(?:prefer|like|want|need|appreciate|love|rather\s+have|like\s+getting|prefer\s+getting|enjoy|do\s+better\s+with)\s+(?:it\s+when\s+you\s+give\s+)?(?:(?:really|very|super|nice|more|much|a\s+lot\s+more|quick|clear)\s+)*(?P<x>short|shorter|brief|concise|succinct|terse|long|longer|detailed|thorough|in-depth|in\s+depth|comprehensive|deep|lengthy|one-line|one\s+line|bite-sized|quick|extensive|elaborate|deeper)(?:\s+and\s+\w+)?\s+(?:answers?|responses?|replies|explanations?|summaries|messages|replies|dives?|write-?ups)",
+            r"(?x)
+                # e.g. I prefer detailed answers.
+                \b(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|much\s+|generally\s+|usually\s+|always\s+|definitely\s+)?(?:
+                    prefer | like | want | need | appreciate | love | rather\s+have | like\s+getting
+                    | prefer\s+getting | enjoy | do\s+better\s+with
+                )
+                \s+(?:it\s+when\s+you\s+give\s+)?(?:(?:really|very|super|nice|more|much|a\s+lot\s+more|quick|clear)\s+)*(?P<x>
+                    short | shorter | brief | concise | succinct | terse | long | longer | detailed
+                    | thorough | in-depth | in\s+depth | comprehensive | deep | lengthy | one-line
+                    | one\s+line | bite-sized | quick | extensive | elaborate | deeper
+                )
+                (?:\s+and\s+\w+)?\s+(?:
+                    answers? | responses? | replies | explanations? | summaries | messages | replies
+                    | dives? | write-?ups
+                )
+            ",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-noun-first",
+            "style.length-noun-first",
             Mode::Request,
             LENGTH,
-            r"\b(?P<x>short|shorter|brief|concise|detailed|longer|thorough|in-depth)\s+(?:answers?|responses?|replies|explanations?)\s+(?:please|pls|from\s+now\s+on|going\s+forward|only|are\s+(?:better|best|preferred)|work\s+(?:better|best)\s+for\s+me|for\s+me)",
+            r"(?x)
+                # e.g. Short answers please.
+                \b(?P<x>short|shorter|brief|concise|detailed|longer|thorough|in-depth)\s+(?:answers?|responses?|replies|explanations?)\s+(?:
+                    please
+                    | pls
+                    | from\s+now\s+on
+                    | going\s+forward
+                    | only
+                    | are\s+(?:better|best|preferred)
+                    | work\s+(?:better|best)\s+for\s+me
+                    | for\s+me
+                )
+            ",
             |c, _| length(cap(c, "x")),
         ),
         Rule::new(
-            "length-be",
+            "style.length-be",
             Mode::Request,
             LENGTH,
-            r"\b(?:please\s+|pls\s+|try\s+to\s+|can\s+you\s+|could\s+you\s+|just\s+)?be\s+(?:more\s+|very\s+|extra\s+|super\s+|a\s+bit\s+more\s+|less\s+)?(?P<x>brief|concise|succinct|terse|thorough|detailed|verbose|wordy)\b",
+            r"(?x)
+                # e.g. Please be more concise.
+                \b(?:please\s+|pls\s+|try\s+to\s+|can\s+you\s+|could\s+you\s+|just\s+)?be\s+(?:more\s+|very\s+|extra\s+|super\s+|a\s+bit\s+more\s+|less\s+)?(?P<x>brief|concise|succinct|terse|thorough|detailed|verbose|wordy)\b
+            ",
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
                 if whole.contains("less ") { length(Some("short")) } else { length(cap(c, "x")) }
             },
         ),
         Rule::new(
-            "length-too",
+            "style.length-too",
             Mode::Request,
             LENGTH,
-            r"\b(?:your\s+|the\s+|these\s+|those\s+)?(?:answers|responses|replies|messages|explanations)\s+(?:are|were|have\s+been|get)\s+(?:(?:way|far|a\s+bit|a\s+little|kind\s+of|kinda|always|often|usually|sometimes|just|really)\s+)*too\s+(?P<x>long|verbose|wordy|short|brief|terse)",
+            r"(?x)
+                # e.g. Your replies are way too long.
+                \b(?:your\s+|the\s+|these\s+|those\s+)?(?:answers|responses|replies|messages|explanations)\s+(?:are|were|have\s+been|get)\s+(?:
+                    (?:
+                        way | far | a\s+bit | a\s+little | kind\s+of | kinda | always | often | usually
+                        | sometimes | just | really
+                    )
+                    \s+
+                )*
+                too\s+(?P<x>long|verbose|wordy|short|brief|terse)
+            ",
             |c, _| {
                 let x = cap(c, "x").unwrap_or_default().to_lowercase();
                 length(Some(if matches!(x.as_str(), "short" | "brief" | "terse") { "long" } else { "short" }))
             },
         ),
         Rule::new(
-            "length-no-rambling",
+            "style.length-no-rambling",
             Mode::Request,
             LENGTH,
-            r"\b(?:no|stop|don't|do\s+not|quit|without\s+(?:the|any))\s+(?:\w+\s+)?(?P<x>rambling|ramble|waffling|waffle|fluff|essays|long\s+answers|long\s+responses|walls?\s+of\s+text|long-winded\s+\w+|novels|over-?explaining|over-?explain|padding)\b|\b(?:get|cut|skip)\s+(?:straight\s+)?to\s+the\s+(?:point|chase)\b|\b(?:just|only)\s+(?:give\s+me\s+)?(?:the\s+)?(?:short|quick)\s+(?:answer|version)\b|\b(?:less|fewer)\s+(?:verbose|wordy|words|detail|text)\b|\bmore\s+(?:concise|succinct|brief)\b|\btl;?dr\s+(?:please|only|version|pls)\b",
+            r"(?x)
+                # e.g. No rambling, just get to the point.
+                \b(?:no|stop|don't|do\s+not|quit|without\s+(?:the|any))\s+(?:\w+\s+)?(?P<x>
+                    rambling | ramble | waffling | waffle | fluff | essays | long\s+answers
+                    | long\s+responses | walls?\s+of\s+text | long-winded\s+\w+ | novels
+                    | over-?explaining | over-?explain | padding
+                )
+                \b
+                | \b(?:get|cut|skip)\s+(?:straight\s+)?to\s+the\s+(?:point|chase)\b
+                | \b(?:just|only)\s+(?:give\s+me\s+)?(?:the\s+)?(?:short|quick)\s+(?:answer|version)\b
+                | \b(?:less|fewer)\s+(?:verbose|wordy|words|detail|text)\b
+                | \bmore\s+(?:concise|succinct|brief)\b
+                | \btl;?dr\s+(?:please|only|version|pls)\b
+            ",
             |c, s| {
                 // "get to the point where ..." is an idiom about something else.
                 let end = c.get(0).map_or(0, |m| m.end());
@@ -97,14 +167,20 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "length-more-detail",
+            "style.length-more-detail",
             Mode::Request,
             LENGTH,
-            r"\b(?:give\s+me|i\s+want|i\s+need|i\s+like|i\s+prefer|go\s+into|include)\s+(?:a\s+lot\s+)?(?:more|lots\s+of|plenty\s+of|the\s+full|full|all\s+the)\s+(?:detail|details|depth|context)\b|\b(?:go|dig)\s+deeper\b|\bexplain\s+(?:things\s+|everything\s+)?in\s+(?:more\s+|great\s+|full\s+)?(?:detail|depth)\b|\bmore\s+in-depth\b",
+            r"(?x)
+                # e.g. Give me more detail when you explain things.
+                \b(?:give\s+me|i\s+want|i\s+need|i\s+like|i\s+prefer|go\s+into|include)\s+(?:a\s+lot\s+)?(?:more|lots\s+of|plenty\s+of|the\s+full|full|all\s+the)\s+(?:detail|details|depth|context)\b
+                | \b(?:go|dig)\s+deeper\b
+                | \bexplain\s+(?:things\s+|everything\s+)?in\s+(?:more\s+|great\s+|full\s+)?(?:detail|depth)\b
+                | \bmore\s+in-depth\b
+            ",
             |_, _| length(Some("long")),
         ),
         Rule::new(
-            "format",
+            "style.format",
             Mode::Request,
             &[
                 "bullet",
@@ -119,11 +195,31 @@ pub(super) fn rules() -> Vec<Rule> {
                 "plain text",
                 "list",
             ],
-            r"\b(?P<f>bullet[- ]?points?|bullets|bulleted\s+lists?|tables?|tabular|prose|paragraphs|full\s+sentences|code\s+(?:examples?|snippets?|samples?|first|blocks?)|(?:just|only)\s+the\s+code|numbered\s+(?:lists?|steps)|step[- ]by[- ]step|markdown|plain\s+text|lists)\b",
+            r"(?x)
+                # e.g. Use bullet points please.
+                \b(?P<f>
+                    bullet[-\x20]?points?
+                    | bullets
+                    | bulleted\s+lists?
+                    | tables?
+                    | tabular
+                    | prose
+                    | paragraphs
+                    | full\s+sentences
+                    | code\s+(?:examples?|snippets?|samples?|first|blocks?)
+                    | (?:just|only)\s+the\s+code
+                    | numbered\s+(?:lists?|steps)
+                    | step[-\x20]by[-\x20]step
+                    | markdown
+                    | plain\s+text
+                    | lists
+                )
+                \b
+            ",
             format,
         ),
         Rule::new(
-            "language-reply",
+            "style.language-reply",
             Mode::Request,
             &[
                 "english",
@@ -164,7 +260,29 @@ pub(super) fn rules() -> Vec<Rule> {
                 "tagalog",
                 "swahili",
             ],
-            r"\b(?:(?:answer|reply|respond|talk|speak|write|chat|communicate|converse|text)(?:\s+to\s+me|\s+with\s+me|\s+back)?\s+(?:only\s+|always\s+)?in|(?:let's|lets|can\s+we|could\s+we|shall\s+we)\s+(?:speak|talk|chat|switch\s+to|use|continue\s+in|do\s+this\s+in)|(?:switch|change)\s+(?:the\s+language\s+|over\s+)?to|(?:answers?|responses?|replies|messages)\s+(?:should\s+be\s+)?in|(?:prefer|like|want)\s+(?:it\s+|things\s+|everything\s+)?in|in|use)\s+(?P<x><LANG>)\b(?P<tail>\s+(?:please|pls|from\s+now\s+on|only|going\s+forward|instead|if\s+possible))?",
+            r"(?x)
+                # e.g. Please reply in Spanish.
+                \b(?:
+                    (?:answer|reply|respond|talk|speak|write|chat|communicate|converse|text)(?:\s+to\s+me|\s+with\s+me|\s+back)?\s+(?:only\s+|always\s+)?in
+                    | (?:let's|lets|can\s+we|could\s+we|shall\s+we)\s+(?:speak|talk|chat|switch\s+to|use|continue\s+in|do\s+this\s+in)
+                    | (?:switch|change)\s+(?:the\s+language\s+|over\s+)?to
+                    | (?:answers?|responses?|replies|messages)\s+(?:should\s+be\s+)?in
+                    | (?:prefer|like|want)\s+(?:it\s+|things\s+|everything\s+)?in
+                    | in
+                    | use
+                )
+                \s+(?P<x><LANG>)\b(?P<tail>
+                    \s+(?:
+                        please
+                        | pls
+                        | from\s+now\s+on
+                        | only
+                        | going\s+forward
+                        | instead
+                        | if\s+possible
+                    )
+                )?
+            ",
             |c, s| {
                 let Some(lang) = cap(c, "x").map(|x| title(&x.to_lowercase())) else { return Vec::new() };
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
@@ -181,7 +299,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "code-language",
+            "style.code-language",
             Mode::Request,
             &["example", "code", "snippet", "sample"],
             r"\b(?:(?:code\s+)?examples?|code|snippets?|samples?)\s+(?:should\s+be\s+|always\s+)?in\s+(?P<x>[\w+#.]+(?:\s+[\w+#.]+)?)",
@@ -217,7 +335,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tone",
+            "style.tone",
             Mode::Request,
             &[
                 "casual",
@@ -242,14 +360,50 @@ pub(super) fn rules() -> Vec<Rule> {
                 "brutal",
                 "like a friend",
             ],
-            r"\b(?:(?:please\s+)?be\s+(?:more\s+|a\s+bit\s+more\s+|less\s+|super\s+|very\s+|totally\s+|brutally\s+)?|(?:keep|make)\s+(?:it|things|the\s+tone|your\s+tone)\s+(?:more\s+)?|(?:i\s+)?(?:prefer|like|want|appreciate)\s+(?:a\s+)?(?:more\s+)?|(?:don't|do\s+not|no\s+need\s+to)\s+(?:be\s+)?(?:so\s+)?|(?:stop|quit)\s+being\s+(?:so\s+)?|talk\s+to\s+me\s+|no\s+|you\s+can\s+be\s+)(?P<x>casual|informal|formal|professional|friendly|blunt|direct|honest|gentle|nice|sugarcoat(?:ing)?|sugar-coat(?:ing)?|polite|funny|playful|humorous|serious|chill|relaxed|harsh|brutally\s+honest|like\s+a\s+friend|straightforward|kind|warm|stiff|robotic)\b(?P<tail>\s+(?:tone|feedback|style|language|answers|responses|replies|with\s+me))?",
+            r"(?x)
+                # e.g. Please be more casual with me.
+                \b(?:
+                    (?:please\s+)?be\s+(?:
+                        more\s+
+                        | a\s+bit\s+more\s+
+                        | less\s+
+                        | super\s+
+                        | very\s+
+                        | totally\s+
+                        | brutally\s+
+                    )?
+                    | (?:keep|make)\s+(?:it|things|the\s+tone|your\s+tone)\s+(?:more\s+)?
+                    | (?:i\s+)?(?:prefer|like|want|appreciate)\s+(?:a\s+)?(?:more\s+)?
+                    | (?:don't|do\s+not|no\s+need\s+to)\s+(?:be\s+)?(?:so\s+)?
+                    | (?:stop|quit)\s+being\s+(?:so\s+)?
+                    | talk\s+to\s+me\s+
+                    | no\s+
+                    | you\s+can\s+be\s+
+                )
+                (?P<x>
+                    casual | informal | formal | professional | friendly | blunt | direct | honest
+                    | gentle | nice | sugarcoat(?:ing)? | sugar-coat(?:ing)? | polite | funny
+                    | playful | humorous | serious | chill | relaxed | harsh | brutally\s+honest
+                    | like\s+a\s+friend | straightforward | kind | warm | stiff | robotic
+                )
+                \b(?P<tail>
+                    \s+(?:tone|feedback|style|language|answers|responses|replies|with\s+me)
+                )?
+            ",
             tone,
         ),
         Rule::new(
-            "units",
+            "style.units",
             Mode::Request,
             &["metric", "imperial", "celsius", "fahrenheit", "kilomet", "miles", "kg", "pounds", "lbs"],
-            r"\b(?:use|prefer|in|give\s+me|stick\s+to|switch\s+to|always|only)\s+(?:the\s+)?(?P<x>metric|imperial|celsius|fahrenheit|kilometers|kilometres|km|miles|kg|kilograms|pounds|lbs)\b",
+            r"(?x)
+                # e.g. Use metric please.
+                \b(?:use|prefer|in|give\s+me|stick\s+to|switch\s+to|always|only)\s+(?:the\s+)?(?P<x>
+                    metric | imperial | celsius | fahrenheit | kilometers | kilometres | km | miles
+                    | kg | kilograms | pounds | lbs
+                )
+                \b
+            ",
             |c, _| {
                 let x = cap(c, "x").unwrap_or_default().to_lowercase();
                 let metric =
@@ -265,7 +419,7 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "level",
+            "style.level",
             Mode::Request,
             &[
                 "simple",
@@ -282,7 +436,29 @@ pub(super) fn rules() -> Vec<Rule> {
                 "newbie",
                 "noob",
             ],
-            r"\b(?P<simple>explain\s+(?:it\s+|things\s+)?like\s+i'?m\s+(?:five|5|a\s+child|a\s+kid)|eli5|(?:keep\s+it|in)\s+simple(?:\s+terms)?|simple\s+(?:terms|language|words|explanations)|layman'?s\s+terms|dumb\s+it\s+down|no\s+jargon|without\s+(?:the\s+)?jargon|i'?m\s+not\s+(?:very\s+|that\s+|super\s+)?technical|i'?m\s+(?:a\s+)?(?:total\s+|complete\s+)?(?:beginner|newbie|noob|novice))|(?P<expert>i'?m\s+(?:an?\s+)?(?:expert|senior\s+engineer|very\s+technical|pretty\s+technical)|skip\s+the\s+basics|(?:be|get)\s+(?:more\s+)?technical|don'?t\s+explain\s+the\s+basics|assume\s+i\s+know\s+the\s+basics)\b",
+            r"(?x)
+                # e.g. Explain it like I'm five.
+                \b(?P<simple>
+                    explain\s+(?:it\s+|things\s+)?like\s+i'?m\s+(?:five|5|a\s+child|a\s+kid)
+                    | eli5
+                    | (?:keep\s+it|in)\s+simple(?:\s+terms)?
+                    | simple\s+(?:terms|language|words|explanations)
+                    | layman'?s\s+terms
+                    | dumb\s+it\s+down
+                    | no\s+jargon
+                    | without\s+(?:the\s+)?jargon
+                    | i'?m\s+not\s+(?:very\s+|that\s+|super\s+)?technical
+                    | i'?m\s+(?:a\s+)?(?:total\s+|complete\s+)?(?:beginner|newbie|noob|novice)
+                )
+                | (?P<expert>
+                    i'?m\s+(?:an?\s+)?(?:expert|senior\s+engineer|very\s+technical|pretty\s+technical)
+                    | skip\s+the\s+basics
+                    | (?:be|get)\s+(?:more\s+)?technical
+                    | don'?t\s+explain\s+the\s+basics
+                    | assume\s+i\s+know\s+the\s+basics
+                )
+                \b
+            ",
             |c, _| {
                 let (value, content) = if c.name("simple").is_some() {
                     ("simple", "User prefers simple, jargon-free explanations")
@@ -294,7 +470,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 )]
             },
         ),
-        Rule::new("emoji", Mode::Request, &["emoji"], r"\bemojis?\b", |c, s| {
+        Rule::new("style.emoji", Mode::Request, &["emoji"], r"\bemojis?\b", |c, s| {
             let neg = c.get(0).is_some_and(|m| s.negated_before(m.start()));
             let wish = neg
                 || ["use", "love", "like", "more", "add", "want", "enjoy", "please"]

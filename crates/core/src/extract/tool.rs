@@ -318,12 +318,12 @@ const TOOLS: &[(&str, &str)] = &[
 ];
 
 /// Tool names that are also everyday words: only when written with a capital.
-const AMBIGUOUS: &[&str] = &[
-    "c", "go", "mac", "arch", "edge", "things", "bear", "surface", "warp", "signal", "express", "spring", "rails",
-    "phoenix", "render", "railway", "swift", "rust", "ruby", "crystal", "julia", "dart", "elm", "pixel", "galaxy",
-    "linear", "cursor", "atom", "eclipse", "helix", "nano", "fish", "arc", "opera", "brave", "sketch", "remix",
-    "astro", "oracle", "notion", "roam", "affinity", "gemini", "claude", "fleet", "rider", "tidal", "travis", "nomad",
-    "flask", "react", "vue", "angular", "git", "gitlab", "windows", "android", "safari", "chrome",
+pub(super) const AMBIGUOUS: &[&str] = &[
+    "affinity", "android", "angular", "arc", "arch", "astro", "atom", "bear", "brave", "c", "chrome", "claude",
+    "crystal", "cursor", "dart", "eclipse", "edge", "elm", "express", "fish", "flask", "fleet", "galaxy", "gemini",
+    "git", "gitlab", "go", "helix", "julia", "linear", "mac", "nano", "nomad", "notion", "opera", "oracle", "phoenix",
+    "pixel", "rails", "railway", "react", "remix", "render", "rider", "roam", "ruby", "rust", "safari", "signal",
+    "sketch", "spring", "surface", "swift", "things", "tidal", "travis", "vue", "warp", "windows",
 ];
 
 /// The words a category reads as in content.
@@ -430,37 +430,116 @@ fn tool_found(subj: &str, shown: &str, cat: &str) -> Found {
     Found::add(draft)
 }
 
-const HARDWARE: &[&str] = &["phone", "laptop"];
+pub(super) const HARDWARE: &[&str] = &["laptop", "phone"];
 
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {
     vec![
         Rule::new(
-            "switch-from-to",
+            "tool.switch-from-to",
             Mode::Statement,
             &["from"],
-            r"\b(?:(?P<subj>i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+)?(?:(?:finally|just|recently|now|officially|completely|fully|also|totally|eventually|already)\s+)*(?P<v>switched|moved|migrated|changed|transitioned|converted|went|jumped|upgraded|downgraded|ported|switching|moving|migrating)\s+(?:over\s+|everything\s+|it\s+all\s+|(?:our|my|the)\s+[\w-]+(?:\s+[\w-]+)?\s+)?from\s+(?P<a>[^,;!?]+?)\s+(?:over\s+)?to\s+(?P<b>[^,;!?]+)",
+            r"(?x)
+                # e.g. I switched from VS Code to Zed.
+                \b(?:(?P<subj>i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+)?(?:
+                    (?:
+                        finally | just | recently | now | officially | completely | fully | also
+                        | totally | eventually | already
+                    )
+                    \s+
+                )*
+                (?P<v>
+                    switched | moved | migrated | changed | transitioned | converted | went | jumped
+                    | upgraded | downgraded | ported | switching | moving | migrating
+                )
+                \s+(?:
+                    over\s+
+                    | everything\s+
+                    | it\s+all\s+
+                    | (?:our|my|the)\s+[\w-]+(?:\s+[\w-]+)?\s+
+                )?
+                from\s+(?P<a>[^,;!?]+?)\s+(?:over\s+)?to\s+(?P<b>[^,;!?]+)
+            ",
             switch,
         ),
         Rule::new(
-            "switch-replaced",
+            "tool.switch-replaced",
             Mode::Statement,
             &["replaced", "swapped", "ditched", "dropped", "traded"],
-            r"\b(?:(?P<subj>i|we)(?:'ve|\s+have)?\s+)?(?:(?:finally|just|recently|completely)\s+)*(?P<v>replaced|swapped|ditched|dropped|traded)\s+(?:out\s+)?(?P<a>[^,;!?]+?)\s+(?:for|with)\s+(?P<b>[^,;!?]+)",
+            r"(?x)
+                # e.g. I replaced Evernote with Obsidian.
+                \b(?:(?P<subj>i|we)(?:'ve|\s+have)?\s+)?(?:(?:finally|just|recently|completely)\s+)*(?P<v>replaced|swapped|ditched|dropped|traded)\s+(?:out\s+)?(?P<a>[^,;!?]+?)\s+(?:for|with)\s+(?P<b>[^,;!?]+)
+            ",
             switch,
         ),
         Rule::new(
-            "switch-instead",
+            "tool.switch-instead",
             Mode::Statement,
             &["instead", "rather than"],
-            r"\b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:(?:now|mostly|just|only)\s+)*(?P<v>use|using|prefer|chose|picked|went\s+with|code\s+in|write)\s+(?P<b>[^,;!?]+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<a>[^,;!?]+)",
+            r"(?x)
+                # e.g. I use Firefox instead of Chrome.
+                \b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:(?:now|mostly|just|only)\s+)*(?P<v>use|using|prefer|chose|picked|went\s+with|code\s+in|write)\s+(?P<b>[^,;!?]+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<a>[^,;!?]+)
+            ",
             switch,
         ),
         Rule::new(
-            "tool-use",
+            "tool.tool-use",
             Mode::Statement,
             &[],
-            r"\b(?P<subj>i|we)(?:'ve|'re|'m|\s+am|\s+are|\s+have)?\s+(?:(?:now|mostly|mainly|primarily|usually|only|exclusively|still|also|just|always|currently|basically|pretty\s+much|really|been|actually|happily|personally|finally|recently|daily)\s+)*(?P<v>use|using|code\s+in|coding\s+in|program\s+in|programming\s+in|write\s+(?:code\s+)?in|writing\s+(?:code\s+)?in|write|writing|develop\s+in|developing\s+in|run|running|on|rely\s+on|swear\s+by|daily[- ]drive|main|prefer|work\s+(?:mostly\s+|mainly\s+)?(?:in|with)|working\s+(?:in|with)|build\s+(?:everything\s+|stuff\s+|things\s+|apps\s+)?(?:in|with)|live\s+in|stick\s+with|went\s+with|chose|picked|switched\s+(?:over\s+)?to|moved\s+(?:over\s+)?to|migrated\s+to|changed\s+to|converted\s+to|transitioned\s+to|jumped\s+(?:ship\s+)?to|started\s+using|have|got|bought|own)\s+(?P<x>[^,;!?]+)",
+            r"(?x)
+                # e.g. I mostly code in Go.
+                \b(?P<subj>i|we)(?:'ve|'re|'m|\s+am|\s+are|\s+have)?\s+(?:
+                    (?:
+                        now | mostly | mainly | primarily | usually | only | exclusively | still | also
+                        | just | always | currently | basically | pretty\s+much | really | been
+                        | actually | happily | personally | finally | recently | daily
+                    )
+                    \s+
+                )*
+                (?P<v>
+                    use
+                    | using
+                    | code\s+in
+                    | coding\s+in
+                    | program\s+in
+                    | programming\s+in
+                    | write\s+(?:code\s+)?in
+                    | writing\s+(?:code\s+)?in
+                    | write
+                    | writing
+                    | develop\s+in
+                    | developing\s+in
+                    | run
+                    | running
+                    | on
+                    | rely\s+on
+                    | swear\s+by
+                    | daily[-\x20]drive
+                    | main
+                    | prefer
+                    | work\s+(?:mostly\s+|mainly\s+)?(?:in|with)
+                    | working\s+(?:in|with)
+                    | build\s+(?:everything\s+|stuff\s+|things\s+|apps\s+)?(?:in|with)
+                    | live\s+in
+                    | stick\s+with
+                    | went\s+with
+                    | chose
+                    | picked
+                    | switched\s+(?:over\s+)?to
+                    | moved\s+(?:over\s+)?to
+                    | migrated\s+to
+                    | changed\s+to
+                    | converted\s+to
+                    | transitioned\s+to
+                    | jumped\s+(?:ship\s+)?to
+                    | started\s+using
+                    | have
+                    | got
+                    | bought
+                    | own
+                )
+                \s+(?P<x>[^,;!?]+)
+            ",
             |c, s| {
                 let subj = cap(c, "subj").unwrap_or("i");
                 let v = cap(c, "v").unwrap_or_default().to_lowercase();
@@ -500,10 +579,47 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tool-my-noun",
+            "tool.tool-my-noun",
             Mode::Statement,
             &["my ", "our "],
-            r"\b(?P<owner>my|our)\s+(?:(?:main|primary|favou?rite|go-to|daily|current|new|preferred|usual|only|work|personal)\s+)*(?P<n>(?:text\s+|code\s+)?editor|ide|programming\s+language|operating\s+system|os|(?:linux\s+)?distro|(?:web\s+)?browser|shell|terminal(?:\s+emulator)?|database|db|phone|laptop|computer|machine|keyboard\s+layout|note-?taking\s+app|notes\s+app|task\s+manager|to-?do\s+app|cloud(?:\s+provider)?|music\s+app|password\s+manager|email\s+client|framework)(?:\s+of\s+choice)?\s+(?:is|has\s+been|will\s+be)\s+(?:now\s+|still\s+)?(?P<x>[^,;!?]+)",
+            r"(?x)
+                # e.g. My editor of choice is Helix.
+                \b(?P<owner>my|our)\s+(?:
+                    (?:
+                        main | primary | favou?rite | go-to | daily | current | new | preferred | usual
+                        | only | work | personal
+                    )
+                    \s+
+                )*
+                (?P<n>
+                    (?:text\s+|code\s+)?editor
+                    | ide
+                    | programming\s+language
+                    | operating\s+system
+                    | os
+                    | (?:linux\s+)?distro
+                    | (?:web\s+)?browser
+                    | shell
+                    | terminal(?:\s+emulator)?
+                    | database
+                    | db
+                    | phone
+                    | laptop
+                    | computer
+                    | machine
+                    | keyboard\s+layout
+                    | note-?taking\s+app
+                    | notes\s+app
+                    | task\s+manager
+                    | to-?do\s+app
+                    | cloud(?:\s+provider)?
+                    | music\s+app
+                    | password\s+manager
+                    | email\s+client
+                    | framework
+                )
+                (?:\s+of\s+choice)?\s+(?:is|has\s+been|will\s+be)\s+(?:now\s+|still\s+)?(?P<x>[^,;!?]+)
+            ",
             |c, s| {
                 let Some(cat) = cap(c, "n").and_then(category_of_noun) else { return Vec::new() };
                 let subj = if cap(c, "owner").is_some_and(|o| o.eq_ignore_ascii_case("our")) { "we" } else { "i" };
@@ -525,10 +641,39 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tool-is-my-noun",
+            "tool.tool-is-my-noun",
             Mode::Statement,
             &["my ", "our "],
-            r"\b(?P<x>[\w.+#!-]+(?:\s+[\w.+#!-]+)?)\s+is\s+(?P<owner>my|our)\s+(?:(?:main|primary|favou?rite|go-to|daily|current|new|preferred|usual|only)\s+)*(?P<n>(?:text\s+|code\s+)?editor|ide|programming\s+language|operating\s+system|os|(?:linux\s+)?distro|(?:web\s+)?browser|shell|terminal|database|db|phone|laptop|note-?taking\s+app|notes\s+app|task\s+manager|cloud(?:\s+provider)?|music\s+app|password\s+manager|email\s+client|framework)(?:\s+of\s+choice)?\b",
+            r"(?x)
+                # e.g. Arch is my distro.
+                \b(?P<x>[\w.+\#!-]+(?:\s+[\w.+\#!-]+)?)\s+is\s+(?P<owner>my|our)\s+(?:
+                    (?:main|primary|favou?rite|go-to|daily|current|new|preferred|usual|only)\s+
+                )*
+                (?P<n>
+                    (?:text\s+|code\s+)?editor
+                    | ide
+                    | programming\s+language
+                    | operating\s+system
+                    | os
+                    | (?:linux\s+)?distro
+                    | (?:web\s+)?browser
+                    | shell
+                    | terminal
+                    | database
+                    | db
+                    | phone
+                    | laptop
+                    | note-?taking\s+app
+                    | notes\s+app
+                    | task\s+manager
+                    | cloud(?:\s+provider)?
+                    | music\s+app
+                    | password\s+manager
+                    | email\s+client
+                    | framework
+                )
+                (?:\s+of\s+choice)?\b
+            ",
             |c, s| {
                 let Some(cat) = cap(c, "n").and_then(category_of_noun) else { return Vec::new() };
                 let subj = if cap(c, "owner").is_some_and(|o| o.eq_ignore_ascii_case("our")) { "we" } else { "i" };
@@ -540,10 +685,16 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
-            "tool-user",
+            "tool.tool-user",
             Mode::Statement,
             &["user", "person", "guy", "girl", "fan", "diehard", "die-hard", "loyalist"],
-            r"\b<IM>\s+(?:(?:now|still|also|a\s+big|a\s+huge|a\s+total|a\s+lifelong|a\s+longtime)\s+)*(?:an?\s+)?(?P<x>[\w.+#!-]+(?:\s+[\w.+#!-]+)?)\s+(?:user|person|guy|girl|fan|diehard|die-hard|loyalist)\b",
+            r"(?x)
+                # e.g. I'm a die-hard Linux user.
+                \b<IM>\s+(?:
+                    (?:now|still|also|a\s+big|a\s+huge|a\s+total|a\s+lifelong|a\s+longtime)\s+
+                )*
+                (?:an?\s+)?(?P<x>[\w.+\#!-]+(?:\s+[\w.+\#!-]+)?)\s+(?:user|person|guy|girl|fan|diehard|die-hard|loyalist)\b
+            ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
                 let found = lookup(x, s).or_else(|| x.split_whitespace().last().and_then(|w| lookup(w, s)));

@@ -331,6 +331,11 @@ DROP INDEX messages_tsv;
 CREATE INDEX memories_lexical ON memories (tenant, user_id, agent, chat) INCLUDE (id, tsv) WHERE status = 'active';
 CREATE INDEX messages_lexical ON messages (tenant, user_id, agent, chat) INCLUDE (id, tsv) WHERE NOT withheld;
 "#,
+    // 7: the heuristic rule that proposed a memory (`Provenance::rule`), so `mnemo show` can say
+    // why it was remembered; null for the model, the API, jobs and older rows.
+    r#"
+ALTER TABLE memories ADD COLUMN rule text;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -33,6 +33,7 @@ pub(crate) fn memory<R: Row>(r: &R) -> crate::Result<Memory> {
             chat: r.opt_text(19)?.map(|c| c.parse()).transpose().map_err(|e| corrupt("source chat", 19, e))?,
             extractor: r.text(20)?,
             extractor_version: r.text(21)?,
+            rule: r.opt_text(32)?,
         },
         content_hash: r.text(22)?,
         created_at: r.time(23)?,
@@ -171,7 +172,7 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
         },
         "memories" => Record::Memory {
             memory: memory(r)?,
-            embedding: r.opt_text(32)?.zip(r.vector(33)?).map(|(model, vector)| Embedding { model, vector }),
+            embedding: r.opt_text(33)?.zip(r.vector(34)?).map(|(model, vector)| Embedding { model, vector }),
         },
         "history" => Record::History { tenant: r.parse(0)?, entry: history(r, 1)? },
         "links" => Record::Link { tenant: r.parse(0)?, link: link(r, 1)? },

@@ -57,6 +57,7 @@ pub(crate) const MEMORY: &[&str] = &[
     "reinforcements",
     "expires_at",
     "sensitivity",
+    "rule",
 ];
 
 /// A memory row exactly as given: a live insert and an import write it through the same list.
@@ -95,6 +96,7 @@ pub(crate) fn memory(m: &Memory) -> Vec<Value> {
         i64::from(m.reinforcements).into(),
         ms_opt(m.expires_at).into(),
         m.sensitivity.as_str().into(),
+        m.provenance.rule.clone().into(),
     ]
 }
 

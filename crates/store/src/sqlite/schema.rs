@@ -225,6 +225,11 @@ DROP TABLE message_fts;
 CREATE VIRTUAL TABLE memory_fts USING fts5 (content, tokenize = 'unicode61');
 CREATE VIRTUAL TABLE message_fts USING fts5 (content, tokenize = 'unicode61');
 "#,
+    // 6: the heuristic rule that proposed a memory (`Provenance::rule`), so `mnemo show` can say
+    // why it was remembered; null for the model, the API, jobs and older rows.
+    r#"
+ALTER TABLE memories ADD COLUMN rule TEXT;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

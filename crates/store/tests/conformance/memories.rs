@@ -14,6 +14,8 @@ pub(crate) fn memories_round_trip(store: &dyn Store) {
     m.key = Some("k".into());
     m.value = Some("v".into());
     m.provenance.chat = Some("c1".parse().unwrap());
+    // The rule that read it is kept beside the extractor (why it was remembered).
+    m.provenance.rule = Some("plan.intent".into());
     insert(store, &m, Some(axis(0, 1, 0.0)));
     let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
     assert_eq!(got, m);

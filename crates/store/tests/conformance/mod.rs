@@ -36,6 +36,7 @@ pub(crate) fn memory(owner: &Scope, kind: Kind, content: &str) -> Memory {
         chat: None,
         extractor: "test".into(),
         extractor_version: "1".into(),
+        rule: None,
     };
     m
 }

@@ -38,7 +38,8 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
         .unwrap();
 
     let dana = scope("acme", Some("dana"), None);
-    let bees = memory(&dana, Kind::Profile, "User keeps bees in the garden");
+    let mut bees = memory(&dana, Kind::Profile, "User keeps bees in the garden");
+    bees.provenance.rule = Some("episodic.capture".into());
     let old_job = memory(&dana, Kind::Profile, "User is a backend engineer");
     let new_job = memory(&dana, Kind::Profile, "User works in product design");
     let mut call = memory(&dana, Kind::OpenLoop, "Call mom this weekend");
