@@ -288,6 +288,10 @@ pub struct ProvenanceOut {
     pub extractor: String,
     /// Version of the extractor.
     pub extractor_version: String,
+    /// The heuristic rule that proposed it (`preference.likes`): why it was remembered. Absent
+    /// for the model, the API and jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 impl From<&Provenance> for ProvenanceOut {
@@ -297,6 +301,7 @@ impl From<&Provenance> for ProvenanceOut {
             chat_id: p.chat.as_ref().map(ToString::to_string),
             extractor: p.extractor.clone(),
             extractor_version: p.extractor_version.clone(),
+            rule: p.rule.clone(),
         }
     }
 }

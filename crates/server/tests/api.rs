@@ -39,6 +39,9 @@ async fn messages_recall_context_list_get_pin_delete() {
     let all: Vec<&Value> =
         recall["exact"].as_array().unwrap().iter().chain(recall["items"].as_array().unwrap()).collect();
     assert!(all.iter().any(|i| i["content"].as_str().unwrap().contains("Lisbon")), "{recall}");
+    // Why it was remembered: the heuristic rule that read it.
+    let lisbon = all.iter().find(|i| i["content"].as_str().unwrap().contains("Lisbon")).unwrap();
+    assert!(lisbon["provenance"]["rule"].as_str().is_some_and(|r| r.contains('.')), "{lisbon}");
     for item in recall["items"].as_array().unwrap() {
         for field in ["id", "kind", "content", "score", "score_parts", "tier", "surface", "provenance"] {
             assert!(item.get(field).is_some(), "ranked item lacks {field}: {item}");
