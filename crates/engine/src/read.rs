@@ -294,20 +294,22 @@ impl Memory {
 
     /// The names the user is known by (their profile's `name`), so a query that speaks of them
     /// by name finds memories that say "User".
+    ///
+    /// Read by key where a name can be owned (where this scope's extraction writes, the user,
+    /// the chat), each one indexed lookup: scanning the user's memories for the word "name" cost
+    /// more than the rest of recall at 10,000 memories.
     fn user_names(&self, scope: &Scope) -> Result<Vec<String>> {
-        let filter = ListFilter {
-            kinds: vec![Kind::Profile],
-            statuses: vec![StatusKind::Active],
-            text: Some("name".into()),
-            ..ListFilter::default()
-        };
-        Ok(self
-            .store
-            .list(scope, &filter)?
-            .into_iter()
-            .filter(|m| m.key.as_deref() == Some("name"))
-            .filter_map(|m| m.value)
-            .collect())
+        let mut owners = vec![self.owner_of(scope), scope.without_chat(), scope.clone()];
+        owners.dedup();
+        let mut names = Vec::new();
+        for owner in owners.iter().filter(|o| scope.can_see(o)) {
+            if let Some(value) = self.store.find_by_key(owner, Kind::Profile, "name")?.and_then(|m| m.value) {
+                if !names.contains(&value) {
+                    names.push(value);
+                }
+            }
+        }
+        Ok(names)
     }
 
     /// Path A's safety half: when the request is about food, medication, exercise or travel,
