@@ -14,6 +14,7 @@ use crate::config::Tuning;
 use crate::id::MessageId;
 use crate::message::Message;
 use crate::period::Period;
+use crate::scope::Scope;
 use crate::score;
 
 /// A past message judged relevant to the query.
@@ -91,9 +92,51 @@ pub fn rank_excerpts(
         })
         .filter(|e| e.relevance >= t.ranking.min_relevance)
         .collect();
-    out.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
+    by_relevance(&mut out);
+    with_cohesion(&mut out, t);
     out.truncate(limit);
     out
+}
+
+/// How many of the best excerpts vote for their chat in [`with_cohesion`].
+pub const COHESION_WINDOW: usize = 20;
+
+/// Other hits of its chat an excerpt needs among the best for the whole lift.
+pub const COHESION_FULL: usize = 3;
+
+/// Lifts each excerpt (`excerpts` ranked best first) by `ranking.session_cohesion` times the
+/// share of [`COHESION_FULL`] other excerpts of its own chat among the [`COHESION_WINDOW`]
+/// best, and ranks again.
+///
+/// Why: what a question is about was usually talked through in one conversation, so a hit
+/// whose chat holds other strong hits is more likely on topic than a lone hit that shares a
+/// few words with the question. The chat is the retrieval unit above the turn; its turns keep
+/// their own order within it.
+pub fn with_cohesion(excerpts: &mut [Excerpt], t: &Tuning) {
+    let w = t.ranking.session_cohesion;
+    if w <= 0.0 {
+        return;
+    }
+    let mut per_chat: HashMap<&Scope, usize> = HashMap::new();
+    for e in excerpts.iter().take(COHESION_WINDOW) {
+        *per_chat.entry(&e.message.scope).or_default() += 1;
+    }
+    let lifts: Vec<f32> = excerpts
+        .iter()
+        .map(|e| {
+            let others = per_chat.get(&e.message.scope).map_or(0, |n| n.saturating_sub(1)).min(COHESION_FULL);
+            w * others as f32 / COHESION_FULL as f32
+        })
+        .collect();
+    for (e, lift) in excerpts.iter_mut().zip(lifts) {
+        e.relevance = (e.relevance + lift).min(1.0);
+    }
+    by_relevance(excerpts);
+}
+
+/// Best first; ties by message id, so a ranking is reproducible.
+fn by_relevance(excerpts: &mut [Excerpt]) {
+    excerpts.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
 }
 
 /// Adds the turns around the best excerpts (`adjacent`: each neighbour with the id of the hit
@@ -131,7 +174,7 @@ pub fn with_neighbours(
         entry.relevance = entry.relevance.max(r);
     }
     excerpts.extend(added.into_values());
-    excerpts.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
+    by_relevance(&mut excerpts);
     excerpts.truncate(limit);
     excerpts
 }
@@ -234,7 +277,66 @@ mod tests {
         assert_eq!(ranked[0].relevance, 1.0);
     }
 
+    fn in_chat(id: &str, chat: &str, relevance: f32) -> Excerpt {
+        let mut m = msg(id, id);
+        m.scope = Scope::parse("acme", None, Some("dana"), Some(chat)).unwrap();
+        Excerpt { message: m, lexical: None, vector: None, relevance, period: None }
+    }
+
+    #[test]
+    fn hits_that_cluster_in_a_chat_pass_a_lone_hit_of_the_same_strength() {
+        let t = Tuning::default();
+        let mut ranked = vec![
+            in_chat("lone", "c1", 0.62),
+            in_chat("a", "c2", 0.6),
+            in_chat("b", "c2", 0.5),
+            in_chat("c", "c2", 0.45),
+            in_chat("d", "c2", 0.44),
+            in_chat("e", "c2", 0.43),
+        ];
+        with_cohesion(&mut ranked, &t);
+        let order: Vec<&str> = ranked.iter().map(|e| e.message.id.as_str()).collect();
+        assert_eq!(order[..2], ["a", "lone"], "{order:?}");
+        // The full lift needs three others of its chat; a lone hit keeps its own relevance.
+        assert!((ranked[0].relevance - (0.6 + t.ranking.session_cohesion)).abs() < 1e-6);
+        assert!((ranked[1].relevance - 0.62).abs() < 1e-6);
+        // Off, nothing moves.
+        let mut off = Tuning::default();
+        off.ranking.session_cohesion = 0.0;
+        let mut ranked = vec![in_chat("lone", "c1", 0.62), in_chat("a", "c2", 0.6), in_chat("b", "c2", 0.5)];
+        with_cohesion(&mut ranked, &off);
+        assert_eq!(ranked[0].message.id.as_str(), "lone");
+        assert_eq!(ranked[1].relevance, 0.6);
+    }
+
+    #[test]
+    fn only_the_best_vote_for_their_chat() {
+        let t = Tuning::default();
+        // One strong hit in c1; its chat's other messages sit below the window.
+        let mut ranked = vec![in_chat("top", "c1", 0.9)];
+        ranked.extend((0..COHESION_WINDOW).map(|i| in_chat(&format!("x{i:02}"), "c2", 0.8 - i as f32 * 0.01)));
+        ranked.extend((0..5).map(|i| in_chat(&format!("tail{i}"), "c1", 0.3)));
+        with_cohesion(&mut ranked, &t);
+        let top = ranked.iter().find(|e| e.message.id.as_str() == "top").unwrap();
+        assert!((top.relevance - 0.9).abs() < 1e-6, "the tail below the window does not vote");
+    }
+
     proptest! {
+        #[test]
+        fn cohesion_keeps_the_ranking_sorted_and_in_range(
+            rel in proptest::collection::vec((0.0f32..1.0, 0usize..4), 0..40),
+        ) {
+            let t = Tuning::default();
+            let mut ranked: Vec<Excerpt> =
+                rel.iter().enumerate().map(|(i, (r, c))| in_chat(&format!("m{i}"), &format!("c{c}"), *r)).collect();
+            by_relevance(&mut ranked);
+            let before: Vec<f32> = ranked.iter().map(|e| e.relevance).collect();
+            with_cohesion(&mut ranked, &t);
+            prop_assert!(ranked.windows(2).all(|w| w[0].relevance >= w[1].relevance));
+            prop_assert!(ranked.iter().all(|e| (0.0..=1.0).contains(&e.relevance)));
+            prop_assert_eq!(ranked.len(), before.len());
+        }
+
         #[test]
         fn ranking_is_sorted_bounded_and_floored(
             lex in proptest::collection::vec(0.0f32..20.0, 0..8),

@@ -133,6 +133,10 @@ pub struct RankingTuning {
     /// the period off. A lift, not a filter: a question's date narrows what it is about, and
     /// the words still decide.
     pub period_boost: f32,
+    /// Relevance added to an excerpt for other strong hits in its own chat, at most this much
+    /// ([`crate::archive::with_cohesion`]); 0 turns it off. A topic is talked through in one
+    /// conversation, so hits that cluster are more likely on topic than a lone word match.
+    pub session_cohesion: f32,
 }
 
 impl Default for RankingTuning {
@@ -159,6 +163,7 @@ impl Default for RankingTuning {
             neighbour_weight: 0.7,
             turn_context: 0.5,
             period_boost: 0.3,
+            session_cohesion: 0.1,
         }
     }
 }
@@ -303,6 +308,7 @@ impl Tuning {
             ("ranking.neighbour_weight", self.ranking.neighbour_weight),
             ("ranking.turn_context", self.ranking.turn_context),
             ("ranking.period_boost", self.ranking.period_boost),
+            ("ranking.session_cohesion", self.ranking.session_cohesion),
             ("decay.min_strength", self.decay.min_strength),
         ];
         for (key, v) in unit {
