@@ -76,7 +76,9 @@ pub struct Message {
 ///
 /// The scope must name a user and a chat. Each message must be non-empty and within the size
 /// limit; ids must be valid and unique within the batch. Messages without an id get one derived
-/// from chat, role, time and content, so re-sending the same batch stays a no-op. Content is
+/// from chat, role, time, content and, for a repeat of the same turn in the batch, how many came
+/// before it: re-sending the same batch stays a no-op, yet two identical turns ("ok", "ok") are
+/// two messages. Content is
 /// PII-redacted here: secrets never reach the trace.
 pub fn validate_batch(
     scope: &Scope,
@@ -97,6 +99,8 @@ pub fn validate_batch(
         });
     }
     let mut seen = std::collections::HashSet::new();
+    // Identical turns so far, by derivation input: the n-th repeat gets its own id.
+    let mut repeats: std::collections::HashMap<(Role, DateTime<Utc>, String), u32> = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(batch.len());
     for (index, m) in batch.into_iter().enumerate() {
         let bad = |reason: String| CoreError::InvalidMessage { index, id: m.id.clone(), reason };
@@ -116,7 +120,11 @@ pub fn validate_batch(
                 validate_id("message id", id).map_err(|e| bad(e.to_string()))?;
                 id.clone()
             }
-            None => derived_id(chat.as_str(), m.role, at, &m.content),
+            None => {
+                let n = repeats.entry((m.role, at, m.content.clone())).or_insert(0);
+                *n += 1;
+                derived_id(chat.as_str(), m.role, at, &m.content, *n - 1)
+            }
         };
         if !seen.insert(id.clone()) {
             return Err(bad(format!("id {id:?} appears twice in the batch")));
@@ -132,10 +140,17 @@ pub fn validate_batch(
     Ok(out)
 }
 
-fn derived_id(chat: &str, role: Role, at: DateTime<Utc>, content: &str) -> String {
+/// The id of a message sent without one. `repeat` counts the identical turns before it in the
+/// batch; the first of them hashes as ids always have, so batches stored before repeats got ids
+/// of their own stay idempotent on replay.
+fn derived_id(chat: &str, role: Role, at: DateTime<Utc>, content: &str, repeat: u32) -> String {
     let mut h = Sha256::new();
     for part in [chat, role.as_str(), &at.to_rfc3339(), content] {
         h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    if repeat > 0 {
+        h.update(repeat.to_string().as_bytes());
         h.update([0u8]);
     }
     let d = h.finalize();

@@ -436,11 +436,11 @@ impl Memory {
             _ => None,
         };
         let hits = MessageHits { lexical, vector: vector.as_deref() };
-        let messages = self.store.messages(&scope.tenant, &hits.ids())?;
+        let messages = self.store.messages(&within, &hits.ids())?;
         let ranked = rank_excerpts(hits, messages, verbatim, limit, period, &self.tuning);
         let seeds: Vec<MessageId> =
             ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
-        let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;
+        let adjacent = self.store.adjacent_messages(&within, &seeds, 1)?;
         Ok(with_neighbours(ranked, adjacent, verbatim, limit, &self.tuning))
     }
 
