@@ -98,6 +98,17 @@ pub fn validate_batch(
             reason: format!("batch of {} messages exceeds the limit of {}; split it", batch.len(), t.max_batch),
         });
     }
+    let total: usize = batch.iter().map(|m| m.content.chars().count()).sum();
+    if total > t.max_batch_chars {
+        return Err(CoreError::OutOfRange {
+            field: "messages",
+            reason: format!(
+                "{total} characters in all; the limit is {} (ingest.max_batch_chars): send the conversation in \
+                 several calls",
+                t.max_batch_chars
+            ),
+        });
+    }
     let mut seen = std::collections::HashSet::new();
     // Identical turns so far, by derivation input: the n-th repeat gets its own id.
     let mut repeats: std::collections::HashMap<(Role, DateTime<Utc>, String), u32> = std::collections::HashMap::new();
@@ -110,6 +121,12 @@ pub fn validate_batch(
         let chars = m.content.chars().count();
         if chars > t.max_message_chars {
             return Err(bad(format!("content is {chars} characters; the limit is {}", t.max_message_chars)));
+        }
+        if crate::tokens::count_at_most(&m.content, t.max_message_tokens).is_none() {
+            return Err(bad(format!(
+                "content is more than {} tokens; the limit is {} (ingest.max_message_tokens)",
+                t.max_message_tokens, t.max_message_tokens
+            )));
         }
         if m.content.contains('\0') {
             return Err(bad("content contains a NUL byte".into()));
@@ -181,7 +198,7 @@ mod tests {
 
     #[test]
     fn bad_input_names_what_and_where() {
-        let t = IngestTuning { max_message_chars: 10, max_batch: 3 };
+        let t = IngestTuning { max_message_chars: 10, max_batch: 3, ..IngestTuning::default() };
         let err = |batch: Vec<NewMessage>| validate_batch(&scope(), batch, now(), &t).unwrap_err().to_string();
         assert!(err(vec![]).contains("no messages"));
         let e = err(vec![NewMessage::user("hi", now()), NewMessage::user("   ", now()).with_id("x1")]);

@@ -453,6 +453,7 @@ impl Memory {
     pub fn recall(&self, scope: &Scope, query: &str, k: Option<usize>) -> Result<RecallResult> {
         let started = Instant::now();
         scope.require_user()?;
+        crate::limits::check_recall(&self.tuning, query, k)?;
         let now = self.clock.now();
         let k = k.unwrap_or(self.tuning.ranking.default_top_k);
         let state = self.user_state(scope)?;
@@ -483,6 +484,7 @@ impl Memory {
     pub fn context(&self, scope: &Scope, message: &str, budget: Option<usize>) -> Result<ContextResult> {
         let started = Instant::now();
         scope.require_user()?;
+        crate::limits::check_context(&self.tuning, message, budget)?;
         let now = self.clock.now();
         let (recent, surfaced_recently) = match &scope.chat {
             Some(_) => (
