@@ -24,6 +24,8 @@ pub struct Tuning {
     pub lifecycle: LifecycleTuning,
     /// Context assembly.
     pub assembly: AssemblyTuning,
+    /// What one request may ask of the server.
+    pub limits: LimitsTuning,
 }
 
 /// Limits on what callers may send.
@@ -32,13 +34,65 @@ pub struct Tuning {
 pub struct IngestTuning {
     /// Longest accepted message, in characters.
     pub max_message_chars: usize,
+    /// Longest accepted message, in tokens: text without spaces (CJK, emoji) is far more tokens
+    /// per character than prose, and costs the pipeline accordingly.
+    pub max_message_tokens: usize,
     /// Most messages in one ingest call.
     pub max_batch: usize,
+    /// Most characters in one ingest call, all messages together, so that no single request
+    /// keeps the server busy for minutes; a larger conversation is sent in several calls.
+    pub max_batch_chars: usize,
 }
 
 impl Default for IngestTuning {
     fn default() -> Self {
-        Self { max_message_chars: 32_000, max_batch: 1_000 }
+        Self { max_message_chars: 32_000, max_message_tokens: 8_000, max_batch: 1_000, max_batch_chars: 100_000 }
+    }
+}
+
+/// Bounds on one read request, each refused with a message naming the field (never clamped
+/// silently, never an overflow): the work of a recall or context call grows with the query's
+/// length and with `top_k`, and an MCP session is held in memory until it idles out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitsTuning {
+    /// Longest recall query or context message, in characters.
+    pub max_query_chars: usize,
+    /// Longest recall query or context message, in tokens.
+    pub max_query_tokens: usize,
+    /// Most distinct search terms taken from one query (the rest are ignored).
+    pub max_query_terms: usize,
+    /// Largest `top_k` of a recall.
+    pub max_top_k: usize,
+    /// Largest `budget_tokens` of a context call.
+    pub max_budget_tokens: usize,
+    /// Largest `offset` when listing memories.
+    pub max_offset: usize,
+    /// Most messages in one JSON-RPC batch sent to `/mcp`.
+    pub mcp_max_batch: usize,
+    /// Most live MCP sessions of one tenant; opening one more ends that tenant's longest-idle
+    /// session, never another tenant's.
+    pub mcp_sessions_per_tenant: usize,
+    /// Most live MCP sessions in all; past it new sessions are refused (503) until some idle out.
+    pub mcp_max_sessions: usize,
+    /// An MCP session unused for this long ends.
+    pub mcp_session_idle_secs: u64,
+}
+
+impl Default for LimitsTuning {
+    fn default() -> Self {
+        Self {
+            max_query_chars: 16_000,
+            max_query_tokens: 4_000,
+            max_query_terms: 512,
+            max_top_k: 100,
+            max_budget_tokens: 32_000,
+            max_offset: 1_000_000,
+            mcp_max_batch: 32,
+            mcp_sessions_per_tenant: 64,
+            mcp_max_sessions: 10_000,
+            mcp_session_idle_secs: 3_600,
+        }
     }
 }
 
@@ -327,7 +381,18 @@ impl Tuning {
         }
         let counts = [
             ("ingest.max_message_chars", self.ingest.max_message_chars),
+            ("ingest.max_message_tokens", self.ingest.max_message_tokens),
             ("ingest.max_batch", self.ingest.max_batch),
+            ("ingest.max_batch_chars", self.ingest.max_batch_chars),
+            ("limits.max_query_chars", self.limits.max_query_chars),
+            ("limits.max_query_tokens", self.limits.max_query_tokens),
+            ("limits.max_query_terms", self.limits.max_query_terms),
+            ("limits.max_top_k", self.limits.max_top_k),
+            ("limits.max_budget_tokens", self.limits.max_budget_tokens),
+            ("limits.mcp_max_batch", self.limits.mcp_max_batch),
+            ("limits.mcp_sessions_per_tenant", self.limits.mcp_sessions_per_tenant),
+            ("limits.mcp_max_sessions", self.limits.mcp_max_sessions),
+            ("limits.mcp_session_idle_secs", self.limits.mcp_session_idle_secs as usize),
             ("ranking.candidates", self.ranking.candidates),
             ("ranking.default_top_k", self.ranking.default_top_k),
             ("gate.max_content_chars", self.gate.max_content_chars),
@@ -336,6 +401,22 @@ impl Tuning {
             if v == 0 {
                 return Err(CoreError::InvalidConfig { key: key.into(), reason: "must be at least 1".into() });
             }
+        }
+        // Offsets and counts reach SQL as signed 64-bit integers.
+        if self.limits.max_offset > i64::MAX as usize / 2 {
+            return Err(CoreError::InvalidConfig {
+                key: "limits.max_offset".into(),
+                reason: format!("{} is above {}", self.limits.max_offset, i64::MAX / 2),
+            });
+        }
+        if self.limits.mcp_sessions_per_tenant > self.limits.mcp_max_sessions {
+            return Err(CoreError::InvalidConfig {
+                key: "limits.mcp_sessions_per_tenant".into(),
+                reason: format!(
+                    "{} is above limits.mcp_max_sessions {}",
+                    self.limits.mcp_sessions_per_tenant, self.limits.mcp_max_sessions
+                ),
+            });
         }
         if self.ranking.tier_standard > self.ranking.tier_high {
             return Err(CoreError::InvalidConfig {

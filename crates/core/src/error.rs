@@ -37,6 +37,15 @@ pub enum CoreError {
         /// The accepted values, comma separated.
         expected: &'static str,
     },
+    /// A value from a client is out of the range one request may ask for (a query too long, an
+    /// offset too large).
+    #[error("invalid {field}: {reason}")]
+    OutOfRange {
+        /// Which field of the request, e.g. `offset`.
+        field: &'static str,
+        /// The value, the limit and the setting behind it.
+        reason: String,
+    },
     /// A configuration value is out of its valid range.
     #[error("invalid configuration {key}: {reason}")]
     InvalidConfig {

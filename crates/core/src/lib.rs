@@ -21,6 +21,7 @@ pub mod gate;
 pub mod id;
 pub mod kind;
 pub mod lifecycle;
+pub mod limits;
 pub mod memory;
 pub mod message;
 pub mod op;

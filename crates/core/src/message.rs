@@ -76,7 +76,9 @@ pub struct Message {
 ///
 /// The scope must name a user and a chat. Each message must be non-empty and within the size
 /// limit; ids must be valid and unique within the batch. Messages without an id get one derived
-/// from chat, role, time and content, so re-sending the same batch stays a no-op. Content is
+/// from chat, role, time, content and, for a repeat of the same turn in the batch, how many came
+/// before it: re-sending the same batch stays a no-op, yet two identical turns ("ok", "ok") are
+/// two messages. Content is
 /// PII-redacted here: secrets never reach the trace.
 pub fn validate_batch(
     scope: &Scope,
@@ -96,7 +98,20 @@ pub fn validate_batch(
             reason: format!("batch of {} messages exceeds the limit of {}; split it", batch.len(), t.max_batch),
         });
     }
+    let total: usize = batch.iter().map(|m| m.content.chars().count()).sum();
+    if total > t.max_batch_chars {
+        return Err(CoreError::OutOfRange {
+            field: "messages",
+            reason: format!(
+                "{total} characters in all; the limit is {} (ingest.max_batch_chars): send the conversation in \
+                 several calls",
+                t.max_batch_chars
+            ),
+        });
+    }
     let mut seen = std::collections::HashSet::new();
+    // Identical turns so far, by derivation input: the n-th repeat gets its own id.
+    let mut repeats: std::collections::HashMap<(Role, DateTime<Utc>, String), u32> = std::collections::HashMap::new();
     let mut out = Vec::with_capacity(batch.len());
     for (index, m) in batch.into_iter().enumerate() {
         let bad = |reason: String| CoreError::InvalidMessage { index, id: m.id.clone(), reason };
@@ -107,6 +122,12 @@ pub fn validate_batch(
         if chars > t.max_message_chars {
             return Err(bad(format!("content is {chars} characters; the limit is {}", t.max_message_chars)));
         }
+        if crate::tokens::count_at_most(&m.content, t.max_message_tokens).is_none() {
+            return Err(bad(format!(
+                "content is more than {} tokens; the limit is {} (ingest.max_message_tokens)",
+                t.max_message_tokens, t.max_message_tokens
+            )));
+        }
         if m.content.contains('\0') {
             return Err(bad("content contains a NUL byte".into()));
         }
@@ -116,7 +137,11 @@ pub fn validate_batch(
                 validate_id("message id", id).map_err(|e| bad(e.to_string()))?;
                 id.clone()
             }
-            None => derived_id(chat.as_str(), m.role, at, &m.content),
+            None => {
+                let n = repeats.entry((m.role, at, m.content.clone())).or_insert(0);
+                *n += 1;
+                derived_id(chat.as_str(), m.role, at, &m.content, *n - 1)
+            }
         };
         if !seen.insert(id.clone()) {
             return Err(bad(format!("id {id:?} appears twice in the batch")));
@@ -132,10 +157,17 @@ pub fn validate_batch(
     Ok(out)
 }
 
-fn derived_id(chat: &str, role: Role, at: DateTime<Utc>, content: &str) -> String {
+/// The id of a message sent without one. `repeat` counts the identical turns before it in the
+/// batch; the first of them hashes as ids always have, so batches stored before repeats got ids
+/// of their own stay idempotent on replay.
+fn derived_id(chat: &str, role: Role, at: DateTime<Utc>, content: &str, repeat: u32) -> String {
     let mut h = Sha256::new();
     for part in [chat, role.as_str(), &at.to_rfc3339(), content] {
         h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    if repeat > 0 {
+        h.update(repeat.to_string().as_bytes());
         h.update([0u8]);
     }
     let d = h.finalize();
@@ -166,7 +198,7 @@ mod tests {
 
     #[test]
     fn bad_input_names_what_and_where() {
-        let t = IngestTuning { max_message_chars: 10, max_batch: 3 };
+        let t = IngestTuning { max_message_chars: 10, max_batch: 3, ..IngestTuning::default() };
         let err = |batch: Vec<NewMessage>| validate_batch(&scope(), batch, now(), &t).unwrap_err().to_string();
         assert!(err(vec![]).contains("no messages"));
         let e = err(vec![NewMessage::user("hi", now()), NewMessage::user("   ", now()).with_id("x1")]);

@@ -17,6 +17,29 @@ pub fn count(text: &str) -> usize {
     bpe().encode_ordinary(text).len()
 }
 
+/// Tokens in `text` when there are at most `limit`, else `None`, at a cost bounded by the
+/// limit: the text is encoded a chunk at a time (byte-pair encoding of one long unbroken run,
+/// such as CJK text or emoji, costs quadratic time in its length), stopping once past the limit.
+/// Chunk edges may split a token, so the count is an upper bound, off by at most one token per
+/// chunk of [`CHUNK_CHARS`].
+pub fn count_at_most(text: &str, limit: usize) -> Option<usize> {
+    let mut total = 0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = rest.char_indices().nth(CHUNK_CHARS).map_or(rest.len(), |(i, _)| i);
+        let (chunk, tail) = rest.split_at(cut);
+        total += bpe().encode_ordinary(chunk).len();
+        if total > limit {
+            return None;
+        }
+        rest = tail;
+    }
+    Some(total)
+}
+
+/// Characters encoded at a time by [`count_at_most`].
+pub const CHUNK_CHARS: usize = 256;
+
 /// Tokens in `text` and how many of its bytes the first `n` tokens cover (all of them when
 /// the text has no more than `n`): one encoding, for cutting text to a token budget. The byte
 /// count may fall inside a character; callers cut at a boundary at or before it.

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use mnemo_core::Tuning;
-use mnemo_core::config::{AssemblyTuning, DecayTuning, GateTuning, IngestTuning, LifecycleTuning, RankingTuning};
+use mnemo_core::config::{
+    AssemblyTuning, DecayTuning, GateTuning, IngestTuning, LifecycleTuning, LimitsTuning, RankingTuning,
+};
 use mnemo_models::{EmbedderSettings, LLM_ENV_VARS, LlmSettings};
 use serde::{Deserialize, Serialize};
 
@@ -155,6 +157,8 @@ pub struct Config {
     pub lifecycle: LifecycleTuning,
     /// Assembly.
     pub assembly: AssemblyTuning,
+    /// What one request may ask of the server (query length, `top_k`, MCP sessions...).
+    pub limits: LimitsTuning,
     /// Consolidation in `maintain`: merges and knowledge.
     pub consolidation: mnemo_core::consolidate::ConsolidationTuning,
     /// How long traces are kept, per retention class.
@@ -179,6 +183,7 @@ impl Default for Config {
             decay: t.decay,
             lifecycle: t.lifecycle,
             assembly: t.assembly,
+            limits: t.limits,
             consolidation: Default::default(),
             retention: Default::default(),
         }
@@ -224,6 +229,7 @@ impl Config {
             decay: self.decay.clone(),
             lifecycle: self.lifecycle.clone(),
             assembly: self.assembly.clone(),
+            limits: self.limits.clone(),
         }
     }
 
@@ -319,7 +325,7 @@ impl Config {
     /// The sections of `mnemo.toml` that tune behaviour (thresholds, periods, weights) rather
     /// than name a deployment (paths, databases, models, servers).
     pub const TUNING_SECTIONS: &'static [&'static str] =
-        &["ingest", "gate", "ranking", "decay", "lifecycle", "assembly", "consolidation", "retention"];
+        &["ingest", "gate", "ranking", "decay", "lifecycle", "assembly", "limits", "consolidation", "retention"];
 
     /// This configuration with `overlay` (tables shaped like `mnemo.toml`'s tuning sections)
     /// laid over it, validated as a whole: how an evaluation or a test changes one threshold

@@ -221,7 +221,7 @@ impl Memory {
                     // What aged out of memory is not quoted back from the conversation either:
                     // a week-old "I'm exhausted" is as stale verbatim as it is extracted.
                     if !m.provenance.sources.is_empty() {
-                        changes.push(Change::Withhold { messages: m.provenance.sources.clone() });
+                        changes.push(crate::write::withhold_sources(m));
                     }
                 }
             }

@@ -27,6 +27,7 @@ mod consolidate;
 mod error;
 mod export;
 mod jobs;
+mod limits;
 mod llm_extract;
 mod manage;
 mod memos;

@@ -42,7 +42,7 @@ impl Memory {
         let memory = self.visible(scope, id)?;
         let history = self.store.history(&scope.tenant, id)?;
         let links = self.store.links(&scope.tenant, id)?;
-        let sources = self.store.messages(&scope.tenant, &memory.provenance.sources)?;
+        let sources = self.store.messages(&memory.owner.without_chat(), &memory.provenance.sources)?;
         let score = composite(&memory, None, None, self.clock.now(), &self.tuning);
         // The creating batch names its turn in the history; its envelope holds the cost.
         let turn = history.first().and_then(|h| h.reason.split("(batch ").nth(1)).and_then(|t| t.strip_suffix(')'));
@@ -144,7 +144,7 @@ impl Memory {
             chrono::DateTime::<chrono::Utc>::MAX_UTC,
             i64::MAX as usize,
         )?;
-        changes.push(Change::Withhold { messages: said.into_iter().map(|m| m.id).collect() });
+        changes.push(Change::Withhold { owner: everything, messages: said.into_iter().map(|m| m.id).collect() });
         self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         Ok(own.len())
     }
@@ -163,7 +163,7 @@ impl Memory {
             sources: Vec::new(),
         };
         // What the user deleted is not quoted back from the conversation either.
-        let quiet = Change::Withhold { messages: m.provenance.sources };
+        let quiet = crate::write::withhold_sources(&m);
         Ok(self.store.apply(&ChangeSet {
             tenant: scope.tenant.clone(),
             at: self.clock.now(),

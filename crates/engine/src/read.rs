@@ -438,11 +438,11 @@ impl Memory {
             _ => None,
         };
         let hits = MessageHits { lexical, vector: vector.as_deref() };
-        let messages = self.store.messages(&scope.tenant, &hits.ids())?;
+        let messages = self.store.messages(&within, &hits.ids())?;
         let ranked = rank_excerpts(hits, messages, verbatim, limit, period, &self.tuning);
         let seeds: Vec<MessageId> =
             ranked.iter().take(self.tuning.ranking.neighbour_seeds).map(|e| e.message.id.clone()).collect();
-        let adjacent = self.store.adjacent_messages(&scope.tenant, &seeds, 1)?;
+        let adjacent = self.store.adjacent_messages(&within, &seeds, 1)?;
         Ok(with_neighbours(ranked, adjacent, verbatim, limit, &self.tuning))
     }
 
@@ -455,6 +455,7 @@ impl Memory {
     pub fn recall(&self, scope: &Scope, query: &str, k: Option<usize>) -> Result<RecallResult> {
         let started = Instant::now();
         scope.require_user()?;
+        crate::limits::check_recall(&self.tuning, query, k)?;
         let now = self.clock.now();
         let k = k.unwrap_or(self.tuning.ranking.default_top_k);
         let state = self.user_state(scope)?;
@@ -485,6 +486,7 @@ impl Memory {
     pub fn context(&self, scope: &Scope, message: &str, budget: Option<usize>) -> Result<ContextResult> {
         let started = Instant::now();
         scope.require_user()?;
+        crate::limits::check_context(&self.tuning, message, budget)?;
         let now = self.clock.now();
         let (recent, surfaced_recently) = match &scope.chat {
             Some(_) => (

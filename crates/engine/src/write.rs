@@ -145,7 +145,7 @@ impl Memory {
         let withhold = ChangeSet {
             tenant: scope.tenant.clone(),
             at: self.clock.now(),
-            changes: vec![Change::Withhold { messages: ids }],
+            changes: vec![Change::Withhold { owner: scope.clone(), messages: ids }],
         };
         self.store.apply(&withhold)?;
         Ok(IngestReport {
@@ -206,7 +206,7 @@ impl Memory {
                 (m.id.clone(), Embedding { model: model.to_string(), vector })
             })
             .collect();
-        self.store.embed_messages(&scope.tenant, &pairs).err().map(|e| format!("message vectors: {e}"))
+        self.store.embed_messages(scope, &pairs).err().map(|e| format!("message vectors: {e}"))
     }
 
     /// The turn just before each message in its chat, if the chat's tail holds one: the batch
@@ -454,12 +454,11 @@ impl Memory {
             Decision::Forget { target } => {
                 let verdict = Verdict::Forgotten { target };
                 // Neither what was forgotten nor the request to forget it is quoted back later.
-                let mut quiet = self.sources_of(&scope.tenant, target)?;
-                quiet.extend(op.sources.iter().cloned());
-                let changes = vec![
+                let mut changes = vec![
                     self.transition(target, Status::Archived, HistoryEvent::Forgotten, &verdict, op),
-                    Change::Withhold { messages: quiet },
+                    Change::Withhold { owner: scope.clone(), messages: op.sources.clone() },
                 ];
+                changes.extend(self.withhold_sources_of(&scope.tenant, target)?);
                 (changes, verdict)
             }
             Decision::Write { status, replaces } => {
@@ -500,7 +499,7 @@ impl Memory {
                 };
                 let mut changes = vec![Change::Insert { memory: row, embedding, reason }];
                 if !quiet.is_empty() {
-                    changes.push(Change::Withhold { messages: quiet });
+                    changes.push(Change::Withhold { owner: scope.clone(), messages: quiet });
                 }
                 if let Some((old, how)) = replaces {
                     let (status, event, link) = match how {
@@ -514,7 +513,7 @@ impl Memory {
                     changes.push(self.transition(old, status, event, &verdict, op));
                     changes.push(Change::Link(Link { from: id, to: old, kind: link, at: now }));
                     // The corrected statement is not quoted back as if it still held.
-                    changes.push(Change::Withhold { messages: self.sources_of(&scope.tenant, old)? });
+                    changes.extend(self.withhold_sources_of(&scope.tenant, old)?);
                 }
                 (changes, verdict)
             }
@@ -528,13 +527,14 @@ impl Memory {
         if sources.is_empty() {
             return Ok(false);
         }
-        let cited = self.sources_of(tenant, id)?;
+        let cited = self.store.get(tenant, id)?.map(|m| m.provenance.sources).unwrap_or_default();
         Ok(sources.iter().all(|s| cited.contains(s)))
     }
 
     /// The messages a memory came from.
-    fn sources_of(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<MessageId>> {
-        Ok(self.store.get(tenant, id)?.map(|m| m.provenance.sources).unwrap_or_default())
+    /// Withholds the messages a stored memory came from (none when it is gone).
+    fn withhold_sources_of(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Change>> {
+        Ok(self.store.get(tenant, id)?.map(|m| withhold_sources(&m)))
     }
 
     fn transition(
@@ -596,4 +596,11 @@ impl Memory {
             .find(|(m, r, close)| *r >= TARGET_MATCH && (*close || shares_words(&m.content)))
             .map(|(m, _, _)| m))
     }
+}
+
+/// Takes a memory's source messages out of archival recall. They are the messages of the
+/// memory's own user (any of their chats: reinforcement may come from another one), never
+/// another user's that happen to share an id.
+pub(crate) fn withhold_sources(m: &Row) -> Change {
+    Change::Withhold { owner: m.owner.without_chat(), messages: m.provenance.sources.clone() }
 }

@@ -26,8 +26,14 @@ pub(crate) struct Fixture {
 }
 
 pub(crate) fn fixture() -> Fixture {
+    configured(|_| {})
+}
+
+/// [`fixture`] with settings changed from the defaults by `tune`.
+pub(crate) fn configured(tune: impl FnOnce(&mut Config)) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    let mut config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    tune(&mut config);
     let store = Arc::new(SqliteStore::open(config.db_path()).unwrap());
     let memory =
         Arc::new(Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(SystemClock)));

@@ -598,3 +598,59 @@ fn stdio_answers_a_line_that_is_not_utf8_and_keeps_serving() {
     assert_eq!(replies[0]["error"]["code"], -32700);
     assert_eq!((&replies[1]["id"], &replies[1]["result"]), (&json!(7), &json!({})));
 }
+
+/// Sessions are capped per tenant: a tenant opening session after session ends its own oldest
+/// ones, never another tenant's live session; and a session unused for too long expires.
+#[tokio::test]
+async fn one_tenant_opening_many_sessions_never_evicts_another_tenants() {
+    let f = crate::common::configured(|c| {
+        c.limits.mcp_sessions_per_tenant = 3;
+        c.limits.mcp_max_sessions = 8;
+    });
+    let (theirs, _) = initialize(&f.app, &f.b, V2025_06).await;
+    let (first, _) = initialize(&f.app, &f.a, V2025_06).await;
+    for _ in 0..20 {
+        initialize(&f.app, &f.a, V2025_06).await;
+    }
+    assert_eq!(rpc(&f.app, &f.b, &theirs, "ping", json!({})).await.0, StatusCode::OK, "B's session lives on");
+    assert_eq!(rpc(&f.app, &f.a, &first, "ping", json!({})).await.0, StatusCode::NOT_FOUND, "A's oldest ended");
+}
+
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let f = crate::common::configured(|c| c.limits.mcp_session_idle_secs = 1);
+    let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
+    assert_eq!(rpc(&f.app, &f.a, &session, "ping", json!({})).await.0, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    assert_eq!(rpc(&f.app, &f.a, &session, "ping", json!({})).await.0, StatusCode::NOT_FOUND);
+}
+
+/// `list_memories` range-checks its integers like the REST listing: an offset near 2^63 is a
+/// tool error naming the field, never a storage error.
+#[tokio::test]
+async fn list_memories_refuses_offsets_out_of_range() {
+    let f = fixture();
+    let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
+    for offset in [json!(9_223_372_036_854_775_807_u64), json!(18_446_744_073_709_551_615_u64)] {
+        let args = json!({"user_id": "dana", "offset": offset});
+        let e = tool_error(&tool(&f.app, &f.a, &session, "list_memories", args).await);
+        assert!(e.contains("offset") && !e.contains("storage"), "{e}");
+    }
+    let args = json!({"user_id": "dana", "offset": 0, "limit": 5});
+    assert_eq!(ok(&tool(&f.app, &f.a, &session, "list_memories", args).await)["limit"], 5);
+}
+
+/// A JSON-RPC batch larger than `limits.mcp_max_batch` is refused as a whole, saying why.
+#[tokio::test]
+async fn large_batches_are_refused() {
+    let f = crate::common::configured(|c| c.limits.mcp_max_batch = 4);
+    let (session, _) = initialize(&f.app, &f.a, "2025-03-26").await;
+    let batch: Vec<Value> = (0..5).map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"})).collect();
+    let (status, _, body) = send(&f.app, post(Some(&f.a), Some(&session), &Value::Array(batch).to_string())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("limits.mcp_max_batch"), "{body}");
+    let batch: Vec<Value> = (0..4).map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"})).collect();
+    let (_, _, body) = send(&f.app, post(Some(&f.a), Some(&session), &Value::Array(batch).to_string())).await;
+    assert_eq!(body.as_array().map(Vec::len), Some(4), "{body}");
+}

@@ -6,6 +6,7 @@ mod api;
 mod common;
 mod errors;
 mod isolation;
+mod limits;
 mod logging;
 mod mcp;
 mod openapi;

@@ -77,8 +77,12 @@ pub enum Change {
     Link(Link),
     /// Takes messages out of archival recall, for good: the source of a forgotten or corrected
     /// memory, a boundary, a request to forget. They stay in the trace (audit, replay) but are
-    /// never quoted back as excerpts. Ids unknown to the tenant are ignored.
+    /// never quoted back as excerpts. Ids unknown to the owner are ignored.
     Withhold {
+        /// Whose messages: the tenant, user and (when it names one) chat the ids belong to. Ids
+        /// are unique per user and chat only, so the user keeps another user's message with the
+        /// same id out of reach; a scope without a user reaches every user of the tenant.
+        owner: Scope,
         /// The messages.
         messages: Vec<MessageId>,
     },

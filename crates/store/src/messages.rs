@@ -1,6 +1,6 @@
 //! The trace of the conversation and archival recall over it.
 
-use mnemo_core::{Message, MessageId, Scope, TenantId};
+use mnemo_core::{Message, MessageId, Scope};
 
 use crate::error::Result;
 use crate::memories::Embedding;
@@ -9,19 +9,20 @@ use crate::memories::Embedding;
 /// lexical and semantic halves and the turns around a hit). Nothing here derives memories; the
 /// trace is what replays and audits read.
 pub trait Messages {
-    /// Appends messages, ignoring ids already present in the tenant. Returns, per message,
-    /// whether it was new. One transaction.
+    /// Appends messages, ignoring ids already present in the same chat of the same user (a
+    /// message id is the client's, unique within its tenant, user and chat only: another user
+    /// may use it too). Returns, per message, whether it was new. One transaction.
     fn append_messages(&self, messages: &[Message]) -> Result<Vec<bool>>;
 
     /// The latest `limit` messages of the scope's chat, oldest first.
     fn recent_messages(&self, scope: &Scope, limit: usize) -> Result<Vec<Message>>;
 
-    /// Messages by id within a tenant (for provenance display).
-    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>>;
+    /// Messages by id among those `owner` reaches (see [`owner_key`]), for provenance display.
+    fn messages(&self, owner: &Scope, ids: &[MessageId]) -> Result<Vec<Message>>;
 
-    /// Attaches vectors to stored messages of a tenant (unknown ids are skipped): the semantic
-    /// half of archival recall. A message without a vector is still found lexically.
-    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()>;
+    /// Attaches vectors to stored messages `owner` reaches (unknown ids are skipped): the
+    /// semantic half of archival recall. A message without a vector is still found lexically.
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()>;
 
     /// Archival recall, lexical half: the scope's user's own messages (same tenant, agent and
     /// user; only the scope's chat when it names one, every chat otherwise) matching any term,
@@ -32,9 +33,9 @@ pub trait Messages {
     /// The messages right around each of `ids` in its own chat: up to `span` before it and
     /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's
     /// neighbours hold the question it answers or the answer it got (archival recall's
-    /// neighbourhood). Unknown ids are skipped.
-    fn adjacent_messages(&self, tenant: &TenantId, ids: &[MessageId], span: usize)
-    -> Result<Vec<(MessageId, Message)>>;
+    /// neighbourhood). Only messages `owner` reaches count (see [`owner_key`]); unknown ids are
+    /// skipped.
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
     /// best first.
@@ -53,4 +54,13 @@ pub trait Messages {
 pub(crate) fn archive(scope: &Scope) -> Option<[&str; 4]> {
     let parts = scope.key_parts();
     (!parts[2].is_empty()).then_some(parts)
+}
+
+/// The parts of `owner` that pick messages by id: tenant, user and chat, an empty one matching
+/// any. Message ids are unique per (tenant, user, chat) only, so a lookup naming the user never
+/// reaches another user's message that happens to share an id; a chat narrows it further. A
+/// scope without a user (a tenant- or agent-wide memory's sources) matches the tenant's users.
+pub(crate) fn owner_key(owner: &Scope) -> [&str; 3] {
+    let [t, _, u, c] = owner.key_parts();
+    [t, u, c]
 }

@@ -56,8 +56,8 @@ pub enum Record {
     },
     /// The vector of a message, for archival recall.
     MessageEmbedding {
-        /// The message's tenant.
-        tenant: TenantId,
+        /// The message's tenant, agent, user and chat: its id is unique within those only.
+        scope: Scope,
         /// The message.
         message: MessageId,
         /// Its vector.
@@ -156,9 +156,9 @@ impl Record {
     pub fn tenant(&self) -> &TenantId {
         match self {
             Record::Message { message, .. } => &message.scope.tenant,
+            Record::MessageEmbedding { scope, .. } => &scope.tenant,
             Record::Memory { memory, .. } => &memory.owner.tenant,
-            Record::MessageEmbedding { tenant, .. }
-            | Record::History { tenant, .. }
+            Record::History { tenant, .. }
             | Record::Link { tenant, .. }
             | Record::Session { tenant, .. }
             | Record::Deletion { tenant, .. }

@@ -242,7 +242,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
         s.apply(&ChangeSet {
             tenant: dana.tenant.clone(),
             at: t0(),
-            changes: vec![Change::Withhold { messages: vec![MessageId::new("d2").unwrap()] }],
+            changes: vec![Change::Withhold { owner: c1.clone(), messages: vec![MessageId::new("d2").unwrap()] }],
         })
         .unwrap();
     }

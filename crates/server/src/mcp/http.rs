@@ -26,11 +26,6 @@ use crate::AppState;
 use crate::auth::Tenant;
 use crate::error::ApiError;
 
-/// Sessions idle for longer than this are forgotten (the client starts a new one with
-/// `initialize` after a 404, as the protocol says).
-const SESSION_IDLE: Duration = Duration::from_secs(60 * 60);
-/// At most this many live sessions; past it the longest-idle one is dropped.
-const MAX_SESSIONS: usize = 10_000;
 /// The header naming the negotiated revision on every request after `initialize`.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 
@@ -89,28 +84,56 @@ struct HttpSession {
     last_seen: Instant,
 }
 
-/// The live sessions of one router.
-#[derive(Debug, Default)]
+/// The live sessions of one router, bounded per tenant and in all (`[limits]`): a tenant
+/// opening session after session ends its own longest-idle ones, never another tenant's.
+/// Sessions idle for longer than `idle` are forgotten (the client starts a new one with
+/// `initialize` after a 404, as the protocol says).
+#[derive(Debug)]
 struct Sessions {
     map: Mutex<HashMap<String, HttpSession>>,
+    per_tenant: usize,
+    most: usize,
+    idle: Duration,
 }
 
 impl Sessions {
+    fn new(limits: &mnemo::core::config::LimitsTuning) -> Self {
+        Self {
+            map: Mutex::default(),
+            per_tenant: limits.mcp_sessions_per_tenant.max(1),
+            most: limits.mcp_max_sessions.max(1),
+            idle: Duration::from_secs(limits.mcp_session_idle_secs),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, HttpSession>> {
         self.map.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn create(&self, tenant: TenantId, state: SessionState) -> Result<String, ApiError> {
+    fn create(&self, tenant: TenantId, state: SessionState) -> Result<String, Refusal> {
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).map_err(|e| ApiError::internal(format!("no randomness for a session id: {e}")))?;
         let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let now = Instant::now();
         let mut map = self.lock();
-        map.retain(|_, s| now.duration_since(s.last_seen) < SESSION_IDLE);
-        if map.len() >= MAX_SESSIONS
-            && let Some(oldest) = map.iter().min_by_key(|(_, s)| s.last_seen).map(|(k, _)| k.clone())
+        map.retain(|_, s| now.duration_since(s.last_seen) < self.idle);
+        let own = map.values().filter(|s| s.tenant == tenant).count();
+        if own >= self.per_tenant
+            && let Some(oldest) =
+                map.iter().filter(|(_, s)| s.tenant == tenant).min_by_key(|(_, s)| s.last_seen).map(|(k, _)| k.clone())
         {
             map.remove(&oldest);
+        } else if map.len() >= self.most {
+            return Err(Refusal::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                INVALID_REQUEST,
+                "too_many_sessions",
+                format!(
+                    "the server holds {} MCP sessions, its limit (limits.mcp_max_sessions); end unused sessions \
+                     with DELETE /mcp or retry once idle ones expire",
+                    map.len()
+                ),
+            ));
         }
         map.insert(id.clone(), HttpSession { tenant, state, last_seen: now });
         Ok(id)
@@ -121,7 +144,7 @@ impl Sessions {
         let mut map = self.lock();
         let now = Instant::now();
         let session = map.get_mut(id)?;
-        if now.duration_since(session.last_seen) >= SESSION_IDLE {
+        if now.duration_since(session.last_seen) >= self.idle {
             map.remove(id);
             return None;
         }
@@ -156,7 +179,8 @@ struct McpState {
 
 /// The `/mcp` route, to merge into the API's router.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>(app: AppState, options: HttpOptions) -> Router<S> {
-    let state = Arc::new(McpState { app, options, sessions: Sessions::default() });
+    let sessions = Sessions::new(&app.memory.config().limits);
+    let state = Arc::new(McpState { app, options, sessions });
     Router::new().route("/mcp", post(post_message).get(get_stream).delete(delete_session)).with_state(state)
 }
 

@@ -54,6 +54,17 @@ pub(crate) fn handle_payload(
                     ),
                 ));
             }
+            let most = memory.config().limits.mcp_max_batch;
+            if items.len() > most {
+                return Some(jsonrpc::failure(
+                    Value::Null,
+                    &RpcError::invalid_request(format!(
+                        "a batch of {} messages is over the limit of {most} (limits.mcp_max_batch); send several \
+                         requests",
+                        items.len()
+                    )),
+                ));
+            }
             let replies: Vec<Value> = items
                 .into_iter()
                 .filter_map(|item| {

@@ -8,8 +8,7 @@
 use std::sync::LazyLock;
 
 use mnemo::Memory;
-use mnemo::core::{Draft, Kind, MemoryId, NewMessage, Role, StatusKind, TenantId};
-use mnemo::store::ListFilter;
+use mnemo::core::{Draft, Kind, MemoryId, NewMessage, Role, TenantId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -17,12 +16,10 @@ use utoipa::ToSchema;
 
 use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
+use crate::routes::memories::{list_filter, list_page};
 
 /// The chat a `remember`ed message goes to when the call names none.
 pub(crate) const DEFAULT_CHAT: &str = "mcp";
-/// Default and largest page sizes of `list_memories` (the same as `GET /v1/memories`).
-const DEFAULT_LIMIT: usize = 50;
-const MAX_LIMIT: usize = 500;
 
 /// Remember something about a user: a chat message that mnemo extracts memories from, or (with
 /// `kind`) a memory written directly. Either way the write gate judges it (too short, too
@@ -298,15 +295,6 @@ fn scope(tenant: &TenantId, agent: Option<&str>, user: &str, chat: Option<&str>)
     Ok(mnemo::Scope::parse(tenant.as_str(), agent, Some(user), chat)?)
 }
 
-fn comma_list<T: std::str::FromStr<Err = mnemo::core::CoreError>>(s: Option<&str>) -> Result<Vec<T>, ApiError> {
-    s.into_iter()
-        .flat_map(|s| s.split(','))
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(|p| p.parse::<T>().map_err(ApiError::from))
-        .collect()
-}
-
 fn to_json<T: Serialize>(value: &T) -> Result<Value, ApiError> {
     serde_json::to_value(value).map_err(ApiError::internal)
 }
@@ -336,21 +324,8 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
         Tool::ListMemories => {
             let a: ListArgs = args(tool, arguments)?;
             let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, a.chat_id.as_deref())?;
-            let limit = a.limit.unwrap_or(DEFAULT_LIMIT);
-            if !(1..=MAX_LIMIT).contains(&limit) {
-                return Err(ApiError::Invalid(format!("limit must be between 1 and {MAX_LIMIT}; got {limit}")));
-            }
-            let offset = a.offset.unwrap_or(0);
-            let filter = ListFilter {
-                kinds: comma_list::<Kind>(a.kind.as_deref())?,
-                statuses: comma_list::<StatusKind>(a.status.as_deref())?,
-                text: a.text.filter(|t| !t.is_empty()),
-                limit,
-                offset,
-            };
-            let rows = memory.list(&scope, &filter)?;
-            let next_offset = (rows.len() == limit).then_some(offset + limit);
-            to_json(&MemoryList { items: rows.iter().map(MemoryOut::from).collect(), limit, offset, next_offset })
+            let filter = list_filter(memory, a.kind.as_deref(), a.status.as_deref(), a.text, a.limit, a.offset)?;
+            to_json(&list_page(memory, &scope, &filter)?)
         }
     }
 }

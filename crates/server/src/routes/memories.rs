@@ -50,21 +50,47 @@ pub(crate) async fn list(
     Query(q): Query<ListQuery>,
 ) -> Result<Json<MemoryList>, ApiError> {
     let scope = super::scope(&tenant, q.agent_id.as_deref(), q.user_id.as_deref(), q.chat_id.as_deref())?;
-    let limit = q.limit.unwrap_or(DEFAULT_LIMIT);
+    let filter = list_filter(&state.memory, q.kind.as_deref(), q.status.as_deref(), q.text, q.limit, q.offset)?;
+    Ok(Json(crate::blocking(&state, move |memory| list_page(memory, &scope, &filter)).await?))
+}
+
+/// The filter of a listing, its paging range-checked: `limit` within 1..=500, `offset` within
+/// `limits.max_offset` (so that `offset + limit` can neither overflow nor reach SQL as a
+/// negative number). Shared by `GET /v1/memories` and MCP's `list_memories`.
+pub(crate) fn list_filter(
+    memory: &mnemo::Memory,
+    kind: Option<&str>,
+    status: Option<&str>,
+    text: Option<String>,
+    limit: Option<usize>,
+    offset: Option<usize>,
+) -> Result<ListFilter, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
     if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::Invalid(format!("limit must be between 1 and {MAX_LIMIT}; got {limit}")));
+        return Err(ApiError::Invalid(format!("invalid limit: {limit} is outside 1..={MAX_LIMIT}")));
     }
-    let offset = q.offset.unwrap_or(0);
-    let filter = ListFilter {
-        kinds: comma_list::<Kind>(q.kind.as_deref())?,
-        statuses: comma_list::<StatusKind>(q.status.as_deref())?,
-        text: q.text.filter(|t| !t.is_empty()),
+    let offset = offset.unwrap_or(0);
+    let max_offset = memory.config().limits.max_offset;
+    mnemo::core::limits::check_count("offset", offset, 0, max_offset, "limits.max_offset")?;
+    Ok(ListFilter {
+        kinds: comma_list::<Kind>(kind)?,
+        statuses: comma_list::<StatusKind>(status)?,
+        text: text.filter(|t| !t.is_empty()),
         limit,
         offset,
-    };
-    let rows = crate::blocking(&state, move |memory| Ok(memory.list(&scope, &filter)?)).await?;
+    })
+}
+
+/// One page of a listing, with the offset of the next one when this page is full.
+pub(crate) fn list_page(
+    memory: &mnemo::Memory,
+    scope: &mnemo::Scope,
+    filter: &ListFilter,
+) -> Result<MemoryList, ApiError> {
+    let rows = memory.list(scope, filter)?;
+    let (limit, offset) = (filter.limit, filter.offset);
     let next_offset = (rows.len() == limit).then_some(offset + limit);
-    Ok(Json(MemoryList { items: rows.iter().map(MemoryOut::from).collect(), limit, offset, next_offset }))
+    Ok(MemoryList { items: rows.iter().map(MemoryOut::from).collect(), limit, offset, next_offset })
 }
 
 /// One memory with its history, links, source messages and score parts.

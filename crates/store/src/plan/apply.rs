@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{HistoryEntry, HistoryEvent, Link, Memory, MemoryId, MessageId, Status, TenantId};
+use mnemo_core::{HistoryEntry, HistoryEvent, Link, Memory, MemoryId, MessageId, Scope, Status, TenantId};
 
 use crate::error::{Result, StoreError};
 use crate::memories::{Change, ChangeSet, Embedding};
@@ -127,8 +127,13 @@ pub(crate) enum Write<'a> {
         /// Its new value.
         pinned: bool,
     },
-    /// Messages taken out of archival recall (ids unknown to the tenant are skipped).
-    Withhold(&'a [MessageId]),
+    /// Messages taken out of archival recall (ids unknown to the owner are skipped).
+    Withhold {
+        /// Whose messages (see `Change::Withhold`).
+        owner: &'a Scope,
+        /// The messages.
+        messages: &'a [MessageId],
+    },
     /// A typed edge between two memories of the tenant (skipped if it exists).
     Link(&'a Link),
     /// The history row of a change.
@@ -223,7 +228,7 @@ pub(crate) fn plan<'a>(cs: &'a ChangeSet, mut stored: HashMap<MemoryId, Stored>)
                 write(Write::Pinned { id: *id, pinned: *pinned });
                 write(history(*id, event, Some(row.status), row.status, why, &[]));
             }
-            Change::Withhold { messages } => write(Write::Withhold(messages)),
+            Change::Withhold { owner, messages } => write(Write::Withhold { owner, messages }),
             Change::Link(link) => {
                 for end in [link.from, link.to] {
                     if !stored.contains_key(&end) {

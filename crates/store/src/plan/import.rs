@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use mnemo_core::{Memory, MemoryId, Message, MessageId, TenantId};
+use mnemo_core::{Memory, MemoryId, Message, MessageId, Scope, TenantId};
 
 use super::apply::PartKey;
 use crate::error::{Result, StoreError};
@@ -57,8 +57,8 @@ pub(crate) enum Step<'a> {
     /// A message's vector, stored where the backend keeps them; refused if the message is not
     /// written yet.
     MessageEmbedding {
-        /// The message's tenant.
-        tenant: &'a TenantId,
+        /// The message's tenant, agent, user and chat.
+        scope: &'a Scope,
         /// The message.
         message: &'a MessageId,
         /// Its vector.
@@ -108,8 +108,8 @@ pub(crate) fn plan(batch: &[Record]) -> Result<Plan<'_>> {
                     message,
                     withheld: *withheld,
                 },
-                Record::MessageEmbedding { tenant, message, embedding } => {
-                    Step::MessageEmbedding { tenant, message, embedding }
+                Record::MessageEmbedding { scope, message, embedding } => {
+                    Step::MessageEmbedding { scope, message, embedding }
                 }
                 Record::Memory { memory, embedding } => {
                     partitions.insert(memory.owner.key_parts().map(str::to_string));

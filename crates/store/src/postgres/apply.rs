@@ -13,6 +13,7 @@ use mnemo_core::Memory;
 use super::pool::Tx;
 use super::rows::{get, params, vector_text};
 use crate::error::{Result, StoreError};
+use crate::messages::owner_key;
 use crate::plan::apply::{self as plan, Lock, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{decode, json, ms};
@@ -70,12 +71,13 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
                     &[pinned, &ms(cs.at), &tenant, &id.to_string()],
                 )?;
             }
-            Write::Withhold(messages) => {
+            Write::Withhold { owner, messages } => {
                 let ids: Vec<&str> = messages.iter().map(|m| m.as_str()).collect();
+                let [_, u, c] = owner_key(owner);
                 tx.execute(
                     "UPDATE messages SET withheld = true, model = NULL, embedding = NULL \
-                     WHERE tenant = $1 AND id = ANY($2)",
-                    &[&tenant, &ids],
+                     WHERE tenant = $1 AND id = ANY($2) AND $3 IN ('', user_id) AND $4 IN ('', chat)",
+                    &[&tenant, &ids, &u, &c],
                 )?;
             }
             Write::Link(link) => {

@@ -1,14 +1,14 @@
 //! The trace on PostgreSQL: messages with their generated tsvector and optional vector, and
 //! archival recall over them.
 
-use mnemo_core::{Message, MessageId, Scope, TenantId};
+use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_text};
 use super::{PostgresStore, terms_tsquery};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::archive;
+use crate::messages::{archive, owner_key};
 use crate::rows::{Row, decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -27,7 +27,7 @@ impl Messages for PostgresStore {
                 }
                 let n = tx.execute(
                     "INSERT INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, id) DO NOTHING",
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, user_id, chat, id) DO NOTHING",
                     &[&m.id.as_str(), &t, &a, &u, &c, &m.role.as_str(), &m.content, &ms(m.at)],
                 )?;
                 out.push(n == 1);
@@ -36,16 +36,17 @@ impl Messages for PostgresStore {
         })
     }
 
-    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()> {
         if vectors.is_empty() {
             return Ok(());
         }
-        self.write("embed messages", tenant.as_str(), |tx| {
+        let [t, u, c] = owner_key(owner);
+        self.write("embed messages", t, |tx| {
             for (id, e) in vectors {
                 tx.execute(
                     "UPDATE messages SET model = $3, embedding = $4::text::vector \
-                     WHERE tenant = $1 AND id = $2 AND NOT withheld",
-                    &[&tenant.as_str(), &id.as_str(), &e.model, &vector_text(&e.vector)],
+                     WHERE tenant = $1 AND id = $2 AND NOT withheld AND $5 IN ('', user_id) AND $6 IN ('', chat)",
+                    &[&t, &id.as_str(), &e.model, &vector_text(&e.vector), &u, &c],
                 )?;
             }
             Ok(())
@@ -69,20 +70,16 @@ impl Messages for PostgresStore {
         })
     }
 
-    fn adjacent_messages(
-        &self,
-        tenant: &TenantId,
-        ids: &[MessageId],
-        span: usize,
-    ) -> Result<Vec<(MessageId, Message)>> {
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
         let sql = sql::adjacent(Dialect::Postgres);
-        self.read("adjacent messages", tenant.as_str(), |tx| {
+        let [t, u, c] = owner_key(owner);
+        self.read("adjacent messages", t, |tx| {
             let mut out = Vec::new();
             for id in ids {
-                for row in tx.query(&sql, &[&tenant.as_str(), &id.as_str(), &(span as i64)])? {
+                for row in tx.query(&sql, &[&t, &u, &c, &id.as_str(), &(span as i64)])? {
                     out.push((id.clone(), decode::message(&row)?));
                 }
             }
@@ -141,14 +138,13 @@ impl Messages for PostgresStore {
         Ok(out)
     }
 
-    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
+    fn messages(&self, owner: &Scope, ids: &[MessageId]) -> Result<Vec<Message>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let sql = sql::by_ids(Dialect::Postgres, ids.len());
         let ids: Vec<&str> = ids.iter().map(MessageId::as_str).collect();
-        self.read("messages", tenant.as_str(), |tx| {
-            tx.query(&sql, &[&tenant.as_str(), &ids])?.iter().map(decode::message).collect()
-        })
+        let [t, u, c] = owner_key(owner);
+        self.read("messages", t, |tx| tx.query(&sql, &[&t, &u, &c, &ids])?.iter().map(decode::message).collect())
     }
 }

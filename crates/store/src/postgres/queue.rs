@@ -30,7 +30,7 @@ impl Queue for PostgresStore {
                  SELECT $1, $2, $3, $4, i.id, $6, $7 FROM unnest($5::text[]) WITH ORDINALITY AS i (id, n) \
                  WHERE EXISTS (SELECT 1 FROM messages m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 \
                    AND m.chat = $4 AND m.id = i.id) ORDER BY i.n \
-                 ON CONFLICT (tenant, message_id) DO NOTHING",
+                 ON CONFLICT (tenant, user_id, chat, message_id) DO NOTHING",
                 &[&t, &a, &u, &c, &ids, &reg.state.as_str(), &ms(reg.at)],
             )?;
             if added > 0 {

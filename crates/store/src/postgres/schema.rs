@@ -336,6 +336,15 @@ CREATE INDEX messages_lexical ON messages (tenant, user_id, agent, chat) INCLUDE
     r#"
 ALTER TABLE memories ADD COLUMN rule text;
 "#,
+    // 8: a message id is the client's, unique within its tenant, user and chat only: another
+    // user of the tenant may send the same id without it counting as a duplicate of theirs.
+    r#"
+ALTER TABLE messages DROP CONSTRAINT messages_tenant_id_key;
+ALTER TABLE messages ADD CONSTRAINT messages_owner_id_key UNIQUE (tenant, user_id, chat, id);
+ALTER TABLE extraction_queue DROP CONSTRAINT extraction_queue_tenant_message_id_key;
+ALTER TABLE extraction_queue ADD CONSTRAINT extraction_queue_owner_message_id_key
+    UNIQUE (tenant, user_id, chat, message_id);
+"#,
 ];
 
 /// The schema version this build writes.

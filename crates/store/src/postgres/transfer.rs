@@ -67,7 +67,9 @@ fn count_sql(table: &str) -> String {
 fn own_export_sql(table: &str) -> String {
     match table {
         "message_embeddings" => {
-            "SELECT tenant, id, model, embedding::real[] FROM messages WHERE embedding IS NOT NULL ORDER BY seq".into()
+            "SELECT tenant, agent, user_id, chat, id, model, embedding::real[] FROM messages WHERE embedding IS NOT NULL \
+             ORDER BY seq"
+                .into()
         }
         "memories" => format!("SELECT {MEMORY_COLUMNS}, m.model, m.embedding::real[] FROM memories m ORDER BY m.id"),
         "memory_sessions" => {
@@ -111,10 +113,12 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
                 insert(tx, row)?;
             }
             Step::Message { insert: row, .. } => insert(tx, row)?,
-            Step::MessageEmbedding { tenant, message, embedding: v } => {
+            Step::MessageEmbedding { scope, message, embedding: v } => {
+                let [t, _, u, c] = scope.key_parts();
                 let n = tx.execute(
-                    "UPDATE messages SET model = $3, embedding = $4::real[]::vector WHERE tenant = $1 AND id = $2",
-                    &[&tenant.as_str(), &message.as_str(), &v.model, &v.vector],
+                    "UPDATE messages SET model = $3, embedding = $4::real[]::vector \
+                     WHERE tenant = $1 AND id = $2 AND user_id = $5 AND chat = $6",
+                    &[&t, &message.as_str(), &v.model, &v.vector, &u, &c],
                 )?;
                 if n != 1 {
                     return Err(out_of_order("a message vector", &format!("message {message}")));

@@ -163,11 +163,11 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
     Ok(match table {
         "messages" => Record::Message { message: message(r)?, withheld: r.flag(8)? },
         "message_embeddings" => Record::MessageEmbedding {
-            tenant: r.parse(0)?,
-            message: r.parse(1)?,
+            scope: r.scope(0)?,
+            message: r.parse(4)?,
             embedding: Embedding {
-                model: r.text(2)?,
-                vector: r.vector(3)?.ok_or_else(|| corrupt("message vector", 3, "null"))?,
+                model: r.text(5)?,
+                vector: r.vector(6)?.ok_or_else(|| corrupt("message vector", 6, "null"))?,
             },
         },
         "memories" => Record::Memory {

@@ -13,13 +13,20 @@ pub(crate) fn recent(d: Dialect) -> String {
     )
 }
 
-/// `n` messages of tenant `$1` by id (from `$2` on), oldest first.
+/// `n` messages by id (from `$4` on) of tenant `$1`, user `$2` and chat `$3` (see
+/// [`owner_key`](crate::messages::owner_key)), oldest first.
 pub(crate) fn by_ids(d: Dialect, n: usize) -> String {
-    format!("SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = $1 AND id {} ORDER BY at, {}", d.any(2, n), d.seq())
+    format!(
+        "SELECT {MESSAGE_COLUMNS} FROM messages WHERE tenant = $1 AND $2 IN ('', user_id) AND $3 IN ('', chat) \
+         AND id {} ORDER BY at, {}",
+        d.any(4, n),
+        d.seq()
+    )
 }
 
-/// Up to `$3` messages before and after message `$2` of tenant `$1` in its own chat, never
-/// withheld: the neighbourhood of an archival hit, read through the alias `n`.
+/// Up to `$5` messages before and after message `$4` of tenant `$1`, user `$2` and chat `$3`
+/// (see [`owner_key`](crate::messages::owner_key)) in its own chat, never withheld: the
+/// neighbourhood of an archival hit, read through the alias `n`.
 pub(crate) fn adjacent(d: Dialect) -> String {
     let cols = MESSAGE_COLUMNS.split(", ").map(|c| format!("n.{c}")).collect::<Vec<_>>().join(", ");
     let order = d.seq();
@@ -27,8 +34,8 @@ pub(crate) fn adjacent(d: Dialect) -> String {
         format!(
             "SELECT * FROM (SELECT {cols} FROM messages h JOIN messages n ON n.tenant = h.tenant \
              AND n.agent = h.agent AND n.user_id = h.user_id AND n.chat = h.chat \
-             WHERE h.tenant = $1 AND h.id = $2 AND NOT n.withheld AND (n.at, n.{order}) {cmp} (h.at, h.{order}) \
-             ORDER BY n.at {dir}, n.{order} {dir} LIMIT $3) AS {name}"
+             WHERE h.tenant = $1 AND $2 IN ('', h.user_id) AND $3 IN ('', h.chat) AND h.id = $4 AND NOT n.withheld \
+             AND (n.at, n.{order}) {cmp} (h.at, h.{order}) ORDER BY n.at {dir}, n.{order} {dir} LIMIT $5) AS {name}"
         )
     };
     format!("{} UNION ALL {}", side("before_hit", "<", "DESC"), side("after_hit", ">", "ASC"))

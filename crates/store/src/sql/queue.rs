@@ -50,7 +50,7 @@ pub(crate) const RELEASE: &str = "UPDATE chat_progress SET claimed_until = NULL 
 pub(crate) fn queued(d: Dialect) -> String {
     format!(
         "SELECT {}, q.state, q.attempts, q.retry_at, q.last_error, q.fallback FROM extraction_queue q \
-         JOIN messages m ON m.tenant = q.tenant AND m.id = q.message_id \
+         JOIN messages m ON m.tenant = q.tenant AND m.user_id = q.user_id AND m.chat = q.chat AND m.id = q.message_id \
          WHERE q.tenant = $1 AND q.agent = $2 AND q.user_id = $3 AND q.chat = $4 AND q.state = $5 \
          AND (q.state <> 'fallback' OR q.retry_at <= $6) ORDER BY q.{} LIMIT $7",
         message_columns_of_m(),
@@ -65,7 +65,7 @@ pub(crate) const KEEP_ERROR: &str = "UPDATE chat_progress SET last_error = $5 WH
 /// The chat's registered messages in registration order, `$5` from position `$6`.
 pub(crate) fn chat_messages(d: Dialect) -> String {
     format!(
-        "SELECT {} FROM extraction_queue q JOIN messages m ON m.tenant = q.tenant AND m.id = q.message_id \
+        "SELECT {} FROM extraction_queue q JOIN messages m ON m.tenant = q.tenant AND m.user_id = q.user_id AND m.chat = q.chat AND m.id = q.message_id \
          WHERE q.tenant = $1 AND q.agent = $2 AND q.user_id = $3 AND q.chat = $4 ORDER BY q.{} LIMIT $5 OFFSET $6",
         message_columns_of_m(),
         d.seq()

@@ -11,6 +11,7 @@ use super::fts;
 use super::rows::{execute, insert, query_opt, vector_blob};
 use crate::error::{Result, StoreError};
 use crate::memories::{ChangeSet, Embedding};
+use crate::messages::owner_key;
 use crate::plan::apply::{self as plan, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{Row, decode, json, ms};
@@ -18,6 +19,16 @@ use crate::sql::{BUMP_PARTITION, Dialect};
 
 fn sql(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite { op: "apply", source: e }
+}
+
+/// Takes one message out of archival recall: flagged, its vector and its lexical entries gone.
+fn withhold_row(tx: &Transaction<'_>, rowid: i64) -> Result<()> {
+    for stmt in
+        ["UPDATE messages SET withheld = 1 WHERE rowid = ?1", "DELETE FROM message_embeddings WHERE message_rowid = ?1"]
+    {
+        tx.prepare_cached(stmt).and_then(|mut s| s.execute([rowid])).map_err(sql)?;
+    }
+    fts::unindex_message(tx, rowid).map_err(sql)
 }
 
 /// Applies every change inside `tx`; the caller commits.
@@ -82,22 +93,21 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                     .and_then(|mut s| s.execute(params![pinned, ms(cs.at), rowid]))
                     .map_err(sql)?;
             }
-            Write::Withhold(messages) => {
+            Write::Withhold { owner, messages } => {
+                let [_, u, c] = owner_key(owner);
                 for id in *messages {
-                    let rowid: Option<i64> = tx
-                        .prepare_cached("SELECT rowid FROM messages WHERE tenant = ?1 AND id = ?2")
+                    let rowids: Vec<i64> = tx
+                        .prepare_cached(
+                            "SELECT rowid FROM messages WHERE tenant = ?1 AND id = ?2 AND ?3 IN ('', user_id) \
+                             AND ?4 IN ('', chat)",
+                        )
                         .and_then(|mut s| {
-                            s.query_row(params![cs.tenant.as_str(), id.as_str()], |r| r.get(0)).optional()
+                            s.query_map(params![cs.tenant.as_str(), id.as_str(), u, c], |r| r.get(0))?.collect()
                         })
                         .map_err(sql)?;
-                    let Some(rowid) = rowid else { continue };
-                    for stmt in [
-                        "UPDATE messages SET withheld = 1 WHERE rowid = ?1",
-                        "DELETE FROM message_embeddings WHERE message_rowid = ?1",
-                    ] {
-                        tx.prepare_cached(stmt).and_then(|mut s| s.execute([rowid])).map_err(sql)?;
+                    for rowid in rowids {
+                        withhold_row(tx, rowid)?;
                     }
-                    fts::unindex_message(tx, rowid).map_err(sql)?;
                 }
             }
             Write::Link(link) => {

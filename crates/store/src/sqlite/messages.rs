@@ -1,6 +1,6 @@
 //! The trace on SQLite: messages with their FTS5 entries, and archival recall over them.
 
-use mnemo_core::{Message, MessageId, Scope, TenantId};
+use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{params, params_from_iter};
 
 use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
@@ -8,7 +8,7 @@ use super::{SqliteStore, fts, vectors};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::archive;
+use crate::messages::{archive, owner_key};
 use crate::rows::{decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -39,26 +39,22 @@ impl Messages for SqliteStore {
         })
     }
 
-    fn embed_messages(&self, tenant: &TenantId, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()> {
         if vectors.is_empty() {
             return Ok(());
         }
+        let [t, u, c] = owner_key(owner);
         self.write("embed messages", |tx| {
             let mut stmt = tx
                 .prepare_cached(
                     "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector) \
-                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0",
+                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0 \
+                     AND ?6 IN ('', user_id) AND ?7 IN ('', chat)",
                 )
                 .map_err(StoreError::sql("embed messages"))?;
             for (id, e) in vectors {
-                stmt.execute(params![
-                    tenant.as_str(),
-                    id.as_str(),
-                    e.model,
-                    e.vector.len() as i64,
-                    vector_blob(&e.vector)
-                ])
-                .map_err(StoreError::sql("embed messages"))?;
+                stmt.execute(params![t, id.as_str(), e.model, e.vector.len() as i64, vector_blob(&e.vector), u, c])
+                    .map_err(StoreError::sql("embed messages"))?;
             }
             Ok(())
         })
@@ -74,20 +70,16 @@ impl Messages for SqliteStore {
         })
     }
 
-    fn adjacent_messages(
-        &self,
-        tenant: &TenantId,
-        ids: &[MessageId],
-        span: usize,
-    ) -> Result<Vec<(MessageId, Message)>> {
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
         let sql = sql::adjacent(Dialect::Sqlite);
+        let [t, u, c] = owner_key(owner);
         self.read(|conn| {
             let mut out = Vec::new();
             for id in ids {
-                let args = params![tenant.as_str(), id.as_str(), span as i64];
+                let args = params![t, u, c, id.as_str(), span as i64];
                 let found = query(conn, "adjacent messages", &sql, args, |r| decode::message(r))?;
                 out.extend(found.into_iter().map(|m| (id.clone(), m)));
             }
@@ -140,12 +132,12 @@ impl Messages for SqliteStore {
         Ok(out)
     }
 
-    fn messages(&self, tenant: &TenantId, ids: &[MessageId]) -> Result<Vec<Message>> {
+    fn messages(&self, owner: &Scope, ids: &[MessageId]) -> Result<Vec<Message>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let sql = sql::by_ids(Dialect::Sqlite, ids.len());
-        let args = std::iter::once(tenant.as_str()).chain(ids.iter().map(MessageId::as_str));
+        let args = owner_key(owner).into_iter().chain(ids.iter().map(MessageId::as_str));
         self.read(|conn| query(conn, "messages", &sql, params_from_iter(args), |r| decode::message(r)))
     }
 }

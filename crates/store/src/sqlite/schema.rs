@@ -230,11 +230,61 @@ CREATE VIRTUAL TABLE message_fts USING fts5 (content, tokenize = 'unicode61');
     r#"
 ALTER TABLE memories ADD COLUMN rule TEXT;
 "#,
+    // 7: a message id is the client's, unique within its tenant, user and chat only: another
+    // user of the tenant may send the same id without it counting as a duplicate of theirs. SQLite
+    // cannot drop a UNIQUE constraint, so both tables are rebuilt; rowids are kept, as the
+    // message vectors, the lexical index and the queue's order refer to them.
+    r#"
+CREATE TABLE messages_v7 (
+    rowid     INTEGER PRIMARY KEY,
+    tenant    TEXT NOT NULL,
+    agent     TEXT NOT NULL,
+    user_id   TEXT NOT NULL,
+    chat      TEXT NOT NULL,
+    id        TEXT NOT NULL,
+    role      TEXT NOT NULL,
+    content   TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    withheld  INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (tenant, user_id, chat, id)
+);
+INSERT INTO messages_v7 (rowid, tenant, agent, user_id, chat, id, role, content, at, withheld)
+    SELECT rowid, tenant, agent, user_id, chat, id, role, content, at, withheld FROM messages;
+DROP TABLE messages;
+ALTER TABLE messages_v7 RENAME TO messages;
+CREATE INDEX messages_by_chat ON messages (tenant, user_id, chat, at);
+CREATE INDEX messages_by_user ON messages (tenant, agent, user_id);
+
+CREATE TABLE extraction_queue_v7 (
+    rowid      INTEGER PRIMARY KEY,
+    tenant     TEXT NOT NULL,
+    agent      TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    chat       TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    state      TEXT NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    retry_at   INTEGER,
+    last_error TEXT,
+    fallback   TEXT NOT NULL DEFAULT '[]',
+    queued_at  INTEGER NOT NULL,
+    UNIQUE (tenant, user_id, chat, message_id)
+);
+INSERT INTO extraction_queue_v7 SELECT rowid, tenant, agent, user_id, chat, message_id, state, attempts, retry_at,
+    last_error, fallback, queued_at FROM extraction_queue;
+DROP TABLE extraction_queue;
+ALTER TABLE extraction_queue_v7 RENAME TO extraction_queue;
+CREATE INDEX extraction_queue_by_chat ON extraction_queue (tenant, agent, user_id, chat, state);
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
 /// computed in Rust, so SQL alone cannot fill them).
 const LEXICAL_REBUILD: usize = 5;
+
+/// The version whose migration rebuilds `messages`, which `message_embeddings` refers to: it
+/// runs with foreign keys off (SQLite's way to rebuild a referenced table), checked before commit.
+const MESSAGES_REBUILD: usize = 7;
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
@@ -247,8 +297,23 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         return Err(StoreError::SchemaTooNew { found: current, supported: LATEST });
     }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let rebuild = i + 1 == MESSAGES_REBUILD;
+        if rebuild {
+            conn.pragma_update(None, "foreign_keys", false).map_err(StoreError::sql("migrate"))?;
+        }
         let tx = conn.transaction().map_err(StoreError::sql("migrate"))?;
         tx.execute_batch(sql).map_err(StoreError::sql("migrate"))?;
+        if rebuild {
+            let broken: i64 = tx
+                .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))
+                .map_err(StoreError::sql("migrate: check foreign keys"))?;
+            if broken > 0 {
+                return Err(StoreError::Open {
+                    path: "schema version 7".into(),
+                    reason: format!("{broken} rows refer to missing rows after rebuilding the messages table"),
+                });
+            }
+        }
         // Version 2 once indexed the messages stored before it; version 5 indexes everything
         // again, so nothing older needs a backfill of its own.
         if i + 1 == LEXICAL_REBUILD {
@@ -256,6 +321,9 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(StoreError::sql("migrate"))?;
         tx.commit().map_err(StoreError::sql("migrate"))?;
+        if rebuild {
+            conn.pragma_update(None, "foreign_keys", true).map_err(StoreError::sql("migrate"))?;
+        }
     }
     Ok(())
 }

@@ -27,9 +27,11 @@ fn sql(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
 /// The export query of a table laid out the SQLite way: vectors and sessions keyed by rowid.
 fn own_export_sql(table: &str) -> String {
     match table {
-        "message_embeddings" => "SELECT m.tenant, m.id, e.model, e.vector FROM message_embeddings e \
+        "message_embeddings" => {
+            "SELECT m.tenant, m.agent, m.user_id, m.chat, m.id, e.model, e.vector FROM message_embeddings e \
              JOIN messages m ON m.rowid = e.message_rowid ORDER BY m.rowid"
-            .into(),
+                .into()
+        }
         "memories" => format!(
             "SELECT {}, e.model, e.vector FROM memories m LEFT JOIN embeddings e ON e.memory_rowid = m.rowid \
              ORDER BY m.id",
@@ -89,8 +91,17 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                     fts::index_message(tx, tx.last_insert_rowid(), m.scope.key_parts(), &m.content).map_err(&e)?;
                 }
             }
-            Step::MessageEmbedding { tenant, message, embedding: v } => {
-                let rowid = rowid_of(tx, "messages", "message", tenant, message.as_str(), "a message vector")?;
+            Step::MessageEmbedding { scope, message, embedding: v } => {
+                let [t, _, u, c] = scope.key_parts();
+                let rowid = tx
+                    .prepare_cached(
+                        "SELECT rowid FROM messages WHERE tenant = ?1 AND user_id = ?2 AND chat = ?3 AND id = ?4",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row(params![t, u, c, message.as_str()], |r| r.get::<_, i64>(0)).optional()
+                    })
+                    .map_err(sql("import"))?
+                    .ok_or_else(|| out_of_order("a message vector", &format!("message {message}")))?;
                 tx.prepare_cached(
                     "INSERT INTO message_embeddings (message_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)",
                 )

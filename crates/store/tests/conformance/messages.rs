@@ -18,8 +18,8 @@ pub(crate) fn messages_are_idempotent_and_chat_scoped(store: &dyn Store) {
     assert_eq!(store.recent_messages(&c1, 1).unwrap()[0].content, "second");
     let other_tenant = scope("evil", Some("dana"), Some("c1"));
     assert!(store.recent_messages(&other_tenant, 10).unwrap().is_empty());
-    assert_eq!(store.messages(&c1.tenant, &[MessageId::new("b").unwrap()]).unwrap()[0].content, "second");
-    assert!(store.messages(&other_tenant.tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
+    assert_eq!(store.messages(&c1, &[MessageId::new("b").unwrap()]).unwrap()[0].content, "second");
+    assert!(store.messages(&other_tenant, &[MessageId::new("b").unwrap()]).unwrap().is_empty());
 }
 
 /// Archival recall reaches the user's own messages in every chat, lexically and by vector, and
@@ -52,10 +52,10 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     assert!(store.search_messages(&scope("acme", None, None), &["greyhound".into()], 10).unwrap().is_empty());
 
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
-    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1))), (id("d2"), emb(axis(2, 3, 0.1)))]).unwrap();
-    store.embed_messages(&eve.tenant, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store.embed_messages(&dana, &[(id("d1"), emb(axis(0, 1, 0.1))), (id("d2"), emb(axis(2, 3, 0.1)))]).unwrap();
+    store.embed_messages(&eve, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
     // Another tenant cannot attach a vector to this tenant's message.
-    store.embed_messages(&other.tenant, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store.embed_messages(&other, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
     let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
     assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
@@ -73,16 +73,16 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     let withhold = |tenant: &Scope, ids: &[&str]| ChangeSet {
         tenant: tenant.tenant.clone(),
         at: t0(),
-        changes: vec![Change::Withhold { messages: ids.iter().map(|i| id(i)).collect() }],
+        changes: vec![Change::Withhold { owner: tenant.clone(), messages: ids.iter().map(|i| id(i)).collect() }],
     };
     store.apply(&withhold(&other, &["d1"])).unwrap();
     assert_eq!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().len(), 1);
     store.apply(&withhold(&c1, &["d1", "no-such-message"])).unwrap();
     assert!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().is_empty());
-    store.embed_messages(&c1.tenant, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
+    store.embed_messages(&c1, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
     let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
-    assert_eq!(store.messages(&c1.tenant, &[id("d1")]).unwrap().len(), 1);
+    assert_eq!(store.messages(&c1, &[id("d1")]).unwrap().len(), 1);
     assert_eq!(store.search_messages(&eve, &["greyhound".into()], 10).unwrap().len(), 1);
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
     let got = |ids: &[&str], span: usize| -> Vec<(String, String)> {
         let ids: Vec<MessageId> = ids.iter().map(|s| id(s)).collect();
         let mut v: Vec<(String, String)> = store
-            .adjacent_messages(&c1.tenant, &ids, span)
+            .adjacent_messages(&c1, &ids, span)
             .unwrap()
             .into_iter()
             .map(|(a, m)| (a.as_str().to_string(), m.id.as_str().to_string()))
@@ -122,13 +122,64 @@ pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
     assert!(got(&["nope"], 1).is_empty());
     assert!(got(&["n2"], 0).is_empty());
     // Another tenant sees nothing around this tenant's message.
-    assert!(store.adjacent_messages(&scope("evil", Some("dana"), None).tenant, &[id("n2")], 1).unwrap().is_empty());
+    assert!(store.adjacent_messages(&scope("evil", Some("dana"), None), &[id("n2")], 1).unwrap().is_empty());
     // A withheld message is never a neighbour.
     let withhold = ChangeSet {
         tenant: c1.tenant.clone(),
         at: at(7),
-        changes: vec![Change::Withhold { messages: vec![id("n5")] }],
+        changes: vec![Change::Withhold { owner: c1.clone(), messages: vec![id("n5")] }],
     };
     store.apply(&withhold).unwrap();
     assert_eq!(got(&["n4"], 1), vec![pair("n4", "n3"), pair("n4", "n6")]);
+}
+
+/// A message id is the client's, unique within its tenant, user and chat only: two users of one
+/// tenant (or one user in two chats) may send the same id, and each gets their own message,
+/// their own vector, their own queue row and their own withholding. Replay stays a no-op.
+pub(crate) fn message_ids_are_scoped_to_user_and_chat(store: &dyn Store) {
+    let dana = scope("acme", Some("dana"), Some("c1"));
+    let eve = scope("acme", Some("eve"), Some("c1"));
+    let dana_c2 = scope("acme", Some("dana"), Some("c2"));
+    let id = |s: &str| MessageId::new(s).unwrap();
+    assert_eq!(store.append_messages(&[msg(&dana, "m1", "Dana's greyhound is called Biscuit", t0())]).unwrap(), [true]);
+    assert_eq!(store.append_messages(&[msg(&eve, "m1", "Eve's greyhound is called Pepper", t0())]).unwrap(), [true]);
+    assert_eq!(store.append_messages(&[msg(&dana_c2, "m1", "A greyhound in another chat", t0())]).unwrap(), [true]);
+    assert_eq!(store.append_messages(&[msg(&eve, "m1", "Eve's greyhound is called Pepper", t0())]).unwrap(), [false]);
+    assert_eq!(store.recent_messages(&eve, 10).unwrap().len(), 1, "replay within a chat is idempotent");
+
+    // Lookups by id stay with the user (and the chat, when the scope names one).
+    let text = |owner: &Scope| -> Vec<String> {
+        store.messages(owner, &[id("m1")]).unwrap().into_iter().map(|m| m.content).collect()
+    };
+    assert_eq!(text(&eve), ["Eve's greyhound is called Pepper"]);
+    assert_eq!(text(&dana), ["Dana's greyhound is called Biscuit"]);
+    assert_eq!(text(&dana.without_chat()).len(), 2, "the user's own chats, never Eve's");
+
+    // Vectors attach to the owner's message only.
+    let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
+    store.embed_messages(&eve, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    let user = |u: &str| scope("acme", Some(u), None);
+    assert_eq!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+    assert!(store.nearest_messages(&user("dana"), "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+
+    // Withholding one user's message (a paused user, a forgotten memory) leaves the other's.
+    let withhold = ChangeSet {
+        tenant: eve.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Withhold { owner: eve.clone(), messages: vec![id("m1")] }],
+    };
+    store.apply(&withhold).unwrap();
+    assert!(store.search_messages(&user("eve"), &["greyhound".into()], 10).unwrap().is_empty());
+    assert!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert_eq!(store.search_messages(&user("dana"), &["greyhound".into()], 10).unwrap().len(), 2);
+    assert_eq!(store.adjacent_messages(&eve, &[id("m1")], 1).unwrap().len(), 0);
+
+    // The queue registers each user's message, and reads each back.
+    assert_eq!(store.enqueue(&dana, &[id("m1")], true, t0()).unwrap(), 1);
+    assert_eq!(store.enqueue(&eve, &[id("m1")], true, t0()).unwrap(), 1);
+    assert_eq!(store.enqueue(&eve, &[id("m1")], true, t0()).unwrap(), 0, "registration is idempotent");
+    let queued =
+        |s: &Scope| -> Vec<String> { store.chat_messages(s, 0, 10).unwrap().into_iter().map(|m| m.content).collect() };
+    assert_eq!(queued(&dana), ["Dana's greyhound is called Biscuit"]);
+    assert_eq!(queued(&eve), ["Eve's greyhound is called Pepper"]);
 }

@@ -131,6 +131,7 @@ macro_rules! backends {
                     messages_are_idempotent_and_chat_scoped,
                     messages_are_searchable_within_their_user,
                     adjacent_messages_stay_in_their_chat,
+                    message_ids_are_scoped_to_user_and_chat,
                 );
                 backends!(@concern $open; memories:
                     memories_round_trip,

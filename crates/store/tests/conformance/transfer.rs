@@ -27,13 +27,15 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
         ])
         .unwrap();
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
-    store.embed_messages(&c1.tenant, &[(id("m1"), emb(axis(0, 1, 0.1))), (id("m4"), emb(axis(2, 3, 0.2)))]).unwrap();
-    store.embed_messages(&evil.tenant, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store
+        .embed_messages(&c1.without_chat(), &[(id("m1"), emb(axis(0, 1, 0.1))), (id("m4"), emb(axis(2, 3, 0.2)))])
+        .unwrap();
+    store.embed_messages(&evil, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
     store
         .apply(&ChangeSet {
             tenant: c1.tenant.clone(),
             at: t0(),
-            changes: vec![Change::Withhold { messages: vec![id("m3")] }],
+            changes: vec![Change::Withhold { owner: c1.clone(), messages: vec![id("m3")] }],
         })
         .unwrap();
 

@@ -1,0 +1,93 @@
+//! What one request may ask: every integer from a client is range-checked (400 naming the
+//! field, never an overflow or a storage error), queries and messages are bounded in characters
+//! and tokens before any work, ingests are bounded per request, and `/metrics` keeps a bounded
+//! set of series whatever methods clients send.
+
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::common::{assert_error, call, fixture, request, send};
+
+#[track_caller]
+fn names(got: &(StatusCode, Value), field: &str) {
+    assert_error(got, StatusCode::BAD_REQUEST, "invalid_request");
+    let message = got.1["message"].as_str().unwrap();
+    assert!(message.contains(field), "the message names {field}: {message}");
+}
+
+#[tokio::test]
+async fn list_offsets_and_limits_out_of_range_answer_400_naming_the_field() {
+    let f = fixture();
+    for offset in ["9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616"] {
+        let got = call(&f.app, "GET", &format!("/v1/memories?user_id=dana&offset={offset}"), &f.a, None).await;
+        names(&got, "offset");
+    }
+    names(&call(&f.app, "GET", "/v1/memories?user_id=dana&limit=18446744073709551615", &f.a, None).await, "limit");
+    let (status, body) = call(&f.app, "GET", "/v1/memories?user_id=dana&offset=1000000", &f.a, None).await;
+    assert_eq!((status, &body["items"]), (StatusCode::OK, &json!([])), "{body}");
+}
+
+#[tokio::test]
+async fn top_k_and_budget_out_of_range_answer_400_naming_the_field() {
+    let f = fixture();
+    for k in [json!(0), json!(1_000_000_000_u64), json!(u64::MAX)] {
+        let body = json!({"user_id": "dana", "query": "where do I live", "top_k": k});
+        names(&call(&f.app, "POST", "/v1/recall", &f.a, Some(body)).await, "top_k");
+    }
+    for b in [json!(0), json!(u64::MAX)] {
+        let body = json!({"user_id": "dana", "chat_id": "c1", "message": "hi", "budget_tokens": b});
+        names(&call(&f.app, "POST", "/v1/context", &f.a, Some(body)).await, "budget_tokens");
+    }
+}
+
+/// A 40,000-word query cost 21 s of CPU and a 32,000-character CJK message 4-5 s; each is now
+/// refused before any work, at once.
+#[tokio::test]
+async fn long_queries_and_messages_are_refused_at_once() {
+    let f = fixture();
+    let words = "where did we go hiking last summer with the dog ".repeat(4_000);
+    let cjk = "我们去年夏天和狗一起去哪里远足了🐕".repeat(1_800);
+    let started = Instant::now();
+    names(&call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "dana", "query": words}))).await, "query");
+    let context = json!({"user_id": "dana", "chat_id": "c1", "message": cjk});
+    names(&call(&f.app, "POST", "/v1/context", &f.a, Some(context)).await, "message");
+    let cjk_only: String = cjk.chars().take(30_000).collect();
+    let ingest = json!({"user_id": "dana", "chat_id": "c1", "messages": [{"role": "user", "content": cjk_only}]});
+    let got = call(&f.app, "POST", "/v1/messages", &f.a, Some(ingest)).await;
+    assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(got.1["message"].as_str().unwrap().contains("max_message_tokens"), "{}", got.1);
+    assert!(started.elapsed() < Duration::from_secs(5), "refusals do no work: {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn an_ingest_over_the_per_request_size_is_refused_whole() {
+    let f = fixture();
+    let line = "I went for a long walk along the river this morning and saw herons. ".repeat(14);
+    let messages: Vec<Value> = (0..120).map(|_| json!({"role": "user", "content": line})).collect();
+    let got = call(
+        &f.app,
+        "POST",
+        "/v1/messages",
+        &f.a,
+        Some(json!({"user_id": "dana", "chat_id": "c1", "messages": messages})),
+    )
+    .await;
+    assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
+    assert!(got.1["message"].as_str().unwrap().contains("max_batch_chars"), "{}", got.1);
+    let (status, recent) = call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await;
+    assert_eq!((status, &recent["items"]), (StatusCode::OK, &json!([])), "nothing was written");
+}
+
+#[tokio::test]
+async fn metrics_keep_one_series_for_every_unknown_method() {
+    let f = fixture();
+    for i in 0..50 {
+        send(&f.app, request(&format!("BREW{i}"), "/v1/recall", Some(&f.a), None)).await;
+    }
+    let (_, metrics) = send(&f.app, request("GET", "/metrics", None, None)).await;
+    let text = metrics.as_str().unwrap();
+    assert!(!text.contains("BREW"), "{text}");
+    assert!(text.contains(r#"method="other""#), "{text}");
+}
