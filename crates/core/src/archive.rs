@@ -121,6 +121,11 @@ pub fn with_cohesion(excerpts: &mut [Excerpt], t: &Tuning) {
     for e in excerpts.iter().take(COHESION_WINDOW) {
         *per_chat.entry(&e.message.scope).or_default() += 1;
     }
+    if per_chat.len() < 2 {
+        // Every hit from one chat (a chat-scoped memory, a user with one long thread): the
+        // chat tells nothing apart, and lifting all excerpts would only crowd out memories.
+        return;
+    }
     let lifts: Vec<f32> = excerpts
         .iter()
         .map(|e| {
@@ -300,6 +305,11 @@ mod tests {
         // The full lift needs three others of its chat; a lone hit keeps its own relevance.
         assert!((ranked[0].relevance - (0.6 + t.ranking.session_cohesion)).abs() < 1e-6);
         assert!((ranked[1].relevance - 0.62).abs() < 1e-6);
+        // One chat alone tells nothing apart: no lift.
+        let mut one =
+            vec![in_chat("a", "c2", 0.6), in_chat("b", "c2", 0.5), in_chat("c", "c2", 0.4), in_chat("d", "c2", 0.3)];
+        with_cohesion(&mut one, &t);
+        assert_eq!(one.iter().map(|e| e.relevance).collect::<Vec<_>>(), [0.6, 0.5, 0.4, 0.3]);
         // Off, nothing moves.
         let mut off = Tuning::default();
         off.ranking.session_cohesion = 0.0;
