@@ -101,7 +101,7 @@ fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
         digit_run: re(r"[0-9]+(?:(?: ?[.\-] ?| )[0-9]+)*"),
-        iban: re(r"[A-Za-z]{2}[0-9]{2}(?:[ \-]?[A-Za-z0-9]){11,32}"),
+        iban: re(r"\b[A-Za-z]{2}[0-9]{2}(?:[ \-]?[A-Za-z0-9]){11,32}"),
         email: re(r"[\p{L}\p{N}._%+\-]+@[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}{2,}"),
         email_spelled: re(
             r"(?i)[\p{L}\p{N}._%+\-]+ ?[\[(<{] ?at ?[\])>}] ?[\p{L}\p{N}\-]+(?: ?(?:[\[(<{] ?dot ?[\])>}]|\.) ?[\p{L}\p{N}\-]+)+",
@@ -331,22 +331,25 @@ fn cards(p: &Patterns, f: &mut Found<'_>) {
 }
 
 /// IBAN-shaped text, shortened group by group until mod 97 holds (the words after an IBAN
-/// can look like more of it).
+/// can look like more of it). A candidate that fails is retried one character on, so a false
+/// start ("AB12 …") never hides the IBAN it ran into.
 fn ibans(p: &Patterns, f: &mut Found<'_>) {
-    let found: Vec<(usize, usize)> = p.iban.find_iter(f.norm).map(|m| (m.start(), m.end())).collect();
-    for (s, e) in found {
-        if !f.free_before(s) {
-            continue;
-        }
+    let mut pos = 0;
+    while let Some(m) = p.iban.find_at(f.norm, pos) {
+        let (s, e) = (m.start(), m.end());
         let text = &f.norm[s..e];
         let mut ends: Vec<usize> = text.match_indices([' ', '-']).map(|(i, _)| i).collect();
         ends.push(text.len());
-        for &end in ends.iter().rev() {
+        let valid = ends.iter().rev().copied().find(|&end| {
             let compact: String = text[..end].chars().filter(char::is_ascii_alphanumeric).collect();
-            if checks::iban_valid(&compact) && f.free_after(s + end) {
+            checks::iban_valid(&compact) && f.free_after(s + end)
+        });
+        match valid {
+            Some(end) => {
                 f.add(PiiKind::Iban, s, s + end);
-                break;
+                pos = s + end;
             }
+            None => pos = s + text.chars().next().map_or(1, char::len_utf8),
         }
     }
 }

@@ -7,6 +7,7 @@ mod generalize;
 mod llm;
 mod local_model;
 mod memory_loop;
+mod pii;
 mod privacy_switches;
 mod reconsolidate;
 mod snapshots;

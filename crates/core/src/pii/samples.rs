@@ -19,8 +19,17 @@ pub struct Planted {
 }
 
 impl Planted {
-    /// The forms a leak could take: the value lower-cased, its letters and digits alone, and
-    /// (when it has at least six) its digits alone; all ASCII after NFKC.
+    /// The value alone when the detector knows it without the words around it (a card, an
+    /// IBAN, a key); else the sentence, since a bare 10-digit number or a made-up word is
+    /// nobody's phone number or password until a sentence says so.
+    pub fn recognisable(&self) -> &str {
+        if super::detect(&self.value).is_empty() { &self.sentence } else { &self.value }
+    }
+}
+
+impl Planted {
+    /// The forms a leak could take: the value lower-cased, as NFKC, its letters and digits
+    /// alone, and (when they are most of it, and at least six) its digits alone.
     pub fn needles(&self) -> Vec<String> {
         use unicode_normalization::UnicodeNormalization;
         let norm: String = self.value.nfkc().collect::<String>().to_lowercase();
@@ -33,8 +42,6 @@ impl Planted {
         if digits.len() >= 6 && digits.len() * 2 >= norm.chars().filter(char::is_ascii_alphanumeric).count() {
             out.push(digits);
         }
-        // Multi-word values (passphrases): each unusual word on its own too.
-        out.extend(norm.split_whitespace().filter(|w| w.len() >= 7).map(str::to_string));
         out.sort();
         out.dedup();
         out
