@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Duration;
 use mnemo::core::pii::samples::{FORMATS, Planted, generate};
-use mnemo::core::trace::{TraceEnvelope, TraceOp};
+use mnemo::core::trace::TraceEnvelope;
 use mnemo::core::{Draft, Kind, Memory as Row, Message, MessageId, NewMessage, Role};
+use mnemo::models::HashEmbedder;
 use mnemo::models::testing::{ScriptedServer, completion, error};
-use mnemo::models::{HashEmbedder, LlmSettings};
 use mnemo::store::prelude::*;
 use mnemo::store::{Change, ChangeSet, SqliteStore};
-use mnemo::{Config, ExtractorKind, ManualClock, Memory, Scope};
+use mnemo::{ManualClock, Memory, Scope};
 use serde_json::json;
 
 use crate::common::{chat, files, sqlite_with_embedder, t0};
@@ -178,20 +178,7 @@ fn planted_values_in_model_replies_and_errors_reach_no_file() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let config = Config {
-        data_dir: dir.path().to_path_buf(),
-        extractor: ExtractorKind::Llm,
-        llm: LlmSettings {
-            base_url: server.base().into(),
-            model: "scripted-model".into(),
-            timeout_secs: 2.0,
-            max_retries: 0,
-            backoff_secs: 0.01,
-            max_backoff_secs: 0.02,
-            ..LlmSettings::default()
-        },
-        ..Config::default()
-    };
+    let config = crate::llm::config(dir.path(), server.base());
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(config.db_path()).unwrap());
     let clock = Arc::new(ManualClock::new(t0()));
     let memory = Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), clock.clone());
@@ -220,6 +207,7 @@ fn a_copy_of_a_store_that_kept_pii_holds_none() {
     let source = SqliteStore::open(old.path().join("mnemo.db")).unwrap();
     let scope = chat("dana", "c1");
     let user = scope.without_chat();
+    let template = template_envelope(&scope);
     for (i, p) in planted.iter().enumerate() {
         let at = t0() + Duration::minutes(i as i64);
         let id = MessageId::new(format!("m{i}")).unwrap();
@@ -230,7 +218,7 @@ fn a_copy_of_a_store_that_kept_pii_holds_none() {
         row.value = Some(p.recognisable().to_string());
         let insert = Change::Insert { memory: row, embedding: None, reason: format!("written from {}", p.sentence) };
         source.apply(&ChangeSet { tenant: user.tenant.clone(), at, changes: vec![insert] }).unwrap();
-        source.record_turn(&envelope(&scope, i, p), &[]).unwrap();
+        source.record_turn(&envelope(&template, i, p), &[]).unwrap();
         if i % 8 == 0 {
             let policy = mnemo::core::Policy {
                 tenant: user.tenant.clone(),
@@ -259,27 +247,21 @@ fn a_copy_of_a_store_that_kept_pii_holds_none() {
     assert!(leaks.is_empty(), "{} planted values were copied:\n{}", leaks.len(), leaks.join("\n"));
 }
 
-fn envelope(scope: &Scope, i: usize, p: &Planted) -> TraceEnvelope {
+/// A real envelope (a recall's, on a throwaway engine) with the query and degradation of one
+/// planted value, as an older version would have stored it.
+fn envelope(template: &TraceEnvelope, i: usize, p: &Planted) -> TraceEnvelope {
     TraceEnvelope {
         turn_id: format!("turn-{i}"),
-        scope: scope.clone(),
-        op: TraceOp::Recall,
-        at: t0(),
         query: p.sentence.clone(),
-        mode: None,
-        retrieved: Vec::new(),
-        surfaced: Vec::new(),
-        below_floor: Vec::new(),
-        held_back: Vec::new(),
-        shed: Vec::new(),
         degraded: Some(format!("while searching {}", p.recognisable())),
-        tokens: None,
-        budget: None,
-        micros: 0,
-        embed_micros: 0,
-        verdicts: Vec::new(),
-        llm: Vec::new(),
+        ..template.clone()
     }
+}
+
+fn template_envelope(scope: &Scope) -> TraceEnvelope {
+    let f = sqlite_with_embedder(None);
+    let turn = f.memory.recall(scope, "anything at all", None).unwrap().turn_id;
+    f.memory.store().trace(&scope.tenant, &turn).unwrap().unwrap()
 }
 
 /// Dates, times, prices, versions, years, order numbers and short numbers are stored as
@@ -321,7 +303,7 @@ fn ordinary_numbers_are_stored_as_written() {
 fn planted_values_reach_no_postgres_row() {
     let Some(db) = mnemo::store::TempDatabase::from_env().unwrap() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    let config = mnemo::Config { data_dir: dir.path().to_path_buf(), ..mnemo::Config::default() };
     let store: Arc<dyn Store> = Arc::new(mnemo::store::PostgresStore::connect(db.url()).unwrap());
     let memory =
         Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(ManualClock::new(t0())));

@@ -98,20 +98,22 @@ pub(crate) fn nir_valid(s: &str) -> bool {
     matches!(s.as_bytes()[0], b'1' | b'2') && key == 97 - n % 97
 }
 
-/// Italian codice fiscale: 15 characters and a check letter from the odd and even position
-/// tables of the decree.
-pub(crate) fn codice_fiscale_valid(s: &str) -> bool {
+/// The check letter of a codice fiscale's first 15 characters (uppercase ASCII), from the odd
+/// and even position tables of the decree.
+pub(crate) fn codice_fiscale_letter(body: &[u8]) -> u8 {
     const ODD: [u32; 26] =
         [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
-    let s = s.to_ascii_uppercase();
-    let b = s.as_bytes();
-    if b.len() != 16 || !b.iter().all(u8::is_ascii_alphanumeric) || !b[15].is_ascii_uppercase() {
-        return false;
-    }
     let index = |c: u8| if c.is_ascii_digit() { c - b'0' } else { c - b'A' } as usize;
     let sum: u32 =
-        b[..15].iter().enumerate().map(|(i, &c)| if i % 2 == 0 { ODD[index(c)] } else { index(c) as u32 }).sum();
-    u32::from(b[15] - b'A') == sum % 26
+        body.iter().enumerate().map(|(i, &c)| if i % 2 == 0 { ODD[index(c)] } else { index(c) as u32 }).sum();
+    b'A' + (sum % 26) as u8
+}
+
+/// Italian codice fiscale: 15 characters and their check letter.
+pub(crate) fn codice_fiscale_valid(s: &str) -> bool {
+    let s = s.to_ascii_uppercase();
+    let b = s.as_bytes();
+    b.len() == 16 && b.iter().all(u8::is_ascii_alphanumeric) && b[15] == codice_fiscale_letter(&b[..15])
 }
 
 /// Dutch BSN: 9 digits passing the 11-check (weights 9..2, and -1 for the last).

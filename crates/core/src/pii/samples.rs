@@ -181,8 +181,6 @@ fn nir(r: &mut Rng) -> String {
 }
 
 fn codice_fiscale(r: &mut Rng) -> String {
-    const ODD: [u32; 26] =
-        [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
     let months = b"ABCDEHLMPRST";
     let body = format!(
         "{}{}{}{:02}{}{}",
@@ -193,9 +191,8 @@ fn codice_fiscale(r: &mut Rng) -> String {
         r.from(UPPER, 1),
         r.digits(3)
     );
-    let idx = |c: u8| if c.is_ascii_digit() { c - b'0' } else { c - b'A' } as usize;
-    let sum: u32 = body.bytes().enumerate().map(|(i, c)| if i % 2 == 0 { ODD[idx(c)] } else { idx(c) as u32 }).sum();
-    format!("{body}{}", char::from(b'A' + (sum % 26) as u8))
+    let check = super::checks::codice_fiscale_letter(body.as_bytes());
+    format!("{body}{}", char::from(check))
 }
 
 fn bsn(r: &mut Rng) -> String {
