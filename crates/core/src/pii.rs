@@ -106,7 +106,7 @@ fn patterns() -> &'static Patterns {
         email_spelled: re(
             r"(?i)[\p{L}\p{N}._%+\-]+ ?[\[(<{] ?at ?[\])>}] ?[\p{L}\p{N}\-]+(?: ?(?:[\[(<{] ?dot ?[\])>}]|\.) ?[\p{L}\p{N}\-]+)+",
         ),
-        phone_run: re(r"(?:\+ ?)?\(?[0-9][0-9 ()./\-]{5,24}[0-9]"),
+        phone_run: re(r"(?:\+ ?)?\(?[0-9][0-9 ()./\-]{5,32}[0-9]"),
         phone_context: re(&format!(
             r"(?i)\b(?:{PHONE_WORDS})\b[^0-9+\n]{{0,24}}((?:\+ ?)?\(?[0-9][0-9 ()./\-]{{5,24}}[0-9])"
         )),
@@ -260,8 +260,15 @@ impl Found<'_> {
 /// Every sensitive span in a text, in order of position (byte ranges of `text` as given).
 pub fn detect(text: &str) -> Vec<PiiFinding> {
     let norm = Normalized::new(text);
-    let mut f = Found { norm: &norm.text, out: Vec::new() };
     let p = patterns();
+    // Placeholders are masked: "[redacted phone] 8045" is no phone number's context, and a
+    // placeholder is never a value to redact again.
+    let placeholders: Vec<(usize, usize)> = p.placeholder.find_iter(&norm.text).map(|m| (m.start(), m.end())).collect();
+    let mut masked = norm.text.clone();
+    for &(s, e) in &placeholders {
+        masked.replace_range(s..e, &"#".repeat(e - s));
+    }
+    let mut f = Found { norm: &masked, out: Vec::new() };
     cards(p, &mut f);
     ibans(p, &mut f);
     for m in p.email.find_iter(f.norm).chain(p.email_spelled.find_iter(f.norm)) {
@@ -271,8 +278,7 @@ pub fn detect(text: &str) -> Vec<PiiFinding> {
     national_ids(p, &mut f);
     secrets(p, &mut f);
     passwords(p, &mut f);
-    // A placeholder is not a value: "password is [redacted password]" stays as it is.
-    let placeholders: Vec<(usize, usize)> = p.placeholder.find_iter(f.norm).map(|m| (m.start(), m.end())).collect();
+    // A value running into a placeholder is dropped: "password is [redacted password]" stays.
     let mut out: Vec<PiiFinding> = f
         .out
         .into_iter()
@@ -369,9 +375,6 @@ fn phones(p: &Patterns, f: &mut Found<'_>) {
     for (s, e) in runs {
         let run = f.norm[s..e].trim_end_matches([' ', '(', '.', '-', '/']);
         let e = s + run.len();
-        if !f.standalone(s, e) {
-            continue;
-        }
         let is_phone = |run: &str| {
             let digits = run.chars().filter(char::is_ascii_digit).count();
             let international = run.starts_with('+') && (8..=15).contains(&digits);
@@ -382,11 +385,23 @@ fn phones(p: &Patterns, f: &mut Found<'_>) {
             let national = nanp.is_match(run) || (trunk.is_match(run) && (9..=12).contains(&digits));
             !date.is_match(run) && (international || dialled || area || national)
         };
-        if is_phone(run) {
+        if is_phone(run) && f.standalone(s, e) {
             f.add(PiiKind::Phone, s, e);
-        } else if let Some(inner) = run.strip_prefix('(').filter(|r| is_phone(r)) {
-            // "(0049 30 …)": the parenthesis is the sentence's, not an area code's.
-            f.add(PiiKind::Phone, s + 1, s + 1 + inner.len());
+            continue;
+        }
+        // A number before or after a phone joins its run ("item 3 06 12 34 56 78"): the run
+        // from each later group on, then up to each earlier group's end, or "(0049 30 …)"
+        // whose parenthesis is the sentence's.
+        let b = run.as_bytes();
+        let starts = (1..b.len()).filter(|&i| matches!(b[i], b'0'..=b'9' | b'(') && !b[i - 1].is_ascii_digit());
+        let ends = (1..b.len()).rev().filter(|&i| !b[i].is_ascii_digit() && b[i - 1].is_ascii_digit());
+        let part = starts
+            .map(|i| (i, b.len()))
+            .chain(ends.map(|i| (0, i)))
+            .map(|(i, j)| (i, i + run[i..j].trim_end_matches([' ', '(', '.', '-', '/']).len()))
+            .find(|&(i, j)| is_phone(&run[i..j]) && f.standalone(s + i, s + j));
+        if let Some((i, j)) = part {
+            f.add(PiiKind::Phone, s + i, s + j);
         }
     }
     let named: Vec<(usize, usize)> =
