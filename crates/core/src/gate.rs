@@ -141,6 +141,10 @@ pub fn judge(op: &ProposedOp, ctx: &GateContext, t: &GateTuning) -> Decision {
     if let Some(reason) = content_problem(draft.kind, &draft.content, t) {
         return Decision::Reject(reason);
     }
+    // A key or value is stored beside the content: the same promise holds for both.
+    if let Some(f) = [&draft.key, &draft.value].into_iter().flatten().find_map(|t| pii::detect(t).into_iter().next()) {
+        return Decision::Reject(RejectReason::ContainsPii { kind: f.kind });
+    }
     let min_conf = confidence_floor(draft.kind, t);
     // NaN compares false either way: `is_nan` keeps a NaN from slipping past the floor.
     if draft.confidence.is_nan() || draft.confidence < min_conf {
@@ -286,6 +290,12 @@ mod tests {
             judge(&add(Kind::Fact, "User's card is 4111 1111 1111 1111", 0.9, 0.9), &ctx, &t()),
             Decision::Reject(RejectReason::ContainsPii { kind: PiiKind::CardNumber })
         );
+        let mut keyed = add(Kind::Profile, "User's contact address", 0.9, 0.9);
+        keyed.draft.value = Some("dana@example.org".into());
+        assert_eq!(judge(&keyed, &ctx, &t()), Decision::Reject(RejectReason::ContainsPii { kind: PiiKind::Email }));
+        keyed.draft.value = None;
+        keyed.draft.key = Some("iban DE89370400440532013000".into());
+        assert_eq!(judge(&keyed, &ctx, &t()), Decision::Reject(RejectReason::ContainsPii { kind: PiiKind::Iban }));
         assert_eq!(
             judge(&add(Kind::Policy, "Never discuss competitor pricing", 0.99, 0.99), &ctx, &t()),
             Decision::Reject(RejectReason::PolicyNotExtractable)

@@ -95,7 +95,7 @@ impl Memory {
         }
         if !t.enabled || rows.len() < 2 {
             if !changes.is_empty() {
-                self.store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
+                self.apply_changes(ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
             }
             return Ok(());
         }
@@ -199,7 +199,7 @@ impl Memory {
         }
         report.merged.extend(merges);
         if !changes.is_empty() {
-            self.store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
+            self.apply_changes(ChangeSet { tenant: owner.tenant.clone(), at: now, changes })?;
         }
         Ok(())
     }
@@ -342,7 +342,7 @@ impl Memory {
             reason: reason.to_string(),
             sources: Vec::new(),
         };
-        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![change] })?;
+        self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes: vec![change] })?;
         self.store
             .get(&scope.tenant, id)?
             .ok_or_else(|| Error::NotFound { tenant: scope.tenant.to_string(), id: id.to_string() })

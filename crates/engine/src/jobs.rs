@@ -226,7 +226,7 @@ impl Memory {
                 }
             }
             for (tenant, changes) in by_tenant {
-                self.store.apply(&ChangeSet { tenant, at: now, changes })?;
+                self.apply_changes(ChangeSet { tenant, at: now, changes })?;
             }
             pages += 1;
             progress(MaintainProgress { phase: "lifecycle", done: report.examined, total: None });
@@ -314,7 +314,7 @@ impl Memory {
                 })
                 .collect();
             for chunk in changes.chunks(PAGE) {
-                self.store.apply(&ChangeSet { tenant: tenant.clone(), at: now, changes: chunk.to_vec() })?;
+                self.apply_changes(ChangeSet { tenant: tenant.clone(), at: now, changes: chunk.to_vec() })?;
             }
         }
         Ok(())

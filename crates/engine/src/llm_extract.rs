@@ -94,8 +94,10 @@ impl Memory {
             Err(e) => {
                 let mut call = call_record(task, model.id(), e.usage());
                 call.outcome = "failed".into();
-                call.error = Some(e.to_string());
-                tracing::debug!(task, error = %e, "chat model call failed");
+                // A server's error may echo the prompt: what is traced and logged is redacted.
+                let error = mnemo_core::pii::redact(&e.to_string());
+                tracing::debug!(task, error = %error, "chat model call failed");
+                call.error = Some(error);
                 (Err(e.into()), call)
             }
         }

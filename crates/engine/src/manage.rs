@@ -80,7 +80,7 @@ impl Memory {
             at: self.clock.now(),
             changes: vec![Change::SetPinned { id, pinned }],
         };
-        Ok(self.store.apply(&cs)?)
+        self.apply_changes(cs)
     }
 
     /// Replaces a memory's content at the user's request, through the same gate as extraction:
@@ -145,7 +145,7 @@ impl Memory {
             i64::MAX as usize,
         )?;
         changes.push(Change::Withhold { owner: everything, messages: said.into_iter().map(|m| m.id).collect() });
-        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
+        self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         Ok(own.len())
     }
 
@@ -164,11 +164,11 @@ impl Memory {
         };
         // What the user deleted is not quoted back from the conversation either.
         let quiet = crate::write::withhold_sources(&m);
-        Ok(self.store.apply(&ChangeSet {
+        self.apply_changes(ChangeSet {
             tenant: scope.tenant.clone(),
             at: self.clock.now(),
             changes: vec![change, quiet],
-        })?)
+        })
     }
 
     /// Authors a tenant policy (a new version if the key exists), in force from now.
@@ -183,7 +183,7 @@ impl Memory {
             effective_from: self.clock.now(),
             effective_until: None,
         };
-        Ok(self.store.put_policy(&p)?)
+        Ok(self.store.put_policy(&crate::redact::policy(p))?)
     }
 
     /// Every version of every policy binding the scope.

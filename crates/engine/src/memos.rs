@@ -209,7 +209,7 @@ impl Memory {
         };
         let mut changes = vec![Change::Insert { memory: row.clone(), embedding, reason: reason.to_string() }];
         changes.extend(extra);
-        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
+        self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         Ok(row)
     }
 

@@ -241,7 +241,8 @@ impl Memory {
                 (records, degraded, EXTRACTOR_NAME, None, retired, Settlement::Done)
             }
             Err(error) => {
-                let error = error.to_string();
+                // Stored with the chat's progress: a model's error may quote what it was sent.
+                let error = mnemo_core::pii::redact(&error.to_string());
                 // The turn is never broken: the heuristic extracts the batch now (once: a retry
                 // keeps what the first fallback wrote), and the model is asked again later.
                 let (records, degraded) = if retry {
@@ -325,7 +326,7 @@ impl Memory {
             retired.push(*id);
         }
         if !changes.is_empty() {
-            self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
+            self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         }
         Ok(retired)
     }

@@ -392,7 +392,7 @@ impl Memory {
         if !state.stores() {
             return Ok(String::new());
         }
-        self.store.record_turn(env, accessed)?;
+        self.record_turn(env, accessed)?;
         Ok(env.turn_id.clone())
     }
 

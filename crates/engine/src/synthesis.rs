@@ -288,7 +288,7 @@ impl Memory {
         changes.extend(
             parents.iter().map(|to| Change::Link(Link { from: id, to: *to, kind: LinkKind::DerivedFrom, at: now })),
         );
-        self.store.apply(&ChangeSet { tenant: user.tenant.clone(), at: now, changes })?;
+        self.apply_changes(ChangeSet { tenant: user.tenant.clone(), at: now, changes })?;
         report.summaries.push((p.key.clone(), id));
         self.trace_job(user, None, call, started)
     }
@@ -409,7 +409,7 @@ impl Memory {
         let at = self.clock.now();
         let changes =
             parents.iter().map(|to| Change::Link(Link { from, to: *to, kind: LinkKind::DerivedFrom, at })).collect();
-        Ok(self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at, changes })?)
+        self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at, changes })
     }
 
     fn trace_job(&self, scope: &Scope, degraded: Option<String>, call: LlmCall, started: Instant) -> Result<()> {

@@ -147,7 +147,7 @@ impl Memory {
             at: self.clock.now(),
             changes: vec![Change::Withhold { owner: scope.clone(), messages: ids }],
         };
-        self.store.apply(&withhold)?;
+        self.apply_changes(withhold)?;
         Ok(IngestReport {
             appended,
             duplicates: fresh.len() - appended,
@@ -323,7 +323,7 @@ impl Memory {
                 .collect(),
             llm,
         };
-        self.store.record_turn(&env, &[])?;
+        self.record_turn(&env, &[])?;
         Ok(env.turn_id)
     }
 
@@ -518,7 +518,7 @@ impl Memory {
                 (changes, verdict)
             }
         };
-        self.store.apply(&ChangeSet { tenant: scope.tenant.clone(), at: now, changes })?;
+        self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: now, changes })?;
         Ok(verdict)
     }
 

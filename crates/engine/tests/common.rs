@@ -67,6 +67,26 @@ pub(crate) fn backend(config: &Config) -> (Arc<dyn mnemo::store::Store>, Databas
     }
 }
 
+/// Every file under `dir` (database, WAL, shared memory, anything), lower-cased bytes: what
+/// the tests about what reaches storage read.
+pub(crate) fn files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(files(&p));
+        } else {
+            out.push((p.display().to_string(), std::fs::read(&p).unwrap().to_ascii_lowercase()));
+        }
+    }
+    out
+}
+
+/// True when `needle` occurs in `hay`, byte for byte.
+pub(crate) fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
 pub(crate) fn hashed() -> Fixture {
     with_embedder(Some(Arc::new(HashEmbedder::new(384))))
 }

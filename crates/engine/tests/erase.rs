@@ -1,29 +1,9 @@
 //! Erasure: no byte of the user's content remains in any file under the data directory.
 
-use std::path::Path;
-
 use mnemo::core::NewMessage;
 use mnemo::store::ListFilter;
 
-use crate::common::{chat, sqlite_with_embedder, t0};
-
-/// Every file under `dir`, lower-cased bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            out.extend(files(&p));
-        } else {
-            out.push((p.display().to_string(), std::fs::read(&p).unwrap().to_ascii_lowercase()));
-        }
-    }
-    out
-}
-
-fn contains(hay: &[u8], needle: &str) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
-}
+use crate::common::{chat, contains, files, sqlite_with_embedder, t0};
 
 #[test]
 fn erasure_leaves_no_byte_of_the_users_content_in_any_file() {

@@ -26,7 +26,8 @@ struct Llm {
     _database: Database,
 }
 
-fn config(dir: &std::path::Path, base: &str) -> Config {
+/// The LLM extractor against the scripted server at `base`, quick to time out and retry.
+pub(crate) fn config(dir: &std::path::Path, base: &str) -> Config {
     Config {
         data_dir: dir.to_path_buf(),
         extractor: ExtractorKind::Llm,

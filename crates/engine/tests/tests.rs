@@ -8,6 +8,7 @@ mod llm;
 mod local_model;
 mod memory_loop;
 mod message_ids;
+mod pii;
 mod privacy_switches;
 mod reconsolidate;
 mod snapshots;

@@ -654,3 +654,61 @@ async fn large_batches_are_refused() {
     let (_, _, body) = send(&f.app, post(Some(&f.a), Some(&session), &Value::Array(batch).to_string())).await;
     assert_eq!(body.as_array().map(Vec::len), Some(4), "{body}");
 }
+
+/// PII sent through every route and tool that stores text (messages, memories with content, key
+/// or value, memos, policies, recall and context queries; MCP `remember` as a message and as a
+/// memory, `recall`, `context`) reaches no file under the data directory.
+#[tokio::test]
+async fn pii_through_every_route_and_tool_reaches_no_file() {
+    use mnemo::core::pii::samples::{FORMATS, generate};
+    let f = fixture();
+    let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
+    let a = &f.a;
+    let planted = generate(FORMATS * 2, 0x1505);
+    for (i, p) in planted.iter().enumerate() {
+        let (chat, line) = (format!("c{}", i % 3), format!("note {i}: {}", p.sentence));
+        let routes = [
+            (
+                "/v1/messages",
+                json!({"user_id": "dana", "chat_id": chat, "messages": [{"role": "user", "content": line}]}),
+            ),
+            ("/v1/memories", json!({"user_id": "dana", "kind": "fact", "content": line})),
+            (
+                "/v1/memories",
+                json!({"user_id": "dana", "kind": "profile", "content": format!("Detail {i} of the user"),
+                       "key": p.recognisable(), "value": p.recognisable()}),
+            ),
+            ("/v1/memos", json!({"user_id": "dana", "chat_id": chat, "text": line})),
+            ("/v1/policies", json!({"key": format!("p{i}"), "text": line, "value": {"v": p.recognisable()}})),
+            ("/v1/recall", json!({"user_id": "dana", "query": line})),
+            ("/v1/context", json!({"user_id": "dana", "chat_id": chat, "message": line})),
+        ];
+        for (uri, body) in routes {
+            let (status, reply) = crate::common::call(&f.app, "POST", uri, a, Some(body)).await;
+            assert!(status.as_u16() < 500, "{uri}: {status} {reply}");
+        }
+        let tools = [
+            ("remember", json!({"user_id": "dana", "chat_id": chat, "content": line})),
+            ("remember", json!({"user_id": "dana", "kind": "fact", "content": line})),
+            ("recall", json!({"user_id": "dana", "query": line})),
+            ("context", json!({"user_id": "dana", "chat_id": chat, "message": line})),
+        ];
+        for (name, arguments) in tools {
+            tool(&f.app, a, &s, name, arguments).await;
+        }
+    }
+    let dir = f.memory.config().data_dir.clone();
+    let mut leaks = Vec::new();
+    let (mut read, mut placeholders) = (0, 0);
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).to_lowercase();
+        read += 1;
+        placeholders += text.matches("[redacted ").count();
+        for p in &planted {
+            leaks.extend(p.needles().into_iter().filter(|n| text.contains(n)).map(|n| format!("{n} in {path:?}")));
+        }
+    }
+    assert!(read >= 2 && placeholders >= planted.len(), "the sentences were stored, redacted ({read} files)");
+    assert!(leaks.is_empty(), "{} planted values reached storage:\n{}", leaks.len(), leaks.join("\n"));
+}
