@@ -1,0 +1,45 @@
+//! `/v1/users/{user_id}`: a user's privacy rights — export, clear, erase, pause, disable.
+//!
+//! The erasure receipt holds counts and digests, never content, so it can be kept as proof after
+//! everything it describes is gone.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::UserStateName;
+
+/// What `POST /v1/users/{user_id}/clear` did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ClearOut {
+    /// Memories archived (history kept; erase is what deletes).
+    pub archived: usize,
+}
+
+/// The receipt of an erasure: what was removed, with no content in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErasureOut {
+    /// SHA-256 of tenant and user id; the only trace of the user the store keeps.
+    pub subject: String,
+    /// When the erasure happened.
+    pub at: DateTime<Utc>,
+    /// Rows removed per table.
+    pub counts: std::collections::BTreeMap<String, u64>,
+    /// SHA-256 over subject, time and counts, to quote as proof.
+    pub digest: String,
+}
+
+impl From<mnemo::ErasureReceipt> for ErasureOut {
+    fn from(r: mnemo::ErasureReceipt) -> Self {
+        Self { subject: r.subject, at: r.at, counts: r.counts, digest: r.digest }
+    }
+}
+
+/// `GET /v1/users/{user_id}` and the answer of every switch: where the user stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UserOut {
+    /// The user.
+    pub user_id: String,
+    /// The privacy switch in force now.
+    pub state: UserStateName,
+}
