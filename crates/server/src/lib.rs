@@ -37,7 +37,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{delete, get, patch, post};
 use mnemo::Memory;
 use tower_http::LatencyUnit;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
@@ -103,40 +102,15 @@ where
 }
 
 /// The whole API as a router, separate from any socket so tests can call it directly.
+///
+/// The documented routes come from `routes::api`, which registers each with its OpenAPI entry;
+/// here are the rest and the layers that wrap every route alike, documented or not.
 pub fn app(state: AppState) -> Router {
-    use routes::*;
-    Router::new()
-        .route("/v1/messages", post(messages::ingest))
-        .route("/v1/recall", post(recall::recall))
-        .route("/v1/context", post(context::context))
-        .route("/v1/memories", get(memories::list).post(memories::add))
-        .route("/v1/memories/{id}", get(memories::get).delete(memories::delete).patch(memories::edit))
-        .route("/v1/memos", get(memos::list).post(memos::add))
-        .route("/v1/memos/{id}", patch(memos::edit))
-        .route("/v1/memories/{id}/pin", post(memories::pin))
-        .route("/v1/memories/{id}/unpin", post(memories::unpin))
-        .route("/v1/policies", get(policies::list).post(policies::put))
-        .route("/v1/traces/{turn_id}", get(traces::get))
-        .route("/v1/maintain", post(maintain::maintain))
-        .route("/v1/candidates", get(candidates::list))
-        .route("/v1/candidates/{id}/approve", post(candidates::approve))
-        .route("/v1/candidates/{id}/reject", post(candidates::reject))
-        .route("/v1/users/{user_id}/erase", post(users::erase))
-        .route("/v1/users/{user_id}/export", get(users::export))
-        .route("/v1/users/{user_id}/clear", post(users::clear))
-        .route("/v1/users/{user_id}", get(users::show))
-        .route("/v1/users/{user_id}/pause", post(users::pause))
-        .route("/v1/users/{user_id}/resume", post(users::resume))
-        .route("/v1/users/{user_id}/disable", post(users::disable))
-        .route("/v1/users/{user_id}/enable", post(users::enable))
-        .route("/v1/admin/keys", get(admin::list_keys).post(admin::create_key))
-        .route("/v1/admin/keys/{prefix}", delete(admin::revoke_key))
-        .route("/healthz", get(health::healthz))
-        .route("/metrics", get(health::metrics))
-        .route("/openapi.json", get(openapi::document))
+    let (api, doc) = routes::api().split_for_parts();
+    api.route("/openapi.json", openapi::document(openapi::render(doc)))
         .merge(mcp::routes(state.clone(), mcp::HttpOptions::from_env()))
-        .fallback(health::not_found)
-        .method_not_allowed_fallback(health::method_not_allowed)
+        .fallback(routes::health::not_found)
+        .method_not_allowed_fallback(routes::health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(request_spans())

@@ -1,15 +1,22 @@
 //! The OpenAPI 3.1 document, generated from the handlers' annotations and the types in
 //! [`crate::dto`]. A copy is committed at `crates/server/openapi.json`; a test fails when the code
 //! and the copy drift apart.
+//!
+//! The paths come from the router itself (`routes::api`), so a route is documented by being
+//! served; this module holds only what is not any one route's: the info, the error schema and
+//! the `bearer` scheme.
+
+use std::sync::Arc;
 
 use axum::http::header::CONTENT_TYPE;
-use axum::response::IntoResponse;
+use axum::routing::{MethodRouter, get};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::routes;
+use crate::{AppState, routes};
 
-/// The API description; `ApiDoc::openapi()` builds the document.
+/// What the document says besides its paths; `routes::api` adds a path for every route it
+/// registers, and [`document_json`] renders the whole.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -18,45 +25,10 @@ use crate::routes;
                        the tenant comes from the key. Every error is `{message, code}`.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
-    paths(
-        routes::messages::ingest,
-        routes::recall::recall,
-        routes::context::context,
-        routes::memories::list,
-        routes::memories::get,
-        routes::memories::add,
-        routes::memories::pin,
-        routes::memories::unpin,
-        routes::memories::delete,
-        routes::memories::edit,
-        routes::memos::list,
-        routes::memos::add,
-        routes::memos::edit,
-        routes::policies::list,
-        routes::policies::put,
-        routes::traces::get,
-        routes::maintain::maintain,
-        routes::candidates::list,
-        routes::candidates::approve,
-        routes::candidates::reject,
-        routes::users::erase,
-        routes::users::export,
-        routes::users::clear,
-        routes::users::show,
-        routes::users::pause,
-        routes::users::resume,
-        routes::users::disable,
-        routes::users::enable,
-        routes::admin::create_key,
-        routes::admin::list_keys,
-        routes::admin::revoke_key,
-        routes::health::healthz,
-        routes::health::metrics,
-    ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerAuth),
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// Declares the `bearer` security scheme the routes refer to.
 struct BearerAuth;
@@ -73,14 +45,22 @@ impl Modify for BearerAuth {
 
 /// The document as pretty JSON with a trailing newline: exactly the committed copy's bytes.
 pub fn document_json() -> String {
-    let mut doc = ApiDoc::openapi();
+    render(routes::api().into_openapi())
+}
+
+/// A router's document as served and committed: the crate's version, pretty JSON, a newline.
+pub(crate) fn render(mut doc: utoipa::openapi::OpenApi) -> String {
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let mut text = doc.to_pretty_json().unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
     text
 }
 
-/// `GET /openapi.json`.
-pub(crate) async fn document() -> impl IntoResponse {
-    ([(CONTENT_TYPE, "application/json")], document_json())
+/// `GET /openapi.json`: the document rendered once when the router was built.
+pub(crate) fn document(json: String) -> MethodRouter<AppState> {
+    let json: Arc<str> = json.into();
+    get(move || {
+        let json = json.clone();
+        async move { ([(CONTENT_TYPE, "application/json")], json.to_string()) }
+    })
 }

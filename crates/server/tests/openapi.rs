@@ -60,3 +60,38 @@ fn the_kind_schema_is_every_kind_with_its_description() {
     let add = &doc["components"]["schemas"]["AddMemoryRequest"]["properties"]["kind"];
     assert_eq!(add["$ref"], "#/components/schemas/Kind", "{add}");
 }
+
+/// The router and the document are one list: every documented operation is served (none falls
+/// to the 404 or 405 fallback), every one that names the `bearer` scheme refuses a request
+/// without a key, and `/openapi.json` serves the committed document.
+#[tokio::test]
+async fn every_documented_operation_is_served_with_its_security() {
+    use axum::http::StatusCode;
+
+    use crate::common::{fixture, request, send};
+
+    let f = fixture();
+    let doc: serde_json::Value = serde_json::from_str(&mnemo_server::openapi::document_json()).unwrap();
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        // Any value fills a path parameter: the check is routing and auth, not the resource.
+        let uri = path.replace("{id}", "01J0000000000000000000000").replace(['{', '}'], "");
+        for (method, op) in item.as_object().unwrap() {
+            let secured = op["security"].as_array().is_some_and(|s| s.iter().any(|r| r.get("bearer").is_some()));
+            let (status, body) = send(&f.app, request(&method.to_uppercase(), &uri, None, None)).await;
+            assert_ne!(status, StatusCode::NOT_FOUND, "{method} {path} is routed: {body}");
+            assert_ne!(status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path} is routed: {body}");
+            if secured {
+                assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path} needs a key: {body}");
+            } else {
+                assert_eq!(status, StatusCode::OK, "{method} {path} is open: {body}");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 33, "every operation of the document was checked");
+
+    let (status, served) = send(&f.app, request("GET", "/openapi.json", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(served, doc, "/openapi.json serves the generated document");
+}
