@@ -242,7 +242,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &["avoid", "steer clear", "stay away", "keep away", "skip"],
             r"(?x)
                 # e.g. Can you avoid the topic of politics with me?
-                \b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+(?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?(?P<x><TAIL>)
+                \b(?:please\s+)?(?:avoid|skip|steer\s+clear\s+of|stay\s+away\s+from|keep\s+away\s+from)\s+
+                (?:the\s+|any\s+)?(?:topic|subject|issue|conversation|discussion)s?\s+(?:of\s+|about\s+|around\s+)?
+                # the topic is the rest of the sentence
+                (?P<x><TAIL>)
             ",
             |c, _| boundary(cap(c, "x").unwrap_or_default()),
         ),

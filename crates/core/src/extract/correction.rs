@@ -28,7 +28,18 @@ pub(super) fn is_correction(lower: &str) -> bool {
         || RE
             .get_or_init(|| {
                 Regex::new(
-                    r"(?x)\b(?:no\s+longer|switched|swapped|these\s+days|nowadays|now|instead|changed|moved|any\s*more|any\s+longer|from\s+now\s+on|going\s+forward|not\s+anymore|new\s+(?:job|role|place|apartment|city|house|number|id|address|editor|laptop|phone)|just\s+(?:started|joined)|recently\s+(?:started|joined|moved)|ditched|replaced|migrated)\b",
+                    r"(?x)
+                        \b(?:
+                            # the old state is over, or a new one is set against it
+                            no\s+longer | switched | swapped | these\s+days | nowadays | now | instead | changed | moved
+                            | any\s*more | any\s+longer | from\s+now\s+on | going\s+forward | not\s+anymore
+                            # a new thing in a slot that held an old one
+                            | new\s+(?:job|role|place|apartment|city|house|number|id|address|editor|laptop|phone)
+                            | just\s+(?:started|joined) | recently\s+(?:started|joined|moved)
+                            # something dropped for something else
+                            | ditched | replaced | migrated
+                        )\b
+                    ",
                 )
                 .expect("switch regex")
             })
@@ -42,7 +53,15 @@ pub(super) fn is_retraction(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?x)^\s*(?:actually|correction|no[,!]|nope|wait|sorry,?\s+i\s+meant|i\s+meant|oops|my\s+bad|to\s+clarify|update:?|scratch\s+that|let\s+me\s+correct|i\s+misspoke|i\s+was\s+wrong|quick\s+update|small\s+correction)\b",
+            r"(?x)
+                # a take-back word opening the sentence
+                ^\s*(?:
+                    actually | correction | no[,!] | nope | wait
+                    | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
+                    | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
+                    | quick\s+update | small\s+correction
+                )\b
+            ",
         )
         .expect("retraction regex")
     })
@@ -155,7 +174,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &["anymore", "any more", "any longer", "no longer"],
             r"(?x)
                 # e.g. I don't play chess anymore.
-                \bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)(?:\s+(?:anymore|any\s+more|any\s+longer))?(?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
+                \bi\s+(?:(?:don't|do\s+not|dont|no\s+longer)\s+(?:really\s+)?)(?P<v>[a-z]+)\s+(?P<x>[^,.;!?]+?)
+                (?:\s+(?:anymore|any\s+more|any\s+longer))?
+                # the object ends at the clause's end or where a new clause begins
+                (?:$|[,.;!?]|\s+(?:but|and|since|because|so)\b)
             ",
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();

@@ -19,8 +19,14 @@ use crate::text::tidy;
 /// How sure a stated convention is: people say these deliberately.
 const CONFIDENCE: f32 = 0.85;
 
-/// Verbs after "decided to"/"agreed to" that make a decision a way of working.
-const WAYS: &str = r"(?:use|using|go\s+with|going\s+with|switch\s+to|switching\s+to|stick\s+with|standardi[sz]e\s+on|stop\s+using|move\s+to|migrate\s+to|always|never|only\s+use|require)";
+/// Verbs after "decided to"/"agreed to" that make a decision a way of working; a scoped
+/// `(?x:...)` group, so it reads the same spliced into any pattern.
+const WAYS: &str = r"(?x:
+    use | using | go\s+with | going\s+with | switch\s+to | switching\s+to | stick\s+with
+    | standardi[sz]e\s+on | stop\s+using | move\s+to | migrate\s+to
+    # a standing rule
+    | always | never | only\s+use | require
+)";
 
 fn convention(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let Some(x) = cap(c, "x") else { return Vec::new() };
@@ -110,7 +116,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &format!(
                 r"(?x)
                     # e.g. We agreed to stick with trunk-based development.
-                    \b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?(?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?(?P<x>{WAYS}\s+<TAIL>)
+                    \b(?:we|i|the\s+team|our\s+team)(?:'ve|\s+have)?\s+(?:(?:just|finally|officially|all)\s+)?
+                    (?:decided|agreed|settled)\s+(?:to\s+|on\s+|that\s+(?:we(?:'ll|\s+will|\s+should)?\s+)?)?
+                    # only a way of working makes the decision a convention, not a one-off choice
+                    (?P<x>{WAYS}\s+<TAIL>)
                 "
             ),
             convention,

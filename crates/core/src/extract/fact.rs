@@ -49,7 +49,29 @@ pub(super) const SECRET_IDS: &[&str] = &[
     "vat",
 ];
 
-const TECH: &str = r"(?:database|db|databases|tech\s+stack|stack|backend|back\s+end|frontend|front\s+end|api|apis|servers?|cluster|infra|infrastructure|app|application|services?|website|site|repo|repository|monorepo|codebase|ci|ci/cd|pipeline|cloud|hosting|region|laptop|machine|computer|desktop|workstation|os|cache|queue|message\s+broker|broker|orm|cdn|dns|load\s+balancer|kubernetes\s+cluster|k8s\s+cluster|vpc|bucket|data\s+warehouse|warehouse|mobile\s+app|ios\s+app|android\s+app|web\s+app|main\s+branch|default\s+branch|build\s+system|builds?|test\s+suite|tests|deploys?|deployments?|runtime|schema|auth|authentication|search|logging|monitoring|metrics|alerting|router|nas|homelab|home\s+server|raspberry\s+pi|gpu|cpu|ram|storage|node\s+version|python\s+version|orchestrator|scheduler|data\s+pipeline|etl|product|platform|saas|microservices?)";
+/// What a tech fact is about ("our staging database is hosted on Hetzner"), after the owner and
+/// any qualifiers; a scoped `(?x:...)` group, so it reads the same spliced into any pattern.
+const TECH: &str = r"(?x:
+    # code and the services it makes up
+    database | db | databases | tech\s+stack | stack | backend | back\s+end | frontend | front\s+end
+    | api | apis | servers? | cluster | infra | infrastructure | app | application | services?
+    | website | site | repo | repository | monorepo | codebase | ci | ci/cd | pipeline | cloud
+    | hosting | region
+    # the machine one works on
+    | laptop | machine | computer | desktop | workstation | os
+    # infrastructure parts
+    | cache | queue | message\s+broker | broker | orm | cdn | dns | load\s+balancer
+    | kubernetes\s+cluster | k8s\s+cluster | vpc | bucket | data\s+warehouse | warehouse
+    | mobile\s+app | ios\s+app | android\s+app | web\s+app
+    # how code is built, tested, shipped and watched
+    | main\s+branch | default\s+branch | build\s+system | builds? | test\s+suite | tests
+    | deploys? | deployments? | runtime | schema | auth | authentication | search | logging
+    | monitoring | metrics | alerting
+    # hardware at home, versions and everything else a team runs
+    | router | nas | homelab | home\s+server | raspberry\s+pi | gpu | cpu | ram | storage
+    | node\s+version | python\s+version | orchestrator | scheduler | data\s+pipeline | etl
+    | product | platform | saas | microservices?
+)";
 
 /// The rules of this family, in priority order.
 pub(super) fn rules() -> Vec<Rule> {

@@ -277,8 +277,16 @@ pub(super) fn doubted(lower: &str) -> bool {
 fn clauses(text: &str) -> Vec<(usize, usize)> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i),?\s+(?:and|but|so|because|cause|though|although|while|whereas|plus)\s+(?:also\s+|then\s+|now\s+)?(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|he|she|they|he's|she's|they're)\b")
-            .expect("clause regex")
+        Regex::new(
+            r"(?xi)
+                # the conjunction, with the comma before it if any
+                ,?\s+(?:and|but|so|because|cause|though|although|while|whereas|plus)\s+
+                (?:also\s+|then\s+|now\s+)?
+                # a subject of its own: without one the words still belong to the clause before
+                (?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|he|she|they|he's|she's|they're)\b
+            ",
+        )
+        .expect("clause regex")
     });
     let mut out = Vec::new();
     let mut start = 0;

@@ -154,8 +154,18 @@ pub(super) fn rules() -> Vec<Rule> {
                 // person the previous sentence introduced.
                 static NOUN: OnceLock<Regex> = OnceLock::new();
                 let noun = NOUN.get_or_init(|| {
-                    Regex::new(r"(?i)\b(kitten|puppy|dog|cat|bunny|rabbit|hamster|parrot|bird|horse|fish|turtle|guinea pig|baby|son|daughter|boy|girl|niece|nephew|grandson|granddaughter)s?\b")
-                        .expect("referent regex")
+                    Regex::new(
+                        r"(?xi)
+                            \b(
+                                # a pet
+                                kitten | puppy | dog | cat | bunny | rabbit | hamster | parrot | bird | horse
+                                | fish | turtle | guinea\x20pig
+                                # a child
+                                | baby | son | daughter | boy | girl | niece | nephew | grandson | granddaughter
+                            )s?\b
+                        ",
+                    )
+                    .expect("referent regex")
                 });
                 let Some(prev) = s.prev else { return Vec::new() };
                 let Some(referent) = noun.find_iter(prev).last().map(|m| m.as_str().to_lowercase()) else {
@@ -547,7 +557,11 @@ pub(super) fn rules() -> Vec<Rule> {
             &["job", "role", "position", "gig", "offer"],
             r"(?x)
                 # e.g. I just landed a job as a data analyst at Spotify.
-                \bi(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got|landed|accepted|took|started|scored|was\s+offered)\s+(?:a|an|the|my)\s+(?:new\s+|first\s+|dream\s+)?(?:job|role|position|gig|offer)\s+as\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)(?:\s+(?:at|with|for)\s+(?P<emp>[^,.;!?]+))?(?:$|[,.;!?])
+                \bi(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?
+                (?:got|landed|accepted|took|started|scored|was\s+offered)\s+(?:a|an|the|my)\s+(?:new\s+|first\s+|dream\s+)?
+                (?:job|role|position|gig|offer)\s+as\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)
+                # the employer, when named, ends the role
+                (?:\s+(?:at|with|for)\s+(?P<emp>[^,.;!?]+))?(?:$|[,.;!?])
             ",
             |c, s| {
                 let Some(role) = cap(c, "role").map(super::lex::strip_times).and_then(|r| phrase(&r)) else {
@@ -568,7 +582,9 @@ pub(super) fn rules() -> Vec<Rule> {
             &["baby", "welcomed", "had a"],
             r"(?x)
                 # e.g. We just welcomed a baby girl named Lucia.
-                \b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:had|welcomed)\s+(?:a|our)\s+(?:new\s+|first\s+|second\s+|third\s+)?(?:baby\s+)?(?P<what>girl|boy|baby|son|daughter)(?:\s+(?:named|called)\s+(?P<x><NAMEI>))?
+                \b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:had|welcomed)\s+
+                (?:a|our)\s+(?:new\s+|first\s+|second\s+|third\s+)?(?:baby\s+)?(?P<what>girl|boy|baby|son|daughter)
+                (?:\s+(?:named|called)\s+(?P<x><NAMEI>))?
             ",
             |c, _| {
                 let what = cap(c, "what").unwrap_or("baby").to_lowercase();
@@ -744,7 +760,10 @@ pub(super) fn rules() -> Vec<Rule> {
                     )
                     \s+
                 )*
-                (?P<art>a|an|the)\s+(?P<x>(?:[\w/&+.-]+\s+){0,4}?<JOB>s?(?:[\s-]+<JOB>s?)*)\b(?P<rest>\s+(?:at|for|in|with|on|of|from)\s+[^,.;!?]+)?(?:\s+(?:based|living)\s+(?:in|out\s+of)\s+(?P<based><CLAUSE>))?
+                # up to four words before the job word: a qualified title (senior data engineer)
+                (?P<art>a|an|the)\s+(?P<x>(?:[\w/&+.-]+\s+){0,4}?<JOB>s?(?:[\s-]+<JOB>s?)*)\b
+                (?P<rest>\s+(?:at|for|in|with|on|of|from)\s+[^,.;!?]+)?
+                (?:\s+(?:based|living)\s+(?:in|out\s+of)\s+(?P<based><CLAUSE>))?
             ",
             |c, s| {
                 let mut out = job(c, s);
@@ -959,7 +978,10 @@ pub(super) fn rules() -> Vec<Rule> {
                     )
                     \s+
                 )*
-                (?:live|living|reside|residing|based|located|settled)(?:\s+with\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?)?\s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|out\s+of|on)\s+<PLACE>
+                (?:live|living|reside|residing|based|located|settled)
+                # who they live with is skipped: the place is what is kept
+                (?:\s+with\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?)?
+                \s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?|out\s+of|on)\s+<PLACE>
             ",
             |c, s| {
                 let Some(p) = place(cap(c, "x").unwrap_or_default(), s) else { return Vec::new() };
@@ -974,7 +996,11 @@ pub(super) fn rules() -> Vec<Rule> {
             &["moved", "relocated"],
             r"(?x)
                 # e.g. We moved to Montreal last summer.
-                (?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)(?:(?:just|recently|finally|officially|now|also|since)\s+)*(?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+(?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>
+                # a first-person subject, or none: at the start, or after but, and, then, so
+                (?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)
+                (?:(?:just|recently|finally|officially|now|also|since)\s+)*
+                (?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+
+                (?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>
             ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();

@@ -9,7 +9,8 @@ use regex::Regex;
 
 use crate::text::{is_stopword, tidy};
 
-/// Pattern placeholders, expanded by [`expand`] before a rule is compiled.
+/// Pattern placeholders, expanded by [`expand`] before a rule is compiled. The long ones are
+/// scoped `(?x:...)` groups, so they read the same in a pattern written with or without `(?x)`.
 const PLACEHOLDERS: &[(&str, &str)] = &[
     ("<IM>", r"i(?:'m|\s+am)"),
     ("<IVE>", r"i(?:'ve|\s+have)"),
@@ -17,7 +18,18 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ("<DONT>", r"(?:don't|do\s+not|dont)"),
     (
         "<ADV>",
-        r"(?:(?:really|absolutely|truly|genuinely|totally|just|also|still|do|kinda|kind\s+of|sort\s+of|especially|particularly|actually|honestly|definitely|seriously|now|currently|mostly|mainly|always|usually|generally|pretty\s+much|so|very\s+much)\s+)*",
+        r"(?x:
+            # adverbs and fillers between the subject and the verb: I really do like ...
+            (?:
+                (?:
+                    really | absolutely | truly | genuinely | totally | just | also | still | do
+                    | kinda | kind\s+of | sort\s+of | especially | particularly | actually | honestly
+                    | definitely | seriously | now | currently | mostly | mainly | always | usually
+                    | generally | pretty\s+much | so | very\s+much
+                )
+                \s+
+            )*
+        )",
     ),
     ("<NAME>", r"(?-i:[A-Z\u{C0}-\u{DE}])[\w'-]*(?:\s+(?-i:[A-Z\u{C0}-\u{DE}])[\w'-]*)?"),
     ("<NAMEI>", r"[A-Za-z\u{C0}-\u{FF}][\w'-]*(?:\s+(?-i:[A-Z\u{C0}-\u{DE}])[\w'-]*)?"),
@@ -29,7 +41,21 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ),
     (
         "<MONTH_DAY>",
-        r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)",
+        r"(?x:
+            # month first: July 4, Jul. 4th
+            (?:
+                january | february | march | april | may | june | july | august | september
+                | october | november | december
+                | jan | feb | mar | apr | jun | jul | aug | sept | sep | oct | nov | dec
+            )
+            \.?\s+\d{1,2}(?:st|nd|rd|th)?
+            # day first: 4 July, 4th of July
+            | \d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?
+            (?:
+                january | february | march | april | may | june | july | august | september
+                | october | november | december
+            )
+        )",
     ),
 ];
 

@@ -454,7 +454,11 @@ pub(super) fn rules() -> Vec<Rule> {
             &["trip", "vacation", "holiday", "getaway", "visit"],
             r"(?x)
                 # e.g. We're planning a trip to Iceland.
-                \b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+(?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+(?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+(?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)
+                \b(?:i'm|i\s+am|we're|we\s+are|i've\s+been|we've\s+been)\s+
+                (?:planning|going\s+on|taking|booking|organising|organizing)\s+(?:a|an|our|my|the)\s+
+                (?P<what>(?:[\w-]+\s+)?(?:trip|vacation|holiday|getaway|visit))\s+to\s+
+                # capitalised words only: a place name, not the rest of the sentence
+                (?P<place>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*)*)
             ",
             |c, s| {
                 // "I'm planning a trip to Tokyo in October": a plan with a place, dated or not.
@@ -618,7 +622,9 @@ pub(super) fn rules() -> Vec<Rule> {
             &["heading", "flying", "going", "driving", "leaving", "traveling", "travelling", "off to", "moving"],
             r"(?x)
                 # e.g. Heading to Lisbon on Thursday.
-                ^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*(?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+(?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)
+                ^(?:(?:so|and|just|also|finally|btw|oh|yay)[,!]?\s+)*
+                (?P<v>heading|flying|going|driving|leaving|travel(?:l)?ing|moving|off)\s+
+                (?P<rest>(?:to|for|back\s+to|home\s+to|out\s+to)\s+<CLAUSE>)
             ",
             |c, s| {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());

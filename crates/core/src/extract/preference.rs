@@ -181,7 +181,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &["favorite", "favourite", "fave", "fav "],
             r"(?x)
                 # e.g. My favorite band is Radiohead.
-                \bmy\s+(?:(?:all[-\x20]time|absolute|current|new|very)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)\s+(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(?P<x><CLAUSE>)
+                \bmy\s+(?:(?:all[-\x20]time|absolute|current|new|very)\s+)?(?:favou?rite|fave|fav)\s+
+                # the category: the fewest words (one to three) before the verb
+                (?P<cat>[\w-]+(?:\s+[\w-]+){0,2}?)
+                \s+(?:is|are|has\s+to\s+be|would\s+be|of\s+all\s+time\s+is)\s+(?P<x><CLAUSE>)
                 | \b(?P<y>[^,.;!?]+?)\s+(?:is|are)\s+(?:still\s+)?my\s+(?:(?:all[-\x20]time|absolute|current|new)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat2>[\w-]+(?:\s+[\w-]+)?)
             ",
             |c, _| {

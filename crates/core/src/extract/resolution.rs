@@ -339,7 +339,11 @@ pub(super) fn rules() -> Vec<Rule> {
             ],
             r"(?x)
                 # e.g. Taxes are done!
-                ^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*(?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)(?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?(?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b
+                ^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*
+                # the thing finished: the fewest words (one to three) before the verb
+                (?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)
+                (?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?
+                (?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b
             ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();

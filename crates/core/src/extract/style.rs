@@ -111,7 +111,9 @@ pub(super) fn rules() -> Vec<Rule> {
             LENGTH,
             r"(?x)
                 # e.g. Please be more concise.
-                \b(?:please\s+|pls\s+|try\s+to\s+|can\s+you\s+|could\s+you\s+|just\s+)?be\s+(?:more\s+|very\s+|extra\s+|super\s+|a\s+bit\s+more\s+|less\s+)?(?P<x>brief|concise|succinct|terse|thorough|detailed|verbose|wordy)\b
+                \b(?:please\s+|pls\s+|try\s+to\s+|can\s+you\s+|could\s+you\s+|just\s+)?
+                be\s+(?:more\s+|very\s+|extra\s+|super\s+|a\s+bit\s+more\s+|less\s+)?
+                (?P<x>brief|concise|succinct|terse|thorough|detailed|verbose|wordy)\b
             ",
             |c, _| {
                 let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();

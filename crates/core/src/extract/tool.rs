@@ -468,7 +468,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &["replaced", "swapped", "ditched", "dropped", "traded"],
             r"(?x)
                 # e.g. I replaced Evernote with Obsidian.
-                \b(?:(?P<subj>i|we)(?:'ve|\s+have)?\s+)?(?:(?:finally|just|recently|completely)\s+)*(?P<v>replaced|swapped|ditched|dropped|traded)\s+(?:out\s+)?(?P<a>[^,;!?]+?)\s+(?:for|with)\s+(?P<b>[^,;!?]+)
+                \b(?:(?P<subj>i|we)(?:'ve|\s+have)?\s+)?(?:(?:finally|just|recently|completely)\s+)*
+                (?P<v>replaced|swapped|ditched|dropped|traded)\s+(?:out\s+)?
+                # the old tool, then the new one
+                (?P<a>[^,;!?]+?)\s+(?:for|with)\s+(?P<b>[^,;!?]+)
             ",
             switch,
         ),
@@ -478,7 +481,10 @@ pub(super) fn rules() -> Vec<Rule> {
             &["instead", "rather than"],
             r"(?x)
                 # e.g. I use Firefox instead of Chrome.
-                \b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:(?:now|mostly|just|only)\s+)*(?P<v>use|using|prefer|chose|picked|went\s+with|code\s+in|write)\s+(?P<b>[^,;!?]+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<a>[^,;!?]+)
+                \b(?P<subj>i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:(?:now|mostly|just|only)\s+)*
+                (?P<v>use|using|prefer|chose|picked|went\s+with|code\s+in|write)\s+
+                # the new tool, then the old one
+                (?P<b>[^,;!?]+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<a>[^,;!?]+)
             ",
             switch,
         ),
