@@ -6,8 +6,7 @@
 //! served; this module holds only what is not any one route's: the info, the error schema and
 //! the `bearer` scheme.
 
-use std::sync::Arc;
-
+use axum::body::Bytes;
 use axum::http::header::CONTENT_TYPE;
 use axum::routing::{MethodRouter, get};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -58,9 +57,6 @@ pub(crate) fn render(mut doc: utoipa::openapi::OpenApi) -> String {
 
 /// `GET /openapi.json`: the document rendered once when the router was built.
 pub(crate) fn document(json: String) -> MethodRouter<AppState> {
-    let json: Arc<str> = json.into();
-    get(move || {
-        let json = json.clone();
-        async move { ([(CONTENT_TYPE, "application/json")], json.to_string()) }
-    })
+    let json = Bytes::from(json);
+    get(move || std::future::ready(([(CONTENT_TYPE, "application/json")], json.clone())))
 }

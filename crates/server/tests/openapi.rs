@@ -67,6 +67,8 @@ fn the_kind_schema_is_every_kind_with_its_description() {
 #[tokio::test]
 async fn every_documented_operation_is_served_with_its_security() {
     use axum::http::StatusCode;
+    use axum::http::header::CONTENT_TYPE;
+    use tower::ServiceExt;
 
     use crate::common::{fixture, request, send};
 
@@ -94,4 +96,6 @@ async fn every_documented_operation_is_served_with_its_security() {
     let (status, served) = send(&f.app, request("GET", "/openapi.json", None, None)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(served, doc, "/openapi.json serves the generated document");
+    let res = f.app.clone().oneshot(request("GET", "/openapi.json", None, None)).await.unwrap();
+    assert_eq!(res.headers()[CONTENT_TYPE], "application/json");
 }
