@@ -9,8 +9,7 @@ use mnemo::core::archive::Excerpt;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::text_of;
-use super::{KindName, PolicyOut, ProvenanceOut, ScorePartsOut, SourceMessageOut, UserStateName};
+use super::{KindName, PolicyOut, ProvenanceOut, ScorePartsOut, SourceMessageOut, UserStateName, text_of};
 
 /// `POST /v1/recall`: memories relevant to a query.
 #[derive(Debug, Clone, Deserialize, ToSchema)]

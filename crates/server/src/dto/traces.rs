@@ -8,8 +8,7 @@ use mnemo::core::trace::TraceEnvelope;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::ScopeOut;
-use super::common::text_of;
+use super::{ScopeOut, text_of};
 
 /// A stored trace envelope: everything one recall, context or ingest call did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
