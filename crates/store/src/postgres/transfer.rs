@@ -72,6 +72,9 @@ fn own_export_sql(table: &str) -> String {
                 .into()
         }
         "memories" => format!("SELECT {MEMORY_COLUMNS}, m.model, m.embedding::real[] FROM memories m ORDER BY m.id"),
+        "documents" => {
+            format!("SELECT {}, m.model, m.embedding::real[] FROM documents m ORDER BY m.id", crate::sql::documents::COLUMNS)
+        }
         "memory_sessions" => {
             "SELECT tenant, memory_id, session FROM memory_sessions ORDER BY memory_id COLLATE \"C\", \
              session COLLATE \"C\""
@@ -130,6 +133,7 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
                 }
                 insert_memory(tx, memory, embedding.map(|e| (e.model.as_str(), vector_text(&e.vector))))?;
             }
+            Step::Document { document, embedding } => super::documents::write(tx, document, *embedding)?,
             Step::Session { tenant, memory, session } => {
                 let id = memory.to_string();
                 if tx

@@ -276,6 +276,28 @@ DROP TABLE extraction_queue;
 ALTER TABLE extraction_queue_v7 RENAME TO extraction_queue;
 CREATE INDEX extraction_queue_by_chat ON extraction_queue (tenant, agent, user_id, chat, state);
 "#,
+    // 8: documents an agent keeps (research, tool outputs, file summaries) at three levels, with
+    // one vector each (see `crate::documents`). Owned by a tenant, an agent ('' for every agent)
+    // and a user ('' for every user); never by a chat.
+    r#"
+CREATE TABLE documents (
+    id         TEXT PRIMARY KEY,
+    tenant     TEXT NOT NULL,
+    agent      TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    kind       TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    gist       TEXT NOT NULL,
+    overview   TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    tokens     INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    model      TEXT,
+    dim        INTEGER,
+    vector     BLOB
+);
+CREATE INDEX documents_by_scope ON documents (tenant, agent, user_id, model);
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
