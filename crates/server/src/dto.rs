@@ -18,6 +18,8 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+pub mod documents;
+
 // ---- vocabularies --------------------------------------------------------------------------
 
 /// The `Kind` schema: an enum of every kind with each one's description, built from the kind

@@ -278,17 +278,20 @@ async fn malformed_messages_get_json_rpc_errors() {
     let replies = body.as_array().unwrap();
     assert_eq!(replies.len(), 2, "{body}");
     assert_eq!(replies[0]["id"], "a");
-    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 7);
 }
 
 #[tokio::test]
-async fn tools_list_describes_five_tools_with_schemas() {
+async fn tools_list_describes_seven_tools_with_schemas() {
     let f = fixture();
     let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
     let (_, reply) = rpc(&f.app, &f.a, &session, "tools/list", json!({})).await;
     let tools = reply["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["remember", "recall", "context", "forget", "list_memories"]);
+    assert_eq!(
+        names,
+        ["remember", "recall", "context", "forget", "list_memories", "store_document", "find_similar_documents"]
+    );
     for t in tools {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
         assert_eq!(t["outputSchema"]["type"], "object", "{t}");

@@ -4,6 +4,7 @@
 pub(crate) mod admin;
 pub(crate) mod candidates;
 pub(crate) mod context;
+pub(crate) mod documents;
 pub(crate) mod health;
 pub(crate) mod maintain;
 pub(crate) mod memories;
