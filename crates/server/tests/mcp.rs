@@ -372,6 +372,37 @@ async fn every_tool_runs_against_the_engine() {
 }
 
 #[tokio::test]
+async fn research_is_stored_and_found_again_through_the_tools_within_the_tenant() {
+    let f = fixture();
+    let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
+    let text = "# Connection pooling in PostgreSQL\n\nPgBouncer in transaction mode multiplexes many client \
+                connections onto a few server connections; session features such as advisory locks need session mode.";
+    let args = json!({"agent_id": "coder", "kind": "research", "source": "https://www.pgbouncer.org", "text": text});
+    let r = ok(&tool(&f.app, &f.a, &s, "store_document", args).await);
+    assert_eq!(r["document"]["gist"], "Connection pooling in PostgreSQL");
+    let ask = |text: &str| json!({"agent_id": "coder", "user_id": "sam", "text": text, "threshold": 0.3});
+    let r =
+        ok(&tool(&f.app, &f.a, &s, "find_similar_documents", ask("PostgreSQL connection pooling with PgBouncer"))
+            .await);
+    assert_eq!(r["items"].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r["items"][0]["document"]["level"], "l1");
+    let r = ok(&tool(&f.app, &f.a, &s, "find_similar_documents", ask("Swift view accessibility modifiers")).await);
+    assert!(r["items"].as_array().unwrap().is_empty(), "{r}");
+    // Another tenant finds nothing; bad input is a tool error that writes nothing.
+    let (sb, _) = initialize(&f.app, &f.b, V2025_06).await;
+    let r =
+        ok(&tool(&f.app, &f.b, &sb, "find_similar_documents", ask("PostgreSQL connection pooling with PgBouncer"))
+            .await);
+    assert!(r["items"].as_array().unwrap().is_empty(), "{r}");
+    let e = tool_error(&tool(&f.app, &f.a, &s, "store_document", json!({"kind": "note", "text": " "})).await);
+    assert!(e.contains("empty"), "{e}");
+    let e = tool_error(&tool(&f.app, &f.a, &s, "store_document", json!({"kind": "gossip", "text": "x"})).await);
+    assert!(e.contains("gossip"), "{e}");
+    let scope = mnemo::Scope::parse("acme", Some("coder"), None, None).unwrap();
+    assert_eq!(f.memory.documents(&scope, 50, 0).unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn tool_failures_are_results_with_the_reason_and_change_nothing() {
     let f = fixture();
     let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
