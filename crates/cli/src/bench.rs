@@ -118,6 +118,10 @@ pub(crate) enum BenchCommand {
         /// Documents to store.
         #[arg(long, default_value_t = 10_000)]
         documents: usize,
+        /// Documents stored end to end through `store_document` (the model embeds each); the
+        /// rest reuse their vectors with noise, inserted straight into the store.
+        #[arg(long, default_value_t = 500)]
+        embedded: usize,
         /// Timed queries of each kind.
         #[arg(long, default_value_t = 200)]
         queries: usize,
@@ -248,8 +252,8 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             };
             extract::recall(config, data, json.as_deref(), *extractor, *embedder, &options)
         }
-        BenchCommand::Documents { documents, queries, embedder, out } => {
-            documents::run(config, *documents, *queries, *embedder, out)
+        BenchCommand::Documents { documents, embedded, queries, embedder, out } => {
+            documents::run(config, *documents, *embedded, *queries, *embedder, out)
         }
         BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
             config,

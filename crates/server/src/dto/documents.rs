@@ -76,7 +76,8 @@ pub struct StoreDocumentRequest {
     pub owner: DocumentOwnerName,
 }
 
-/// `GET /v1/documents/{id}` and `DELETE`: who is asking, and the level to read.
+/// Query of `GET /v1/documents`, `GET /v1/documents/{id}` and `DELETE`: who is asking, the
+/// level to read (one document) and the page (a listing).
 #[derive(Debug, Clone, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
@@ -87,26 +88,14 @@ pub struct DocumentQuery {
     /// The agent.
     #[serde(default)]
     pub agent_id: Option<String>,
-    /// `L0` (a gist line), `L1` (the overview or code outline) or `L2` (the full text, default).
+    /// One document: `L0` (a gist line), `L1` (the overview or code outline) or `L2` (the full
+    /// text, default). A listing always holds gists.
     #[serde(default)]
     pub level: Option<String>,
-}
-
-/// `GET /v1/documents`: who is asking, and the page.
-#[derive(Debug, Clone, Default, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct DocumentListQuery {
-    /// The user; without it only agent-wide documents are visible.
-    #[serde(default)]
-    pub user_id: Option<String>,
-    /// The agent.
-    #[serde(default)]
-    pub agent_id: Option<String>,
-    /// Page size, 1..=500 (default 50).
+    /// A listing's page size, 1..=500 (default 50).
     #[serde(default)]
     pub limit: Option<usize>,
-    /// Documents to skip.
+    /// Documents a listing skips.
     #[serde(default)]
     pub offset: Option<usize>,
 }

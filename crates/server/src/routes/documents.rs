@@ -9,7 +9,7 @@ use mnemo::core::detail::Detail;
 use crate::AppState;
 use crate::auth::Tenant;
 use crate::dto::documents::{
-    DocumentHitOut, DocumentHits, DocumentList, DocumentListQuery, DocumentOut, DocumentQuery, SearchDocumentsRequest,
+    DocumentHitOut, DocumentHits, DocumentList, DocumentOut, DocumentQuery, SearchDocumentsRequest,
     SimilarDocumentsRequest, StoreDocumentRequest, StoredDocumentOut,
 };
 use crate::error::{ApiError, ErrorBody, Json, Path, Query};
@@ -60,7 +60,7 @@ pub(crate) async fn store(
 /// The documents the caller can see, newest first, each as its gist.
 #[utoipa::path(
     get, path = "/v1/documents", tag = "documents",
-    params(DocumentListQuery),
+    params(DocumentQuery),
     responses(
         (status = 200, description = "A page of documents", body = DocumentList),
         (status = 400, description = "Bad ids or page", body = ErrorBody),
@@ -71,7 +71,7 @@ pub(crate) async fn store(
 pub(crate) async fn list(
     State(state): State<AppState>,
     Tenant(tenant): Tenant,
-    Query(q): Query<DocumentListQuery>,
+    Query(q): Query<DocumentQuery>,
 ) -> Result<Json<DocumentList>, ApiError> {
     let scope = super::scope(&tenant, q.agent_id.as_deref(), q.user_id.as_deref(), None)?;
     let (limit, offset) = (q.limit.unwrap_or(50), q.offset.unwrap_or(0));
