@@ -42,6 +42,7 @@ pub const TABLES: &[&str] = &[
     "chat_progress",
     "user_states",
     "documents",
+    "document_vectors",
 ];
 
 /// One stored row, as a copy moves it.

@@ -53,10 +53,11 @@ fn require_rls_bypass(store: &PostgresStore, op: &'static str) -> Result<()> {
     })
 }
 
-/// The query counting one table of [`TABLES`]: vectors live in the memory rows here.
+/// The query counting one table of [`TABLES`]: vectors live in the memory and document rows here.
 fn count_sql(table: &str) -> String {
     match table {
         "embeddings" => "SELECT count(*) FROM memories WHERE embedding IS NOT NULL".into(),
+        "document_vectors" => "SELECT count(*) FROM documents WHERE embedding IS NOT NULL".into(),
         "message_embeddings" => "SELECT count(*) FROM messages WHERE embedding IS NOT NULL".into(),
         _ => format!("SELECT count(*) FROM {table}"),
     }

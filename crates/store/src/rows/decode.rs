@@ -166,9 +166,9 @@ pub(crate) fn stored<R: Row>(r: &R, first: usize) -> crate::Result<crate::plan::
 }
 
 /// The tables an export streams, in [`TABLES`](crate::transfer::TABLES) order: every one but
-/// `embeddings`, whose vectors travel with their memories.
+/// `embeddings` and `document_vectors`, whose vectors travel with their memories and documents.
 pub(crate) fn exported_tables() -> impl Iterator<Item = &'static str> {
-    crate::transfer::TABLES.iter().copied().filter(|t| *t != "embeddings")
+    crate::transfer::TABLES.iter().copied().filter(|t| !["embeddings", "document_vectors"].contains(t))
 }
 
 /// A row of `table`'s export query as a record. Each backend's query for a table selects the

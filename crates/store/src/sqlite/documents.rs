@@ -14,15 +14,21 @@ use crate::sql::documents as sql;
 
 /// Ids and vectors of model `$4` and dimension `$5` visible to tenant `$1`, agent `$2`, user `$3`.
 fn vectors() -> String {
-    format!("SELECT m.id, m.vector FROM documents m WHERE {} AND m.model = $4 AND m.dim = $5", sql::VISIBLE)
+    format!(
+        "SELECT m.document_id, m.vector FROM document_vectors m WHERE {} AND m.model = $4 AND m.dim = $5",
+        sql::VISIBLE
+    )
 }
 
 /// Writes one document row with its vector: a live write, or a copy's import.
 pub(super) fn write(tx: &rusqlite::Transaction<'_>, doc: &Document, embedding: Option<&Embedding>) -> Result<()> {
     insert(tx, "put document", &encode::document(doc))?;
     if let Some(e) = embedding {
-        let args = params![doc.id.to_string(), e.model, e.vector.len() as i64, vector_blob(&e.vector)];
-        execute(tx, "put document", "UPDATE documents SET model = $2, dim = $3, vector = $4 WHERE id = $1", args)?;
+        let [t, a, u, _] = doc.owner.key_parts();
+        let args = params![doc.id.to_string(), t, a, u, e.model, e.vector.len() as i64, vector_blob(&e.vector)];
+        let sql = "INSERT INTO document_vectors (document_id, tenant, agent, user_id, model, dim, vector) \
+                   VALUES ($1, $2, $3, $4, $5, $6, $7)";
+        execute(tx, "put document", sql, args)?;
     }
     Ok(())
 }

@@ -37,9 +37,11 @@ fn own_export_sql(table: &str) -> String {
              ORDER BY m.id",
             crate::rows::MEMORY_COLUMNS
         ),
-        "documents" => {
-            format!("SELECT {}, m.model, m.vector FROM documents m ORDER BY m.id", crate::sql::documents::COLUMNS)
-        }
+        "documents" => format!(
+            "SELECT {}, v.model, v.vector FROM documents m LEFT JOIN document_vectors v ON v.document_id = m.id \
+             ORDER BY m.id",
+            crate::sql::documents::COLUMNS
+        ),
         "memory_sessions" => "SELECT m.tenant, m.id, s.session FROM memory_sessions s \
              JOIN memories m ON m.rowid = s.memory_rowid ORDER BY m.id, s.session"
             .into(),
