@@ -243,6 +243,19 @@ pub fn recall_leaks(foreign: &Scope, r: &RecallResult) -> Vec<Leak> {
     out
 }
 
+/// The documents of a "researched before" answer that `foreign` must not see: visibility is
+/// [`Scope::can_see`], so agent-wide research legitimately reaches another user of the agent.
+pub fn document_leaks(foreign: &Scope, hits: &[mnemo::DocumentHit]) -> Vec<Leak> {
+    hits.iter()
+        .filter(|h| is_leak(foreign, &h.document.owner))
+        .map(|h| Leak {
+            id: h.document.id.to_string(),
+            content: h.document.gist.clone(),
+            owner: Some(h.document.owner.clone()),
+        })
+        .collect()
+}
+
 /// Everything in a context block that `foreign` must not see, given the owners of the scenario's
 /// memories. A foreign scope never had messages of its own, so any raw message is a leak; a
 /// policy line is one only under a foreign tenant (tenant policies reach every user of it); a
@@ -600,7 +613,8 @@ impl Run<'_> {
         let chat =
             fresh_name("eval-foreign-chat", steps.iter().filter_map(|s| s.scope.chat.as_ref().map(ChatId::as_str)));
         for step in steps {
-            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. }) {
+            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. } | Action::SimilarDocuments { .. })
+            {
                 continue;
             }
             let mut foreign: Vec<(&str, Scope)> = vec![
@@ -629,6 +643,11 @@ impl Run<'_> {
                         .memory
                         .context(&scope, message, *budget)
                         .map(|r: ContextResult| context_leaks(&scope, &r.block, &owners, &step.scope.tenant)),
+                    // Under any threshold: a foreign scope must not even get a poor match.
+                    Action::SimilarDocuments { text, top, .. } => self
+                        .memory
+                        .similar_documents(&scope, "", text, Some(-1.0), *top)
+                        .map(|hits| document_leaks(&scope, &hits)),
                     _ => unreachable!("filtered above"),
                 };
                 match found {

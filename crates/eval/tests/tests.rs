@@ -618,3 +618,26 @@ fn document_steps_parse_their_keys_and_refuse_bad_values() {
     let e = parse_err(&with_steps("[[step]]\nsimilar_documents = \"q\"\nsource = \"x\"\n"));
     assert!(e.contains("does not belong"), "{e}");
 }
+
+#[test]
+fn agent_wide_research_reaches_another_user_but_never_another_agent_or_tenant() {
+    let t = mnemo::core::document::DocumentsTuning::default();
+    let hit = |owner: &str| {
+        let owner = Scope::parse("acme", Some("coder"), (owner == "dana").then_some("dana"), None).unwrap();
+        let at = "2026-03-02T09:00:00Z".parse().unwrap();
+        let document =
+            mnemo::core::Document::new(owner, mnemo::core::DocumentKind::Note, "", "WAL notes", at, &t).unwrap();
+        mnemo::DocumentHit { document, score: 0.9 }
+    };
+    let hits = [hit("agent"), hit("dana")];
+    let sam = Scope::parse("acme", Some("coder"), Some("sam"), None).unwrap();
+    let leaks = mnemo_eval::document_leaks(&sam, &hits);
+    assert_eq!(leaks.iter().map(|l| l.id.clone()).collect::<Vec<_>>(), [hits[1].document.id.to_string()]);
+    let other_agent = Scope::parse("acme", Some("writer"), Some("dana"), None).unwrap();
+    assert_eq!(mnemo_eval::document_leaks(&other_agent, &hits).len(), 2);
+    let other_tenant = Scope::parse("globex", Some("coder"), Some("dana"), None).unwrap();
+    assert_eq!(mnemo_eval::document_leaks(&other_tenant, &hits).len(), 2);
+    assert!(
+        mnemo_eval::document_leaks(&Scope::parse("acme", Some("coder"), Some("dana"), None).unwrap(), &hits).is_empty()
+    );
+}
