@@ -85,7 +85,7 @@ impl Memory {
 
     /// Documents the scope can see, newest first (`limit` 1 to 500).
     pub fn documents(&self, scope: &Scope, limit: usize, offset: usize) -> Result<Vec<Document>> {
-        check_count("limit", limit, 1, 500, "a fixed page size limit")?;
+        check_count("limit", limit, 1, 500, "the largest page of a listing")?;
         check_count("offset", offset, 0, self.tuning.limits.max_offset, "limits.max_offset")?;
         Ok(self.store.documents(scope, limit, offset)?)
     }
