@@ -1,6 +1,7 @@
 //! `mnemo bench`: benchmarks whose results are written to files (never timed unit tests). The
 //! subcommands live in `bench/`; this file holds their arguments and what they share.
 
+mod documents;
 mod extract;
 mod ingest;
 mod locomo;
@@ -109,6 +110,27 @@ pub(crate) enum BenchCommand {
         /// Keep every question's outcome in the JSON.
         #[arg(long)]
         per_question: bool,
+    },
+    /// Research persistence: N documents stored one `store_document` call at a time, then
+    /// `search_documents`, `similar_documents` and the store's nearest-neighbour read timed in
+    /// one agent's scope. Opens the configured store (MNEMO_DATABASE_URL for PostgreSQL).
+    Documents {
+        /// Documents to store.
+        #[arg(long, default_value_t = 10_000)]
+        documents: usize,
+        /// Documents stored end to end through `store_document` (the model embeds each); the
+        /// rest reuse their vectors with noise, inserted straight into the store.
+        #[arg(long, default_value_t = 500)]
+        embedded: usize,
+        /// Timed queries of each kind.
+        #[arg(long, default_value_t = 200)]
+        queries: usize,
+        /// Embedder for documents and queries: local (the real model) or hash.
+        #[arg(long, default_value = "local")]
+        embedder: EmbedderKind,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/documents.json")]
+        out: PathBuf,
     },
     /// `mnemo maintain` over a synthetic store (many users, a realistic share of due
     /// transitions and near-duplicates): wall time, memories per second and peak RSS of one run,
@@ -229,6 +251,9 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
                 ..Default::default()
             };
             extract::recall(config, data, json.as_deref(), *extractor, *embedder, &options)
+        }
+        BenchCommand::Documents { documents, embedded, queries, embedder, out } => {
+            documents::run(config, *documents, *embedded, *queries, *embedder, out)
         }
         BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
             config,

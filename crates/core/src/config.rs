@@ -26,6 +26,8 @@ pub struct Tuning {
     pub assembly: AssemblyTuning,
     /// What one request may ask of the server.
     pub limits: LimitsTuning,
+    /// Stored documents: size limits, overview budget, the similarity threshold.
+    pub documents: crate::document::DocumentsTuning,
 }
 
 /// Limits on what callers may send.
@@ -364,6 +366,7 @@ impl Tuning {
             ("ranking.period_boost", self.ranking.period_boost),
             ("ranking.session_cohesion", self.ranking.session_cohesion),
             ("decay.min_strength", self.decay.min_strength),
+            ("documents.similar_threshold", self.documents.similar_threshold),
         ];
         for (key, v) in unit {
             if !(0.0..=1.0).contains(&v) {
@@ -396,6 +399,9 @@ impl Tuning {
             ("ranking.candidates", self.ranking.candidates),
             ("ranking.default_top_k", self.ranking.default_top_k),
             ("gate.max_content_chars", self.gate.max_content_chars),
+            ("documents.max_chars", self.documents.max_chars),
+            ("documents.max_source_chars", self.documents.max_source_chars),
+            ("documents.overview_tokens", self.documents.overview_tokens),
         ];
         for (key, v) in counts {
             if v == 0 {

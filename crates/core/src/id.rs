@@ -7,50 +7,66 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, Result};
 
-/// Identity of one memory row. Time-ordered so ids sort by creation, which keeps listings stable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MemoryId(ulid::Ulid);
+/// A time-ordered ULID the engine generates: ids sort by creation (stable listings) and
+/// callers never choose them, so two writers cannot collide.
+macro_rules! ulid_id {
+    ($(#[$doc:meta])* $name:ident, $field:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(ulid::Ulid);
 
-impl Serialize for MemoryId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+        impl Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl $name {
+            /// A fresh id.
+            pub fn new() -> Self {
+                Self(ulid::Ulid::new())
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0.to_string().to_lowercase())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = CoreError;
+            fn from_str(s: &str) -> Result<Self> {
+                ulid::Ulid::from_string(&s.to_uppercase()).map(Self).map_err(|e| CoreError::InvalidId {
+                    field: $field,
+                    reason: format!(concat!("{:?} is not a ", $field, " ({}); ids look like 01jd3k8x5q7m2n4p6r8t0v2w4y"), s, e),
+                })
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for MemoryId {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
-    }
-}
+ulid_id!(
+    /// Identity of one memory row. Time-ordered so ids sort by creation, which keeps listings stable.
+    MemoryId, "memory id"
+);
 
-impl MemoryId {
-    /// A fresh id; callers never choose memory ids, so two writers cannot collide.
-    pub fn new() -> Self {
-        Self(ulid::Ulid::new())
-    }
-}
-
-impl Default for MemoryId {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl fmt::Display for MemoryId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.to_string().to_lowercase())
-    }
-}
-
-impl FromStr for MemoryId {
-    type Err = CoreError;
-    fn from_str(s: &str) -> Result<Self> {
-        ulid::Ulid::from_string(&s.to_uppercase()).map(Self).map_err(|e| CoreError::InvalidId {
-            field: "memory id",
-            reason: format!("{s:?} is not a memory id ({e}); ids look like 01jd3k8x5q7m2n4p6r8t0v2w4y"),
-        })
-    }
-}
+ulid_id!(
+    /// Identity of one stored document (a research result, tool output, file summary).
+    DocumentId, "document id"
+);
 
 /// Validates a caller-supplied identifier: non-empty, at most 128 bytes, no control characters.
 ///

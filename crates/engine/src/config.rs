@@ -163,6 +163,8 @@ pub struct Config {
     pub consolidation: mnemo_core::consolidate::ConsolidationTuning,
     /// How long traces are kept, per retention class.
     pub retention: crate::jobs::RetentionTuning,
+    /// Stored documents: size limits, overview budget, the "researched before" threshold.
+    pub documents: mnemo_core::document::DocumentsTuning,
 }
 
 impl Default for Config {
@@ -186,6 +188,7 @@ impl Default for Config {
             limits: t.limits,
             consolidation: Default::default(),
             retention: Default::default(),
+            documents: t.documents,
         }
     }
 }
@@ -230,6 +233,7 @@ impl Config {
             lifecycle: self.lifecycle.clone(),
             assembly: self.assembly.clone(),
             limits: self.limits.clone(),
+            documents: self.documents.clone(),
         }
     }
 
@@ -324,8 +328,18 @@ impl Config {
 impl Config {
     /// The sections of `mnemo.toml` that tune behaviour (thresholds, periods, weights) rather
     /// than name a deployment (paths, databases, models, servers).
-    pub const TUNING_SECTIONS: &'static [&'static str] =
-        &["ingest", "gate", "ranking", "decay", "lifecycle", "assembly", "limits", "consolidation", "retention"];
+    pub const TUNING_SECTIONS: &'static [&'static str] = &[
+        "ingest",
+        "gate",
+        "ranking",
+        "decay",
+        "lifecycle",
+        "assembly",
+        "limits",
+        "consolidation",
+        "retention",
+        "documents",
+    ];
 
     /// This configuration with `overlay` (tables shaped like `mnemo.toml`'s tuning sections)
     /// laid over it, validated as a whole: how an evaluation or a test changes one threshold

@@ -24,6 +24,7 @@
 mod clock;
 mod config;
 mod consolidate;
+mod documents;
 mod error;
 mod export;
 mod jobs;
@@ -46,6 +47,7 @@ use std::sync::Arc;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, default_data_dir};
 pub use consolidate::{ConsolidationReport, DerivedKnowledge};
+pub use documents::{DocumentHit, DocumentOwner, StoredDocument};
 pub use error::{Error, Result};
 pub use export::{ExportDocument, ExportedMemory};
 pub use jobs::{AppliedTransition, MaintainProgress, MaintainReport, RetentionTuning};

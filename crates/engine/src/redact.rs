@@ -9,7 +9,7 @@
 use mnemo_core::pii::redact as text;
 use mnemo_core::text::content_hash;
 use mnemo_core::trace::TraceEnvelope;
-use mnemo_core::{HistoryEntry, Memory as Row, MemoryId, Message, Policy};
+use mnemo_core::{Document, HistoryEntry, Memory as Row, MemoryId, Message, Policy};
 use mnemo_store::{Change, ChangeSet, Record};
 
 use crate::Memory;
@@ -77,6 +77,16 @@ pub(crate) fn envelope(mut env: TraceEnvelope) -> TraceEnvelope {
     env
 }
 
+/// A document with its source and every level redacted. The engine redacts the text before
+/// computing levels and the vector; this door keeps the promise for any other path.
+pub(crate) fn document(mut d: Document) -> Document {
+    d.source = text(&d.source);
+    d.gist = text(&d.gist);
+    d.overview = text(&d.overview);
+    d.text = text(&d.text);
+    d
+}
+
 /// A policy with its text and the strings of its value redacted.
 pub(crate) fn policy(mut p: Policy) -> Policy {
     p.text = text(&p.text);
@@ -139,6 +149,7 @@ pub fn redact_record(r: Record) -> Record {
             progress.last_error = opt(progress.last_error);
             Record::ChatProgress { progress, claimed_until }
         }
+        Record::Document { document: d, embedding } => Record::Document { document: document(d), embedding },
         other @ (Record::MessageEmbedding { .. }
         | Record::Link { .. }
         | Record::Session { .. }

@@ -86,7 +86,7 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
     let clean = memory.add(&user, Draft::authored(Kind::Fact, "User keeps a notebook of travel plans")).unwrap();
     let clean = clean.memory().expect("a clean memory is written");
     let mut by_path = [("add: content", 0), ("add: key", 0), ("add: value", 0), ("edit", 0), ("memo", 0)];
-    let mut queries = [("recall query", 0), ("context message", 0), ("policy", 0)];
+    let mut queries = [("recall query", 0), ("context message", 0), ("policy", 0), ("document", 0)];
     for (i, p) in planted.iter().enumerate() {
         let content = format!("User said {}: {}", mark(i), p.sentence);
         let _ = memory.add(&user, Draft::authored(Kind::Fact, content.clone()));
@@ -109,6 +109,15 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
         if i % 4 == 0 {
             memory.put_policy(&user, &format!("note-{i}"), &p.sentence, json!({ "detail": p.recognisable() })).unwrap();
             queries[2].1 += 1;
+        }
+        if i % 4 == 1 {
+            // A document's source and text, then a search and a "researched before" for it.
+            let text = format!("# Notes {}\n\n{}", mark(i), p.sentence);
+            let owner = mnemo::DocumentOwner::User;
+            memory.store_document(&user, owner, mnemo::core::DocumentKind::Note, p.recognisable(), &text).unwrap();
+            memory.search_documents(&user, &p.sentence, None).unwrap();
+            memory.similar_documents(&user, "", &p.sentence, None, None).unwrap();
+            queries[3].1 += 1;
         }
     }
     calls.extend(by_path);

@@ -2,6 +2,7 @@
 
 mod archive;
 mod common;
+mod documents;
 mod erase;
 mod generalize;
 mod llm;

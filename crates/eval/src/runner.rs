@@ -243,6 +243,19 @@ pub fn recall_leaks(foreign: &Scope, r: &RecallResult) -> Vec<Leak> {
     out
 }
 
+/// The documents of a "researched before" answer that `foreign` must not see: visibility is
+/// [`Scope::can_see`], so agent-wide research legitimately reaches another user of the agent.
+pub fn document_leaks(foreign: &Scope, hits: &[mnemo::DocumentHit]) -> Vec<Leak> {
+    hits.iter()
+        .filter(|h| is_leak(foreign, &h.document.owner))
+        .map(|h| Leak {
+            id: h.document.id.to_string(),
+            content: h.document.gist.clone(),
+            owner: Some(h.document.owner.clone()),
+        })
+        .collect()
+}
+
 /// Everything in a context block that `foreign` must not see, given the owners of the scenario's
 /// memories. A foreign scope never had messages of its own, so any raw message is a leak; a
 /// policy line is one only under a foreign tenant (tenant policies reach every user of it); a
@@ -426,6 +439,26 @@ impl Run<'_> {
                     self.report.fail(n, key, format!("{desc}: {p}"));
                 }
             }
+            Action::StoreDocument { text, kind, source, owner } => {
+                match self.memory.store_document(&step.scope, *owner, *kind, source, text) {
+                    Ok(s) if s.degraded.is_none() => {}
+                    Ok(s) => self.report.fail(n, key, format!("store_document: stored without a vector: {s:?}")),
+                    Err(e) => self.report.fail(n, key, format!("store_document: failed: {e}")),
+                }
+            }
+            Action::SimilarDocuments { text, threshold, top, hit, miss } => {
+                let desc = format!("similar_documents {text:?}");
+                let problem = match self.memory.similar_documents(&step.scope, "", text, *threshold, *top) {
+                    Err(e) => Some(format!("failed: {e}")),
+                    Ok(hits) => {
+                        let texts: Vec<&str> = hits.iter().map(|h| h.document.text.as_str()).collect();
+                        judge_found(&texts, "documents found", hit, miss)
+                    }
+                };
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
             Action::Context { message, budget, contains, lacks, sections, section_lacks } => {
                 flush(&self.memory);
                 let desc = format!("context {message:?}");
@@ -580,7 +613,8 @@ impl Run<'_> {
         let chat =
             fresh_name("eval-foreign-chat", steps.iter().filter_map(|s| s.scope.chat.as_ref().map(ChatId::as_str)));
         for step in steps {
-            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. }) {
+            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. } | Action::SimilarDocuments { .. })
+            {
                 continue;
             }
             let mut foreign: Vec<(&str, Scope)> = vec![
@@ -609,6 +643,11 @@ impl Run<'_> {
                         .memory
                         .context(&scope, message, *budget)
                         .map(|r: ContextResult| context_leaks(&scope, &r.block, &owners, &step.scope.tenant)),
+                    // Under any threshold: a foreign scope must not even get a poor match.
+                    Action::SimilarDocuments { text, top, .. } => self
+                        .memory
+                        .similar_documents(&scope, "", text, Some(-1.0), *top)
+                        .map(|hits| document_leaks(&scope, &hits)),
                     _ => unreachable!("filtered above"),
                 };
                 match found {
@@ -654,22 +693,24 @@ fn fresh_name<'a>(base: &str, used: impl Iterator<Item = &'a str>) -> String {
 
 fn judge_recall(r: &RecallResult, top: usize, hit: &[String], miss: &[String]) -> Option<String> {
     let items: Vec<&RecallItem> = r.items.iter().take(top).collect();
+    judge_found(&items.iter().map(|i| i.memory.content.as_str()).collect::<Vec<_>>(), &format!("top {top}"), hit, miss)
+}
+
+/// Problems of a list of found texts (`what` names it: "top 3"): a `hit` none holds, a `miss`
+/// one holds.
+fn judge_found(texts: &[&str], what: &str, hit: &[String], miss: &[String]) -> Option<String> {
     let mut problems = Vec::new();
     for h in hit {
-        if !items.iter().any(|i| found(&i.memory.content, h).is_some()) {
-            problems.push(format!("hit {h:?} not in the top {top}"));
+        if !texts.iter().any(|t| found(t, h).is_some()) {
+            problems.push(format!("hit {h:?} not in the {what}"));
         }
     }
     for m in miss {
-        if let Some((pos, alt)) =
-            items.iter().enumerate().find_map(|(p, i)| found(&i.memory.content, m).map(|a| (p, a)))
-        {
+        if let Some((pos, alt)) = texts.iter().enumerate().find_map(|(p, t)| found(t, m).map(|a| (p, a))) {
             problems.push(format!("miss {} is #{}", named(m, alt), pos + 1));
         }
     }
-    (!problems.is_empty()).then(|| {
-        format!("{}; top {top}: {}", problems.join("; "), quote_list(items.iter().map(|i| i.memory.content.as_str())))
-    })
+    (!problems.is_empty()).then(|| format!("{}; {what}: {}", problems.join("; "), quote_list(texts.iter().copied())))
 }
 
 fn section_text(block: &ContextBlock, name: SectionName) -> String {

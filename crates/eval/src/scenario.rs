@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
-use mnemo::MemoryScope;
-use mnemo_core::{AgentId, ChatId, CoreError, Kind, Scope, SectionName, StatusKind, TenantId, UserId};
+use mnemo::{DocumentOwner, MemoryScope};
+use mnemo_core::{AgentId, ChatId, CoreError, DocumentKind, Kind, Scope, SectionName, StatusKind, TenantId, UserId};
 use toml::{Table, Value};
 
 use crate::error::EvalError;
@@ -41,6 +41,8 @@ const ACTION_KEYS: &[&str] = &[
     "delete",
     "erase_user",
     "remember",
+    "store_document",
+    "similar_documents",
 ];
 const COMMON_KEYS: &[&str] = &["tenant", "user_id", "agent", "at"];
 
@@ -54,6 +56,8 @@ fn extra_keys(action: &str) -> &'static [&'static str] {
         "context" => &["chat", "contains", "lacks", "sections", "section_lacks", "budget"],
         "pin" | "unpin" | "delete" => &["chat"],
         "remember" => &["kind", "chat"],
+        "store_document" => &["kind", "source", "owner"],
+        "similar_documents" => &["threshold", "top", "hit", "miss"],
         _ => &[],
     }
 }
@@ -175,6 +179,32 @@ pub enum Action {
     Delete(String),
     /// Erases everything about the user.
     EraseUser,
+    /// An agent stores a document (research, tool output, file summary) with
+    /// `Memory::store_document`.
+    StoreDocument {
+        /// The full text.
+        text: String,
+        /// What it is (`research` when absent).
+        kind: DocumentKind,
+        /// Where it came from (empty when absent).
+        source: String,
+        /// `agent` (default) or `user`.
+        owner: DocumentOwner,
+    },
+    /// "Has this been researched before?": `Memory::similar_documents`, judged on the documents
+    /// it returns (their full text).
+    SimilarDocuments {
+        /// The question or would-be result.
+        text: String,
+        /// The similarity threshold (the configured one when absent).
+        threshold: Option<f32>,
+        /// Most documents looked at (the configured default when absent).
+        top: Option<usize>,
+        /// Each must appear in a returned document; `a|b` for alternatives.
+        hit: Vec<String>,
+        /// None may appear in any returned document.
+        miss: Vec<String>,
+    },
     /// A memory the application adds itself (`POST /v1/memories`, `Memory::add`), through the
     /// same gate as extraction; an event is dated at the step's time.
     Remember {
@@ -201,6 +231,8 @@ impl Action {
             Action::Delete(_) => "delete",
             Action::EraseUser => "erase_user",
             Action::Remember { .. } => "remember",
+            Action::StoreDocument { .. } => "store_document",
+            Action::SimilarDocuments { .. } => "similar_documents",
         }
     }
 }
@@ -542,6 +574,32 @@ fn parse_step(
         "unpin" => Action::Unpin(required("unpin")?),
         "delete" => Action::Delete(required("delete")?),
         "remember" => Action::Remember { content: required("remember")?, kind: kind(at, t)?.unwrap_or(Kind::Fact) },
+        "store_document" => Action::StoreDocument {
+            text: required("store_document")?,
+            kind: match at.string(t, "kind")? {
+                None => DocumentKind::Research,
+                Some(s) => s.parse().map_err(|e| at.err(Some("kind"), format!("\"kind\": {e}")))?,
+            },
+            source: at.string(t, "source")?.unwrap_or_default(),
+            owner: match at.string(t, "owner")?.as_deref() {
+                None | Some("agent") => DocumentOwner::Agent,
+                Some("user") => DocumentOwner::User,
+                Some(o) => {
+                    return Err(at.err(Some("owner"), format!("\"owner\" must be \"agent\" or \"user\", not {o:?}")));
+                }
+            },
+        },
+        "similar_documents" => Action::SimilarDocuments {
+            text: required("similar_documents")?,
+            threshold: match t.get("threshold") {
+                None => None,
+                Some(Value::Float(f)) if (-1.0..=1.0).contains(f) => Some(*f as f32),
+                Some(_) => return Err(at.err(Some("threshold"), "\"threshold\" must be a number in -1.0..=1.0")),
+            },
+            top: at.count(t, "top", 1)?,
+            hit: at.strings(t, "hit")?,
+            miss: at.strings(t, "miss")?,
+        },
         "erase_user" => match t.get("erase_user") {
             Some(Value::Boolean(true)) => Action::EraseUser,
             _ => return Err(at.err(Some("erase_user"), "\"erase_user\" must be true")),

@@ -591,3 +591,53 @@ fn the_repository_scenarios_all_pass_with_the_real_model() {
     assert!(report.success(), "{}", report.to_text());
     assert_eq!((report.duplicates, report.leaks), (0, 0));
 }
+
+#[test]
+fn document_steps_parse_their_keys_and_refuse_bad_values() {
+    let s = Scenario::parse(
+        Path::new("scenarios/foo.toml"),
+        &with_steps(
+            "[[step]]\nstore_document = \"notes\"\nkind = \"tool_output\"\nsource = \"cargo test\"\nowner = \"user\"\n\
+             [[step]]\nsimilar_documents = \"q\"\nthreshold = 0.4\ntop = 2\nhit = \"notes\"\nmiss = [\"x|y\"]\n",
+        ),
+    )
+    .unwrap();
+    assert!(matches!(
+        &s.steps[0].action,
+        Action::StoreDocument { kind: mnemo::core::DocumentKind::ToolOutput, owner: mnemo::DocumentOwner::User, .. }
+    ));
+    assert!(
+        matches!(&s.steps[1].action, Action::SimilarDocuments { threshold: Some(t), top: Some(2), .. } if (*t - 0.4).abs() < 1e-6)
+    );
+    let e = parse_err(&with_steps("[[step]]\nstore_document = \"n\"\nowner = \"team\"\n"));
+    assert!(e.starts_with("scenarios/foo.toml: step 1: \"owner\""), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nstore_document = \"n\"\nkind = \"gossip\"\n"));
+    assert!(e.contains("\"kind\""), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nsimilar_documents = \"q\"\nthreshold = 2.0\n"));
+    assert!(e.contains("\"threshold\""), "{e}");
+    let e = parse_err(&with_steps("[[step]]\nsimilar_documents = \"q\"\nsource = \"x\"\n"));
+    assert!(e.contains("does not belong"), "{e}");
+}
+
+#[test]
+fn agent_wide_research_reaches_another_user_but_never_another_agent_or_tenant() {
+    let t = mnemo::core::document::DocumentsTuning::default();
+    let hit = |owner: &str| {
+        let owner = Scope::parse("acme", Some("coder"), (owner == "dana").then_some("dana"), None).unwrap();
+        let at = "2026-03-02T09:00:00Z".parse().unwrap();
+        let document =
+            mnemo::core::Document::new(owner, mnemo::core::DocumentKind::Note, "", "WAL notes", at, &t).unwrap();
+        mnemo::DocumentHit { document, score: 0.9 }
+    };
+    let hits = [hit("agent"), hit("dana")];
+    let sam = Scope::parse("acme", Some("coder"), Some("sam"), None).unwrap();
+    let leaks = mnemo_eval::document_leaks(&sam, &hits);
+    assert_eq!(leaks.iter().map(|l| l.id.clone()).collect::<Vec<_>>(), [hits[1].document.id.to_string()]);
+    let other_agent = Scope::parse("acme", Some("writer"), Some("dana"), None).unwrap();
+    assert_eq!(mnemo_eval::document_leaks(&other_agent, &hits).len(), 2);
+    let other_tenant = Scope::parse("globex", Some("coder"), Some("dana"), None).unwrap();
+    assert_eq!(mnemo_eval::document_leaks(&other_tenant, &hits).len(), 2);
+    assert!(
+        mnemo_eval::document_leaks(&Scope::parse("acme", Some("coder"), Some("dana"), None).unwrap(), &hits).is_empty()
+    );
+}

@@ -10,6 +10,7 @@
 
 mod admin;
 mod common;
+pub mod documents;
 mod context;
 mod health;
 mod maintain;

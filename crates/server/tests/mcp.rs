@@ -278,17 +278,20 @@ async fn malformed_messages_get_json_rpc_errors() {
     let replies = body.as_array().unwrap();
     assert_eq!(replies.len(), 2, "{body}");
     assert_eq!(replies[0]["id"], "a");
-    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 7);
 }
 
 #[tokio::test]
-async fn tools_list_describes_five_tools_with_schemas() {
+async fn tools_list_describes_seven_tools_with_schemas() {
     let f = fixture();
     let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
     let (_, reply) = rpc(&f.app, &f.a, &session, "tools/list", json!({})).await;
     let tools = reply["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["remember", "recall", "context", "forget", "list_memories"]);
+    assert_eq!(
+        names,
+        ["remember", "recall", "context", "forget", "list_memories", "store_document", "find_similar_documents"]
+    );
     for t in tools {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
         assert_eq!(t["outputSchema"]["type"], "object", "{t}");
@@ -366,6 +369,37 @@ async fn every_tool_runs_against_the_engine() {
     assert!(!r.to_string().contains("Debian"), "{r}");
     let r = ok(&tool(&f.app, a, &s, "recall", json!({"user_id": "dana", "query": "Debian server"})).await);
     assert!(!r["items"].to_string().contains("Debian"), "{r}");
+}
+
+#[tokio::test]
+async fn research_is_stored_and_found_again_through_the_tools_within_the_tenant() {
+    let f = fixture();
+    let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
+    let text = "# Connection pooling in PostgreSQL\n\nPgBouncer in transaction mode multiplexes many client \
+                connections onto a few server connections; session features such as advisory locks need session mode.";
+    let args = json!({"agent_id": "coder", "kind": "research", "source": "https://www.pgbouncer.org", "text": text});
+    let r = ok(&tool(&f.app, &f.a, &s, "store_document", args).await);
+    assert_eq!(r["document"]["gist"], "Connection pooling in PostgreSQL");
+    let ask = |text: &str| json!({"agent_id": "coder", "user_id": "sam", "text": text, "threshold": 0.3});
+    let r =
+        ok(&tool(&f.app, &f.a, &s, "find_similar_documents", ask("PostgreSQL connection pooling with PgBouncer"))
+            .await);
+    assert_eq!(r["items"].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r["items"][0]["document"]["level"], "l1");
+    let r = ok(&tool(&f.app, &f.a, &s, "find_similar_documents", ask("Swift view accessibility modifiers")).await);
+    assert!(r["items"].as_array().unwrap().is_empty(), "{r}");
+    // Another tenant finds nothing; bad input is a tool error that writes nothing.
+    let (sb, _) = initialize(&f.app, &f.b, V2025_06).await;
+    let r =
+        ok(&tool(&f.app, &f.b, &sb, "find_similar_documents", ask("PostgreSQL connection pooling with PgBouncer"))
+            .await);
+    assert!(r["items"].as_array().unwrap().is_empty(), "{r}");
+    let e = tool_error(&tool(&f.app, &f.a, &s, "store_document", json!({"kind": "note", "text": " "})).await);
+    assert!(e.contains("empty"), "{e}");
+    let e = tool_error(&tool(&f.app, &f.a, &s, "store_document", json!({"kind": "gossip", "text": "x"})).await);
+    assert!(e.contains("gossip"), "{e}");
+    let scope = mnemo::Scope::parse("acme", Some("coder"), None, None).unwrap();
+    assert_eq!(f.memory.documents(&scope, 50, 0).unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
-TOOLS = {"remember", "recall", "context", "forget", "list_memories"}
+TOOLS = {"remember", "recall", "context", "forget", "list_memories", "store_document", "find_similar_documents"}
 checks = 0
 
 
@@ -53,7 +53,7 @@ async def tenant_a_over_http(session):
     check(init.protocolVersion == "2025-06-18", "the server offers 2025-06-18", init.protocolVersion)
     check(init.serverInfo.name == "mnemo", "server name", init.serverInfo)
     tools = (await session.list_tools()).tools
-    check({t.name for t in tools} == TOOLS, "five tools", [t.name for t in tools])
+    check({t.name for t in tools} == TOOLS, "seven tools", [t.name for t in tools])
     check(all(t.inputSchema["type"] == "object" and t.outputSchema for t in tools), "every tool has schemas")
 
     r = await call(session, "remember", {"user_id": "dana", "chat_id": "c1",

@@ -4,6 +4,7 @@
 mod admin;
 mod api;
 mod common;
+mod documents;
 mod errors;
 mod isolation;
 mod limits;

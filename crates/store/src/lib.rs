@@ -3,7 +3,7 @@
 //!
 //! The contract speaks only in domain types (scope, memory, change sets); no SQL leaks above it,
 //! so a PostgreSQL backend can implement the same contract and pass the same conformance tests.
-//! It is one trait per concern ([`Messages`], [`Memories`], [`Search`], [`Policies`],
+//! It is one trait per concern ([`Messages`], [`Memories`], [`Search`], [`Policies`], [`Documents`],
 //! [`Traces`], [`Users`], [`Queue`], [`Transfer`], [`JobLocks`]); [`Store`] is all of them.
 //! Every read takes the caller's scope and filters by it before any ranking; every write is a
 //! [`ChangeSet`] applied in one transaction.
@@ -11,6 +11,7 @@
 // Libraries log through `tracing`; only the binary writes to stdout and stderr.
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
+mod documents;
 mod error;
 mod lock;
 mod memories;
@@ -29,6 +30,7 @@ mod traces;
 pub mod transfer;
 mod users;
 
+pub use documents::Documents;
 pub use error::{Result, StoreError};
 pub use lock::{JobLock, JobLocks};
 pub use memories::{Change, ChangeSet, Embedding, ListFilter, Memories};
@@ -47,5 +49,5 @@ pub use users::{DeletionEvent, Users};
 /// Every part of the contract, for code that calls store methods on a concrete backend
 /// (`SqliteStore`, `PostgresStore`) rather than through `dyn Store`: `use mnemo_store::prelude::*`.
 pub mod prelude {
-    pub use crate::{JobLocks, Memories, Messages, Policies, Queue, Search, Store, Traces, Transfer, Users};
+    pub use crate::{Documents, JobLocks, Memories, Messages, Policies, Queue, Search, Store, Traces, Transfer, Users};
 }

@@ -4,6 +4,7 @@
 //! impl), so callers hold one `dyn Store` while a backend is written, and checked by the
 //! conformance suite, concern by concern.
 
+use crate::documents::Documents;
 use crate::lock::JobLocks;
 use crate::memories::Memories;
 use crate::messages::Messages;
@@ -17,11 +18,11 @@ use crate::users::Users;
 /// Durable memory storage. Synchronous: every call is short and CPU/disk bound; async servers
 /// call it from a blocking pool. Implemented for every type that implements all its parts.
 pub trait Store:
-    Messages + Memories + Search + Policies + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
+    Messages + Memories + Search + Policies + Documents + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
 {
 }
 
 impl<T> Store for T where
-    T: Messages + Memories + Search + Policies + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
+    T: Messages + Memories + Search + Policies + Documents + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
 {
 }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::{
-    HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId, UserId, UserState,
+    Document, HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId, UserId, UserState,
 };
 
 use crate::error::Result;
@@ -41,6 +41,8 @@ pub const TABLES: &[&str] = &[
     "extraction_queue",
     "chat_progress",
     "user_states",
+    "documents",
+    "document_vectors",
 ];
 
 /// One stored row, as a copy moves it.
@@ -130,6 +132,13 @@ pub enum Record {
         /// When it was set.
         updated_at: DateTime<Utc>,
     },
+    /// A stored document with its vector (both in table `documents`).
+    Document {
+        /// The row, every level.
+        document: Document,
+        /// Its vector, if it has one.
+        embedding: Option<Embedding>,
+    },
 }
 
 impl Record {
@@ -149,6 +158,7 @@ impl Record {
             Record::Queued(_) => "extraction_queue",
             Record::ChatProgress { .. } => "chat_progress",
             Record::UserState { .. } => "user_states",
+            Record::Document { .. } => "documents",
         }
     }
 
@@ -167,6 +177,7 @@ impl Record {
             Record::Trace(t) => &t.scope.tenant,
             Record::Queued(q) => &q.scope.tenant,
             Record::ChatProgress { progress, .. } => &progress.scope.tenant,
+            Record::Document { document, .. } => &document.owner.tenant,
         }
     }
 }

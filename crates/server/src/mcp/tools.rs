@@ -1,5 +1,6 @@
-//! The five MCP tools — remember, recall, context, forget, list_memories — with their JSON
-//! Schemas, run against the engine inside the tenant of the caller's key.
+//! The MCP tools — remember, recall, context, forget, list_memories, and for research
+//! store_document and find_similar_documents — with their JSON Schemas, run against the engine
+//! inside the tenant of the caller's key.
 //!
 //! Arguments are typed structs that refuse unknown fields; their input schemas and the output
 //! schemas are generated from the same types (`utoipa`) as the REST API's OpenAPI document, so
@@ -8,12 +9,16 @@
 use std::sync::LazyLock;
 
 use mnemo::Memory;
+use mnemo::core::detail::Detail;
 use mnemo::core::{Draft, Kind, MemoryId, NewMessage, Role, TenantId};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
+use crate::dto::documents::{
+    DocumentHitOut, DocumentHits, DocumentKindName, DocumentOut, DocumentOwnerName, StoredDocumentOut,
+};
 use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
 use crate::routes::memories::{list_filter, list_page};
@@ -138,6 +143,55 @@ struct ListArgs {
     offset: Option<usize>,
 }
 
+/// Keep a research result, tool output or file summary so it is never researched again: stored
+/// at three levels (a gist line, an overview or code outline, the full text), shared by every
+/// user of the agent unless `owner` is `user`. Call `find_similar_documents` first.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct StoreDocumentArgs {
+    /// The user the agent works for (needed with `owner: user`).
+    #[serde(default)]
+    user_id: Option<String>,
+    /// The agent (bot or project) the document belongs to.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// What it is: `research`, `tool_output`, `file` or `note`.
+    kind: DocumentKindName,
+    /// Where it came from: a URL, a file path, a command (its extension picks the code outline).
+    #[serde(default)]
+    source: Option<String>,
+    /// The full text.
+    text: String,
+    /// `agent` (default: every user of the agent) or `user` (only this user).
+    #[serde(default)]
+    owner: DocumentOwnerName,
+}
+
+/// Has this been researched before? Prior documents (research, tool outputs, file summaries)
+/// similar to a question or a would-be result, above the configured similarity threshold, each
+/// with its overview; an empty list means it is new.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct SimilarDocumentsArgs {
+    /// The user the agent works for.
+    #[serde(default)]
+    user_id: Option<String>,
+    /// The agent.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The question about to be researched, or the result about to be stored.
+    text: String,
+    /// The result's source, if it is one.
+    #[serde(default)]
+    source: Option<String>,
+    /// Least similarity (cosine) of a match; the configured default when absent.
+    #[serde(default)]
+    threshold: Option<f32>,
+    /// Most matches; the configured default when absent.
+    #[serde(default)]
+    top_k: Option<usize>,
+}
+
 /// What `remember` did: messages appended (for a message) and the gate's verdict on every
 /// memory proposed from it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -180,10 +234,20 @@ pub(crate) enum Tool {
     Context,
     Forget,
     ListMemories,
+    StoreDocument,
+    FindSimilarDocuments,
 }
 
 impl Tool {
-    const ALL: [Tool; 5] = [Tool::Remember, Tool::Recall, Tool::Context, Tool::Forget, Tool::ListMemories];
+    const ALL: [Tool; 7] = [
+        Tool::Remember,
+        Tool::Recall,
+        Tool::Context,
+        Tool::Forget,
+        Tool::ListMemories,
+        Tool::StoreDocument,
+        Tool::FindSimilarDocuments,
+    ];
 
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -192,6 +256,8 @@ impl Tool {
             Tool::Context => "context",
             Tool::Forget => "forget",
             Tool::ListMemories => "list_memories",
+            Tool::StoreDocument => "store_document",
+            Tool::FindSimilarDocuments => "find_similar_documents",
         }
     }
 
@@ -206,6 +272,8 @@ impl Tool {
             Tool::Context => "Memory context for the next turn",
             Tool::Forget => "Forget a memory",
             Tool::ListMemories => "List memories",
+            Tool::StoreDocument => "Store a research result",
+            Tool::FindSimilarDocuments => "Find research done before",
         }
     }
 
@@ -217,12 +285,14 @@ impl Tool {
             Tool::Context => (schema_of::<ContextArgs>(), schema_of::<ContextOut>()),
             Tool::Forget => (schema_of::<ForgetArgs>(), schema_of::<ForgetOut>()),
             Tool::ListMemories => (schema_of::<ListArgs>(), schema_of::<MemoryList>()),
+            Tool::StoreDocument => (schema_of::<StoreDocumentArgs>(), schema_of::<StoredDocumentOut>()),
+            Tool::FindSimilarDocuments => (schema_of::<SimilarDocumentsArgs>(), schema_of::<DocumentHits>()),
         };
         // The arguments' doc comment says what the tool is for; as one line, the way clients show it.
         let description =
             input["description"].as_str().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         let annotations = match self {
-            Tool::ListMemories => json!({"readOnlyHint": true, "openWorldHint": false}),
+            Tool::ListMemories | Tool::FindSimilarDocuments => json!({"readOnlyHint": true, "openWorldHint": false}),
             Tool::Forget => {
                 json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
             }
@@ -326,6 +396,23 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
             let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, a.chat_id.as_deref())?;
             let filter = list_filter(memory, a.kind.as_deref(), a.status.as_deref(), a.text, a.limit, a.offset)?;
             to_json(&list_page(memory, &scope, &filter)?)
+        }
+        Tool::StoreDocument => {
+            let a: StoreDocumentArgs = args(tool, arguments)?;
+            let scope = mnemo::Scope::parse(tenant.as_str(), a.agent_id.as_deref(), a.user_id.as_deref(), None)?;
+            let source = a.source.as_deref().unwrap_or_default();
+            let stored = memory.store_document(&scope, a.owner.into(), a.kind.into(), source, &a.text)?;
+            let document = DocumentOut::at(&stored.document, Detail::Focus);
+            to_json(&StoredDocumentOut { document, degraded: stored.degraded })
+        }
+        Tool::FindSimilarDocuments => {
+            let a: SimilarDocumentsArgs = args(tool, arguments)?;
+            let scope = mnemo::Scope::parse(tenant.as_str(), a.agent_id.as_deref(), a.user_id.as_deref(), None)?;
+            let source = a.source.as_deref().unwrap_or_default();
+            let hits = memory.similar_documents(&scope, source, &a.text, a.threshold, a.top_k)?;
+            let threshold = a.threshold.unwrap_or(memory.config().documents.similar_threshold);
+            let items = hits.iter().map(|h| DocumentHitOut::at(h, Detail::Focus)).collect();
+            to_json(&DocumentHits { items, threshold: Some(threshold) })
         }
     }
 }
@@ -437,6 +524,8 @@ mod tests {
         assert_eq!(required("context"), ["chat_id", "message", "user_id"]);
         assert_eq!(required("forget"), ["memory_id", "user_id"]);
         assert_eq!(required("list_memories"), ["user_id"]);
+        assert_eq!(required("store_document"), ["kind", "text"]);
+        assert_eq!(required("find_similar_documents"), ["text"]);
         for tool in list() {
             assert!(tool["inputSchema"]["properties"].get("tenant").is_none(), "the tenant comes from the key");
         }

@@ -7,6 +7,7 @@
 pub(crate) mod admin;
 pub(crate) mod candidates;
 pub(crate) mod context;
+pub(crate) mod documents;
 pub(crate) mod health;
 pub(crate) mod maintain;
 pub(crate) mod memories;
@@ -46,6 +47,10 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(memos::list, memos::add))
         .routes(routes!(memos::edit))
         .routes(routes!(policies::list, policies::put))
+        .routes(routes!(documents::list, documents::store))
+        .routes(routes!(documents::search))
+        .routes(routes!(documents::similar))
+        .routes(routes!(documents::get, documents::delete))
         .routes(routes!(traces::get))
         .routes(routes!(maintain::maintain))
         .routes(routes!(candidates::list))

@@ -71,6 +71,13 @@ pub(crate) enum Step<'a> {
         /// Its vector.
         embedding: Option<&'a Embedding>,
     },
+    /// A document row with its vector.
+    Document {
+        /// The row.
+        document: &'a mnemo_core::Document,
+        /// Its vector.
+        embedding: Option<&'a Embedding>,
+    },
     /// A session counted for a memory; refused if the memory is not written yet.
     Session {
         /// The memory's tenant.
@@ -116,6 +123,7 @@ pub(crate) fn plan(batch: &[Record]) -> Result<Plan<'_>> {
                     Step::Memory { memory, embedding: embedding.as_ref() }
                 }
                 Record::Session { tenant, memory, session } => Step::Session { tenant, memory: *memory, session },
+                Record::Document { document, embedding } => Step::Document { document, embedding: embedding.as_ref() },
                 Record::History { tenant, entry } => {
                     Step::Row { insert: encode::history(tenant, entry), requires: None }
                 }

@@ -22,6 +22,7 @@
 //! Connections are plain TCP or Unix sockets without TLS.
 
 mod apply;
+mod documents;
 mod lock;
 mod memories;
 mod messages;

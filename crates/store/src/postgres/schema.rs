@@ -345,6 +345,39 @@ ALTER TABLE extraction_queue DROP CONSTRAINT extraction_queue_tenant_message_id_
 ALTER TABLE extraction_queue ADD CONSTRAINT extraction_queue_owner_message_id_key
     UNIQUE (tenant, user_id, chat, message_id);
 "#,
+    // 9: documents an agent keeps (research, tool outputs, file summaries) at three levels, with
+    // one vector each (see `crate::documents`); tenant-isolated like every other table. Scopes
+    // hold thousands of documents, so similarity is an exact scan of the scope's rows by btree,
+    // without an HNSW index.
+    r#"
+CREATE TABLE documents (
+    id         text COLLATE "C" PRIMARY KEY,
+    tenant     text NOT NULL,
+    agent      text NOT NULL,
+    user_id    text NOT NULL,
+    kind       text NOT NULL,
+    source     text NOT NULL,
+    gist       text NOT NULL,
+    overview   text NOT NULL,
+    text       text NOT NULL,
+    tokens     bigint NOT NULL,
+    created_at bigint NOT NULL,
+    model      text,
+    embedding  vector,
+    CHECK ((model IS NULL) = (embedding IS NULL))
+);
+-- Vectors stay in the row (out of line only when a row could not fit otherwise), and a long
+-- text or overview moves out instead: a similarity scan reads every vector of a scope, and a
+-- TOASTed vector costs it a dozen page reads per row (about 3x the time at 10,000 documents).
+ALTER TABLE documents ALTER COLUMN embedding SET STORAGE MAIN;
+CREATE INDEX documents_by_scope ON documents (tenant, agent, user_id, model);
+ALTER TABLE documents ENABLE ROW LEVEL SECURITY;
+ALTER TABLE documents FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON documents TO mnemo_app
+    USING (tenant = nullif(current_setting('mnemo.tenant', true), ''))
+    WITH CHECK (tenant = nullif(current_setting('mnemo.tenant', true), ''));
+GRANT SELECT, INSERT, UPDATE, DELETE ON documents TO mnemo_app;
+"#,
 ];
 
 /// The schema version this build writes.

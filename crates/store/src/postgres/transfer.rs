@@ -53,10 +53,11 @@ fn require_rls_bypass(store: &PostgresStore, op: &'static str) -> Result<()> {
     })
 }
 
-/// The query counting one table of [`TABLES`]: vectors live in the memory rows here.
+/// The query counting one table of [`TABLES`]: vectors live in the memory and document rows here.
 fn count_sql(table: &str) -> String {
     match table {
         "embeddings" => "SELECT count(*) FROM memories WHERE embedding IS NOT NULL".into(),
+        "document_vectors" => "SELECT count(*) FROM documents WHERE embedding IS NOT NULL".into(),
         "message_embeddings" => "SELECT count(*) FROM messages WHERE embedding IS NOT NULL".into(),
         _ => format!("SELECT count(*) FROM {table}"),
     }
@@ -72,6 +73,9 @@ fn own_export_sql(table: &str) -> String {
                 .into()
         }
         "memories" => format!("SELECT {MEMORY_COLUMNS}, m.model, m.embedding::real[] FROM memories m ORDER BY m.id"),
+        "documents" => {
+            format!("SELECT {}, m.model, m.embedding::real[] FROM documents m ORDER BY m.id", crate::sql::documents::COLUMNS)
+        }
         "memory_sessions" => {
             "SELECT tenant, memory_id, session FROM memory_sessions ORDER BY memory_id COLLATE \"C\", \
              session COLLATE \"C\""
@@ -130,6 +134,7 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
                 }
                 insert_memory(tx, memory, embedding.map(|e| (e.model.as_str(), vector_text(&e.vector))))?;
             }
+            Step::Document { document, embedding } => super::documents::write(tx, document, *embedding)?,
             Step::Session { tenant, memory, session } => {
                 let id = memory.to_string();
                 if tx

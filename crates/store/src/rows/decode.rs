@@ -121,6 +121,21 @@ pub(crate) enum PolicyValue {
     Strict,
 }
 
+/// A document selected with [`COLUMNS`](crate::sql::documents::COLUMNS).
+pub(crate) fn document<R: Row>(r: &R) -> crate::Result<mnemo_core::Document> {
+    Ok(mnemo_core::Document {
+        id: r.parse(0)?,
+        owner: r.scope(1)?,
+        kind: r.parse(5)?,
+        source: r.text(6)?,
+        gist: r.text(7)?,
+        overview: r.text(8)?,
+        text: r.text(9)?,
+        tokens: r.count(10)?,
+        created_at: r.time(11)?,
+    })
+}
+
 /// A policy from `tenant, agent, key, version, text, value, effective_from, effective_until`.
 pub(crate) fn policy<R: Row>(r: &R, value: PolicyValue) -> crate::Result<Policy> {
     let agent = r.text(1)?;
@@ -151,9 +166,9 @@ pub(crate) fn stored<R: Row>(r: &R, first: usize) -> crate::Result<crate::plan::
 }
 
 /// The tables an export streams, in [`TABLES`](crate::transfer::TABLES) order: every one but
-/// `embeddings`, whose vectors travel with their memories.
+/// `embeddings` and `document_vectors`, whose vectors travel with their memories and documents.
 pub(crate) fn exported_tables() -> impl Iterator<Item = &'static str> {
-    crate::transfer::TABLES.iter().copied().filter(|t| *t != "embeddings")
+    crate::transfer::TABLES.iter().copied().filter(|t| !["embeddings", "document_vectors"].contains(t))
 }
 
 /// A row of `table`'s export query as a record. Each backend's query for a table selects the
@@ -208,6 +223,10 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
         "user_states" => {
             Record::UserState { tenant: r.parse(0)?, user: r.parse(1)?, state: r.parse(2)?, updated_at: r.time(3)? }
         }
+        "documents" => Record::Document {
+            document: document(r)?,
+            embedding: r.opt_text(12)?.zip(r.vector(13)?).map(|(model, vector)| Embedding { model, vector }),
+        },
         other => unreachable!("{other} is not a copied table"),
     })
 }

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{HistoryEntry, Link, Memory, Message, Policy, TenantId, UserId, UserState};
+use mnemo_core::{Document, HistoryEntry, Link, Memory, Message, Policy, TenantId, UserId, UserState};
 
 use super::{Value, json, ms, ms_opt};
 use crate::queue::ChatProgress;
@@ -149,6 +149,40 @@ pub(crate) fn link(tenant: &TenantId, l: &Link) -> Insert {
             l.to.to_string().into(),
             l.kind.as_str().into(),
             ms(l.at).into(),
+        ],
+    }
+}
+
+/// One document without its vector (each backend stores vectors its own way).
+pub(crate) fn document(d: &Document) -> Insert {
+    let [tenant, agent, user, _] = d.owner.key_parts();
+    Insert {
+        table: "documents",
+        columns: &[
+            "id",
+            "tenant",
+            "agent",
+            "user_id",
+            "kind",
+            "source",
+            "gist",
+            "overview",
+            "text",
+            "tokens",
+            "created_at",
+        ],
+        values: vec![
+            d.id.to_string().into(),
+            tenant.into(),
+            agent.into(),
+            user.into(),
+            d.kind.as_str().into(),
+            d.source.clone().into(),
+            d.gist.clone().into(),
+            d.overview.clone().into(),
+            d.text.clone().into(),
+            (d.tokens as i64).into(),
+            ms(d.created_at).into(),
         ],
     }
 }

@@ -3,6 +3,7 @@
 //! bytewise collation, casts) is a [`Dialect`] method; statements whose logic differs live with
 //! their backend.
 
+pub(crate) mod documents;
 pub(crate) mod memories;
 pub(crate) mod messages;
 pub(crate) mod policies;

@@ -2,6 +2,7 @@
 //! exactly within scope.
 
 mod apply;
+mod documents;
 mod fts;
 mod lexicon;
 mod lock;

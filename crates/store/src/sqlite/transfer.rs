@@ -37,6 +37,11 @@ fn own_export_sql(table: &str) -> String {
              ORDER BY m.id",
             crate::rows::MEMORY_COLUMNS
         ),
+        "documents" => format!(
+            "SELECT {}, v.model, v.vector FROM documents m LEFT JOIN document_vectors v ON v.document_id = m.id \
+             ORDER BY m.id",
+            crate::sql::documents::COLUMNS
+        ),
         "memory_sessions" => "SELECT m.tenant, m.id, s.session FROM memory_sessions s \
              JOIN memories m ON m.rowid = s.memory_rowid ORDER BY m.id, s.session"
             .into(),
@@ -119,6 +124,7 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                     .map_err(&e)?;
                 }
             }
+            Step::Document { document, embedding } => super::documents::write(tx, document, *embedding)?,
             Step::Session { tenant, memory, session } => {
                 let rowid = rowid_of(tx, "memories", "memory", tenant, &memory.to_string(), "a session")?;
                 tx.prepare_cached("INSERT INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")

@@ -1,6 +1,7 @@
 //! The store contract, one module per trait of it, written against `&dyn Store` so every
 //! backend runs the same checks. A backend adds one line to `backends!` below.
 
+pub(crate) mod documents;
 pub(crate) mod job_locks;
 pub(crate) mod memories;
 pub(crate) mod messages;
@@ -143,6 +144,10 @@ macro_rules! backends {
                 );
                 backends!(@concern $open; search: every_read_is_scoped);
                 backends!(@concern $open; policies: policies_are_versioned);
+                backends!(@concern $open; documents:
+                    documents_round_trip_and_are_scoped,
+                    erasure_deletes_the_users_documents_only,
+                );
                 backends!(@concern $open; traces:
                     traces_round_trip_and_feed_the_over_reference_guard,
                     retention_sweeps_only_old_envelopes_of_one_class,

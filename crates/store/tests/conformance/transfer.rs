@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 use mnemo_core::trace::TraceOp;
-use mnemo_core::{Kind, MemoryId, MessageId, Policy};
+use mnemo_core::{Kind, MemoryId, MessageId, Policy, Scope};
 use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store};
 
 use super::{axis, correction, envelope, insert, memory, msg, scope, t0};
@@ -137,6 +137,22 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
     store.set_user_state(&acme, &user("eve"), mnemo_core::UserState::Active, t0()).unwrap();
     store.set_user_state(&acme, &user("zed"), mnemo_core::UserState::Disabled, t0()).unwrap();
     store.set_user_state(&"evil".parse().unwrap(), &user("dana"), mnemo_core::UserState::Disabled, t0()).unwrap();
+    // Documents: agent-wide with a vector, one user's without, another tenant's.
+    let tuning = mnemo_core::document::DocumentsTuning::default();
+    let doc = |owner: Scope, source: &str, text: &str| {
+        mnemo_core::Document::new(owner, mnemo_core::DocumentKind::Research, source, text, t0(), &tuning).unwrap()
+    };
+    let coder = Scope::parse("acme", Some("coder"), None, None).unwrap();
+    store
+        .put_document(
+            &doc(coder, "https://sqlite.org/wal.html", "# WAL\n\nReaders never block."),
+            Some(&emb(axis(6, 7, 0.1))),
+        )
+        .unwrap();
+    store.put_document(&doc(scope("acme", Some("dana"), None), "", "Dana's notes."), None).unwrap();
+    store
+        .put_document(&doc(scope("evil", Some("dana"), None), "a.rs", "fn main() {}"), Some(&emb(axis(6, 7, 0.2))))
+        .unwrap();
 }
 
 /// Copies `from` into `to` in batches of `batch` records.
