@@ -10,8 +10,8 @@
 
 mod admin;
 mod common;
-pub mod documents;
 mod context;
+pub mod documents;
 mod health;
 mod maintain;
 mod memories;
