@@ -305,9 +305,10 @@ fn machine() -> Machine {
     }
 }
 
-/// The command line, recorded beside its results so they can be reproduced.
+/// The command line, recorded beside its results so they can be reproduced. The program is
+/// named `mnemo`, not by the path it ran from: a result file names no machine's directories.
 fn command() -> String {
-    std::env::args().collect::<Vec<_>>().join(" ")
+    std::iter::once("mnemo".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ")
 }
 
 fn write_report(out: &Path, report: &impl Serialize) -> Result<()> {
