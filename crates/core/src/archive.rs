@@ -42,6 +42,10 @@ pub struct MessageHits<'a> {
     pub lexical: &'a [(MessageId, f32)],
     /// Vector hits with cosines, best first; `None` when the vector half did not run.
     pub vector: Option<&'a [(MessageId, f32)]>,
+    /// Vector hits said within the period the query asks about, drawn beside `vector`'s
+    /// shortlist: each counts with its own cosine, and none lowers the cosine assumed for a
+    /// lexical-only hit (that floor is the shortlist's).
+    pub in_period: &'a [(MessageId, f32)],
 }
 
 impl MessageHits<'_> {
@@ -51,6 +55,7 @@ impl MessageHits<'_> {
         self.lexical
             .iter()
             .chain(self.vector.unwrap_or_default())
+            .chain(self.in_period)
             .filter(|(id, _)| seen.insert(id.clone()))
             .map(|(id, _)| id.clone())
             .collect()
@@ -78,7 +83,8 @@ pub fn rank_excerpts(
     let best = hits.lexical.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
     let lexical: HashMap<&MessageId, f32> =
         hits.lexical.iter().map(|(id, s)| (id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 })).collect();
-    let vector: HashMap<&MessageId, f32> = hits.vector.unwrap_or_default().iter().map(|(id, c)| (id, *c)).collect();
+    let vector: HashMap<&MessageId, f32> =
+        hits.in_period.iter().chain(hits.vector.unwrap_or_default()).map(|(id, c)| (id, *c)).collect();
     let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
     let mut out: Vec<Excerpt> = messages
         .into_iter()
@@ -210,7 +216,7 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 8.0), (id("b"), 2.0)];
         let vector = [(id("a"), 0.7), (id("c"), 0.5), (id("d"), 0.3)];
-        let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
         assert_eq!(hits.ids(), vec![id("a"), id("b"), id("c"), id("d")]);
         let msgs = ["a", "b", "c", "d"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
@@ -218,6 +224,28 @@ mod tests {
         // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
         assert_eq!(order, vec!["a", "c", "d", "b"]);
         assert_eq!(ranked[3].vector, Some(0.3));
+    }
+
+    #[test]
+    fn hits_from_the_asked_period_count_with_their_own_cosine_and_leave_the_floor() {
+        let t = Tuning::default();
+        let lexical = [(id("word"), 5.0)];
+        let vector = [(id("a"), 0.8), (id("b"), 0.5)];
+        let in_period = [(id("then"), 0.35), (id("a"), 0.8)];
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &in_period };
+        assert_eq!(hits.ids(), vec![id("word"), id("a"), id("b"), id("then")]);
+        let mut then = msg("then", "then");
+        then.at = "2026-02-10T12:00:00Z".parse().unwrap();
+        let msgs = vec![msg("word", "w"), msg("a", "a"), msg("b", "b"), then];
+        let period =
+            Period { from: "2026-02-10T00:00:00Z".parse().unwrap(), to: "2026-02-11T00:00:00Z".parse().unwrap() };
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, Some(&period), &t);
+        let then = ranked.iter().find(|e| e.message.id == id("then")).expect("the period's hit is ranked");
+        assert_eq!(then.vector, Some(0.35));
+        assert_eq!(then.period, Some(t.ranking.period_boost));
+        // The lexical-only hit still gets the shortlist's lowest cosine, not the period's.
+        let word = ranked.iter().find(|e| e.message.id == id("word")).unwrap();
+        assert_eq!(word.vector, Some(0.5));
     }
 
     #[test]
@@ -255,7 +283,7 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 8.0), (id("b"), 1.0)];
         let vector = [(id("a"), 0.7), (id("c"), 0.1)];
-        let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
@@ -265,7 +293,7 @@ mod tests {
     fn excluded_messages_and_the_limit_are_respected() {
         let t = Tuning::default();
         let vector = [(id("a"), 0.9), (id("b"), 0.8), (id("c"), 0.7)];
-        let hits = MessageHits { lexical: &[], vector: Some(&vector) };
+        let hits = MessageHits { lexical: &[], vector: Some(&vector), in_period: &[] };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, None, &t);
         assert_eq!(ranked.len(), 1);
@@ -276,7 +304,7 @@ mod tests {
     fn without_vectors_lexical_alone_ranks() {
         let t = Tuning::default();
         let lexical = [(id("a"), 1.0), (id("b"), 3.0)];
-        let hits = MessageHits { lexical: &lexical, vector: None };
+        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[] };
         let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
         assert_eq!(ranked[0].relevance, 1.0);
@@ -356,7 +384,7 @@ mod tests {
             let t = Tuning::default();
             let lexical: Vec<_> = lex.iter().enumerate().map(|(i, s)| (id(&format!("m{i}")), *s)).collect();
             let vector: Vec<_> = vecs.iter().enumerate().map(|(i, c)| (id(&format!("m{}", i + 3)), *c)).collect();
-            let hits = MessageHits { lexical: &lexical, vector: Some(&vector) };
+            let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
             let msgs = hits.ids().iter().map(|i| msg(i.as_str(), "x")).collect();
             let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, None, &t);
             prop_assert!(ranked.len() <= limit);

@@ -189,6 +189,10 @@ pub struct RankingTuning {
     /// the period off. A lift, not a filter: a question's date narrows what it is about, and
     /// the words still decide.
     pub period_boost: f32,
+    /// Archival candidates drawn from within the period a query asks about, by vector, beside
+    /// the whole archive's best; 0 draws none. The lift cannot reach evidence neither half
+    /// shortlisted, and "what did I watch on 1 May?" rarely shares words with the answer.
+    pub period_candidates: usize,
     /// Relevance added to an excerpt for other strong hits in its own chat, at most this much
     /// ([`crate::archive::with_cohesion`]); 0 turns it off. A topic is talked through in one
     /// conversation, so hits that cluster are more likely on topic than a lone word match.
@@ -219,6 +223,7 @@ impl Default for RankingTuning {
             neighbour_weight: 0.7,
             turn_context: 0.5,
             period_boost: 0.3,
+            period_candidates: 10,
             session_cohesion: 0.1,
         }
     }

@@ -42,7 +42,13 @@ impl Period {
     /// Whether something said at `at` was said within the period or within the reporting lag
     /// after it.
     pub fn covers(&self, at: DateTime<Utc>) -> bool {
-        at >= self.from && at < self.to + Duration::days(REPORTING_LAG_DAYS)
+        self.said().contains(&at)
+    }
+
+    /// When something said about the period was said: within it or within the reporting lag
+    /// after it (what [`Period::covers`] accepts), for a store to draw candidates from.
+    pub fn said(&self) -> std::ops::Range<DateTime<Utc>> {
+        self.from..self.to + Duration::days(REPORTING_LAG_DAYS)
     }
 
     fn days(from: NaiveDate, to_exclusive: NaiveDate) -> Option<Self> {

@@ -433,11 +433,18 @@ impl Memory {
         }
         let within = self.archive_scope(scope);
         let want = self.archive_candidates(limit);
-        let vector = match (query_vector, self.embedder_id()) {
-            (Some(q), Some(model)) => Some(self.store.nearest_messages(&within, model, q, want)?),
-            _ => None,
+        let (vector, in_period) = match (query_vector, self.embedder_id()) {
+            (Some(q), Some(model)) => {
+                let extra = self.tuning.ranking.period_candidates;
+                let in_period = match period.map(Period::said) {
+                    Some(said) if extra > 0 => self.store.nearest_messages(&within, model, q, extra, Some(&said))?,
+                    _ => Vec::new(),
+                };
+                (Some(self.store.nearest_messages(&within, model, q, want, None)?), in_period)
+            }
+            _ => (None, Vec::new()),
         };
-        let hits = MessageHits { lexical, vector: vector.as_deref() };
+        let hits = MessageHits { lexical, vector: vector.as_deref(), in_period: &in_period };
         let messages = self.store.messages(&within, &hits.ids())?;
         let ranked = rank_excerpts(hits, messages, verbatim, limit, period, &self.tuning);
         let seeds: Vec<MessageId> =

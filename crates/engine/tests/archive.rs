@@ -176,3 +176,35 @@ fn a_question_naming_a_time_favours_what_was_said_then() {
     let r = off.memory.recall(&here, "Where did we have dinner on 12 March?", Some(5)).unwrap();
     assert!(r.excerpts.iter().all(|e| e.period.is_none()), "{:#?}", r.excerpts);
 }
+
+#[test]
+fn a_question_naming_a_time_draws_candidates_from_then_that_the_whole_archive_would_not() {
+    // Seven word matches fill the shortlist (five excerpts asked, two candidates per half); a
+    // lift that puts anything said on the day first shows whether the day's turn was drawn.
+    let both = |period_candidates: usize| {
+        let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| {
+            c.ranking.candidates = 2;
+            c.ranking.period_boost = 0.9;
+            c.ranking.period_candidates = period_candidates;
+        });
+        f.say(
+            &chat("dana", "c1"),
+            &[
+                "Where did we have dinner? We had dinner at the harbour.",
+                "We have dinner plans again, where did we have dinner before?",
+                "Dinner where we had dinner last time was fine.",
+                "Did we have dinner there? We did have dinner.",
+                "Where we have dinner matters, we had dinner late.",
+                "We had dinner where we always have dinner.",
+                "Where did you have dinner? Did we have it together?",
+            ],
+        ); // Monday 2 March 2026
+        f.clock.set(t0() + Duration::days(10));
+        f.say(&chat("dana", "c2"), &["The venison stew at the mountain lodge was lovely."]); // 12 March
+        f.clock.set(t0() + Duration::days(17));
+        let r = f.memory.recall(&chat("dana", "c3"), "Where did we have dinner on 12 March?", Some(5)).unwrap();
+        r.excerpts.iter().any(|e| e.message.content.contains("mountain lodge"))
+    };
+    assert!(both(10), "the evening of 12 March is drawn from its own day");
+    assert!(!both(0), "without period candidates the shortlist of two holds only the word matches");
+}

@@ -1,5 +1,8 @@
 //! The trace of the conversation and archival recall over it.
 
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
 use mnemo_core::{Message, MessageId, Scope};
 
 use crate::error::Result;
@@ -38,14 +41,21 @@ pub trait Messages {
     fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
-    /// best first.
+    /// best first; with `said`, only messages said within that time range (a question that
+    /// names a period also draws candidates from it, which a lift alone cannot reach).
     fn nearest_messages(
         &self,
         scope: &Scope,
         model: &str,
         query: &[f32],
         limit: usize,
+        said: Option<&Range<DateTime<Utc>>>,
     ) -> Result<Vec<(MessageId, f32)>>;
+}
+
+/// A time range as the stored milliseconds, every time when `None`.
+pub(crate) fn said_ms(said: Option<&Range<DateTime<Utc>>>) -> (i64, i64) {
+    said.map_or((i64::MIN, i64::MAX), |r| (crate::rows::ms(r.start), crate::rows::ms(r.end)))
 }
 
 /// The key parts of the archive `scope` reaches, or `None` for a scope without a user: archival

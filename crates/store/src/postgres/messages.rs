@@ -1,6 +1,9 @@
 //! The trace on PostgreSQL: messages with their generated tsvector and optional vector, and
 //! archival recall over them.
 
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
 use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_text};
@@ -8,7 +11,7 @@ use super::{PostgresStore, terms_tsquery};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::{archive, owner_key};
+use crate::messages::{archive, owner_key, said_ms};
 use crate::rows::{Row, decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -93,9 +96,11 @@ impl Messages for PostgresStore {
         model: &str,
         query: &[f32],
         limit: usize,
+        said: Option<&Range<DateTime<Utc>>>,
     ) -> Result<Vec<(MessageId, f32)>> {
         let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
         let q = vector_text(query);
+        let (from, to) = said_ms(said);
         self.read("nearest messages", t, |tx| {
             let dims: Option<i32> = tx
                 .query_opt(
@@ -119,8 +124,8 @@ impl Messages for PostgresStore {
             tx.query(
                 "SELECT id, (1 - (embedding <=> $5::text::vector))::real AS cosine FROM messages \
                  WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 AND $7 IN ('', chat) \
-                 ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
-                &[&t, &a, &u, &model, &q, &(limit as i64), &c],
+                 AND at >= $8 AND at < $9 ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
+                &[&t, &a, &u, &model, &q, &(limit as i64), &c, &from, &to],
             )?
             .iter()
             .map(|r| Ok((r.parse(0)?, r.real(1)?)))

@@ -1,5 +1,8 @@
 //! The trace on SQLite: messages with their FTS5 entries, and archival recall over them.
 
+use std::ops::Range;
+
+use chrono::{DateTime, Utc};
 use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{params, params_from_iter};
 
@@ -8,7 +11,7 @@ use super::{SqliteStore, fts, vectors};
 use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::{archive, owner_key};
+use crate::messages::{archive, owner_key, said_ms};
 use crate::rows::{decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -93,17 +96,19 @@ impl Messages for SqliteStore {
         model: &str,
         query: &[f32],
         limit: usize,
+        said: Option<&Range<DateTime<Utc>>>,
     ) -> Result<Vec<(MessageId, f32)>> {
         let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
+        let (from, to) = said_ms(said);
         let rows: Vec<(MessageId, i64, Vec<u8>)> = self.read(|conn| {
             let mut stmt = conn
                 .prepare_cached(
                     "SELECT m.id, e.dim, e.vector FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid \
                      WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4 \
-                     AND ?5 IN ('', m.chat)",
+                     AND ?5 IN ('', m.chat) AND m.at >= ?6 AND m.at < ?7",
                 )
                 .map_err(StoreError::sql("nearest messages"))?;
-            stmt.query_map(params![t, a, u, model, c], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
+            stmt.query_map(params![t, a, u, model, c, from, to], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
                 .and_then(|r| r.collect())
                 .map_err(StoreError::sql("nearest messages"))
         })?;

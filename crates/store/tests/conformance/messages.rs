@@ -56,17 +56,27 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     store.embed_messages(&eve, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
     // Another tenant cannot attach a vector to this tenant's message.
     store.embed_messages(&other, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
-    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10, None).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
     assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
-    let in_c2 = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    let in_c2 = store.nearest_messages(&c2, "test:8", &axis(0, 1, 0.0), 10, None).unwrap();
     assert_eq!(in_c2.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
-    assert_eq!(store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 1).unwrap().len(), 1);
-    assert!(store.nearest_messages(&dana, "other-model", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert_eq!(store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 1, None).unwrap().len(), 1);
+    assert!(store.nearest_messages(&dana, "other-model", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());
     assert!(matches!(
-        store.nearest_messages(&dana, "test:8", &[1.0, 0.0], 10),
+        store.nearest_messages(&dana, "test:8", &[1.0, 0.0], 10, None),
         Err(StoreError::Dimension { expected: 8, got: 2, .. })
     ));
+    // Within a time range: only what was said inside it (end exclusive), however far it ranks.
+    let minute = |m: i64| t0() + Duration::minutes(m);
+    let said = |r: std::ops::Range<chrono::DateTime<chrono::Utc>>| {
+        let hits = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10, Some(&r)).unwrap();
+        hits.into_iter().map(|h| h.0.as_str().to_owned()).collect::<Vec<_>>()
+    };
+    assert_eq!(said(minute(1)..minute(2)), vec!["d2"]);
+    assert_eq!(said(minute(0)..minute(1)), vec!["d1"]);
+    assert_eq!(said(minute(0)..minute(2)), vec!["d1", "d2"]);
+    assert!(said(minute(2)..minute(60)).is_empty());
 
     // A withheld message leaves both halves for good (even re-embedding it is ignored), stays in
     // the trace, and another tenant cannot withhold it.
@@ -80,7 +90,7 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     store.apply(&withhold(&c1, &["d1", "no-such-message"])).unwrap();
     assert!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().is_empty());
     store.embed_messages(&c1, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
-    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap();
+    let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10, None).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
     assert_eq!(store.messages(&c1, &[id("d1")]).unwrap().len(), 1);
     assert_eq!(store.search_messages(&eve, &["greyhound".into()], 10).unwrap().len(), 1);
@@ -159,8 +169,8 @@ pub(crate) fn message_ids_are_scoped_to_user_and_chat(store: &dyn Store) {
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
     store.embed_messages(&eve, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
     let user = |u: &str| scope("acme", Some(u), None);
-    assert_eq!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
-    assert!(store.nearest_messages(&user("dana"), "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert_eq!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10, None).unwrap().len(), 1);
+    assert!(store.nearest_messages(&user("dana"), "test:8", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());
 
     // Withholding one user's message (a paused user, a forgotten memory) leaves the other's.
     let withhold = ChangeSet {
@@ -170,7 +180,7 @@ pub(crate) fn message_ids_are_scoped_to_user_and_chat(store: &dyn Store) {
     };
     store.apply(&withhold).unwrap();
     assert!(store.search_messages(&user("eve"), &["greyhound".into()], 10).unwrap().is_empty());
-    assert!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());
     assert_eq!(store.search_messages(&user("dana"), &["greyhound".into()], 10).unwrap().len(), 2);
     assert_eq!(store.adjacent_messages(&eve, &[id("m1")], 1).unwrap().len(), 0);
 

@@ -232,8 +232,8 @@ pub(crate) fn assert_copied(source: &dyn Store, target: &dyn Store) {
             "message search for {scope}"
         );
         assert_eq!(
-            ids_of(target.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20).unwrap()),
-            ids_of(source.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20).unwrap())
+            ids_of(target.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20, None).unwrap()),
+            ids_of(source.nearest_messages(&scope, "test:8", &axis(0, 1, 0.0), 20, None).unwrap())
         );
         assert_eq!(target.recent_messages(&scope, 10).unwrap(), source.recent_messages(&scope, 10).unwrap());
         assert_eq!(target.policies(&scope).unwrap(), source.policies(&scope).unwrap());

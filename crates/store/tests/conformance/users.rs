@@ -36,10 +36,10 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     assert!(store.lexical(&dana, &["bees".into()], 10).unwrap().is_empty());
     assert!(store.vector(&dana, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
     assert!(store.search_messages(&dana_c1, &["bees".into()], 10).unwrap().is_empty());
-    assert!(store.nearest_messages(&dana_c1, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+    assert!(store.nearest_messages(&dana_c1, "test:8", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());
     // Everyone else is untouched.
     assert_eq!(store.search_messages(&eve, &["bees".into()], 10).unwrap().len(), 1);
-    assert_eq!(store.nearest_messages(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
+    assert_eq!(store.nearest_messages(&eve, "test:8", &axis(0, 1, 0.0), 10, None).unwrap().len(), 1);
     assert_eq!(store.list(&eve, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.list(&other_dana, &ListFilter::default()).unwrap().len(), 1);
     assert_eq!(store.vector(&eve, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1);
