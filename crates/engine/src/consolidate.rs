@@ -13,6 +13,7 @@ use mnemo_core::lifecycle;
 use mnemo_core::{
     HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Provenance, Scope, Status, StatusKind, text,
 };
+use mnemo_models::Embedder;
 use mnemo_store::{Change, ChangeSet, Embedding, ListFilter};
 use serde::{Deserialize, Serialize};
 

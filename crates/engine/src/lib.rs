@@ -66,7 +66,7 @@ pub use write::{IngestReport, OpRecord};
 
 use mnemo_core::Tuning;
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
-use mnemo_models::{ChatModel, Embedder};
+use mnemo_models::{CachedEmbedder, ChatModel, Embedder};
 use mnemo_store::{SqliteStore, Store};
 
 /// The backend the configuration selects: PostgreSQL for a `postgres://` URL, else the
@@ -97,12 +97,16 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
     }
 }
 
+/// Distinct texts whose vectors the engine keeps (about 1.5 MB at 384 dimensions): a chat's
+/// previous turn, embedded again as the next turn's context, is the common repeat.
+const EMBEDDING_CACHE: usize = 1_024;
+
 /// A handle on one memory store. Cheap to share behind an `Arc`; every method takes `&self`.
 pub struct Memory {
     config: Config,
     tuning: Tuning,
     store: Arc<dyn Store>,
-    embedder: Option<Arc<dyn Embedder>>,
+    embedder: Option<Arc<CachedEmbedder>>,
     extractor: Box<dyn Extractor>,
     /// The chat model of LLM extraction, memos and summaries; `None` when none is configured,
     /// or `Err` with why it could not be built (batches then fall back, and say why).
@@ -151,7 +155,16 @@ impl Memory {
             true => mnemo_models::open_chat_model(&config.llm).map_err(|e| e.to_string()),
             false => Err("no chat model is configured (set MNEMO_LLM_BASE_URL)".to_string()),
         };
+        let embedder = embedder.map(|e| Arc::new(CachedEmbedder::new(e, EMBEDDING_CACHE)));
         Self { tuning: config.tuning(), config, store, embedder, extractor, chat, clock }
+    }
+
+    /// The same engine keeping the vectors of up to `capacity` recent texts (0: none), for
+    /// benchmarks that must time the model on every call.
+    #[must_use]
+    pub fn with_embedding_cache(mut self, capacity: usize) -> Self {
+        self.embedder = self.embedder.map(|e| Arc::new(CachedEmbedder::new(e.inner().clone(), capacity)));
+        self
     }
 
     /// The same engine talking to `model` for LLM extraction, memos and summaries (another

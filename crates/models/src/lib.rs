@@ -8,6 +8,8 @@
 //! - [`OpenAiEmbedder`]: any OpenAI-compatible `POST /embeddings` endpoint.
 //! - [`HashEmbedder`]: deterministic feature hashing, for tests and model-less setups.
 //!
+//! [`CachedEmbedder`] wraps any of them so a text embedded a moment ago is not embedded again.
+//!
 //! The engine normally goes through [`EmbedderSettings`] and [`open_embedder`]. Every
 //! embedder returns L2-normalised vectors, so similarity is a dot product.
 //!
@@ -25,6 +27,7 @@
 // Libraries log through `tracing`; only the binary writes to stdout and stderr.
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
+mod cache;
 mod chat;
 mod embedder;
 mod error;
@@ -35,6 +38,7 @@ mod local;
 mod openai;
 mod settings;
 
+pub use cache::{CachedEmbedder, MAX_CACHED_TEXT_BYTES};
 /// The scripted OpenAI-compatible server on loopback that tests talk to (feature `test-server`).
 #[cfg(feature = "test-server")]
 pub use chat::testing;

@@ -324,7 +324,9 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
     // Queries of their own sequence, so a --reuse run asks what the loading run asked.
     let mut rng = Rng(0x05EE_D0F0_E1E5);
 
-    let memory = Memory::from_parts(config, store, Some(embedder.clone()), Arc::new(ManualClock::new(now)));
+    // Queries repeat their templates; the model is timed on every one of them.
+    let memory = Memory::from_parts(config, store, Some(embedder.clone()), Arc::new(ManualClock::new(now)))
+        .with_embedding_cache(0);
     let mut runs = Vec::new();
     for (n, user) in &measured_scopes {
         let chat = user.clone().with_chat("bench-chat".parse()?);
