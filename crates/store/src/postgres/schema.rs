@@ -378,6 +378,11 @@ CREATE POLICY tenant_isolation ON documents TO mnemo_app
     WITH CHECK (tenant = nullif(current_setting('mnemo.tenant', true), ''));
 GRANT SELECT, INSERT, UPDATE, DELETE ON documents TO mnemo_app;
 "#,
+    // 10: a message looked up by id (provenance, an archival hit's neighbours) is found by
+    // (tenant, id): the owner's unique key cannot serve a lookup that names no chat.
+    r#"
+CREATE INDEX messages_by_id ON messages (tenant, id);
+"#,
 ];
 
 /// The schema version this build writes.

@@ -146,3 +146,30 @@ impl Messages for SqliteStore {
         self.read(|conn| query(conn, "messages", &sql, params_from_iter(args), |r| decode::message(r)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How SQLite plans `sql` (the detail column of each step), with every parameter bound.
+    fn plan(store: &SqliteStore, sql: &str, args: impl rusqlite::Params) -> Vec<String> {
+        store
+            .read(|conn| {
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", Dialect::Sqlite.sql(sql))).unwrap();
+                let steps = stmt.query_map(args, |r| r.get::<_, String>(3)).unwrap();
+                Ok(steps.map(|s| s.unwrap()).collect())
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn messages_named_by_id_are_found_by_their_id_not_by_walking_the_tenant() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
+        let adjacent = plan(&store, &sql::adjacent(Dialect::Sqlite), params!["acme", "dana", "", "m1", 1i64]);
+        let hit = adjacent.iter().find(|s| s.starts_with("SEARCH h")).expect("the hit is searched");
+        assert!(hit.contains("messages_by_id (tenant=? AND id=?)"), "{adjacent:#?}");
+        let by_ids = plan(&store, &sql::by_ids(Dialect::Sqlite, 2), params!["acme", "dana", "", "m1", "m2"]);
+        assert!(by_ids.iter().any(|s| s.contains("messages_by_id (tenant=? AND id=?)")), "{by_ids:#?}");
+    }
+}

@@ -307,6 +307,12 @@ CREATE TABLE document_vectors (
 );
 CREATE INDEX document_vectors_by_scope ON document_vectors (tenant, agent, user_id, model, dim);
 "#,
+    // 9: a message looked up by id (provenance, an archival hit's neighbours) is found by
+    // (tenant, id). The owner's unique key cannot serve a lookup that names no chat, and without
+    // this index SQLite walked every message of the tenant for each of a hit's neighbours.
+    r#"
+CREATE INDEX messages_by_id ON messages (tenant, id);
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
