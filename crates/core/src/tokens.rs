@@ -1,6 +1,8 @@
 //! Token counting with the cl100k_base encoding, so budgets mean what providers bill.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Mutex, OnceLock};
 
 use tiktoken_rs::CoreBPE;
 
@@ -9,12 +11,39 @@ fn bpe() -> &'static CoreBPE {
     BPE.get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k_base ships inside tiktoken-rs"))
 }
 
+/// Texts (or text and cut) whose encodings [`count`] and [`head`] remember: assembly costs the
+/// same memories and excerpts turn after turn, at three levels of detail each, and encoding was
+/// most of its time. A full memo is cleared rather than aged (cheap, and one turn refills it).
+const MEMO_ENTRIES: usize = 16_384;
+
+/// Longer texts are encoded every time, so a few of them cannot hold most of the memo's memory.
+const MEMO_TEXT_BYTES: usize = 4_096;
+
+type Memo<K, V> = OnceLock<Mutex<HashMap<K, V>>>;
+
+/// `compute()`, or what it returned for `key` before.
+fn memo<K: Hash + Eq, V: Copy>(memo: &Memo<K, V>, key: K, compute: impl FnOnce() -> V) -> V {
+    let map = memo.get_or_init(Mutex::default);
+    if let Some(v) = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+        return *v;
+    }
+    let v = compute();
+    let mut map = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if map.len() >= MEMO_ENTRIES {
+        map.clear();
+    }
+    map.insert(key, v);
+    v
+}
+
 /// Tokens in `text` under cl100k_base.
 pub fn count(text: &str) -> usize {
-    if text.is_empty() {
-        return 0;
+    static COUNTS: Memo<String, usize> = OnceLock::new();
+    match text.len() {
+        0 => 0,
+        n if n > MEMO_TEXT_BYTES => bpe().encode_ordinary(text).len(),
+        _ => memo(&COUNTS, text.to_owned(), || bpe().encode_ordinary(text).len()),
     }
-    bpe().encode_ordinary(text).len()
 }
 
 /// Tokens in `text` when there are at most `limit`, else `None`, at a cost bounded by the
@@ -44,6 +73,14 @@ pub const CHUNK_CHARS: usize = 256;
 /// the text has no more than `n`): one encoding, for cutting text to a token budget. The byte
 /// count may fall inside a character; callers cut at a boundary at or before it.
 pub fn head(text: &str, n: usize) -> (usize, usize) {
+    static HEADS: Memo<(String, usize), (usize, usize)> = OnceLock::new();
+    match text.len() > MEMO_TEXT_BYTES {
+        true => encode_head(text, n),
+        false => memo(&HEADS, (text.to_owned(), n), || encode_head(text, n)),
+    }
+}
+
+fn encode_head(text: &str, n: usize) -> (usize, usize) {
     let tokens = bpe().encode_ordinary(text);
     if tokens.len() <= n {
         return (tokens.len(), text.len());
@@ -68,6 +105,17 @@ mod tests {
         let lines = ["=== USER MEMORY ===", "- User's name is Dana.", "- User prefers short answers."];
         let joined = lines.join("\n") + "\n";
         assert!(count(&joined) <= lines.iter().map(|l| line_cost(l)).sum::<usize>());
+    }
+
+    #[test]
+    fn remembered_counts_are_the_counts() {
+        let text = "Caroline: I went to an LGBTQ support group yesterday and it was powerful.";
+        let first = (count(text), head(text, 5));
+        assert_eq!((count(text), head(text, 5)), first);
+        assert_eq!(first, (bpe().encode_ordinary(text).len(), encode_head(text, 5)));
+        assert_ne!(head(text, 3), head(text, 5), "the cut is part of the key");
+        let long = "word ".repeat(MEMO_TEXT_BYTES);
+        assert_eq!(count(&long), bpe().encode_ordinary(&long).len());
     }
 
     #[test]
