@@ -78,7 +78,14 @@ impl Embedder for CachedEmbedder {
         self.inner.dim()
     }
 
+    fn worth_caching(&self) -> bool {
+        false // already cached
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if self.capacity == 0 || !self.inner.worth_caching() {
+            return self.inner.embed(texts);
+        }
         let mut out: Vec<Option<Vec<f32>>> = texts.iter().map(|t| self.lookup(t)).collect();
         // Each missing text once, however often the batch repeats it.
         let mut missing: Vec<&str> = Vec::new();
@@ -123,6 +130,9 @@ mod tests {
         fn dim(&self) -> usize {
             self.inner.dim()
         }
+        fn worth_caching(&self) -> bool {
+            true
+        }
         fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
             self.texts.fetch_add(texts.len(), Ordering::SeqCst);
             self.inner.embed(texts)
@@ -164,5 +174,9 @@ mod tests {
         none.embed(&["z"]).unwrap();
         none.embed(&["z"]).unwrap();
         assert_eq!(model.texts.load(Ordering::SeqCst), 8);
+        // Feature hashing is cheaper than the lookup: passed straight through.
+        let hashing = CachedEmbedder::new(Arc::new(HashEmbedder::new(8)), 8);
+        assert!(!hashing.worth_caching());
+        assert_eq!(hashing.embed(&["a"]).unwrap(), HashEmbedder::new(8).embed(&["a"]).unwrap());
     }
 }

@@ -16,6 +16,11 @@ pub trait Embedder: Send + Sync {
     /// Embeds a batch; every returned vector is L2-normalised (so dot product = cosine).
     /// An empty batch returns an empty Vec.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// Whether keeping recent vectors ([`crate::CachedEmbedder`]) saves time: true for a model,
+    /// false where embedding costs less than looking a text up (feature hashing).
+    fn worth_caching(&self) -> bool {
+        true
+    }
 }
 
 /// Scales `v` to unit L2 length in place so later similarity is a plain dot product.

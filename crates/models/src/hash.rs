@@ -98,6 +98,10 @@ impl Embedder for HashEmbedder {
         self.dim
     }
 
+    fn worth_caching(&self) -> bool {
+        false // hashing a text is cheaper than finding it in a cache
+    }
+
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         Ok(texts.iter().map(|t| self.embed_one(t)).collect())
     }
