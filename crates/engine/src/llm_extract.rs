@@ -31,6 +31,21 @@ pub(crate) enum AskError {
     /// The reply was JSON but not a list of extraction ops.
     #[error(transparent)]
     Reply(#[from] ReplyError),
+    /// The reply held ops and every one was rejected: a model that wrote only unusable ops
+    /// has not read the batch, so it is a failure (the heuristic stands in, the model is asked
+    /// again), never "nothing to remember".
+    #[error("no usable op in the reply: all {rejected} were rejected (first: {first})")]
+    NothingUsable {
+        /// Ops in the reply.
+        rejected: usize,
+        /// Why the first was rejected.
+        first: String,
+    },
+    /// The reply proposed nothing where the heuristic extractor finds memories: a small model's
+    /// empty reply is no evidence that the messages hold nothing, so it counts as a failure
+    /// rather than erase what the heuristic would keep.
+    #[error("the reply proposed nothing, but the heuristic extractor finds {0} memories in these messages")]
+    NothingProposed(usize),
 }
 
 /// What one extraction call gave: usable ops and the reply's unusable items, or why nothing
@@ -106,7 +121,8 @@ impl Memory {
     /// Runs one extraction batch through the model: the prompt lists the scope's active
     /// memories (minus `exclude`, what a retried batch's fallback wrote) and the messages; the
     /// reply is read item by item. A reply cut off by the token limit is a failure as a whole
-    /// (the rest of the batch would be lost), so the batch falls back and is retried.
+    /// (the rest of the batch would be lost), so the batch falls back and is retried; so is a
+    /// reply whose every op was rejected, and an empty one where the heuristic finds memories.
     #[tracing::instrument(name = "llm_extract", level = "debug", skip_all, fields(%scope, messages = messages.len()))]
     pub(crate) fn extract_with_model(
         &self,
@@ -142,10 +158,31 @@ impl Memory {
                         call.outcome = "partial".into();
                         call.item_errors = item_errors.clone();
                     }
-                    Ok((parsed.ops, item_errors))
+                    match self.nothing_usable(messages, &parsed.ops, &item_errors) {
+                        Some(why) => {
+                            call.outcome = "failed".into();
+                            call.error = Some(why.to_string());
+                            Err(why)
+                        }
+                        None => Ok((parsed.ops, item_errors)),
+                    }
                 }
             },
         };
         Ok(Extraction { outcome, call })
+    }
+
+    /// Why a reply that parsed is still a failure for its batch: it held ops and none was
+    /// usable, or it held none while the heuristic finds something in the same messages.
+    /// An empty reply for small talk the heuristic also passes over is agreement, not failure.
+    fn nothing_usable(&self, messages: &[Message], ops: &[ProposedOp], item_errors: &[String]) -> Option<AskError> {
+        if !ops.is_empty() {
+            return None;
+        }
+        if let Some(first) = item_errors.first() {
+            return Some(AskError::NothingUsable { rejected: item_errors.len(), first: first.clone() });
+        }
+        let found = self.extractor.extract(messages).len();
+        (found > 0).then_some(AskError::NothingProposed(found))
     }
 }

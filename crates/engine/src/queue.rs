@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use chrono::Duration;
 use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
+use mnemo_core::text::query_terms;
 use mnemo_core::trace::{LlmCall, TraceOp};
 use mnemo_core::{HistoryEvent, MemoryId, Message, MessageId, Scope, Status, Verdict};
 use mnemo_store::{Change, ChangeSet, ChatProgress, QueueState, Queued, Settlement};
@@ -293,10 +294,13 @@ impl Memory {
         })
     }
 
-    /// After a successful retry, the fallback's memories of the same messages that the model
-    /// did not arrive at too are archived: the model's reading replaces the stand-in's, so the
-    /// retry leaves no duplicates. A fallback memory reinforced since by other messages, or no
-    /// longer active, is left alone.
+    /// After a successful retry, a stand-in memory is archived only where one of the model's
+    /// ops replaced it: a memory the model wrote (or found already there) from the same
+    /// messages, of the same kind and surface, naming the same slot or sharing words of its
+    /// content. Each of the model's memories replaces at most one, the closest. Whatever the
+    /// model did not address - a boundary, a correction, anything it left out - stays: a weak
+    /// model's reply must never cost what the heuristic kept. A stand-in reinforced since by
+    /// other messages, or no longer active, is left alone.
     fn retire_fallback(
         &self,
         scope: &Scope,
@@ -308,27 +312,74 @@ impl Memory {
             return Ok(Vec::new());
         }
         let touched: HashSet<MemoryId> = records.iter().flat_map(|r| touched(&r.verdict)).collect();
-        let mut changes = Vec::new();
-        let mut retired = Vec::new();
+        let mut stand_ins = Vec::new();
         for id in earlier {
             let Some(m) = self.store.get(&scope.tenant, *id)? else { continue };
             let only_batch = m.provenance.sources.iter().all(|s| batch.contains(s));
-            if m.status != Status::Active || touched.contains(id) || !only_batch {
-                continue;
+            if m.status == Status::Active && !touched.contains(id) && only_batch {
+                stand_ins.push(m);
             }
+        }
+        let mut changes = Vec::new();
+        let mut retired = Vec::new();
+        for r in records {
+            let Some(id) = produced(&r.verdict).filter(|id| !earlier.contains(id)) else { continue };
+            let Some(by_model) = self.store.get(&scope.tenant, id)? else { continue };
+            let best = stand_ins
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, replaces(&by_model, &r.op.sources, s)))
+                .filter(|(_, score)| *score > 0)
+                .max_by_key(|(_, score)| *score);
+            let Some((i, _)) = best else { continue };
+            let s = stand_ins.swap_remove(i);
             changes.push(Change::SetStatus {
-                id: *id,
+                id: s.id,
                 status: Status::Archived,
                 event: HistoryEvent::Transitioned,
-                reason: "replaced by the model's extraction of the same messages (retry after a fallback)".into(),
+                reason: format!(
+                    "replaced by the model's extraction of the same messages ({}; retry after a fallback)",
+                    by_model.id
+                ),
                 sources: Vec::new(),
             });
-            retired.push(*id);
+            retired.push(s.id);
         }
         if !changes.is_empty() {
             self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         }
         Ok(retired)
+    }
+}
+
+/// How well the model's memory `by_model` (proposed from `sources`) stands for the stand-in's
+/// `stand_in`; 0 when it does not. Same kind and surface (a boundary only for a boundary), a
+/// message in common, then the same slot, else the content words they share.
+fn replaces(by_model: &mnemo_core::Memory, sources: &[MessageId], stand_in: &mnemo_core::Memory) -> usize {
+    if by_model.kind != stand_in.kind || by_model.surface != stand_in.surface {
+        return 0;
+    }
+    if !stand_in.provenance.sources.iter().any(|m| sources.contains(m)) {
+        return 0;
+    }
+    if let (Some(a), Some(b)) = (&by_model.key, &stand_in.key) {
+        if a == b {
+            return usize::MAX;
+        }
+    }
+    let words = |text: &str| -> HashSet<String> {
+        query_terms(text).into_iter().filter(|w| !matches!(w.as_str(), "user" | "users")).collect()
+    };
+    words(&by_model.content).intersection(&words(&stand_in.content)).count()
+}
+
+/// The memory an op of the model left standing for what it said: the one it wrote, or the
+/// one that already said it.
+fn produced(v: &Verdict) -> Option<MemoryId> {
+    match v {
+        Verdict::Written { id, .. } | Verdict::Superseded { id, .. } | Verdict::Contradicted { id, .. } => Some(*id),
+        Verdict::Deduplicated { existing, .. } => Some(*existing),
+        _ => None,
     }
 }
 
