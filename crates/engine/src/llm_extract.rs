@@ -2,6 +2,7 @@
 //! structured call every chat-model job uses, and the cost of each as a trace [`LlmCall`].
 
 use std::collections::HashSet;
+use std::time::Instant;
 
 use mnemo_core::extract::llm::{LlmBatch, PromptOptions, ReplyError, SCHEMA_NAME, reply_schema};
 use mnemo_core::trace::LlmCall;
@@ -46,6 +47,11 @@ pub(crate) enum AskError {
     /// rather than erase what the heuristic would keep.
     #[error("the reply proposed nothing, but the heuristic extractor finds {0} memories in these messages")]
     NothingProposed(usize),
+    /// The caller stopped waiting (a one-shot `mnemo ingest`'s wait ran out) before the model
+    /// answered: not the model's failure, so a memo range or episode is left for later, never
+    /// marked a gap.
+    #[error("the wait for the model ran out (background.ingest_wait_secs); left for later")]
+    OutOfTime,
 }
 
 /// What one extraction call gave: usable ops and the reply's unusable items, or why nothing
@@ -74,13 +80,16 @@ pub(crate) fn call_record(task: &str, model: &str, usage: Usage) -> LlmCall {
 impl Memory {
     /// Asks the chat model for JSON of shape `T` under schema `name`: the structured call of
     /// memos, summaries, reflections and episodes. Never an error: a failure comes back as
-    /// `Err(why)` beside the cost record (a failed job is a gap, not a broken caller).
+    /// `Err(why)` beside the cost record (a failed job is a gap, not a broken caller). With a
+    /// `deadline` (a caller waiting), the call is bounded by it, and one it cut short, or that
+    /// could not start in time, is [`AskError::OutOfTime`].
     #[tracing::instrument(name = "llm", level = "debug", skip_all, fields(task))]
     pub(crate) fn ask<T: DeserializeOwned>(
         &self,
         task: &str,
         (system, user): (String, String),
         (name, schema): (&str, Value),
+        deadline: Option<Instant>,
     ) -> (std::result::Result<T, AskError>, LlmCall) {
         let model = match &self.chat {
             Ok(m) => m,
@@ -94,8 +103,21 @@ impl Memory {
                 return (Err(AskError::NoModel(why.clone())), call);
             }
         };
-        let req =
+        let mut req =
             ChatRequest::new(vec![ChatMessage::system(system), ChatMessage::user(user)]).with_schema(name, schema);
+        if let Some(deadline) = deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let call = LlmCall {
+                    task: task.into(),
+                    outcome: "failed".into(),
+                    error: Some(AskError::OutOfTime.to_string()),
+                    ..LlmCall::default()
+                };
+                return (Err(AskError::OutOfTime), call);
+            }
+            req = req.with_time_limit(left);
+        }
         match ask_json::<T, _>(model.as_ref(), &req) {
             Ok(reply) => {
                 let mut call = call_record(task, model.id(), reply.reply.usage);
@@ -113,7 +135,8 @@ impl Memory {
                 let error = mnemo_core::pii::redact(&e.to_string());
                 tracing::debug!(task, error = %error, "chat model call failed");
                 call.error = Some(error);
-                (Err(e.into()), call)
+                let cut_short = matches!(e, ChatError::Timeout { .. }) && deadline.is_some_and(|d| Instant::now() >= d);
+                (Err(if cut_short { AskError::OutOfTime } else { e.into() }), call)
             }
         }
     }
@@ -129,6 +152,7 @@ impl Memory {
         scope: &Scope,
         messages: &[Message],
         exclude: &[MemoryId],
+        deadline: Option<Instant>,
     ) -> Result<Extraction> {
         let opts = PromptOptions::default();
         let skip: HashSet<MemoryId> = exclude.iter().copied().collect();
@@ -143,7 +167,7 @@ impl Memory {
         let batch = LlmBatch::new(messages, &existing, &self.tuning.gate, opts);
         let prompt = batch.prompt();
         let (reply, mut call) =
-            self.ask::<Value>("extract", (prompt.system, prompt.user), (SCHEMA_NAME, reply_schema()));
+            self.ask::<Value>("extract", (prompt.system, prompt.user), (SCHEMA_NAME, reply_schema()), deadline);
         let outcome = match reply {
             Err(why) => Err(why),
             Ok(value) => match batch.parse_value(&value) {

@@ -8,7 +8,7 @@
 //! the one holding the chat's claim runs its batches; the others skip it.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration as Wait, Instant};
 
 use chrono::Duration;
 use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
@@ -87,6 +87,10 @@ pub struct PendingReport {
     /// Chats left alone because another worker holds them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub busy: Vec<Scope>,
+    /// Set when the caller's wait ran out before all due work was done: the rest stays
+    /// queued for the server's worker or `mnemo maintain` (see [`Memory::flush_within`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferred: bool,
 }
 
 impl PendingReport {
@@ -126,11 +130,24 @@ impl Memory {
     /// Model failures are never errors here (they are in the report and the trace); only the
     /// store failing is. When another worker holds the chat, returns with the chat in `busy`.
     pub fn flush(&self, scope: &Scope) -> Result<PendingReport> {
+        self.flush_until(scope, None)
+    }
+
+    /// [`Memory::flush`] for a caller that waits at most `wait` (a one-shot `mnemo ingest`): no
+    /// model call starts after it and none runs past it, so a slow model cannot hold the caller
+    /// for minutes. A batch the wait cut short is a model failure like any other (the
+    /// heuristic stands in, the model is asked again later); batches, memos and episodes not
+    /// reached stay queued, and the report's `deferred` says so.
+    pub fn flush_within(&self, scope: &Scope, wait: Wait) -> Result<PendingReport> {
+        self.flush_until(scope, Some(Instant::now() + wait))
+    }
+
+    fn flush_until(&self, scope: &Scope, deadline: Option<Instant>) -> Result<PendingReport> {
         scope.require_user()?;
         let mut report = PendingReport::default();
         if let Some(progress) = self.store.chat_progress(scope)? {
             report.chats = 1;
-            self.run_chat(&progress, true, &mut report)?;
+            self.run_chat(&progress, true, deadline, &mut report)?;
         }
         Ok(report)
     }
@@ -143,7 +160,7 @@ impl Memory {
         let mut report = PendingReport::default();
         for progress in self.store.chats_with_work(now, every, now + Duration::days(1), usize::MAX >> 1)? {
             report.chats += 1;
-            self.run_chat(&progress, true, &mut report)?;
+            self.run_chat(&progress, true, None, &mut report)?;
         }
         Ok(report)
     }
@@ -163,7 +180,7 @@ impl Memory {
         let mut report = PendingReport::default();
         for progress in self.store.chats_with_work(now, memo_every, episode_since, chats)? {
             report.chats += 1;
-            self.run_chat(&progress, false, &mut report)?;
+            self.run_chat(&progress, false, None, &mut report)?;
         }
         Ok(report)
     }
@@ -173,23 +190,41 @@ impl Memory {
         Ok(self.store.chat_progress(scope)?)
     }
 
-    fn run_chat(&self, progress: &ChatProgress, force: bool, report: &mut PendingReport) -> Result<()> {
+    fn run_chat(
+        &self,
+        progress: &ChatProgress,
+        force: bool,
+        deadline: Option<Instant>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
         let scope = &progress.scope;
         let now = self.clock.now();
         if !self.store.claim_chat(scope, now, now + claim_for(self))? {
             report.busy.push(scope.clone());
             return Ok(());
         }
-        let result = self.run_claimed(progress, force, report);
+        let result = self.run_claimed(progress, force, deadline, report);
         // A claim left behind would only delay the next worker until it expires.
         let released = self.store.release_chat(scope);
         result?;
         Ok(released?)
     }
 
-    fn run_claimed(&self, progress: &ChatProgress, force: bool, report: &mut PendingReport) -> Result<()> {
+    fn run_claimed(
+        &self,
+        progress: &ChatProgress,
+        force: bool,
+        deadline: Option<Instant>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
         let scope = &progress.scope;
         let b = self.config.background.clone();
+        // Past the deadline no model call starts: what is left stays queued.
+        let out_of_time = |report: &mut PendingReport| {
+            let out = deadline.is_some_and(|d| Instant::now() >= d);
+            report.deferred |= out;
+            out
+        };
         if self.config.extractor == ExtractorKind::Llm {
             let idle = self.clock.now() - progress.last_message_at >= secs(b.idle_secs);
             let max = b.max_batch_messages.max(1);
@@ -198,21 +233,28 @@ impl Memory {
                 if rows.is_empty() || !(force || idle || rows.len() >= b.batch_messages.max(1)) {
                     break;
                 }
-                report.batches.push(self.run_batch(scope, &rows, false)?);
+                if out_of_time(report) {
+                    return Ok(());
+                }
+                report.batches.push(self.run_batch(scope, &rows, false, deadline)?);
             }
             loop {
                 let rows = self.store.queued(scope, QueueState::Fallback, self.clock.now(), max)?;
                 if rows.is_empty() {
                     break;
                 }
-                report.batches.push(self.run_batch(scope, &rows, true)?);
+                if out_of_time(report) {
+                    return Ok(());
+                }
+                report.batches.push(self.run_batch(scope, &rows, true, deadline)?);
             }
         }
+        // A memo or episode call that cannot start in time is left for later, never a gap.
         if self.chat.is_ok() && b.memo_every > 0 {
-            self.write_memos(scope, force, report)?;
+            self.write_memos(scope, force, deadline, report)?;
         }
         if self.chat.is_ok() && b.episode_idle_secs > 0.0 {
-            if let Some(id) = self.check_episode(scope)? {
+            if let Some(id) = self.check_episode(scope, deadline)? {
                 report.episodes.push(id);
             }
         }
@@ -221,7 +263,7 @@ impl Memory {
 
     /// One batch: the model, else the heuristic; then the settlement.
     #[tracing::instrument(name = "extract_batch", level = "debug", skip_all, fields(%scope, messages = rows.len(), retry))]
-    fn run_batch(&self, scope: &Scope, rows: &[Queued], retry: bool) -> Result<BatchReport> {
+    fn run_batch(&self, scope: &Scope, rows: &[Queued], retry: bool, deadline: Option<Instant>) -> Result<BatchReport> {
         let started = Instant::now();
         let messages: Vec<Message> = rows.iter().map(|q| q.message.clone()).collect();
         let ids: Vec<MessageId> = messages.iter().map(|m| m.id.clone()).collect();
@@ -231,7 +273,7 @@ impl Memory {
             rows.iter().flat_map(|q| q.fallback_memories.iter().copied()).filter(|id| seen.insert(*id)).collect()
         };
         let turn = crate::write::new_turn_id();
-        let extraction = self.extract_with_model(scope, &messages, &earlier)?;
+        let extraction = self.extract_with_model(scope, &messages, &earlier, deadline)?;
         let mut call = extraction.call;
         call.attempt = attempt;
         let (records, degraded, extractor, error, retired, settlement) = match extraction.outcome {

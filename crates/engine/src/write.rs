@@ -233,7 +233,7 @@ impl Memory {
             return Ok(IngestReport { user_state: Some(state), ..IngestReport::default() });
         }
         if self.config.extractor == ExtractorKind::Llm && !batch.is_empty() {
-            let extraction = self.extract_with_model(scope, &batch, &[])?;
+            let extraction = self.extract_with_model(scope, &batch, &[], None)?;
             if let Ok((ops, _)) = extraction.outcome {
                 let (records, degraded) = self.apply_ops(scope, ops, EXTRACTOR_NAME, EXTRACTOR_VERSION)?;
                 let turn_id = self.record_batch(

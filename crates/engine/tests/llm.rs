@@ -592,3 +592,43 @@ fn a_boundary_the_model_did_not_address_survives() {
     assert!(now.iter().any(|m| m.content == "User has an ex-husband"));
     drop(server);
 }
+
+#[test]
+fn a_flush_within_a_wait_leaves_what_it_did_not_reach_queued_and_no_memo_gap() {
+    let slow = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let slowing = Arc::clone(&slow);
+    let server = ScriptedServer::respond(move |_, seen| {
+        let answer = match seen.schema_name() {
+            Some("memory_ops") => ops(&[]),
+            Some("memo_highlights") => completion(
+                &json!({"highlights": [{"category": "milestone", "text": "The user adopted a cat named Mochi."}]})
+                    .to_string(),
+            ),
+            _ => completion(r#"{"summary": ""}"#),
+        };
+        if slowing.load(Ordering::SeqCst) { answer.slow(3_000) } else { answer }
+    });
+    let e = engine(&server);
+    let scope = chat("dana", "c1");
+    let lines: Vec<String> = (0..8).map(|i| format!("Story message number {i} about the cat")).collect();
+    e.memory.ingest(&scope, user_messages(&lines.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+    let started = std::time::Instant::now();
+    let report = e.memory.flush_within(&scope, std::time::Duration::from_millis(300)).unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(2_500),
+        "not the model's 3 s: {:?}",
+        started.elapsed()
+    );
+    assert!(report.deferred, "the memo was not reached: {report:?}");
+    assert!(report.memos.is_empty());
+    let work = e.memory.chat_work(&scope).unwrap().unwrap();
+    assert_eq!((work.memo_covered, work.memo_gaps), (0, 0), "a range the wait did not reach is no gap");
+
+    // Later, with time to wait, the memo is written.
+    slow.store(false, Ordering::SeqCst);
+    let later = e.memory.flush(&scope).unwrap();
+    assert!(!later.deferred);
+    assert_eq!(later.memos.len(), 1);
+    assert!(later.memos[0].memo.is_some(), "{:?}", later.memos[0]);
+    drop(server);
+}
