@@ -218,7 +218,8 @@ enum Command {
     /// HTTP clients use /mcp on `mnemo serve` instead.
     Mcp,
     /// Serve the HTTP API: REST under /v1, keys from `mnemo keys create`, the admin key from
-    /// MNEMO_ADMIN_KEY, OpenAPI at /openapi.json.
+    /// MNEMO_ADMIN_KEY (32 characters or more), OpenAPI at /openapi.json. SIGTERM or Ctrl-C
+    /// drains the requests in flight, then exits.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "MNEMO_ADDR", default_value = "127.0.0.1:8080")]
@@ -536,7 +537,7 @@ fn run(cli: &Cli) -> Result<()> {
                 true => Some(mnemo::Worker::start(memory.clone()).context("starting the background worker")?),
                 false => None,
             };
-            let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin);
+            let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin.as_deref())?;
             mnemo_server::serve_blocking(*addr, state, *workers).with_context(|| format!("serving on {addr}"))
         }
         Command::User { which } => users::run(which, &open(cli)?),
