@@ -177,6 +177,13 @@ async fn a_tenant_or_agent_wide_memory_is_added_without_a_user_and_approved_to_r
         let (_, other) = call(&f.app, "GET", &format!("/v1/memories?{user}"), &f.b, None).await;
         assert!(other["items"].as_array().unwrap().iter().all(|m| m["id"] != id), "{other}");
     }
+    // Every kind, pinned or not, with or without a key: an answer, never a server error.
+    for kind in mnemo::core::Kind::ALL {
+        let body = json!({"agent_id": "support-bot", "kind": kind.as_str(), "content": format!("Shared {kind} note for everyone"),
+                          "key": "k", "value": "v", "pinned": true, "due_at": "2026-05-01T00:00:00Z"});
+        let (status, reply) = call(&f.app, "POST", "/v1/memories", &f.a, Some(body)).await;
+        assert!(status.is_success() || status.is_client_error(), "{kind}: {status} {reply}");
+    }
     // A chat needs a user: that is still a clear 400.
     let (status, no_user) = call(
         &f.app,
