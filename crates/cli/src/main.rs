@@ -218,7 +218,8 @@ enum Command {
     /// HTTP clients use /mcp on `mnemo serve` instead.
     Mcp,
     /// Serve the HTTP API: REST under /v1, keys from `mnemo keys create`, the admin key from
-    /// MNEMO_ADMIN_KEY, OpenAPI at /openapi.json.
+    /// MNEMO_ADMIN_KEY (32 characters or more), OpenAPI at /openapi.json. SIGTERM or Ctrl-C
+    /// drains the requests in flight, then exits.
     Serve {
         /// Address to listen on.
         #[arg(long, env = "MNEMO_ADDR", default_value = "127.0.0.1:8080")]
@@ -295,7 +296,20 @@ fn load_config(cli: &Cli) -> Result<Config> {
 }
 
 fn open(cli: &Cli) -> Result<Memory> {
-    let config = load_config(cli)?;
+    open_with(load_config(cli)?)
+}
+
+/// The store for a command that only reads: the chat model's settings are not needed, so a
+/// missing or broken `[llm]` never stops `list`, `show`, `recall` or `context`.
+fn open_reader(cli: &Cli) -> Result<Memory> {
+    let mut config = Config::load_for_reading(cli.config.as_deref())?;
+    if let Some(d) = &cli.data_dir {
+        config.data_dir = d.clone();
+    }
+    open_with(config)
+}
+
+fn open_with(config: Config) -> Result<Memory> {
     let dir = config.data_dir.clone();
     Memory::open(config).with_context(|| format!("opening the store in {}", dir.display()))
 }
@@ -316,8 +330,18 @@ fn run(cli: &Cli) -> Result<()> {
             let messages = ingest::read_jsonl(file)?;
             let memory = open(cli)?;
             let report = memory.ingest(&scope, messages)?;
-            // A one-shot command has no worker behind it: run the chat's queued batches now.
-            let background = if memory.config().llm_enabled() { Some(memory.flush(&scope)?) } else { None };
+            // A one-shot command has no worker behind it: run the chat's queued batches now, for
+            // as long as the user is willing to wait; the rest stays queued for `mnemo maintain`.
+            let background = match memory.config().llm_enabled() {
+                true => {
+                    let wait = memory.config().background.ingest_wait_secs.max(0.0);
+                    Some(match std::time::Duration::try_from_secs_f64(wait) {
+                        Ok(wait) => memory.flush_within(&scope, wait)?,
+                        Err(_) => memory.flush(&scope)?,
+                    })
+                }
+                false => None,
+            };
             if *json {
                 let mut out = serde_json::to_value(&report)?;
                 if let Some(b) = &background {
@@ -328,6 +352,14 @@ fn run(cli: &Cli) -> Result<()> {
                 render::ingest_report(&report);
                 if let Some(b) = &background {
                     render::pending_report(b);
+                    if b.deferred {
+                        let waiting = memory.chat_work(&scope)?.map_or(0, |w| w.pending + w.retrying);
+                        println!(
+                            "stopped waiting for the model after {}s (background.ingest_wait_secs): {waiting} message(s) \
+                             stay queued; `mnemo maintain` or the server's worker runs them",
+                            memory.config().background.ingest_wait_secs
+                        );
+                    }
                 }
             }
             Ok(())
@@ -335,7 +367,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Recall { query, k, scope, json } => {
             let scope = scope.scope()?;
             need_user(&scope)?;
-            let r = open(cli)?.recall(&scope, query, *k)?;
+            let r = open_reader(cli)?.recall(&scope, query, *k)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -346,7 +378,7 @@ fn run(cli: &Cli) -> Result<()> {
         Command::Context { message, budget, scope, json } => {
             let scope = scope.scope()?;
             need_user(&scope)?;
-            let r = open(cli)?.context(&scope, message, *budget)?;
+            let r = open_reader(cli)?.context(&scope, message, *budget)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
@@ -364,7 +396,7 @@ fn run(cli: &Cli) -> Result<()> {
                 limit: *limit,
                 offset: *offset,
             };
-            let rows = open(cli)?.list(&scope, &filter)?;
+            let rows = open_reader(cli)?.list(&scope, &filter)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
@@ -374,7 +406,7 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Command::Show { id, scope, json } => {
             let scope = scope.scope()?;
-            let d = open(cli)?.show(&scope, *id)?;
+            let d = open_reader(cli)?.show(&scope, *id)?;
             if *json {
                 println!("{}", serde_json::to_string_pretty(&d)?);
             } else {
@@ -383,7 +415,7 @@ fn run(cli: &Cli) -> Result<()> {
             Ok(())
         }
         Command::Export { format, scope, out } => {
-            let text = open(cli)?.export(&scope.scope()?, *format)?;
+            let text = open_reader(cli)?.export(&scope.scope()?, *format)?;
             match out {
                 Some(path) => std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?,
                 None => print!("{text}"),
@@ -392,7 +424,7 @@ fn run(cli: &Cli) -> Result<()> {
         }
         Command::Trace { turn_id, scope } => {
             let scope = scope.scope()?;
-            match open(cli)?.trace(&scope, turn_id)? {
+            match open_reader(cli)?.trace(&scope, turn_id)? {
                 Some(t) => println!("{}", serde_json::to_string_pretty(&t)?),
                 None => bail!("no trace {turn_id} in tenant {}", scope.tenant),
             }
@@ -505,7 +537,7 @@ fn run(cli: &Cli) -> Result<()> {
                 true => Some(mnemo::Worker::start(memory.clone()).context("starting the background worker")?),
                 false => None,
             };
-            let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin);
+            let state = mnemo_server::AppState::new(memory, keys).with_admin_key(admin.as_deref())?;
             mnemo_server::serve_blocking(*addr, state, *workers).with_context(|| format!("serving on {addr}"))
         }
         Command::User { which } => users::run(which, &open(cli)?),

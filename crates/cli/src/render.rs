@@ -174,6 +174,9 @@ pub(crate) fn pending_report(r: &PendingReport) {
         for e in &b.llm.item_errors {
             println!("  ! {e}");
         }
+        for id in &b.retired {
+            println!("  archived {id}: the heuristic's stand-in, replaced by the model's reading");
+        }
         println!("  llm {} · {} · trace {}", b.llm.model, cost_line(&b.llm), b.turn_id);
     }
     for m in &r.memos {

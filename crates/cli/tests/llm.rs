@@ -6,6 +6,9 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use mnemo_models::testing::{ScriptedServer, completion, error};
 use serde_json::json;
@@ -96,17 +99,93 @@ fn a_garbage_or_dead_server_leaves_the_conversation_intact_with_heuristic_memori
 }
 
 #[test]
-fn the_llm_extractor_without_a_server_is_a_config_error() {
+fn reads_need_no_model_but_ingest_does() {
     let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mnemo"))
+            .args(args)
+            .args(["--tenant", "acme", "--user", "dana", "--chat", "c1", "--data-dir"])
+            .arg(dir.path())
+            .env("MNEMO_EMBEDDER", "hash")
+            .env("MNEMO_EXTRACTOR", "llm")
+            .env("MNEMO_LLM_TIMEOUT_SECS", "not a number")
+            .env_remove("MNEMO_LLM_BASE_URL")
+            .env_remove("MNEMO_CONFIG")
+            .output()
+            .unwrap()
+    };
+    for read in [&["list"][..], &["recall", "dog"], &["context", "hello"], &["export"]] {
+        let o = run(read);
+        assert!(o.status.success(), "{read:?} reads without a model: {}", out(&o));
+    }
+    let o = run(&["ingest", chat_file(dir.path()).to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(out(&o).contains("MNEMO_LLM"), "{}", out(&o));
+}
+
+#[test]
+fn ingest_shows_what_a_retry_archived() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let server = ScriptedServer::respond(move |_, seen| match seen.schema_name() {
+        Some("memory_ops") if calls.fetch_add(1, Ordering::SeqCst) == 0 => error(503, "overloaded"),
+        Some("memory_ops") => completion(
+            &json!({"ops": [{"op": "add", "kind": "profile", "target": null,
+                "content": "The user's dog is a beagle called Biscuit", "key": null, "value": null, "due": null,
+                "happened_at": null, "surface": null, "sensitive": false, "sources": [1], "salience": 0.8,
+                "confidence": 0.9}]})
+            .to_string(),
+        ),
+        _ => completion(r#"{"highlights": []}"#),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
     let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
-        .args(["list", "--tenant", "acme", "--user", "dana", "--data-dir"])
-        .arg(dir.path())
+        .args(["ingest", chat_file(dir.path()).to_str().unwrap()])
+        .args(["--tenant", "acme", "--user", "dana", "--chat", "c1", "--data-dir"])
+        .arg(&data)
         .env("MNEMO_EMBEDDER", "hash")
         .env("MNEMO_EXTRACTOR", "llm")
-        .env_remove("MNEMO_LLM_BASE_URL")
+        .env("MNEMO_LLM_BASE_URL", server.base())
+        .env("MNEMO_LLM_MAX_RETRIES", "0")
+        .env("MNEMO_BACKGROUND__RETRY_SECS", "0")
         .env_remove("MNEMO_CONFIG")
         .output()
         .unwrap();
-    assert!(!o.status.success());
-    assert!(out(&o).contains("MNEMO_LLM_BASE_URL"), "{}", out(&o));
+    let text = out(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("heuristic fallback") && text.contains("retried with the model"), "{text}");
+    let archived = text.lines().find(|l| l.trim_start().starts_with("archived ")).unwrap_or_else(|| panic!("{text}"));
+    let id = archived.split_whitespace().nth(1).unwrap().trim_end_matches(':');
+    let shown = out(&mnemo(&data, server.base(), &["show", id]));
+    assert!(shown.contains("named Biscuit") && shown.contains("archived"), "{shown}");
+}
+
+#[test]
+fn one_ingest_waits_for_a_slow_model_no_longer_than_its_wait() {
+    let server = ScriptedServer::respond(|_, _| completion(r#"{"ops": []}"#).slow(8_000));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.jsonl");
+    let lines: String =
+        (0..40).map(|i| format!("{{\"role\": \"user\", \"content\": \"I have a dog number {i}.\"}}\n")).collect();
+    std::fs::write(&file, lines).unwrap();
+    let started = Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["ingest", file.to_str().unwrap()])
+        .args(["--tenant", "acme", "--user", "dana", "--chat", "c1", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .env("MNEMO_EMBEDDER", "hash")
+        .env("MNEMO_EXTRACTOR", "llm")
+        .env("MNEMO_LLM_BASE_URL", server.base())
+        .env("MNEMO_LLM_TIMEOUT_SECS", "30")
+        .env("MNEMO_BACKGROUND__INGEST_WAIT_SECS", "1")
+        .env_remove("MNEMO_CONFIG")
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let text = out(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(took < Duration::from_secs(6), "a 30 s timeout with retries, yet one ingest took {took:?}: {text}");
+    assert!(text.contains("appended 40 message(s)") && text.contains("heuristic fallback"), "{text}");
+    assert!(text.contains("stopped waiting for the model") && text.contains("40 message(s) stay queued"), "{text}");
+    drop(server);
 }

@@ -69,6 +69,10 @@ pub struct BackgroundTuning {
     pub retry_secs: f64,
     /// Attempts with the model per batch before its fallback's result is kept for good.
     pub max_attempts: u32,
+    /// Longest a one-shot `mnemo ingest` waits on the model for its chat's batches, memos and
+    /// episode (seconds): no call runs past it, and what it did not reach stays queued for
+    /// `mnemo maintain` or the server's worker. The server never waits: its worker runs them.
+    pub ingest_wait_secs: f64,
     /// How often the server's worker looks for due work (seconds).
     pub worker_interval_secs: f64,
     /// Chats looked at per worker pass.
@@ -100,6 +104,7 @@ impl Default for BackgroundTuning {
             max_batch_messages: 32,
             retry_secs: 60.0,
             max_attempts: 4,
+            ingest_wait_secs: 30.0,
             worker_interval_secs: 5.0,
             chats_per_pass: 100,
             memo_every: 8,
@@ -252,16 +257,39 @@ impl Config {
     /// exists), then the process environment.
     pub fn load(path: Option<&Path>) -> Result<Self> {
         let env: Vec<(String, String)> = std::env::vars().collect();
-        let file =
-            path.map(Path::to_path_buf).or_else(|| std::env::var_os("MNEMO_CONFIG").map(PathBuf::from)).or_else(|| {
-                let p = PathBuf::from("mnemo.toml");
-                p.exists().then_some(p)
-            });
-        Self::load_from(file.as_deref(), &env)
+        Self::load_from(Self::file_to_load(path).as_deref(), &env)
     }
 
     /// Like [`Config::load`] with an explicit file and environment (testable).
     pub fn load_from(file: Option<&Path>, env: &[(String, String)]) -> Result<Self> {
+        Self::read(file, env, false)
+    }
+
+    /// [`Config::load`] for commands that only read memory (list, show, recall, context,
+    /// export, trace): reading never calls the chat model, so its settings (`extractor`,
+    /// `[llm]`, `MNEMO_LLM_*`) are neither read nor checked, and a reader works where the
+    /// model is not configured. The result has no chat model; do not write with it.
+    pub fn load_for_reading(path: Option<&Path>) -> Result<Self> {
+        let env: Vec<(String, String)> = std::env::vars().collect();
+        Self::read(Self::file_to_load(path).as_deref(), &env, true)
+    }
+
+    /// Like [`Config::load_for_reading`] with an explicit file and environment (testable).
+    pub fn load_from_for_reading(file: Option<&Path>, env: &[(String, String)]) -> Result<Self> {
+        Self::read(file, env, true)
+    }
+
+    /// `path`, else `$MNEMO_CONFIG`, else `./mnemo.toml` if it exists.
+    fn file_to_load(path: Option<&Path>) -> Option<PathBuf> {
+        path.map(Path::to_path_buf).or_else(|| std::env::var_os("MNEMO_CONFIG").map(PathBuf::from)).or_else(|| {
+            let p = PathBuf::from("mnemo.toml");
+            p.exists().then_some(p)
+        })
+    }
+
+    /// Defaults, the file, the environment; with `reading`, the model's settings left out.
+    fn read(file: Option<&Path>, env: &[(String, String)], reading: bool) -> Result<Self> {
+        let is_model = |path: &[String]| path.first().is_some_and(|p| p == "llm" || p == "extractor");
         let mut value = toml::Value::try_from(Config::default()).expect("defaults serialise");
         // Where the LLM server came from, if anywhere: the LLM extractor needs one on purpose,
         // never OpenAI's address by default.
@@ -269,8 +297,12 @@ impl Config {
         if let Some(path) = file {
             let text =
                 std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
-            let overlay: toml::Value = toml::from_str(&text)
+            let mut overlay: toml::Value = toml::from_str(&text)
                 .map_err(|e| Error::Config { source_name: path.display().to_string(), reason: e.to_string() })?;
+            if let (true, Some(table)) = (reading, overlay.as_table_mut()) {
+                table.remove("llm");
+                table.remove("extractor");
+            }
             if overlay.get("llm").and_then(|l| l.get("base_url")).is_some() {
                 base_url_source = Some(path.display().to_string());
             }
@@ -279,6 +311,9 @@ impl Config {
         }
         for (name, raw) in env {
             let Some(path) = env_path(name) else { continue };
+            if reading && is_model(&path) {
+                continue;
+            }
             if raw.trim().is_empty() && path.first().is_some_and(|p| p == "llm") {
                 continue;
             }
@@ -531,6 +566,21 @@ mod tests {
         std::fs::write(&file, "extractor = \"llm\"\n[llm]\nbase_url = \"localhost\"\n").unwrap();
         let e = Config::load_from(Some(&file), &[]).unwrap_err().to_string();
         assert!(e.contains("base_url"), "{e}");
+    }
+
+    #[test]
+    fn reading_needs_no_model_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("mnemo.toml");
+        std::fs::write(&file, "extractor = \"llm\"\n[llm]\nbase_url = \"localhost\"\n[gate]\nmin_confidence = 0.7\n")
+            .unwrap();
+        let broken = env(&[("MNEMO_EXTRACTOR", "llm"), ("MNEMO_LLM_TIMEOUT_SECS", "soon"), ("MNEMO_EMBEDDER", "hash")]);
+        assert!(Config::load_from(Some(&file), &broken).is_err(), "a writer still needs them");
+        let c = Config::load_from_for_reading(Some(&file), &broken).unwrap();
+        assert_eq!((c.extractor, c.llm_enabled()), (ExtractorKind::Heuristic, false), "no chat model");
+        assert_eq!((c.gate.min_confidence, c.embedder.kind), (0.7, EmbedderKind::Hash), "the rest is read");
+        let e = Config::load_from_for_reading(None, &env(&[("MNEMO_EMBEDDER", "gpt")])).unwrap_err().to_string();
+        assert!(e.contains("MNEMO_EMBEDDER"), "other settings are still checked: {e}");
     }
 
     #[test]

@@ -62,9 +62,14 @@ impl Memory {
     }
 
     /// Adds a memory a person wrote, through the same gate as extraction.
-    /// Refused for a disabled user (nothing of theirs is stored).
+    /// Refused for a disabled user (nothing of theirs is stored). A scope without a user writes
+    /// tenant- or agent-wide knowledge, which the gate makes provisional until a person
+    /// approves it (`/v1/candidates`): what every user of the tenant or agent will be told.
     pub fn add(&self, scope: &Scope, draft: Draft) -> Result<Verdict> {
-        self.refuse_if_disabled(scope, "memory")?;
+        if scope.user.is_some() || scope.chat.is_some() {
+            // A chat is one user's conversation: a chat-private memory needs its user.
+            self.refuse_if_disabled(scope, "memory")?;
+        }
         // A person's words are no rule's: provenance never claims a rule read them.
         let draft = Draft { rule: None, ..draft };
         let op = ProposedOp { action: Action::Add, draft, sources: Vec::new() };

@@ -215,8 +215,15 @@ impl Memory {
 
     /// Writes the memos of every complete range of the chat not covered yet. Without `force`,
     /// only complete ranges; with it too (an explicit flush), still only complete ones: a memo
-    /// summarises `memo_every` messages, never a stretch still being written.
-    pub(crate) fn write_memos(&self, scope: &Scope, _force: bool, report: &mut PendingReport) -> Result<()> {
+    /// summarises `memo_every` messages, never a stretch still being written. Past `deadline`
+    /// (a caller waiting) the rest is left for later, and the report says so.
+    pub(crate) fn write_memos(
+        &self,
+        scope: &Scope,
+        _force: bool,
+        deadline: Option<Instant>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
         let every = self.config.background.memo_every;
         loop {
             let Some(progress) = self.store.chat_progress(scope)? else { return Ok(()) };
@@ -229,10 +236,15 @@ impl Memory {
                 return Ok(());
             }
             let started = Instant::now();
-            let (outcome, call) = self.memo_for(&range);
+            let (outcome, call) = self.memo_for(&range, deadline);
             let (memo, gap) = match outcome {
                 Ok(Some(row)) => (Some(row), None),
                 Ok(None) => (None, None),
+                // The range is not a gap: the next run writes its memo.
+                Err(AskError::OutOfTime) => {
+                    report.deferred = true;
+                    return Ok(());
+                }
                 Err(why) => (None, Some(why.to_string())),
             };
             // The cursor first: if another worker moved it, its memo stands and ours is dropped.
@@ -267,14 +279,22 @@ impl Memory {
     }
 
     /// Asks the model for one range's highlights; `Ok(None)` when nothing in it qualifies.
-    fn memo_for(&self, range: &[Message]) -> (std::result::Result<Option<Row>, AskError>, LlmCall) {
+    fn memo_for(
+        &self,
+        range: &[Message],
+        deadline: Option<Instant>,
+    ) -> (std::result::Result<Option<Row>, AskError>, LlmCall) {
         let user = format!(
             "MESSAGES ({} of them, oldest first):\n<<<\n{}>>>\n\nReply with {{\"highlights\": [...]}} now.",
             range.len(),
             transcript(range)
         );
-        let (reply, mut call) =
-            self.ask::<MemoReply>("memo", (MEMO_SYSTEM.to_string(), user), ("memo_highlights", memo_schema()));
+        let (reply, mut call) = self.ask::<MemoReply>(
+            "memo",
+            (MEMO_SYSTEM.to_string(), user),
+            ("memo_highlights", memo_schema()),
+            deadline,
+        );
         let reply = match reply {
             Ok(r) => r,
             Err(why) => return (Err(why), call),

@@ -16,7 +16,9 @@ use crate::error::Result;
 pub struct ErasureReceipt {
     /// The tenant.
     pub tenant: String,
-    /// SHA-256 of tenant and user id (the store keeps only this).
+    /// HMAC-SHA256 of tenant and user id under the installation's secret key (the store keeps
+    /// only this): stable for the user on this installation, so its operator can confirm which
+    /// erasure concerned a user, yet nobody holding a receipt can test a guessed id (an e-mail).
     pub subject: String,
     /// When.
     pub at: DateTime<Utc>,
@@ -30,6 +32,20 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// HMAC-SHA256 (RFC 2104) of `message` under `key`, on the SHA-256 the engine already uses.
+fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    const BLOCK: usize = 64;
+    let mut block = [0u8; BLOCK];
+    if key.len() > BLOCK {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.map(|b| b ^ byte);
+    let inner = Sha256::new().chain_update(pad(0x36)).chain_update(message).finalize();
+    Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize().into()
+}
+
 impl Memory {
     /// Erases everything of the scope's user in its tenant — memories, vectors, lexical
     /// entries, links, history, messages and traces, across all agents and chats — in one
@@ -37,12 +53,31 @@ impl Memory {
     pub fn erase_user(&self, scope: &Scope) -> Result<ErasureReceipt> {
         let user = scope.require_user()?;
         let at = self.clock.now();
-        let subject = hex(&Sha256::digest(format!("{}\u{0}{}", scope.tenant, user).as_bytes()));
+        let key = self.store.subject_key(&scope.tenant)?;
+        let subject = hex(&hmac_sha256(&key, format!("{}\u{0}{}", scope.tenant, user).as_bytes()));
         let digest = hex(&Sha256::digest(format!("{subject}\u{0}{}", at.to_rfc3339()).as_bytes()));
         let event = DeletionEvent { subject: subject.clone(), at, digest };
         let counts = self.store.erase_user(&scope.tenant, user, &event)?;
         let counts_json = serde_json::to_string(&counts).expect("counts serialise");
         let digest = hex(&Sha256::digest(format!("{}\u{0}{counts_json}", event.digest).as_bytes()));
         Ok(ErasureReceipt { tenant: scope.tenant.to_string(), subject, at, counts, digest })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hex, hmac_sha256};
+
+    #[test]
+    fn hmac_matches_rfc_4231() {
+        // Test cases 2 (a short key) and 6 (a key longer than the block, hashed first).
+        assert_eq!(
+            hex(&hmac_sha256(b"Jefe", b"what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            hex(&hmac_sha256(&[0xaa; 131], b"Test Using Larger Than Block-Size Key - Hash Key First")),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
     }
 }

@@ -8,10 +8,11 @@
 //! the one holding the chat's claim runs its batches; the others skip it.
 
 use std::collections::HashSet;
-use std::time::Instant;
+use std::time::{Duration as Wait, Instant};
 
 use chrono::Duration;
 use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
+use mnemo_core::text::query_terms;
 use mnemo_core::trace::{LlmCall, TraceOp};
 use mnemo_core::{HistoryEvent, MemoryId, Message, MessageId, Scope, Status, Verdict};
 use mnemo_store::{Change, ChangeSet, ChatProgress, QueueState, Queued, Settlement};
@@ -86,6 +87,10 @@ pub struct PendingReport {
     /// Chats left alone because another worker holds them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub busy: Vec<Scope>,
+    /// Set when the caller's wait ran out before all due work was done: the rest stays
+    /// queued for the server's worker or `mnemo maintain` (see [`Memory::flush_within`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferred: bool,
 }
 
 impl PendingReport {
@@ -125,11 +130,24 @@ impl Memory {
     /// Model failures are never errors here (they are in the report and the trace); only the
     /// store failing is. When another worker holds the chat, returns with the chat in `busy`.
     pub fn flush(&self, scope: &Scope) -> Result<PendingReport> {
+        self.flush_until(scope, None)
+    }
+
+    /// [`Memory::flush`] for a caller that waits at most `wait` (a one-shot `mnemo ingest`): no
+    /// model call starts after it and none runs past it, so a slow model cannot hold the caller
+    /// for minutes. A batch the wait cut short is a model failure like any other (the
+    /// heuristic stands in, the model is asked again later); batches, memos and episodes not
+    /// reached stay queued, and the report's `deferred` says so.
+    pub fn flush_within(&self, scope: &Scope, wait: Wait) -> Result<PendingReport> {
+        self.flush_until(scope, Some(Instant::now() + wait))
+    }
+
+    fn flush_until(&self, scope: &Scope, deadline: Option<Instant>) -> Result<PendingReport> {
         scope.require_user()?;
         let mut report = PendingReport::default();
         if let Some(progress) = self.store.chat_progress(scope)? {
             report.chats = 1;
-            self.run_chat(&progress, true, &mut report)?;
+            self.run_chat(&progress, true, deadline, &mut report)?;
         }
         Ok(report)
     }
@@ -142,7 +160,7 @@ impl Memory {
         let mut report = PendingReport::default();
         for progress in self.store.chats_with_work(now, every, now + Duration::days(1), usize::MAX >> 1)? {
             report.chats += 1;
-            self.run_chat(&progress, true, &mut report)?;
+            self.run_chat(&progress, true, None, &mut report)?;
         }
         Ok(report)
     }
@@ -162,7 +180,7 @@ impl Memory {
         let mut report = PendingReport::default();
         for progress in self.store.chats_with_work(now, memo_every, episode_since, chats)? {
             report.chats += 1;
-            self.run_chat(&progress, false, &mut report)?;
+            self.run_chat(&progress, false, None, &mut report)?;
         }
         Ok(report)
     }
@@ -172,23 +190,41 @@ impl Memory {
         Ok(self.store.chat_progress(scope)?)
     }
 
-    fn run_chat(&self, progress: &ChatProgress, force: bool, report: &mut PendingReport) -> Result<()> {
+    fn run_chat(
+        &self,
+        progress: &ChatProgress,
+        force: bool,
+        deadline: Option<Instant>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
         let scope = &progress.scope;
         let now = self.clock.now();
         if !self.store.claim_chat(scope, now, now + claim_for(self))? {
             report.busy.push(scope.clone());
             return Ok(());
         }
-        let result = self.run_claimed(progress, force, report);
+        let result = self.run_claimed(progress, force, deadline, report);
         // A claim left behind would only delay the next worker until it expires.
         let released = self.store.release_chat(scope);
         result?;
         Ok(released?)
     }
 
-    fn run_claimed(&self, progress: &ChatProgress, force: bool, report: &mut PendingReport) -> Result<()> {
+    fn run_claimed(
+        &self,
+        progress: &ChatProgress,
+        force: bool,
+        deadline: Option<Instant>,
+        report: &mut PendingReport,
+    ) -> Result<()> {
         let scope = &progress.scope;
         let b = self.config.background.clone();
+        // Past the deadline no model call starts: what is left stays queued.
+        let out_of_time = |report: &mut PendingReport| {
+            let out = deadline.is_some_and(|d| Instant::now() >= d);
+            report.deferred |= out;
+            out
+        };
         if self.config.extractor == ExtractorKind::Llm {
             let idle = self.clock.now() - progress.last_message_at >= secs(b.idle_secs);
             let max = b.max_batch_messages.max(1);
@@ -197,21 +233,28 @@ impl Memory {
                 if rows.is_empty() || !(force || idle || rows.len() >= b.batch_messages.max(1)) {
                     break;
                 }
-                report.batches.push(self.run_batch(scope, &rows, false)?);
+                if out_of_time(report) {
+                    return Ok(());
+                }
+                report.batches.push(self.run_batch(scope, &rows, false, deadline)?);
             }
             loop {
                 let rows = self.store.queued(scope, QueueState::Fallback, self.clock.now(), max)?;
                 if rows.is_empty() {
                     break;
                 }
-                report.batches.push(self.run_batch(scope, &rows, true)?);
+                if out_of_time(report) {
+                    return Ok(());
+                }
+                report.batches.push(self.run_batch(scope, &rows, true, deadline)?);
             }
         }
+        // A memo or episode call that cannot start in time is left for later, never a gap.
         if self.chat.is_ok() && b.memo_every > 0 {
-            self.write_memos(scope, force, report)?;
+            self.write_memos(scope, force, deadline, report)?;
         }
         if self.chat.is_ok() && b.episode_idle_secs > 0.0 {
-            if let Some(id) = self.check_episode(scope)? {
+            if let Some(id) = self.check_episode(scope, deadline)? {
                 report.episodes.push(id);
             }
         }
@@ -220,7 +263,7 @@ impl Memory {
 
     /// One batch: the model, else the heuristic; then the settlement.
     #[tracing::instrument(name = "extract_batch", level = "debug", skip_all, fields(%scope, messages = rows.len(), retry))]
-    fn run_batch(&self, scope: &Scope, rows: &[Queued], retry: bool) -> Result<BatchReport> {
+    fn run_batch(&self, scope: &Scope, rows: &[Queued], retry: bool, deadline: Option<Instant>) -> Result<BatchReport> {
         let started = Instant::now();
         let messages: Vec<Message> = rows.iter().map(|q| q.message.clone()).collect();
         let ids: Vec<MessageId> = messages.iter().map(|m| m.id.clone()).collect();
@@ -230,7 +273,7 @@ impl Memory {
             rows.iter().flat_map(|q| q.fallback_memories.iter().copied()).filter(|id| seen.insert(*id)).collect()
         };
         let turn = crate::write::new_turn_id();
-        let extraction = self.extract_with_model(scope, &messages, &earlier)?;
+        let extraction = self.extract_with_model(scope, &messages, &earlier, deadline)?;
         let mut call = extraction.call;
         call.attempt = attempt;
         let (records, degraded, extractor, error, retired, settlement) = match extraction.outcome {
@@ -293,10 +336,13 @@ impl Memory {
         })
     }
 
-    /// After a successful retry, the fallback's memories of the same messages that the model
-    /// did not arrive at too are archived: the model's reading replaces the stand-in's, so the
-    /// retry leaves no duplicates. A fallback memory reinforced since by other messages, or no
-    /// longer active, is left alone.
+    /// After a successful retry, a stand-in memory is archived only where one of the model's
+    /// ops replaced it: a memory the model wrote (or found already there) from the same
+    /// messages, of the same kind and surface, naming the same slot or sharing words of its
+    /// content. Each of the model's memories replaces at most one, the closest. Whatever the
+    /// model did not address - a boundary, a correction, anything it left out - stays: a weak
+    /// model's reply must never cost what the heuristic kept. A stand-in reinforced since by
+    /// other messages, or no longer active, is left alone.
     fn retire_fallback(
         &self,
         scope: &Scope,
@@ -308,27 +354,74 @@ impl Memory {
             return Ok(Vec::new());
         }
         let touched: HashSet<MemoryId> = records.iter().flat_map(|r| touched(&r.verdict)).collect();
-        let mut changes = Vec::new();
-        let mut retired = Vec::new();
+        let mut stand_ins = Vec::new();
         for id in earlier {
             let Some(m) = self.store.get(&scope.tenant, *id)? else { continue };
             let only_batch = m.provenance.sources.iter().all(|s| batch.contains(s));
-            if m.status != Status::Active || touched.contains(id) || !only_batch {
-                continue;
+            if m.status == Status::Active && !touched.contains(id) && only_batch {
+                stand_ins.push(m);
             }
+        }
+        let mut changes = Vec::new();
+        let mut retired = Vec::new();
+        for r in records {
+            let Some(id) = produced(&r.verdict).filter(|id| !earlier.contains(id)) else { continue };
+            let Some(by_model) = self.store.get(&scope.tenant, id)? else { continue };
+            let best = stand_ins
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, replaces(&by_model, &r.op.sources, s)))
+                .filter(|(_, score)| *score > 0)
+                .max_by_key(|(_, score)| *score);
+            let Some((i, _)) = best else { continue };
+            let s = stand_ins.swap_remove(i);
             changes.push(Change::SetStatus {
-                id: *id,
+                id: s.id,
                 status: Status::Archived,
                 event: HistoryEvent::Transitioned,
-                reason: "replaced by the model's extraction of the same messages (retry after a fallback)".into(),
+                reason: format!(
+                    "replaced by the model's extraction of the same messages ({}; retry after a fallback)",
+                    by_model.id
+                ),
                 sources: Vec::new(),
             });
-            retired.push(*id);
+            retired.push(s.id);
         }
         if !changes.is_empty() {
             self.apply_changes(ChangeSet { tenant: scope.tenant.clone(), at: self.clock.now(), changes })?;
         }
         Ok(retired)
+    }
+}
+
+/// How well the model's memory `by_model` (proposed from `sources`) stands for the stand-in's
+/// `stand_in`; 0 when it does not. Same kind and surface (a boundary only for a boundary), a
+/// message in common, then the same slot, else the content words they share.
+fn replaces(by_model: &mnemo_core::Memory, sources: &[MessageId], stand_in: &mnemo_core::Memory) -> usize {
+    if by_model.kind != stand_in.kind || by_model.surface != stand_in.surface {
+        return 0;
+    }
+    if !stand_in.provenance.sources.iter().any(|m| sources.contains(m)) {
+        return 0;
+    }
+    if let (Some(a), Some(b)) = (&by_model.key, &stand_in.key) {
+        if a == b {
+            return usize::MAX;
+        }
+    }
+    let words = |text: &str| -> HashSet<String> {
+        query_terms(text).into_iter().filter(|w| !matches!(w.as_str(), "user" | "users")).collect()
+    };
+    words(&by_model.content).intersection(&words(&stand_in.content)).count()
+}
+
+/// The memory an op of the model left standing for what it said: the one it wrote, or the
+/// one that already said it.
+fn produced(v: &Verdict) -> Option<MemoryId> {
+    match v {
+        Verdict::Written { id, .. } | Verdict::Superseded { id, .. } | Verdict::Contradicted { id, .. } => Some(*id),
+        Verdict::Deduplicated { existing, .. } => Some(*existing),
+        _ => None,
     }
 }
 

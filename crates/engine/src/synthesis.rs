@@ -19,6 +19,7 @@ use serde_json::json;
 
 use crate::Memory;
 use crate::error::Result;
+use crate::llm_extract::AskError;
 use crate::memos::transcript;
 
 /// Provenance name of what these jobs write.
@@ -244,8 +245,12 @@ impl Memory {
         };
         let prompt =
             format!("PERIOD: {}\nMATERIAL:\n<<<\n{material}>>>\n\nReply with {{\"summary\": \"...\"}}.", p.label);
-        let (reply, call) =
-            self.ask::<SummaryReply>("summary", (SUMMARY_SYSTEM.into(), prompt), ("period_summary", summary_schema()));
+        let (reply, call) = self.ask::<SummaryReply>(
+            "summary",
+            (SUMMARY_SYSTEM.into(), prompt),
+            ("period_summary", summary_schema()),
+            None,
+        );
         report.cost.push(call.clone());
         let text = match reply {
             Ok(r) => r.summary.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -317,6 +322,7 @@ impl Memory {
             "reflection",
             (REFLECTION_SYSTEM.into(), prompt),
             ("reflections", reflection_schema()),
+            None,
         );
         report.cost.push(call.clone());
         let insights = match reply {
@@ -352,7 +358,7 @@ impl Memory {
 
     /// The chat's episode check, once it has been idle long enough with messages not looked at:
     /// a completed task becomes an episode, derived from the chat's memos of that stretch.
-    pub(crate) fn check_episode(&self, scope: &Scope) -> Result<Option<MemoryId>> {
+    pub(crate) fn check_episode(&self, scope: &Scope, deadline: Option<Instant>) -> Result<Option<MemoryId>> {
         let Some(progress) = self.store.chat_progress(scope)? else { return Ok(None) };
         let idle = self.clock.now() - progress.last_message_at;
         let wait = Duration::milliseconds((self.config.background.episode_idle_secs * 1000.0) as i64);
@@ -368,8 +374,15 @@ impl Memory {
             return Ok(None);
         }
         let prompt = format!("CONVERSATION:\n<<<\n{}>>>\n\nReply with the JSON now.", transcript(&messages));
-        let (reply, call) =
-            self.ask::<EpisodeReply>("episode", (EPISODE_SYSTEM.into(), prompt), ("episode", episode_schema()));
+        let (reply, call) = self.ask::<EpisodeReply>(
+            "episode",
+            (EPISODE_SYSTEM.into(), prompt),
+            ("episode", episode_schema()),
+            deadline,
+        );
+        if matches!(reply, Err(AskError::OutOfTime)) {
+            return Ok(None);
+        }
         let gap = reply.as_ref().err().map(ToString::to_string);
         if !self.store.advance_cursor(scope, ChatCursor::Episode, from, to, gap.as_deref())? {
             return Ok(None);

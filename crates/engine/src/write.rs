@@ -233,7 +233,7 @@ impl Memory {
             return Ok(IngestReport { user_state: Some(state), ..IngestReport::default() });
         }
         if self.config.extractor == ExtractorKind::Llm && !batch.is_empty() {
-            let extraction = self.extract_with_model(scope, &batch, &[])?;
+            let extraction = self.extract_with_model(scope, &batch, &[], None)?;
             if let Ok((ops, _)) = extraction.outcome {
                 let (records, degraded) = self.apply_ops(scope, ops, EXTRACTOR_NAME, EXTRACTOR_VERSION)?;
                 let turn_id = self.record_batch(
@@ -330,7 +330,9 @@ impl Memory {
     /// Puts proposed ops through the gate and applies each verdict in its own transaction.
     ///
     /// Ops are judged in order against the state the previous ones left, so two mentions of the
-    /// same fact in one batch become one memory and a reinforcement.
+    /// same fact in one batch become one memory and a reinforcement. Ops drawn from messages
+    /// need a user (what a conversation says belongs to its user); only a person's own words
+    /// (no sources) may be written tenant- or agent-wide.
     pub fn apply_ops(
         &self,
         scope: &Scope,
@@ -350,7 +352,9 @@ impl Memory {
         (extractor, version): (&str, &str),
         turn: Option<&str>,
     ) -> Result<(Vec<OpRecord>, Option<String>)> {
-        scope.require_user()?;
+        if ops.iter().any(|o| !o.sources.is_empty()) {
+            scope.require_user()?;
+        }
         let owner = self.owner_of(scope);
         // Only ops that may write a memory need a vector (for near-duplicate dedup and storage);
         // forget, close and reinforce act on an existing row.
@@ -378,8 +382,12 @@ impl Memory {
         Ok((records, degraded))
     }
 
-    /// The partition extracted memories of this request are owned by.
+    /// The partition extracted memories of this request are owned by. Without a user, the scope
+    /// itself: a tenant- or agent-wide write stays exactly as wide as it was asked to be.
     pub(crate) fn owner_of(&self, scope: &Scope) -> Scope {
+        if scope.user.is_none() {
+            return scope.clone();
+        }
         let mut owner = match self.config.memory_scope {
             MemoryScope::User => scope.without_chat(),
             MemoryScope::Chat => scope.clone(),

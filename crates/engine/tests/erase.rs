@@ -41,3 +41,33 @@ fn erasure_leaves_no_byte_of_the_users_content_in_any_file() {
     f.memory.ingest(&dana, vec![NewMessage::user("I live in Lisbon.", t0())]).unwrap();
     assert_eq!(f.active_contents(&dana), vec!["User lives in Lisbon"]);
 }
+
+/// The receipt's subject is keyed by the installation: never the plain SHA-256 of tenant and
+/// user (which anyone could compute for a guessed e-mail and compare), the same for the same
+/// user on this installation (reopened too), and different on another installation.
+#[test]
+fn the_receipt_subject_is_keyed_per_installation() {
+    use sha2::{Digest, Sha256};
+    let here = sqlite_with_embedder(None);
+    let there = sqlite_with_embedder(None);
+    let dana = chat("dana.quixo@example.org", "c1");
+    let erase = |f: &crate::common::Fixture| {
+        f.say(&dana, &["I live in Zanzibarville."]);
+        f.memory.erase_user(&dana).unwrap().subject
+    };
+    let first = erase(&here);
+    let unsalted: String = Sha256::digest(format!("{}\u{0}{}", dana.tenant, "dana.quixo@example.org").as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(first.len(), 64);
+    assert_ne!(first, unsalted, "a guessed id must not be confirmable from the receipt");
+    assert_eq!(erase(&here), first, "stable for the user on this installation");
+    assert_ne!(erase(&there), first, "another installation has another key");
+
+    let config = here.memory.config().clone();
+    let store = std::sync::Arc::new(mnemo::store::SqliteStore::open(config.db_path()).unwrap());
+    let reopened = mnemo::Memory::from_parts(config, store, None, std::sync::Arc::new(mnemo::SystemClock));
+    reopened.ingest(&dana, vec![NewMessage::user("I live in Lisbon.", t0())]).unwrap();
+    assert_eq!(reopened.erase_user(&dana).unwrap().subject, first, "the key survives a restart");
+}

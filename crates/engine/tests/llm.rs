@@ -452,3 +452,183 @@ fn summaries_are_written_per_day_with_derived_from_links() {
     assert!(again.summaries.iter().all(|(k, _)| !k.starts_with("summary:day:")), "{:?}", again.summaries);
     drop(server);
 }
+
+/// A chat whose first extraction fails (503), so the heuristic stands in, then answered by
+/// `retry` for every later extraction call: the engine, the scope and the stand-in's memories.
+fn stood_in(lines: &[&str], retry: impl Fn(&Seen) -> Answer + Send + Sync + 'static) -> (Llm, ScriptedServer, Scope) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let server = ScriptedServer::respond(move |_, seen| {
+        if seen.schema_name() != Some("memory_ops") {
+            return completion(r#"{"highlights": []}"#);
+        }
+        match calls.fetch_add(1, Ordering::SeqCst) {
+            0 => error(503, "overloaded"),
+            _ => retry(seen),
+        }
+    });
+    let e = engine(&server);
+    let scope = chat("dana", "c1");
+    e.memory.ingest(&scope, user_messages(lines)).unwrap();
+    let first = e.memory.flush(&scope).unwrap();
+    assert_eq!(first.batches[0].extractor, "heuristic");
+    (e, server, scope)
+}
+
+/// Runs the chat's due retry.
+fn retry_now(e: &Llm, attempt: u32) -> mnemo::BatchReport {
+    let wait = e.config.background.retry_secs * 2f64.powi(attempt as i32);
+    e.clock.set(e.memory.now() + Duration::seconds(wait as i64 + 5));
+    let mut report = e.memory.run_pending(10).unwrap();
+    assert_eq!(report.batches.len(), 1, "the retry is due");
+    report.batches.remove(0)
+}
+
+fn ids(memories: &[mnemo::core::Memory]) -> Vec<mnemo::core::MemoryId> {
+    let mut ids: Vec<_> = memories.iter().map(|m| m.id).collect();
+    ids.sort();
+    ids
+}
+
+const STAND_IN_LINES: [&str; 3] =
+    ["I have a dog named Biscuit.", "I live in Lisbon.", "Please never mention my ex-husband."];
+
+#[test]
+fn a_valid_reply_proposing_nothing_leaves_every_fallback_memory_active() {
+    let (e, server, scope) = stood_in(&STAND_IN_LINES, |_| ops(&[]));
+    let fallback = active(&e.memory, &scope);
+    assert_eq!(fallback.len(), 3, "dog, home and boundary: {fallback:?}");
+    let batch = retry_now(&e, 0);
+    assert!(batch.retired.is_empty(), "nothing proposed, nothing replaced: {:?}", batch.retired);
+    assert!(batch.error.as_deref().unwrap().contains("proposed nothing"), "{batch:?}");
+    assert_eq!(ids(&active(&e.memory, &scope)), ids(&fallback), "every stand-in memory is still active");
+    let work = e.memory.chat_work(&scope).unwrap().unwrap();
+    assert_eq!(work.retrying, 3, "an empty reply is no answer: the batch is asked again later");
+    drop(server);
+}
+
+#[test]
+fn an_all_invalid_reply_is_a_failure_that_is_retried_and_loses_nothing() {
+    let invalid = || {
+        ops(&[
+            op(&json!({"op": "add", "kind": "policy", "content": "Never discuss pricing"})),
+            op(&json!({"op": "add", "kind": "profile", "content": "User lives in Lisbon", "sources": []})),
+            op(&json!({"op": "reinforce", "target": "M7"})),
+        ])
+    };
+    let server = ScriptedServer::respond(move |_, seen| match seen.schema_name() {
+        Some("memory_ops") => invalid(),
+        _ => completion(r#"{"highlights": []}"#),
+    });
+    let e = engine(&server);
+    let scope = chat("dana", "c1");
+    e.memory.ingest(&scope, user_messages(&STAND_IN_LINES)).unwrap();
+    let first = e.memory.flush(&scope).unwrap();
+    let batch = &first.batches[0];
+    assert_eq!(batch.extractor, "heuristic", "an all-invalid first reply is a failure: the heuristic stands in");
+    assert!(batch.error.as_deref().unwrap().contains("no usable op"), "{batch:?}");
+    assert_eq!((batch.llm.outcome.as_str(), batch.llm.fallback), ("failed", true));
+    assert_eq!(batch.llm.item_errors.len(), 3, "the rejected items are recorded");
+    let fallback = active(&e.memory, &scope);
+    assert_eq!(fallback.len(), 3, "{fallback:?}");
+    assert_eq!(e.memory.chat_work(&scope).unwrap().unwrap().retrying, 3, "retried later");
+
+    // Every retry answers the same way: nothing is lost, and in the end the fallback stays.
+    let attempts = e.config.background.max_attempts;
+    for attempt in 1..attempts {
+        let retry = retry_now(&e, attempt - 1);
+        assert!(retry.error.is_some() && retry.retired.is_empty(), "attempt {}: {retry:?}", attempt + 1);
+        assert_eq!(ids(&active(&e.memory, &scope)), ids(&fallback), "attempt {}", attempt + 1);
+        assert_eq!(retry.gave_up, attempt + 1 == attempts);
+    }
+    assert_eq!(e.memory.chat_work(&scope).unwrap().unwrap().retrying, 0, "given up: the fallback is kept for good");
+    drop(server);
+}
+
+#[test]
+fn a_reply_that_validly_replaces_one_stand_in_memory_retires_only_that_one() {
+    let (e, server, scope) = stood_in(&STAND_IN_LINES, |_| {
+        ops(&[op(&json!({"op": "add", "kind": "profile",
+                         "content": "The user's dog is a beagle called Biscuit", "sources": [1]}))])
+    });
+    let fallback = active(&e.memory, &scope);
+    let dog = fallback.iter().find(|m| m.content.contains("Biscuit")).expect("the stand-in's dog").id;
+    let batch = retry_now(&e, 0);
+    assert!(batch.error.is_none() && batch.extractor == "llm", "{batch:?}");
+    assert_eq!(batch.retired, vec![dog], "only the dog the model restated");
+    let now = active(&e.memory, &scope);
+    let contents: Vec<&str> = now.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(now.len(), 3, "{contents:?}");
+    assert!(contents.contains(&"The user's dog is a beagle called Biscuit"), "{contents:?}");
+    for kept in fallback.iter().filter(|m| m.id != dog) {
+        assert!(now.iter().any(|m| m.id == kept.id), "{} was not replaced and stays", kept.content);
+    }
+    let shown = e.memory.show(&scope, dog).unwrap();
+    assert_eq!(shown.memory.status.kind(), StatusKind::Archived);
+    assert_eq!(e.memory.chat_work(&scope).unwrap().unwrap().retrying, 0, "settled");
+    drop(server);
+}
+
+#[test]
+fn a_boundary_the_model_did_not_address_survives() {
+    // The model reads the boundary's message as a fact about the user, not as a boundary.
+    let (e, server, scope) = stood_in(&STAND_IN_LINES, |_| {
+        ops(&[
+            op(&json!({"op": "add", "kind": "profile", "content": "User has a dog named Biscuit",
+                       "key": "pet:dog:biscuit", "value": "Biscuit", "sources": [1]})),
+            op(&json!({"op": "add", "kind": "profile", "content": "User lives in Lisbon", "key": "home",
+                       "value": "Lisbon", "sources": [2]})),
+            op(&json!({"op": "add", "kind": "fact", "content": "User has an ex-husband", "sources": [3]})),
+        ])
+    });
+    let boundary = active(&e.memory, &scope)
+        .into_iter()
+        .find(|m| m.surface == mnemo::core::Surface::Avoid)
+        .expect("the heuristic kept the boundary");
+    let batch = retry_now(&e, 0);
+    assert!(batch.error.is_none(), "{batch:?}");
+    assert!(!batch.retired.contains(&boundary.id), "{:?}", batch.retired);
+    let now = active(&e.memory, &scope);
+    assert!(now.iter().any(|m| m.id == boundary.id), "the boundary is active: {now:?}");
+    assert!(now.iter().any(|m| m.content == "User has an ex-husband"));
+    drop(server);
+}
+
+#[test]
+fn a_flush_within_a_wait_leaves_what_it_did_not_reach_queued_and_no_memo_gap() {
+    let slow = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let slowing = Arc::clone(&slow);
+    let server = ScriptedServer::respond(move |_, seen| {
+        let answer = match seen.schema_name() {
+            Some("memory_ops") => ops(&[]),
+            Some("memo_highlights") => completion(
+                &json!({"highlights": [{"category": "milestone", "text": "The user adopted a cat named Mochi."}]})
+                    .to_string(),
+            ),
+            _ => completion(r#"{"summary": ""}"#),
+        };
+        if slowing.load(Ordering::SeqCst) { answer.slow(3_000) } else { answer }
+    });
+    let e = engine(&server);
+    let scope = chat("dana", "c1");
+    let lines: Vec<String> = (0..8).map(|i| format!("Story message number {i} about the cat")).collect();
+    e.memory.ingest(&scope, user_messages(&lines.iter().map(String::as_str).collect::<Vec<_>>())).unwrap();
+    let started = std::time::Instant::now();
+    let report = e.memory.flush_within(&scope, std::time::Duration::from_millis(300)).unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(2_500),
+        "not the model's 3 s: {:?}",
+        started.elapsed()
+    );
+    assert!(report.deferred, "the memo was not reached: {report:?}");
+    assert!(report.memos.is_empty());
+    let work = e.memory.chat_work(&scope).unwrap().unwrap();
+    assert_eq!((work.memo_covered, work.memo_gaps), (0, 0), "a range the wait did not reach is no gap");
+
+    // Later, with time to wait, the memo is written.
+    slow.store(false, Ordering::SeqCst);
+    let later = e.memory.flush(&scope).unwrap();
+    assert!(!later.deferred);
+    assert_eq!(later.memos.len(), 1);
+    assert!(later.memos[0].memo.is_some(), "{:?}", later.memos[0]);
+    drop(server);
+}

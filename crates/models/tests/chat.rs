@@ -213,7 +213,8 @@ fn a_server_that_never_answers_in_time_is_a_timeout_error() {
         ChatError::Timeout { url, timeout, usage } => {
             assert_eq!(url, &format!("{}/chat/completions", server.base()));
             assert_eq!(*timeout, Duration::from_millis(250));
-            assert_eq!((usage.calls, usage.retries, usage.total_tokens()), (2, 1, 0));
+            let sent = 2 * prompt_tokens(&json_request());
+            assert_eq!((usage.calls, usage.retries, usage.prompt_tokens, usage.estimated_calls), (2, 1, sent, 2));
         }
         other => panic!("expected Timeout, got {other:?}"),
     }
@@ -353,8 +354,76 @@ fn usage_adds_up_across_calls_and_failures() {
     let ok = c.complete(&json_request()).unwrap().usage;
     let failed = c.complete(&json_request()).unwrap_err().usage();
     let total: Usage = [ok, failed].into_iter().sum();
-    assert_eq!((total.calls, total.retries, total.prompt_tokens, total.completion_tokens), (4, 2, 120, 30));
+    let failed_sent = 3 * prompt_tokens(&json_request());
+    assert_eq!(
+        (total.calls, total.retries, total.prompt_tokens, total.completion_tokens),
+        (4, 2, 120 + failed_sent, 30)
+    );
     server.finish();
+}
+
+/// What the client estimates a request's messages to cost (no schema in the prompt).
+fn prompt_tokens(req: &ChatRequest) -> u64 {
+    req.messages.iter().map(|m| estimate_tokens(&m.content) + 4).sum()
+}
+
+#[test]
+fn failed_calls_count_the_tokens_they_sent() {
+    let server = ScriptedServer::start(vec![
+        error(500, "GPU on fire"),
+        error(500, "GPU on fire"),
+        error(500, "GPU on fire"),
+        completion("{}").slow(800),
+    ]);
+    let c = client(&settings(server.base()));
+    let usage = c.complete(&json_request()).unwrap_err().usage();
+    let each = prompt_tokens(&json_request());
+    assert!(each > 0);
+    assert_eq!((usage.calls, usage.prompt_tokens, usage.completion_tokens, usage.estimated_calls), (3, 3 * each, 0, 3));
+    let timed_out = client(&LlmSettings { timeout_secs: 0.2, max_retries: 0, ..settings(server.base()) })
+        .complete(&json_request())
+        .unwrap_err();
+    assert!(matches!(timed_out, ChatError::Timeout { .. }), "{timed_out:?}");
+    assert_eq!(timed_out.usage().prompt_tokens, each, "a request that timed out was still sent");
+    server.finish();
+
+    // Nothing reaches a port nobody listens on: nothing is counted as sent.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let refused = client(&settings(&format!("http://127.0.0.1:{port}/v1"))).complete(&json_request()).unwrap_err();
+    assert_eq!((refused.usage().calls, refused.usage().prompt_tokens), (3, 0));
+}
+
+#[test]
+fn a_time_limit_bounds_the_whole_call_retries_included() {
+    let slow = || completion("{}").slow(1500);
+    let server = ScriptedServer::start(vec![slow(), slow(), slow()]);
+    let s = LlmSettings { timeout_secs: 1.0, max_retries: 2, ..settings(server.base()) };
+    let started = Instant::now();
+    let err = client(&s).complete(&json_request().with_time_limit(Duration::from_millis(400))).unwrap_err();
+    let took = started.elapsed();
+    assert!(matches!(err, ChatError::Timeout { .. }), "{err:?}");
+    assert!(took >= Duration::from_millis(350) && took < Duration::from_millis(900), "{took:?}");
+    assert_eq!(err.usage().calls, 1, "no retry starts once the limit is spent");
+    drop(server);
+}
+
+#[test]
+fn the_reply_schema_is_sent_in_the_order_a_model_should_write_it() {
+    let server = ScriptedServer::start(vec![completion(r#"{"ops": []}"#), error(400, "no response_format")]);
+    let req = ChatRequest::new(vec![ChatMessage::system("rules"), ChatMessage::user("I have a dog.")])
+        .with_schema(SCHEMA_NAME, reply_schema());
+    let s = settings(server.base());
+    client(&s).complete(&req).unwrap();
+    let seen = server.finish();
+    let order = |text: &str| -> Vec<usize> {
+        ["\"op\"", "\"kind\"", "\"content\"", "\"sources\"", "\"salience\"", "\"confidence\""]
+            .iter()
+            .map(|field| text.find(&format!("{field}:{{")).unwrap_or_else(|| panic!("{field} in {text}")))
+            .collect()
+    };
+    let sent = order(&seen[0].raw);
+    assert!(sent.windows(2).all(|w| w[0] < w[1]), "op, kind ... confidence last: {sent:?}\n{}", seen[0].raw);
+    assert_eq!(seen[0].body["response_format"]["json_schema"]["schema"], reply_schema(), "nothing else changed");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! document generated from this code at `/openapi.json` ([`openapi`]).
 //!
 //! [`app`] builds the router from an [`AppState`] and is what tests drive with `oneshot`;
-//! [`serve`] binds a socket and runs it until Ctrl-C.
+//! [`serve`] binds a socket and runs it until SIGINT or SIGTERM, draining what is in flight.
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -15,7 +15,7 @@
 //! let config = mnemo::Config::load(None)?;
 //! let keys = KeyStore::open(&config.data_dir.join("keys.db"))?;
 //! let memory = Arc::new(mnemo::Memory::open(config)?);
-//! let state = AppState::new(memory, keys).with_admin_key(std::env::var("MNEMO_ADMIN_KEY").ok());
+//! let state = AppState::new(memory, keys).with_admin_key(std::env::var("MNEMO_ADMIN_KEY").ok().as_deref())?;
 //! mnemo_server::serve("127.0.0.1:8080".parse()?, state).await?;
 //! # Ok(()) }
 //! ```
@@ -50,6 +50,25 @@ pub use metrics::Metrics;
 /// says otherwise: the largest legitimate body is a batch of messages, well under a mebibyte.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 
+/// The shortest admin key accepted, in characters after trimming: as long as a tenant key's
+/// random part, so the key that mints all others is no easier to guess than any of them.
+pub const MIN_ADMIN_KEY_CHARS: usize = 32;
+
+/// Why an admin key was refused at start-up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AdminKeyError {
+    /// Shorter than [`MIN_ADMIN_KEY_CHARS`] after trimming.
+    #[error(
+        "MNEMO_ADMIN_KEY is {chars} character(s) long after trimming; it must be at least {MIN_ADMIN_KEY_CHARS} \
+         (e.g. `openssl rand -hex 32`)"
+    )]
+    TooShort {
+        /// Its length after trimming.
+        chars: usize,
+    },
+}
+
 /// What every handler shares: the engine, the key store, the admin key's hash and the metrics.
 #[derive(Debug, Clone)]
 pub struct AppState {
@@ -74,9 +93,20 @@ impl AppState {
 
     /// Enables the admin routes for this key (only its hash is kept). `None` or an empty key
     /// leaves them answering 401, so an unset `MNEMO_ADMIN_KEY` never means "no password".
-    pub fn with_admin_key(mut self, key: Option<String>) -> Self {
-        self.admin_hash = key.filter(|k| !k.trim().is_empty()).map(|k| keys::hash_key(&k));
-        self
+    ///
+    /// The key is trimmed, as bearer tokens are (a key pasted with a trailing newline would
+    /// otherwise never match), and must then be at least [`MIN_ADMIN_KEY_CHARS`] long: the
+    /// admin key creates every tenant's keys, so a guessable one is refused at start-up.
+    pub fn with_admin_key(mut self, key: Option<&str>) -> Result<Self, AdminKeyError> {
+        let key = key.map(str::trim).filter(|k| !k.is_empty());
+        if let Some(k) = key {
+            let chars = k.chars().count();
+            if chars < MIN_ADMIN_KEY_CHARS {
+                return Err(AdminKeyError::TooShort { chars });
+            }
+        }
+        self.admin_hash = key.map(keys::hash_key);
+        Ok(self)
     }
 
     /// Changes the request body limit in bytes.
@@ -141,7 +171,8 @@ pub async fn serve_on(
 }
 
 /// Builds a multi-threaded runtime with `workers` async threads (engine calls run on its separate
-/// blocking pool) and serves until Ctrl-C: what `mnemo serve` runs, so the binary needs no tokio.
+/// blocking pool) and serves until SIGINT or SIGTERM: what `mnemo serve` runs, so the binary
+/// needs no tokio.
 pub fn serve_blocking(addr: SocketAddr, state: AppState, workers: usize) -> std::io::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers.max(1))
@@ -151,13 +182,33 @@ pub fn serve_blocking(addr: SocketAddr, state: AppState, workers: usize) -> std:
         .block_on(serve(addr, state))
 }
 
-/// Binds `addr` and serves the API until Ctrl-C.
+/// Binds `addr` and serves the API until SIGINT (Ctrl-C) or SIGTERM, then drains: no new
+/// connection is accepted and the requests in flight are answered before it returns.
 pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
+    let stop = stop_signal()?;
     // The address is the whole message: tests and scripts read it back from this line.
     tracing::info!("listening on http://{}", listener.local_addr()?);
-    serve_on(listener, state, async {
-        let _ = tokio::signal::ctrl_c().await;
+    serve_on(listener, state, stop).await?;
+    tracing::info!("stopped: every request in flight was answered");
+    Ok(())
+}
+
+/// Resolves on SIGINT or, on Unix, SIGTERM: what a terminal, systemd, Docker and Kubernetes
+/// send to stop a service, and each expects the in-flight requests to be drained, not reset.
+/// The handlers are installed before this returns, so a signal that arrives while the server
+/// starts is not lost.
+fn stop_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    Ok(async move {
+        #[cfg(unix)]
+        let term = term.recv();
+        #[cfg(not(unix))]
+        let term = std::future::pending::<Option<()>>();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: draining the requests in flight"),
+            _ = term => tracing::info!("SIGTERM: draining the requests in flight"),
+        }
     })
-    .await
 }

@@ -65,12 +65,34 @@ async fn without_an_admin_key_admin_routes_are_closed() {
     let store = std::sync::Arc::new(mnemo::store::SqliteStore::open(config.db_path()).unwrap());
     let memory = mnemo::Memory::from_parts(config, store, None, std::sync::Arc::new(mnemo::SystemClock));
     let keys = mnemo_server::KeyStore::in_memory().unwrap();
-    let state = mnemo_server::AppState::new(std::sync::Arc::new(memory), keys).with_admin_key(Some("  ".into()));
+    let state = mnemo_server::AppState::new(std::sync::Arc::new(memory), keys).with_admin_key(Some("  ")).unwrap();
     let app = mnemo_server::app(state);
     for key in ["", "  ", "anything"] {
         let got = call(&app, "GET", "/v1/admin/keys", key, None).await;
         assert_error(&got, StatusCode::UNAUTHORIZED, "unauthorized");
     }
+}
+
+#[tokio::test]
+async fn an_admin_key_is_trimmed_and_must_be_long() {
+    let state = || {
+        let dir = tempfile::tempdir().unwrap();
+        let config = mnemo::Config { data_dir: dir.path().to_path_buf(), ..mnemo::Config::default() };
+        let store = std::sync::Arc::new(mnemo::store::SqliteStore::open(config.db_path()).unwrap());
+        let memory = mnemo::Memory::from_parts(config, store, None, std::sync::Arc::new(mnemo::SystemClock));
+        (mnemo_server::AppState::new(std::sync::Arc::new(memory), mnemo_server::KeyStore::in_memory().unwrap()), dir)
+    };
+    for short in ["x", "  x  ", &"k".repeat(31), &format!(" {} \n", "k".repeat(31))] {
+        let err = state().0.with_admin_key(Some(short)).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("MNEMO_ADMIN_KEY") && msg.contains("at least 32"), "{short:?}: {msg}");
+    }
+    // Pasted with spaces and a newline around it, the key still opens the admin routes.
+    let key = "k".repeat(32);
+    let (s, _dir) = state();
+    let app = mnemo_server::app(s.with_admin_key(Some(&format!("  {key}\n"))).unwrap());
+    let (status, body) = call(&app, "GET", "/v1/admin/keys", &key, None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
 
 #[test]

@@ -147,6 +147,56 @@ async fn add_goes_through_the_gate_and_can_pin() {
 }
 
 #[tokio::test]
+async fn a_tenant_or_agent_wide_memory_is_added_without_a_user_and_approved_to_reach_users() {
+    let f = fixture();
+    let cases = [
+        (json!({"kind": "fact", "content": "The office is closed on public holidays"}), None),
+        (
+            json!({"agent_id": "support-bot", "kind": "fact", "content": "Refunds take five working days"}),
+            Some("support-bot"),
+        ),
+    ];
+    for (body, agent) in cases {
+        let (status, added) = call(&f.app, "POST", "/v1/memories", &f.a, Some(body.clone())).await;
+        assert_eq!(status, StatusCode::OK, "{added}");
+        assert_eq!(added["verdict"]["verdict"], "written", "{added}");
+        let memory = &added["memory"];
+        assert!(memory["owner"].get("user_id").is_none_or(Value::is_null), "owned by no user: {memory}");
+        assert_eq!(memory["owner"]["agent_id"].as_str(), agent, "{memory}");
+        assert_eq!(memory["status"], "provisional", "shared knowledge waits for a person's approval: {memory}");
+        let id = memory["id"].as_str().unwrap();
+
+        // A person approves it, and then a user of the tenant (and of the agent) recalls it.
+        let scope = agent.map_or(String::new(), |a| format!("?agent_id={a}"));
+        let (status, approved) = call(&f.app, "POST", &format!("/v1/candidates/{id}/approve{scope}"), &f.a, None).await;
+        assert_eq!(status, StatusCode::OK, "{approved}");
+        let user = agent.map_or("user_id=dana".to_string(), |a| format!("user_id=dana&agent_id={a}"));
+        let (_, listed) = call(&f.app, "GET", &format!("/v1/memories?{user}&status=active"), &f.a, None).await;
+        assert!(listed["items"].as_array().unwrap().iter().any(|m| m["id"] == id), "{listed}");
+        // Another tenant never sees it.
+        let (_, other) = call(&f.app, "GET", &format!("/v1/memories?{user}"), &f.b, None).await;
+        assert!(other["items"].as_array().unwrap().iter().all(|m| m["id"] != id), "{other}");
+    }
+    // Every kind, pinned or not, with or without a key: an answer, never a server error.
+    for kind in mnemo::core::Kind::ALL {
+        let body = json!({"agent_id": "support-bot", "kind": kind.as_str(), "content": format!("Shared {kind} note for everyone"),
+                          "key": "k", "value": "v", "pinned": true, "due_at": "2026-05-01T00:00:00Z"});
+        let (status, reply) = call(&f.app, "POST", "/v1/memories", &f.a, Some(body)).await;
+        assert!(status.is_success() || status.is_client_error(), "{kind}: {status} {reply}");
+    }
+    // A chat needs a user: that is still a clear 400.
+    let (status, no_user) = call(
+        &f.app,
+        "POST",
+        "/v1/memories",
+        &f.a,
+        Some(json!({"chat_id": "c1", "kind": "fact", "content": "Something long enough"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{no_user}");
+}
+
+#[tokio::test]
 async fn policies_are_versioned() {
     let f = fixture();
     let p = |text: &str| json!({"key": "refunds", "text": text, "value": {"days": 30}});

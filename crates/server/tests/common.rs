@@ -13,7 +13,7 @@ use mnemo_server::{AppState, KeyStore};
 use serde_json::Value;
 use tower::ServiceExt;
 
-pub(crate) const ADMIN: &str = "test-admin-key";
+pub(crate) const ADMIN: &str = "test-admin-key-of-at-least-32-characters";
 
 pub(crate) struct Fixture {
     pub(crate) app: Router,
@@ -40,7 +40,7 @@ pub(crate) fn configured(tune: impl FnOnce(&mut Config)) -> Fixture {
     let keys = KeyStore::open(&dir.path().join("keys.db")).unwrap();
     let (a, _) = keys.create("acme").unwrap();
     let (b, _) = keys.create("globex").unwrap();
-    let state = AppState::new(memory.clone(), keys).with_admin_key(Some(ADMIN.into()));
+    let state = AppState::new(memory.clone(), keys).with_admin_key(Some(ADMIN)).unwrap();
     Fixture { app: mnemo_server::app(state), memory, a, b, _dir: dir }
 }
 

@@ -689,6 +689,35 @@ async fn large_batches_are_refused() {
     assert_eq!(body.as_array().map(Vec::len), Some(4), "{body}");
 }
 
+/// A batch carries no more text than one ingest call (`ingest.max_batch_chars`): thirty
+/// `remember` calls of 9,000 characters each, each within its own limits, are refused as a
+/// whole, saying why, and nothing is written; the same calls in smaller batches go through.
+#[tokio::test]
+async fn an_mcp_batch_is_bounded_by_the_text_of_one_ingest() {
+    let f = fixture();
+    let (session, _) = initialize(&f.app, &f.a, "2025-03-26").await;
+    let line = "I walked along the river this morning and counted the herons on the bank. ".repeat(120);
+    assert!(line.len() > 8_000 && line.len() < 10_000);
+    let remember = |i: usize| {
+        json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+               "params": {"name": "remember", "arguments": {"user_id": "dana", "chat_id": "c1", "content": line}}})
+    };
+    let batch: Vec<Value> = (0..30).map(remember).collect();
+    let started = std::time::Instant::now();
+    let (status, _, body) = send(&f.app, post(Some(&f.a), Some(&session), &Value::Array(batch).to_string())).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("ingest.max_batch_chars") && message.contains("several"), "{message}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "refused before any work");
+    let (_, listed) = crate::common::call(&f.app, "GET", "/v1/memories?user_id=dana&chat_id=c1", &f.a, None).await;
+    assert_eq!(listed["items"], json!([]), "nothing was written");
+
+    let batch: Vec<Value> = (0..5).map(remember).collect();
+    let (_, _, body) = send(&f.app, post(Some(&f.a), Some(&session), &Value::Array(batch).to_string())).await;
+    assert_eq!(body.as_array().map(Vec::len), Some(5), "five replies");
+    assert!(body.as_array().unwrap().iter().all(|r| r["result"]["isError"] == false), "every call ran");
+}
+
 /// PII sent through every route and tool that stores text (messages, memories with content, key
 /// or value, memos, policies, recall and context queries; MCP `remember` as a message and as a
 /// memory, `recall`, `context`) reaches no file under the data directory.

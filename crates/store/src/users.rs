@@ -11,8 +11,10 @@ use crate::error::Result;
 /// The content-free record an erasure leaves behind: that it happened, when, and how much.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeletionEvent {
-    /// SHA-256 of tenant and user id: lets an operator confirm an erasure of a known user without
-    /// the store keeping the id itself.
+    /// HMAC-SHA256 of tenant and user id under the installation's [`Users::subject_key`]: lets
+    /// an operator of this installation confirm an erasure of a known user without the store
+    /// keeping the id, while anyone else holding the receipt cannot test guesses (an e-mail)
+    /// against it.
     pub subject: String,
     /// When.
     pub at: DateTime<Utc>,
@@ -36,4 +38,9 @@ pub trait Users {
     /// agents and chats. Keeps only a content-free deletion event. Backends then purge what the
     /// files could still hold (free pages, logs). Returns rows deleted per table.
     fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>>;
+
+    /// The installation's secret key for erasure subjects: 32 random bytes made once, with the
+    /// schema, and the same for every server on the database, so a subject is stable per
+    /// installation. Read within `tenant`'s transaction, as every request is.
+    fn subject_key(&self, tenant: &TenantId) -> Result<Vec<u8>>;
 }

@@ -31,7 +31,7 @@ use crate::op::{Action, Draft, ProposedOp, Target};
 /// Name recorded in provenance for memories this extractor proposed.
 pub const EXTRACTOR_NAME: &str = "llm";
 /// Version recorded in provenance; bumped whenever the prompt or the parsing changes.
-pub const EXTRACTOR_VERSION: &str = "2";
+pub const EXTRACTOR_VERSION: &str = "3";
 /// Name of the reply schema, as sent in `response_format`.
 pub const SCHEMA_NAME: &str = "memory_ops";
 
@@ -771,7 +771,8 @@ The gate drops confidence below {conf}{raised_conf} and salience below {sal}{rai
 
 OPTIONAL FIELDS: surface (speak, adapt, avoid, continue, fact_check; null for the kind's default), due (open_loop only), happened_at, sensitive (true for health, relationships, grief and the like).
 
-REPLY: one JSON object, {{"ops": [...]}}, each op with the fields op, target, kind, content, key, value, confidence, salience, surface, due, happened_at, sensitive, sources; null where a field does not apply. For reinforce, close_loop and forget, only op, target and sources matter. An empty list is the right answer when nothing qualifies."#,
+REPLY: one JSON object, {{"ops": [...]}}, each op with the fields {fields}, in that order (score last, once the rest is written); null where a field does not apply. For reinforce, close_loop and forget, only op, target and sources matter. An empty list is the right answer when nothing qualifies."#,
+        fields = FIELD_ORDER.join(", "),
         min_chars = g.min_content_chars,
         max_chars = g.max_content_chars,
         kinds = kinds_section(g),
@@ -828,6 +829,8 @@ pub fn reply_schema() -> Value {
     let kinds: Vec<Value> = Kind::extractable().map(|k| json!(k.as_str())).chain([Value::Null]).collect();
     let surfaces: Vec<Value> = Surface::ALL.iter().map(|s| json!(s.as_str())).chain([Value::Null]).collect();
     let nullable_string = |description: &str| json!({"type": ["string", "null"], "description": description});
+    let score =
+        |description: &str| json!({"type": ["number", "null"], "minimum": 0, "maximum": 1, "description": description});
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -838,28 +841,51 @@ pub fn reply_schema() -> Value {
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
-                    "required": ["op", "target", "kind", "content", "key", "value", "confidence", "salience",
-                                 "surface", "due", "happened_at", "sensitive", "sources"],
+                    "required": FIELD_ORDER,
                     "properties": {
                         "op": {"type": "string", "enum": OP_NAMES},
-                        "target": nullable_string("id of the existing memory (M1, M2...); null for add"),
                         "kind": {"type": ["string", "null"], "enum": kinds},
+                        "target": nullable_string("id of the existing memory (M1, M2...); null for add"),
                         "content": nullable_string("the memory as one self-contained third-person statement"),
                         "key": nullable_string("slot name for single-valued memories, e.g. home or pet:dog:biscuit"),
                         "value": nullable_string("the slot's value"),
-                        "confidence": {"type": ["number", "null"]},
-                        "salience": {"type": ["number", "null"]},
-                        "surface": {"type": ["string", "null"], "enum": surfaces},
                         "due": nullable_string("open loops: YYYY-MM-DD or RFC 3339"),
                         "happened_at": nullable_string("YYYY-MM-DD or RFC 3339"),
+                        "surface": {"type": ["string", "null"], "enum": surfaces},
                         "sensitive": {"type": ["boolean", "null"]},
-                        "sources": {"type": "array", "items": {"type": "integer"}},
+                        "sources": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"type": "integer", "minimum": 1},
+                            "description": "numbers of the messages it comes from, [1], [2]...",
+                        },
+                        "salience": score("how much it matters later, 0 to 1"),
+                        "confidence": score("how sure the messages make it, 0 to 1"),
                     },
                 },
             },
         },
     })
 }
+
+/// The op fields in the order a model should write them: what it does and to what kind first,
+/// the statement and its details, the evidence, and the scores last, once all of it is written
+/// (constrained decoding generates them in this order; see `required` in [`reply_schema`]).
+const FIELD_ORDER: [&str; 13] = [
+    "op",
+    "kind",
+    "target",
+    "content",
+    "key",
+    "value",
+    "due",
+    "happened_at",
+    "surface",
+    "sensitive",
+    "sources",
+    "salience",
+    "confidence",
+];
 
 #[cfg(test)]
 mod tests {
@@ -1273,6 +1299,16 @@ mod tests {
         }
         assert_eq!(item["additionalProperties"], false);
         assert_eq!(item["properties"]["op"]["enum"], json!(OP_NAMES));
+        // The order a model writes them in (the client sends properties in `required` order).
+        assert_eq!(&required[..2], ["op", "kind"]);
+        assert_eq!(required.last(), Some(&"confidence"));
+        // What the parser requires, the schema states.
+        let sources = &item["properties"]["sources"];
+        assert_eq!((sources["minItems"].as_u64(), sources["items"]["minimum"].as_u64()), (Some(1), Some(1)));
+        for score in ["confidence", "salience"] {
+            let s = &item["properties"][score];
+            assert_eq!((s["minimum"].as_f64(), s["maximum"].as_f64()), (Some(0.0), Some(1.0)), "{score}");
+        }
         assert!(item["properties"]["kind"]["enum"].as_array().unwrap().contains(&json!("open_loop")));
         assert!(!item["properties"]["kind"]["enum"].as_array().unwrap().contains(&json!("policy")));
     }

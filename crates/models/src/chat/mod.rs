@@ -8,6 +8,7 @@
 
 mod error;
 mod openai;
+mod ordered;
 mod repair;
 mod scripted;
 mod settings;
@@ -89,7 +90,8 @@ impl ChatMessage {
 pub struct JsonSchema {
     /// Short name (`[a-zA-Z0-9_-]`, at most 64 characters), required by OpenAI.
     pub name: String,
-    /// The JSON Schema document.
+    /// The JSON Schema document. Sent with each object's properties in the order of its
+    /// `required` list, which is the order constrained decoding writes them in.
     pub schema: Value,
     /// Ask for strict schema adherence (OpenAI structured outputs: every property required,
     /// no additional properties).
@@ -107,12 +109,16 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Sampling temperature; the settings' default when `None`.
     pub temperature: Option<f32>,
+    /// Longest the whole call may take, retries and backoff included: a caller that waits (a
+    /// one-shot `mnemo ingest`) bounds its wait here; each attempt's own timeout still applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl ChatRequest {
     /// A plain-text request with the configured limits.
     pub fn new(messages: Vec<ChatMessage>) -> Self {
-        Self { messages, schema: None, max_tokens: None, temperature: None }
+        Self { messages, schema: None, max_tokens: None, temperature: None, time_limit: None }
     }
 
     /// The same request asking for JSON matching `schema` (strict).
@@ -130,6 +136,12 @@ impl ChatRequest {
     /// The same request with a sampling temperature.
     pub fn with_temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    /// The same request bounded to `limit` in all (see [`ChatRequest::time_limit`]).
+    pub fn with_time_limit(mut self, limit: std::time::Duration) -> Self {
+        self.time_limit = Some(limit);
         self
     }
 
@@ -261,7 +273,8 @@ pub(crate) fn schema_instruction(schema: &JsonSchema) -> String {
     format!(
         "Reply with one JSON value only - no prose, no Markdown code fences - that matches this JSON Schema \
          (named {}):\n{}",
-        schema.name, schema.schema
+        schema.name,
+        ordered::to_string(&schema.schema)
     )
 }
 

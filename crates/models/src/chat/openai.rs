@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::error::is_retryable_status;
+use super::ordered;
 use super::settings::{LlmSettings, ResponseFormat};
 use super::usage::{Usage, estimate_tokens};
 use super::{
@@ -80,7 +81,9 @@ impl fmt::Debug for OpenAiChat {
 /// Why one attempt failed, before it is turned into a [`ChatError`] with the call's usage.
 #[derive(Debug)]
 enum Failure {
-    /// Connection-level trouble worth another attempt.
+    /// No connection was made (refused, unknown host): nothing was sent; worth another attempt.
+    Unreached(String),
+    /// Connection-level trouble after the request went out, worth another attempt.
     Transport(String),
     /// Trouble that will not go away by retrying (bad URL, reply too large, TLS).
     Fatal(String),
@@ -93,7 +96,7 @@ enum Failure {
 impl Failure {
     fn retryable(&self) -> bool {
         match self {
-            Failure::Transport(_) | Failure::Timeout => true,
+            Failure::Unreached(_) | Failure::Transport(_) | Failure::Timeout => true,
             Failure::Fatal(_) => false,
             Failure::Status { status, .. } => is_retryable_status(*status),
         }
@@ -107,10 +110,19 @@ impl Failure {
             {
                 Failure::Timeout
             }
-            e @ (ureq::Error::Io(_)
-            | ureq::Error::ConnectionFailed
-            | ureq::Error::HostNotFound
-            | ureq::Error::Protocol(_)) => Failure::Transport(e.to_string()),
+            ureq::Error::Io(io)
+                if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::ConnectionRefused
+                        | std::io::ErrorKind::AddrNotAvailable
+                        | std::io::ErrorKind::HostUnreachable
+                        | std::io::ErrorKind::NetworkUnreachable
+                ) =>
+            {
+                Failure::Unreached(io.to_string())
+            }
+            e @ (ureq::Error::ConnectionFailed | ureq::Error::HostNotFound) => Failure::Unreached(e.to_string()),
+            e @ (ureq::Error::Io(_) | ureq::Error::Protocol(_)) => Failure::Transport(e.to_string()),
             other => Failure::Fatal(other.to_string()),
         }
     }
@@ -195,37 +207,62 @@ impl OpenAiChat {
         body
     }
 
-    /// Sends one body, retrying transient failures; counts every attempt in `usage`.
-    fn send(&self, body: &Value, usage: &mut Usage) -> Result<Vec<u8>, Failure> {
+    /// Sends one body, retrying transient failures until `deadline` (the request's time limit);
+    /// counts every attempt in `usage`, with the prompt tokens of each one that reached the
+    /// server and failed (estimated: a failed call has no usage to read, yet it was paid for).
+    fn send(&self, body: &Value, usage: &mut Usage, deadline: Option<Instant>) -> Result<Vec<u8>, Failure> {
+        let text = ordered::to_string(body);
         let mut attempt = 0u32;
         loop {
+            let timeout = match deadline {
+                None => self.settings.timeout(),
+                Some(d) => match d.saturating_duration_since(Instant::now()) {
+                    left if left.is_zero() => return Err(Failure::Timeout),
+                    left => left.min(self.settings.timeout()),
+                },
+            };
             usage.calls += 1;
             if attempt > 0 {
                 usage.retries += 1;
             }
-            match self.send_once(body) {
+            let failure = match self.send_once(&text, timeout) {
                 Ok(bytes) => return Ok(bytes),
-                Err(f) if f.retryable() && attempt < self.settings.max_retries => {
-                    let retry_after = match &f {
-                        Failure::Status { retry_after, .. } => *retry_after,
-                        _ => None,
-                    };
-                    let wait = self.delay(attempt, retry_after);
-                    tracing::debug!(attempt, failure = ?f, wait_ms = wait.as_millis() as u64, "chat request failed; retrying");
-                    std::thread::sleep(wait);
-                    attempt += 1;
-                }
-                Err(f) => return Err(f),
+                Err(f) => f,
+            };
+            if !matches!(failure, Failure::Unreached(_)) {
+                usage.prompt_tokens += prompt_estimate(body);
+                usage.estimated_calls += 1;
             }
+            if !failure.retryable() || attempt >= self.settings.max_retries {
+                return Err(failure);
+            }
+            let retry_after = match &failure {
+                Failure::Status { retry_after, .. } => *retry_after,
+                _ => None,
+            };
+            let wait = self.delay(attempt, retry_after);
+            if deadline.is_some_and(|d| Instant::now() + wait >= d) {
+                return Err(failure);
+            }
+            tracing::debug!(attempt, failure = ?failure, wait_ms = wait.as_millis() as u64, "chat request failed; retrying");
+            std::thread::sleep(wait);
+            attempt += 1;
         }
     }
 
-    fn send_once(&self, body: &Value) -> Result<Vec<u8>, Failure> {
-        let mut req = self.agent.post(&self.url).header("Accept", "application/json");
+    fn send_once(&self, body: &str, timeout: Duration) -> Result<Vec<u8>, Failure> {
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build()
+            .header("Accept", "application/json")
+            .header("Content-Type", "application/json");
         if let Some(auth) = &self.auth {
             req = req.header("Authorization", auth);
         }
-        let mut resp = req.send_json(body).map_err(Failure::from_ureq)?;
+        let mut resp = req.send(body).map_err(Failure::from_ureq)?;
         let status = resp.status().as_u16();
         let retry_after = retry_after(resp.headers());
         let bytes = resp.body_mut().with_config().limit(MAX_REPLY_BYTES).read_to_vec().map_err(Failure::from_ureq)?;
@@ -255,7 +292,9 @@ impl OpenAiChat {
     fn error(&self, f: Failure, usage: Usage) -> ChatError {
         let url = self.url.clone();
         match f {
-            Failure::Transport(reason) | Failure::Fatal(reason) => ChatError::Transport { url, reason, usage },
+            Failure::Unreached(reason) | Failure::Transport(reason) | Failure::Fatal(reason) => {
+                ChatError::Transport { url, reason, usage }
+            }
             Failure::Timeout => ChatError::Timeout { url, timeout: self.settings.timeout(), usage },
             Failure::Status { status, body_excerpt, .. } => ChatError::HttpStatus { url, status, body_excerpt, usage },
         }
@@ -300,11 +339,7 @@ impl OpenAiChat {
                 usage.completion_tokens += c;
             }
             _ => {
-                let sent_tokens: u64 = sent["messages"]
-                    .as_array()
-                    .map(|ms| ms.iter().map(|m| estimate_tokens(m["content"].as_str().unwrap_or("")) + 4).sum())
-                    .unwrap_or(0);
-                usage.prompt_tokens += sent_tokens;
+                usage.prompt_tokens += prompt_estimate(sent);
                 usage.completion_tokens += estimate_tokens(&text);
                 usage.estimated_calls += 1;
             }
@@ -331,12 +366,13 @@ impl ChatModel for OpenAiChat {
     fn complete(&self, req: &ChatRequest) -> ChatResult<ChatReply> {
         req.validate()?;
         let started = Instant::now();
+        let deadline = req.time_limit.map(|limit| started + limit);
         let mut usage = Usage::default();
         let mut format = self.initial_format(req);
         let mut fell_back = false;
         loop {
             let body = self.body(req, format);
-            let sent = self.send(&body, &mut usage);
+            let sent = self.send(&body, &mut usage, deadline);
             usage.micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             match sent {
                 Ok(bytes) => {
@@ -358,6 +394,15 @@ impl ChatModel for OpenAiChat {
             }
         }
     }
+}
+
+/// Tokens of a request body's messages, about four characters a token plus a few per message:
+/// what a server that reports no usage (or a call that failed) is taken to have been sent.
+fn prompt_estimate(body: &Value) -> u64 {
+    body["messages"]
+        .as_array()
+        .map(|ms| ms.iter().map(|m| estimate_tokens(m["content"].as_str().unwrap_or("")) + 4).sum())
+        .unwrap_or(0)
 }
 
 /// `Retry-After-Ms` (milliseconds, sent by some OpenAI-compatible gateways) or `Retry-After`

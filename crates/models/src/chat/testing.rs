@@ -90,6 +90,8 @@ pub struct Seen {
     pub headers: Vec<(String, String)>,
     /// The JSON body.
     pub body: Value,
+    /// The body as sent, for what a parsed value forgets (the order of object keys).
+    pub raw: String,
 }
 
 impl Seen {
@@ -246,6 +248,7 @@ fn read_request(stream: &TcpStream) -> Option<Seen> {
         request_line: request_line.trim_end().to_owned(),
         headers,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        raw: String::from_utf8_lossy(&body).into_owned(),
     })
 }
 

@@ -46,13 +46,14 @@ pub struct ListQuery {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddMemoryRequest {
-    /// The end user it belongs to; tenant- or agent-wide when absent.
+    /// The end user it belongs to. Without it the memory is tenant-wide (agent-wide with
+    /// `agent_id`) and provisional until a person approves it at `/v1/candidates`.
     #[serde(default)]
     pub user_id: Option<String>,
     /// The agent.
     #[serde(default)]
     pub agent_id: Option<String>,
-    /// The conversation, for a chat-private memory.
+    /// The conversation, for a chat-private memory (needs `user_id`).
     #[serde(default)]
     pub chat_id: Option<String>,
     /// Kind; policies are authored through `/v1/policies` instead.

@@ -19,7 +19,8 @@ pub struct ClearOut {
 /// The receipt of an erasure: what was removed, with no content in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ErasureOut {
-    /// SHA-256 of tenant and user id; the only trace of the user the store keeps.
+    /// HMAC-SHA256 of tenant and user id under this installation's secret key: the only trace of
+    /// the user the store keeps, stable per installation, and no way to test a guessed id.
     pub subject: String,
     /// When the erasure happened.
     pub at: DateTime<Utc>,

@@ -65,6 +65,19 @@ pub(crate) fn handle_payload(
                     )),
                 ));
             }
+            // Each call is bounded on its own; together they may carry no more text than one
+            // ingest call, so a batch never keeps the server busy longer than one request may.
+            let text: usize = items.iter().map(|item| text_chars(item.get("params"))).sum();
+            let most = memory.config().ingest.max_batch_chars;
+            if text > most {
+                return Some(jsonrpc::failure(
+                    Value::Null,
+                    &RpcError::invalid_request(format!(
+                        "a batch carrying {text} characters of text is over the limit of {most} for one request \
+                         (ingest.max_batch_chars); send several requests"
+                    )),
+                ));
+            }
             let replies: Vec<Value> = items
                 .into_iter()
                 .filter_map(|item| {
@@ -79,6 +92,17 @@ pub(crate) fn handle_payload(
             (!replies.is_empty()).then_some(Value::Array(replies))
         }
         message => handle_message(memory, tenant, state, message),
+    }
+}
+
+/// Characters of text in a JSON value: its strings, at any depth (what the tools would store,
+/// search for or embed).
+fn text_chars(value: Option<&Value>) -> usize {
+    match value {
+        Some(Value::String(s)) => s.chars().count(),
+        Some(Value::Array(items)) => items.iter().map(|v| text_chars(Some(v))).sum(),
+        Some(Value::Object(map)) => map.values().map(|v| text_chars(Some(v))).sum(),
+        _ => 0,
     }
 }
 

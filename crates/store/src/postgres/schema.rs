@@ -383,6 +383,19 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON documents TO mnemo_app;
     r#"
 CREATE INDEX messages_by_id ON messages (tenant, id);
 "#,
+    // 11: secrets of this installation, made once under the migration lock: `subject_key` keys
+    // the erasure receipts' subjects (HMAC-SHA256), so a guessable user id cannot be confirmed
+    // from a receipt. Two gen_random_uuid() (PostgreSQL's strong random source) give 244
+    // random bits. Not tenant data: readable, never writable, by the application role.
+    r#"
+CREATE TABLE installation (
+    name  text PRIMARY KEY,
+    value bytea NOT NULL
+);
+INSERT INTO installation (name, value)
+    VALUES ('subject_key', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));
+GRANT SELECT ON installation TO mnemo_app;
+"#,
 ];
 
 /// The schema version this build writes.

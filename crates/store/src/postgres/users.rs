@@ -25,6 +25,11 @@ impl Users for PostgresStore {
         self.write("set user state", tenant.as_str(), |tx| tx.execute(stmt, &params(&args)).map(drop))
     }
 
+    fn subject_key(&self, tenant: &TenantId) -> Result<Vec<u8>> {
+        let sql = "SELECT value FROM installation WHERE name = 'subject_key'";
+        self.read("read the subject key", tenant.as_str(), |tx| Ok(tx.query_one(sql, &[])?.get(0)))
+    }
+
     fn erase_user(
         &self,
         tenant: &TenantId,

@@ -313,6 +313,16 @@ CREATE INDEX document_vectors_by_scope ON document_vectors (tenant, agent, user_
     r#"
 CREATE INDEX messages_by_id ON messages (tenant, id);
 "#,
+    // 10: secrets of this installation, made once: `subject_key` keys the erasure receipts'
+    // subjects (HMAC-SHA256), so a guessable user id cannot be confirmed from a receipt.
+    // randomblob draws from SQLite's generator, seeded by the operating system.
+    r#"
+CREATE TABLE installation (
+    name  TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+);
+INSERT INTO installation (name, value) VALUES ('subject_key', randomblob(32));
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

@@ -24,6 +24,11 @@ impl Users for SqliteStore {
         self.write("set user state", |tx| execute(tx, "set user state", stmt, params_from_iter(&args)).map(drop))
     }
 
+    fn subject_key(&self, _tenant: &TenantId) -> Result<Vec<u8>> {
+        let sql = "SELECT value FROM installation WHERE name = 'subject_key'";
+        self.read(|c| c.query_row(sql, [], |r| r.get(0)).map_err(StoreError::sql("read the subject key")))
+    }
+
     fn erase_user(&self, tenant: &TenantId, user: &UserId, event: &DeletionEvent) -> Result<BTreeMap<String, u64>> {
         let (t, u) = (tenant.as_str(), user.as_str());
         let counts = self.write("erase user", |tx| {

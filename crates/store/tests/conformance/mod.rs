@@ -155,6 +155,7 @@ macro_rules! backends {
                 backends!(@concern $open; users:
                     erasure_removes_one_user_and_nothing_else,
                     user_states_round_trip_and_are_isolated,
+                    the_subject_key_is_made_once_for_the_installation,
                 );
                 backends!(@concern $open; queue: background_queue_is_durable_idempotent_and_scoped);
                 backends!(@concern $open; transfer:

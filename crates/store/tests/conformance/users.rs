@@ -69,3 +69,17 @@ pub(crate) fn user_states_round_trip_and_are_isolated(store: &dyn Store) {
     assert_eq!(counts["user_states"], 1);
     assert_eq!(store.user_state(&evil, &dana).unwrap(), UserState::Active, "erasure resets the switch");
 }
+
+/// The installation's subject key: 32 bytes that are not a constant, the same on every read and
+/// for every tenant (it keys receipts of the installation, not of a tenant), surviving erasures.
+pub(crate) fn the_subject_key_is_made_once_for_the_installation(store: &dyn Store) {
+    let acme = scope("acme", Some("dana"), None);
+    let key = store.subject_key(&acme.tenant).unwrap();
+    assert_eq!(key.len(), 32);
+    assert!(key.iter().any(|b| *b != key[0]), "random, not a constant fill: {key:?}");
+    assert_eq!(store.subject_key(&acme.tenant).unwrap(), key, "made once");
+    assert_eq!(store.subject_key(&scope("globex", None, None).tenant).unwrap(), key, "one per installation");
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    store.erase_user(&acme.tenant, acme.user.as_ref().unwrap(), &event).unwrap();
+    assert_eq!(store.subject_key(&acme.tenant).unwrap(), key, "an erasure keeps it");
+}
