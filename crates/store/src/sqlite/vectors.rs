@@ -1,32 +1,23 @@
-//! Exact vector search within scope, over an in-process cache of each ownership partition that
-//! this handle's own writes keep current in place.
+//! Exact vector search within scope, over an in-process cache of each ownership partition
+//! (per-user sets are small, so exact scoring beats approximate indexes).
 //!
-//! Per-user sets are small, so exact scoring beats approximate indexes. Each partition's vectors
-//! are loaded once and stamped with the partition's version, which every apply that changes the
-//! partition's recallable rows moves inside its transaction, from any process. A reader uses a
-//! cached part only while its stamp is the version the database shows.
+//! A cached part is stamped with its partition's `version`, which every apply that changes the
+//! partition's recallable rows moves in its transaction, from any process; a reader uses a part
+//! only while the stamp is the version the database shows. A write of this handle does not
+//! discard the part: the change set reports what it did to each partition's vectors
+//! ([`Moved`]), and after the commit, under the writer's lock (so in commit order), a part at
+//! the version the write moved from gets that delta and the new version. Any other gap (another
+//! process or handle wrote, an import) fails the check and the part is reloaded, as before. A
+//! partition row created again after an erasure starts at the current time in microseconds, so
+//! versions never repeat and a stale part of an erased user cannot pass for current.
 //!
-//! Writes do not throw the part away. When this handle commits a change set that moved a
-//! partition from version v to v', it knows what the set did to the partition's vectors (added,
-//! re-embedded, made recallable again, superseded, archived: [`VectorChange`], collected as the
-//! writes ran) and applies exactly that to its part at v, which then stands at v'; this happens
-//! under the writer's lock, so this handle's deltas land in commit order. Any other gap (another
-//! process or handle wrote, an import moved the version without a delta, a reader's part is
-//! older than v) fails the version check and the part is reloaded from the database, as it
-//! always was. A partition's versions never repeat, even after an erasure deletes its row and a
-//! later write creates it again (a new row starts at the current time in microseconds, past any
-//! version an earlier row of that key can have reached one write at a time), so a stale part of
-//! an erased user can never pass for current.
+//! Readers scan parts through `Arc`s outside any lock, so vectors live in chunks of [`CHUNK`]
+//! behind their own `Arc`s: a delta changes a part nobody holds in place, and copies only the
+//! chunk list, the id index and the chunks it touches of one a reader holds, never the part.
 //!
-//! Readers scan a part through an `Arc`, outside any lock, so a delta must not disturb a scan in
-//! flight. The vectors are stored in chunks of [`CHUNK`] rows, each behind its own `Arc`: a part
-//! no reader holds is changed in place, and one a reader holds is copied shallowly (its chunk
-//! list and id index) with only the chunks the delta touches copied whole. An add to a part of
-//! 10,000 vectors copies at most one chunk of 256, never the part.
-//!
-//! A scan is bound by memory bandwidth, not arithmetic, so it runs over an int8 copy of the
-//! vectors (a quarter of the bytes) and the shortlist is then rescored exactly in f32: returned
-//! cosines are exact; only the order of near-ties at the shortlist's edge can differ.
+//! The scan runs over an int8 copy of the vectors (it is bound by memory bandwidth) and rescores
+//! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
+//! be ordered differently.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
