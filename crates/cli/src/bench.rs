@@ -1,6 +1,7 @@
 //! `mnemo bench`: benchmarks whose results are written to files (never timed unit tests). The
 //! subcommands live in `bench/`; this file holds their arguments and what they share.
 
+mod add;
 mod documents;
 mod extract;
 mod ingest;
@@ -50,8 +51,30 @@ pub(crate) enum BenchCommand {
         /// the earlier run printed the tenant), without loading: for comparing query changes.
         #[arg(long, value_name = "TENANT")]
         reuse: Option<String>,
+        /// After the read-only queries, run them again with a write (a new memory with its
+        /// vector) to the measured user before every N-th recall, and report those recalls too.
+        #[arg(long, value_name = "N")]
+        write_every: Option<usize>,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/recall.json")]
+        out: PathBuf,
+    },
+    /// Memories added one by one to one user through `Memory::add` (embedding, gate with its
+    /// dedup lookups, apply), timed per block: whether an add gets slower as the user grows.
+    /// Opens the configured store (MNEMO_DATABASE_URL for PostgreSQL).
+    Add {
+        /// Memories to add.
+        #[arg(long, default_value_t = 10_000)]
+        memories: usize,
+        /// Adds per reported block.
+        #[arg(long, default_value_t = 1_000)]
+        block: usize,
+        /// Embedder: hash (the default: what is measured is the store and the gate, not a
+        /// model) or local.
+        #[arg(long, default_value = "hash")]
+        embedder: EmbedderKind,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/add.json")]
         out: PathBuf,
     },
     /// Ingest throughput (messages per second) through `Memory::ingest`: trace, heuristic
@@ -194,20 +217,24 @@ pub(crate) enum BenchCommand {
 
 pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
     match which {
-        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, reuse, out } => recall::run(
-            config,
-            &recall::Plan {
-                sizes: memories.clone(),
-                total: *total,
-                users: *users,
-                pool: *pool,
-                batch: *batch,
-                reuse: reuse.clone(),
-            },
-            *queries,
-            *embedder,
-            out,
-        ),
+        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, reuse, write_every, out } => {
+            recall::run(
+                config,
+                &recall::Plan {
+                    sizes: memories.clone(),
+                    total: *total,
+                    users: *users,
+                    pool: *pool,
+                    batch: *batch,
+                    reuse: reuse.clone(),
+                    write_every: *write_every,
+                },
+                *queries,
+                *embedder,
+                out,
+            )
+        }
+        BenchCommand::Add { memories, block, embedder, out } => add::run(config, *memories, *block, *embedder, out),
         BenchCommand::Ingest { data, messages, batch, embedder, out } => {
             ingest::run(&config, data.as_deref(), *messages, batch, embedder, out)
         }

@@ -8,7 +8,7 @@ use mnemo_core::{HistoryEvent, Kind, Memory, MemoryId, Message, MessageId, Scope
 use mnemo_store::prelude::*;
 use mnemo_store::{Change, ChangeSet, Embedding, SqliteStore, Store};
 
-use crate::conformance::{axis, insert, memory, msg, scope, t0};
+use crate::conformance::{axis, changes, insert, insertion, memory, msg, scope, t0};
 
 pub(crate) fn open_temp() -> (tempfile::TempDir, Box<dyn Store>) {
     let dir = tempfile::tempdir().unwrap();
@@ -63,6 +63,105 @@ fn a_second_handle_sees_writes_of_the_first() {
     let second = memory(&owner, Kind::Profile, "User lives in Lisbon");
     insert(&a, &second, Some(axis(1, 0, 0.0)));
     assert_eq!(b.vector(&owner, "test:8", &axis(0, 1, 0.0), 5).unwrap().len(), 2, "stale vector cache");
+}
+
+/// A deterministic unit vector of 32 dimensions: distinct seeds are far apart (cosine well
+/// under 0.9), so a memory's own vector finds it first.
+fn spread(seed: usize) -> Vec<f32> {
+    let mut x = (seed as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let v: Vec<f32> = (0..32)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+        })
+        .collect();
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+/// Two handles on one file write the same user from two threads (inserts, and archives of
+/// earlier inserts) while three threads read through the first handle and one through the
+/// second. A reader that knows an insert committed must find it, one that knows an archive
+/// committed must not; at the end both handles answer as a handle loading from the file does.
+#[test]
+fn concurrent_writers_and_readers_see_every_committed_change() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    const PER_WRITER: usize = 90;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let handles = [Arc::new(SqliteStore::open(&path).unwrap()), Arc::new(SqliteStore::open(&path).unwrap())];
+    let owner = scope("acme", Some("dana"), None);
+    let rows: Vec<Vec<Memory>> = (0..2)
+        .map(|w| (0..PER_WRITER).map(|i| memory(&owner, Kind::Fact, &format!("Fact {i} of writer {w}"))).collect())
+        .collect();
+    // Memory i of a writer is archived by the writer's change set i + 1 when i % 3 == 1.
+    let archived = |i: usize| i % 3 == 1;
+    let seed = |w: usize, i: usize| w * PER_WRITER + i;
+    let done: Arc<[AtomicUsize; 2]> = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+    let checks = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for (w, store) in handles.iter().enumerate() {
+            let (rows, done, owner) = (&rows[w], done.clone(), &owner);
+            s.spawn(move || {
+                for i in 0..PER_WRITER {
+                    let mut set = vec![insertion(&rows[i], Some(("test:32", spread(seed(w, i)))))];
+                    if i > 0 && archived(i - 1) {
+                        set.push(Change::SetStatus {
+                            id: rows[i - 1].id,
+                            status: Status::Archived,
+                            event: HistoryEvent::Closed,
+                            reason: "done".into(),
+                            sources: vec![],
+                        });
+                    }
+                    store.apply(&changes(owner, set)).unwrap();
+                    done[w].store(i + 1, Ordering::SeqCst);
+                }
+            });
+        }
+        for r in 0..4 {
+            let (store, done, rows, owner, checks) =
+                (&handles[usize::from(r == 3)], done.clone(), &rows, &owner, &checks);
+            s.spawn(move || {
+                let mut k = r * 7;
+                loop {
+                    let finished = done.iter().all(|d| d.load(Ordering::SeqCst) == PER_WRITER);
+                    k += 1;
+                    let w = k % 2;
+                    let committed = done[w].load(Ordering::SeqCst);
+                    if committed == 0 {
+                        continue;
+                    }
+                    let i = (k * 31) % committed;
+                    let hits = store.vector(owner, "test:32", &spread(seed(w, i)), 3).unwrap();
+                    let ids: Vec<MemoryId> = hits.iter().map(|(id, _)| *id).collect();
+                    if archived(i) && i + 1 < committed {
+                        assert!(!ids.contains(&rows[w][i].id), "writer {w}'s archived memory {i} still found");
+                    } else if !archived(i) {
+                        assert_eq!(ids.first(), Some(&rows[w][i].id), "writer {w}'s memory {i} not found first");
+                    }
+                    checks.fetch_add(1, Ordering::Relaxed);
+                    if finished {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    assert!(checks.load(Ordering::Relaxed) > 100, "the readers ran alongside the writers");
+    let fresh = SqliteStore::open(&path).unwrap();
+    for w in 0..2 {
+        for i in 0..PER_WRITER {
+            let q = spread(seed(w, i));
+            let want = fresh.vector(&owner, "test:32", &q, 5).unwrap();
+            assert_eq!(handles[0].vector(&owner, "test:32", &q, 5).unwrap(), want);
+            assert_eq!(handles[1].vector(&owner, "test:32", &q, 5).unwrap(), want);
+        }
+    }
 }
 
 #[test]

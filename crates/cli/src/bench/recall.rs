@@ -42,6 +42,8 @@ pub(super) struct Plan {
     pub(super) batch: usize,
     /// An earlier run's tenant to measure again without loading (PostgreSQL only).
     pub(super) reuse: Option<String>,
+    /// Also measure recalls with a write to the measured user before every N-th of them.
+    pub(super) write_every: Option<usize>,
 }
 
 #[derive(Debug, Serialize)]
@@ -53,6 +55,23 @@ struct RecallRun {
     query_embedding_ms: Dist,
     end_to_end_ms: Dist,
     mean_items_returned: f64,
+    /// With `--write-every N`: the same queries again, a new memory (with its vector) written to
+    /// this user before every N-th recall; the write itself is not in these times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recall_with_writes_ms_excluding_embedding: Option<Dist>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    with_writes: Option<WritesPass>,
+}
+
+/// How the pass with writes ran.
+#[derive(Debug, Serialize)]
+struct WritesPass {
+    write_every: usize,
+    /// Memories written to the user during the pass (its size grows by this much).
+    writes: usize,
+    /// Each write: one `Store::apply` of one insert.
+    write_ms: Dist,
+    query_embedding_ms: Dist,
 }
 
 #[derive(Debug, Serialize)]
@@ -144,26 +163,37 @@ struct Loader<'a> {
     rows: usize,
 }
 
+/// One stored row as the benchmark writes it: a memory of a random kind with its vector.
+fn insert_change(
+    owner: &Scope,
+    (content, vector): (String, Vec<f32>),
+    model: &str,
+    at: DateTime<Utc>,
+    rng: &mut Rng,
+) -> Result<Change> {
+    let kind = KINDS[(rng.next() % KINDS.len() as u64) as usize];
+    let provenance = Provenance {
+        sources: vec![MessageId::new("bench")?],
+        chat: None,
+        extractor: "bench".into(),
+        extractor_version: "1".into(),
+        rule: None,
+    };
+    let memory = Row { provenance, ..Row::new(owner.clone(), kind, content, at) };
+    Ok(Change::Insert {
+        memory,
+        embedding: Some(Embedding { model: model.to_string(), vector }),
+        reason: "bench".into(),
+    })
+}
+
 impl Loader<'_> {
     fn insert(&mut self, owner: &Scope, content: String, vector: Vec<f32>, rng: &mut Rng) -> Result<()> {
         if self.pending.as_ref().is_some_and(|c| c.tenant != owner.tenant || c.changes.len() >= self.batch) {
             self.flush()?;
         }
-        let kind = KINDS[(rng.next() % KINDS.len() as u64) as usize];
         let at = self.now - Duration::hours((self.rows % 4000) as i64);
-        let provenance = Provenance {
-            sources: vec![MessageId::new("bench")?],
-            chat: None,
-            extractor: "bench".into(),
-            extractor_version: "1".into(),
-            rule: None,
-        };
-        let memory = Row { provenance, ..Row::new(owner.clone(), kind, content, at) };
-        let change = Change::Insert {
-            memory,
-            embedding: Some(Embedding { model: self.model.clone(), vector }),
-            reason: "bench".into(),
-        };
+        let change = insert_change(owner, (content, vector), &self.model, at, rng)?;
         let set = self.pending.get_or_insert_with(|| ChangeSet {
             tenant: owner.tenant.clone(),
             at: self.now,
@@ -235,6 +265,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
     ensure!(!plan.sizes.is_empty() && !plan.sizes.contains(&0), "--memories must be at least 1");
     ensure!(queries > 0, "--queries must be at least 1");
     ensure!(plan.pool > 0 && plan.batch > 0, "--pool and --batch must be at least 1");
+    ensure!(plan.write_every != Some(0), "--write-every must be at least 1");
     let measured: usize = plan.sizes.iter().sum();
     let total = plan.total.unwrap_or(measured + (measured * 3 / 10).max(300));
     if total < measured {
@@ -324,9 +355,12 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
     // Queries of their own sequence, so a --reuse run asks what the loading run asked.
     let mut rng = Rng(0x05EE_D0F0_E1E5);
 
+    let model = embedder.id().to_string();
     // Queries repeat their templates; the model is timed on every one of them.
-    let memory = Memory::from_parts(config, store, Some(embedder.clone()), Arc::new(ManualClock::new(now)))
+    let memory = Memory::from_parts(config, store.clone(), Some(embedder.clone()), Arc::new(ManualClock::new(now)))
         .with_embedding_cache(0);
+    // Writes of the pass with writes: rows like the loaded ones, drawn from their own sequence.
+    let mut write_rng = Rng(0x0B5E_55ED_F00D);
     let mut runs = Vec::new();
     for (n, user) in &measured_scopes {
         let chat = user.clone().with_chat("bench-chat".parse()?);
@@ -351,6 +385,17 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             recall_ms.push(all - embed);
             returned += r.items.len();
         }
+        let with_writes = match plan.write_every {
+            Some(every) => {
+                let writer = |rng: &mut Rng| -> Result<()> {
+                    let change = insert_change(user, pool.draw(rng), &model, now, rng)?;
+                    let set = ChangeSet { tenant: user.tenant.clone(), at: now, changes: vec![change] };
+                    store.apply(&set).context("writing to the measured user")
+                };
+                Some(recalls_with_writes(&memory, &chat, &qs, every, || writer(&mut write_rng))?)
+            }
+            None => None,
+        };
         let run = RecallRun {
             memories_of_user: *n,
             memories_in_store: rows,
@@ -359,6 +404,8 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             query_embedding_ms: dist(&embed_ms),
             end_to_end_ms: dist(&total_ms),
             mean_items_returned: returned as f64 / queries as f64,
+            recall_with_writes_ms_excluding_embedding: with_writes.as_ref().map(|(ms, _)| dist(ms)),
+            with_writes: with_writes.map(|(_, pass)| pass),
         };
         println!(
             "{:>7} memories/user in a store of {rows}: recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | query embedding p50 {:.2} ms · p95 {:.2} ms",
@@ -369,6 +416,12 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             run.query_embedding_ms.p50,
             run.query_embedding_ms.p95,
         );
+        if let (Some(d), Some(w)) = (&run.recall_with_writes_ms_excluding_embedding, &run.with_writes) {
+            println!(
+                "{:>7} memories/user, a write before every {} recall(s): recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | write p50 {:.2} ms",
+                n, w.write_every, d.p50, d.p95, d.p99, w.write_ms.p50,
+            );
+        }
         runs.push(run);
     }
     let report = RecallReport {
@@ -401,4 +454,40 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
         runs,
     };
     write_report(out, &report)
+}
+
+/// The queries again, `write` called before every `every`-th recall (the first 20 recalls warm
+/// up and are not counted, as in the read-only pass). Returns the recalls' times excluding the
+/// query embedding, and how the writes went.
+fn recalls_with_writes(
+    memory: &Memory,
+    chat: &Scope,
+    qs: &[String],
+    every: usize,
+    mut write: impl FnMut() -> Result<()>,
+) -> Result<(Vec<f64>, WritesPass)> {
+    let (mut recall_ms, mut embed_ms, mut write_ms) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, q) in qs.iter().enumerate() {
+        if i % every == 0 {
+            let t = Instant::now();
+            write()?;
+            write_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        let t = Instant::now();
+        let r = memory.recall(chat, q, Some(10))?;
+        let all = t.elapsed().as_secs_f64() * 1e3;
+        if i < 20 {
+            continue;
+        }
+        let embed = r.embed_micros as f64 / 1e3;
+        embed_ms.push(embed);
+        recall_ms.push(all - embed);
+    }
+    let pass = WritesPass {
+        write_every: every,
+        writes: write_ms.len(),
+        write_ms: dist(&write_ms),
+        query_embedding_ms: dist(&embed_ms),
+    };
+    Ok((recall_ms, pass))
 }

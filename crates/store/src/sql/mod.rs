@@ -121,7 +121,9 @@ pub(crate) const VISIBLE: &str =
     "m.tenant = $1 AND m.agent IN ('', $2) AND m.user_id IN ('', $3) AND m.chat IN ('', $4)";
 
 /// Bumps the version of a partition (parameters 1 to 4) that gained or lost recallable rows, so
-/// caches of other processes reload it.
+/// caches of other processes reload it. PostgreSQL's; SQLite's bump also reports the versions
+/// its vector cache follows, and never reuses one (`sqlite::apply::bump_partition`).
+#[cfg(feature = "postgres")]
 pub(crate) const BUMP_PARTITION: &str = "INSERT INTO partitions (tenant, agent, user_id, chat, version) \
      VALUES ($1, $2, $3, $4, 1) ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET \
      version = partitions.version + 1";

@@ -1,21 +1,25 @@
 //! Executing a planned change set on SQLite: one IMMEDIATE transaction, the lexical index kept
 //! equal to the set of active rows, vectors in their side table, partition versions bumped so
-//! every process's vector cache notices. What each change writes is [`plan::apply`](crate::plan::apply)'s decision.
+//! every process's vector cache notices, and what the set did to each partition's recallable
+//! vectors handed back so this handle's cache can follow without a reload. What each change
+//! writes is [`plan::apply`](crate::plan::apply)'s decision.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use mnemo_core::{Memory, MemoryId, Status};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::fts;
-use super::rows::{execute, insert, query_opt, vector_blob};
+use super::rows::{blob_vector, execute, insert, query_opt, vector_blob};
+use super::vectors::{Moved, VectorChange};
 use crate::error::{Result, StoreError};
 use crate::memories::{ChangeSet, Embedding};
 use crate::messages::owner_key;
-use crate::plan::apply::{self as plan, STORED_COLUMNS, Write};
+use crate::plan::apply::{self as plan, PartKey, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{Row, decode, json, ms};
-use crate::sql::{BUMP_PARTITION, Dialect};
+use crate::sql::Dialect;
 
 fn sql(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite { op: "apply", source: e }
@@ -31,8 +35,9 @@ fn withhold_row(tx: &Transaction<'_>, rowid: i64) -> Result<()> {
     fts::unindex_message(tx, rowid).map_err(sql)
 }
 
-/// Applies every change inside `tx`; the caller commits.
-pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
+/// Applies every change inside `tx`; the caller commits, then hands the partitions moved to the
+/// vector cache.
+pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<Moved<'a>>> {
     // Rowids key the side tables (vectors, sessions, the lexical index).
     let mut rowids: HashMap<MemoryId, i64> = HashMap::new();
     let mut stored = HashMap::new();
@@ -46,18 +51,43 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
             stored.insert(id, row);
         }
     }
+    // Each memory's partition and whether it is recallable now, as the writes go.
+    let mut recallable: HashMap<MemoryId, (PartKey, bool)> = stored
+        .iter()
+        .map(|(id, s): (&MemoryId, &plan::Stored)| (*id, (s.owner.clone(), s.status == Status::Active)))
+        .collect();
+    let mut changed: HashMap<PartKey, Vec<VectorChange<'a>>> = HashMap::new();
+    let mut moved = Vec::new();
     let plan = plan::plan(cs, stored)?;
     plan.run(|write| {
         match write {
             Write::Insert { memory, embedding } => {
                 let new = insert_memory(tx, memory)?;
+                let owner: PartKey = memory.owner.key_parts().map(str::to_string);
+                let active = memory.status == Status::Active;
                 if let Some(e) = embedding {
                     put_embedding(tx, new, e, true)?;
+                    if active {
+                        changed.entry(owner.clone()).or_default().push(put(memory.id, e));
+                    }
                 }
                 rowids.insert(memory.id, new);
+                recallable.insert(memory.id, (owner, active));
             }
             Write::Status { id, from, to } => {
                 let rowid = rowid_of(&rowids, cs, id)?;
+                if let Some((owner, active)) = recallable.get_mut(id) {
+                    *active = *to == Status::Active;
+                    match (*from == Status::Active, *active) {
+                        (true, false) => changed.entry(owner.clone()).or_default().push(VectorChange::Remove(*id)),
+                        (false, true) => {
+                            if let Some(put) = stored_vector(tx, *id, rowid)? {
+                                changed.entry(owner.clone()).or_default().push(put);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 tx.prepare_cached("UPDATE memories SET status = ?1, superseded_by = ?2, updated_at = ?3 WHERE rowid = ?4")
                     .and_then(|mut s| {
                         s.execute(params![
@@ -86,7 +116,12 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
                 .and_then(|mut s| s.execute(params![new_session as i64, ms(cs.at), json(sources), rowid]))
                 .map_err(sql)?;
             }
-            Write::Embedding { id, embedding } => put_embedding(tx, rowid_of(&rowids, cs, id)?, embedding, false)?,
+            Write::Embedding { id, embedding } => {
+                put_embedding(tx, rowid_of(&rowids, cs, id)?, embedding, false)?;
+                if let Some((owner, true)) = recallable.get(id) {
+                    changed.entry(owner.clone()).or_default().push(put(*id, embedding));
+                }
+            }
             Write::Pinned { id, pinned } => {
                 let rowid = rowid_of(&rowids, cs, id)?;
                 tx.prepare_cached("UPDATE memories SET pinned = ?1, updated_at = ?2 WHERE rowid = ?3")
@@ -118,12 +153,68 @@ pub(crate) fn apply(tx: &Transaction<'_>, cs: &ChangeSet) -> Result<()> {
             Write::History(entry) => {
                 insert(tx, "apply", &encode::history(&cs.tenant, entry))?;
             }
-            Write::Partition([t, a, u, c]) => {
-                execute(tx, "apply", BUMP_PARTITION, params![t, a, u, c])?;
+            Write::Partition(partition) => {
+                let (from, to) = bump_partition(tx, partition)?;
+                let changes = changed.remove(partition).unwrap_or_default();
+                moved.push(Moved { partition: partition.clone(), from, to, changes });
             }
         }
         Ok(())
-    })
+    })?;
+    Ok(moved)
+}
+
+/// The cache's view of a vector this change set stores for a recallable memory.
+fn put(id: MemoryId, e: &Embedding) -> VectorChange<'_> {
+    VectorChange::Put { id, model: Cow::Borrowed(e.model.as_str()), vector: Cow::Borrowed(e.vector.as_slice()) }
+}
+
+/// The stored vector of a memory made recallable again, as the cache needs it.
+fn stored_vector(tx: &Transaction<'_>, id: MemoryId, rowid: i64) -> Result<Option<VectorChange<'static>>> {
+    let found: Option<(String, Vec<u8>)> = tx
+        .prepare_cached("SELECT model, vector FROM embeddings WHERE memory_rowid = ?1")
+        .and_then(|mut s| s.query_row([rowid], |r| Ok((r.get(0)?, r.get(1)?))).optional())
+        .map_err(sql)?;
+    Ok(found.map(|(model, blob)| VectorChange::Put {
+        id,
+        model: Cow::Owned(model),
+        vector: Cow::Owned(blob_vector(&blob)),
+    }))
+}
+
+/// Moves a partition's version inside `tx`: (before, after), before being none when this creates
+/// its row. A new row starts at the current time in microseconds rather than at 1: its key may
+/// have had a row before (deleted by an erasure) whose versions another process still holds in
+/// its cache, and that row cannot have counted past the time of its last write, one write at a
+/// time, so a version of the new row never equals one of the old.
+pub(crate) fn bump_partition(tx: &Transaction<'_>, [t, a, u, c]: &PartKey) -> Result<(Option<i64>, i64)> {
+    let before: Option<i64> = tx
+        .prepare_cached(
+            "SELECT version FROM partitions WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4",
+        )
+        .and_then(|mut s| s.query_row(params![t, a, u, c], |r| r.get(0)).optional())
+        .map_err(sql)?;
+    let after = match before {
+        Some(v) => {
+            tx.prepare_cached(
+                "UPDATE partitions SET version = ?5 WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4",
+            )
+            .and_then(|mut s| s.execute(params![t, a, u, c, v + 1]))
+            .map_err(sql)?;
+            v + 1
+        }
+        None => {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let start = i64::try_from(now.as_micros()).unwrap_or(i64::MAX >> 1).max(1);
+            tx.prepare_cached(
+                "INSERT INTO partitions (tenant, agent, user_id, chat, version) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| s.execute(params![t, a, u, c, start]))
+            .map_err(sql)?;
+            start
+        }
+    };
+    Ok((before, after))
 }
 
 /// The rowid of a memory the plan read or this change set inserted.

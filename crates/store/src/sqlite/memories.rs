@@ -123,6 +123,6 @@ impl Memories for SqliteStore {
         if changes.changes.is_empty() {
             return Ok(());
         }
-        self.write("apply", |tx| apply::apply(tx, changes))
+        self.write_then("apply", |tx| apply::apply(tx, changes), |moved| self.vectors.advance(&moved))
     }
 }

@@ -106,11 +106,23 @@ impl SqliteStore {
 
     /// Runs `f` inside an IMMEDIATE transaction on the writer; commits when it returns Ok.
     fn write<T>(&self, op: &'static str, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>) -> Result<T> {
+        self.write_then(op, f, |out| out)
+    }
+
+    /// [`SqliteStore::write`], then `after` with what `f` returned, once committed and before
+    /// this handle's next write can begin: how the vector cache follows this handle's writes in
+    /// the order they were committed.
+    fn write_then<T, R>(
+        &self,
+        op: &'static str,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+        after: impl FnOnce(T) -> R,
+    ) -> Result<R> {
         let mut conn = self.writer.lock().expect("writer lock");
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::sql(op))?;
-        Ok(out)
+        Ok(after(out))
     }
 
     /// Memories selected with [`MEMORY_COLUMNS`](crate::rows::MEMORY_COLUMNS) by the shared

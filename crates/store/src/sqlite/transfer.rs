@@ -9,15 +9,15 @@ use mnemo_core::{MemoryId, TenantId};
 use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
 
 use super::SqliteStore;
-use super::apply::insert_memory;
+use super::apply::{bump_partition, insert_memory};
 use super::fts;
-use super::rows::{execute, insert, query, query_opt, vector_blob};
+use super::rows::{insert, query, query_opt, vector_blob};
 use crate::Embedding;
 use crate::error::{Result, StoreError};
 use crate::plan::import::{self as plan, Step};
 use crate::rows::{Row, decode};
+use crate::sql::Dialect;
 use crate::sql::transfer::export_sql;
-use crate::sql::{BUMP_PARTITION, Dialect};
 use crate::transfer::{Counts, Importer, Record, TABLES, Transfer, empty_counts, out_of_order, refuse_unless_empty};
 
 fn sql(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
@@ -133,8 +133,10 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
             }
         }
     }
-    for [t, a, u, c] in &plan.partitions {
-        execute(tx, "import", BUMP_PARTITION, params![t, a, u, c])?;
+    // No vector delta: an import is a bulk load, and the caches of every handle, this one's
+    // included, reload what it moved.
+    for partition in &plan.partitions {
+        bump_partition(tx, partition)?;
     }
     Ok(())
 }

@@ -1,31 +1,48 @@
-//! Exact vector search within scope, over an in-process cache of each ownership partition.
+//! Exact vector search within scope, over an in-process cache of each ownership partition
+//! (per-user sets are small, so exact scoring beats approximate indexes).
 //!
-//! Per-user sets are small, so exact scoring beats approximate indexes. Each partition's
-//! vectors are loaded once and kept while the partition's version (bumped by every apply that
-//! touches it, from any process) is unchanged.
+//! A cached part is stamped with its partition's `version`, which every apply that changes the
+//! partition's recallable rows moves in its transaction, from any process; a reader uses a part
+//! only while the stamp is the version the database shows. A write of this handle does not
+//! discard the part: the change set reports what it did to each partition's vectors
+//! ([`Moved`]), and after the commit, under the writer's lock (so in commit order), a part at
+//! the version the write moved from gets that delta and the new version. Any other gap (another
+//! process or handle wrote, an import) fails the check and the part is reloaded, as before. A
+//! partition row created again after an erasure starts at the current time in microseconds, so
+//! versions never repeat and a stale part of an erased user cannot pass for current.
 //!
-//! A scan is bound by memory bandwidth, not arithmetic, so it runs over an int8 copy of the
-//! vectors (a quarter of the bytes) and the shortlist is then rescored exactly in f32: returned
-//! cosines are exact; only the order of near-ties at the shortlist's edge can differ.
+//! Readers scan parts through `Arc`s outside any lock, so vectors live in chunks of [`CHUNK`]
+//! behind their own `Arc`s: a delta changes a part nobody holds in place, and copies only the
+//! chunk list, the id index and the chunks it touches of one a reader holds, never the part.
+//!
+//! The scan runs over an int8 copy of the vectors (it is bound by memory bandwidth) and rescores
+//! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
+//! be ordered differently.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use mnemo_core::{MemoryId, Scope};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows::blob_vector;
 use crate::error::{Result, StoreError};
+use crate::plan::apply::PartKey;
 use crate::rows::Row;
 
-type PartKey = (String, String, String, String, String);
+/// Rows per chunk: what a delta copies when a reader still holds the chunk it changes
+/// (256 vectors of 384 dimensions are under half a megabyte with their int8 copy).
+const CHUNK: usize = 256;
 
-/// One partition's active vectors of one model, stored flat for cache-friendly scans.
-struct Part {
-    version: i64,
+/// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
+const SHORTLIST_SLACK: usize = 32;
+
+/// Up to [`CHUNK`] vectors of one part, stored flat for cache-friendly scans.
+#[derive(Clone, Default)]
+struct Chunk {
     ids: Vec<MemoryId>,
-    index: HashMap<MemoryId, usize>,
-    dim: usize,
     data: Vec<f32>,
     /// int8 copy of `data`, each vector scaled so its largest component is ±127.
     quantized: Vec<i8>,
@@ -33,8 +50,147 @@ struct Part {
     scales: Vec<f32>,
 }
 
-/// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
-const SHORTLIST_SLACK: usize = 32;
+impl Chunk {
+    fn push(&mut self, id: MemoryId, v: &[f32]) {
+        self.ids.push(id);
+        self.data.extend_from_slice(v);
+        self.scales.push(quantize(v, &mut self.quantized));
+    }
+
+    fn set(&mut self, row: usize, v: &[f32]) {
+        let dim = v.len();
+        self.data[row * dim..(row + 1) * dim].copy_from_slice(v);
+        let mut q = Vec::with_capacity(dim);
+        self.scales[row] = quantize(v, &mut q);
+        self.quantized[row * dim..(row + 1) * dim].copy_from_slice(&q);
+    }
+
+    /// Removes `row` by moving the last row into its place; returns the id that moved, if any.
+    fn swap_remove(&mut self, row: usize, dim: usize) -> Option<MemoryId> {
+        let last = self.ids.len() - 1;
+        if row != last {
+            self.data.copy_within(last * dim..(last + 1) * dim, row * dim);
+            self.quantized.copy_within(last * dim..(last + 1) * dim, row * dim);
+        }
+        self.data.truncate(last * dim);
+        self.quantized.truncate(last * dim);
+        self.scales.swap_remove(row);
+        self.ids.swap_remove(row);
+        (row != last).then(|| self.ids[row])
+    }
+}
+
+/// One partition's active vectors of one model, as of `version`.
+#[derive(Clone)]
+struct Part {
+    version: i64,
+    /// 0 while the part is empty and no vector fixed it.
+    dim: usize,
+    chunks: Vec<Arc<Chunk>>,
+    /// Where each id's vector is: (chunk, row).
+    index: HashMap<MemoryId, (u32, u32)>,
+}
+
+impl Part {
+    fn new(version: i64) -> Self {
+        Self { version, dim: 0, chunks: Vec::new(), index: HashMap::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The vector of the `row`-th entry of chunk `c`.
+    fn vector(&self, c: usize, row: usize) -> &[f32] {
+        &self.chunks[c].data[row * self.dim..(row + 1) * self.dim]
+    }
+
+    /// Adds or replaces `id`'s vector; false (nothing changed) when its dimension is not the
+    /// part's, which the store's own check makes impossible short of a corrupt row.
+    fn put(&mut self, id: MemoryId, v: &[f32]) -> bool {
+        if self.dim == 0 && self.index.is_empty() {
+            self.dim = v.len();
+        }
+        if v.len() != self.dim {
+            return false;
+        }
+        if let Some(&(c, row)) = self.index.get(&id) {
+            Arc::make_mut(&mut self.chunks[c as usize]).set(row as usize, v);
+            return true;
+        }
+        if self.chunks.last().is_none_or(|c| c.ids.len() >= CHUNK) {
+            self.chunks.push(Arc::new(Chunk::default()));
+        }
+        let c = self.chunks.len() - 1;
+        let chunk = Arc::make_mut(&mut self.chunks[c]);
+        self.index.insert(id, (c as u32, chunk.ids.len() as u32));
+        chunk.push(id, v);
+        true
+    }
+
+    fn remove(&mut self, id: MemoryId) {
+        let Some((c, row)) = self.index.remove(&id) else { return };
+        let chunk = Arc::make_mut(&mut self.chunks[c as usize]);
+        if let Some(moved) = chunk.swap_remove(row as usize, self.dim) {
+            self.index.insert(moved, (c, row));
+        }
+        self.repack_if_sparse();
+    }
+
+    /// Rewrites the chunks full once removals left them less than half full on average, so a
+    /// part that lived through many supersessions scans as few chunks as a fresh one.
+    fn repack_if_sparse(&mut self) {
+        if self.chunks.len() <= 2 * self.len().div_ceil(CHUNK) + 1 {
+            return;
+        }
+        let mut packed = Part::new(self.version);
+        packed.dim = self.dim;
+        for chunk in &self.chunks {
+            for (row, id) in chunk.ids.iter().enumerate() {
+                packed.put(*id, &chunk.data[row * self.dim..(row + 1) * self.dim]);
+            }
+        }
+        *self = packed;
+    }
+}
+
+/// What a committed change set did to the recallable vectors of one partition, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum VectorChange<'a> {
+    /// The memory is recallable with this vector of `model` (new, re-embedded, or made active
+    /// again); a vector it had of another model is gone (a memory has one).
+    Put {
+        /// The memory.
+        id: MemoryId,
+        /// The vector's model.
+        model: Cow<'a, str>,
+        /// The vector.
+        vector: Cow<'a, [f32]>,
+    },
+    /// The memory is no longer recallable (superseded, archived, ...).
+    Remove(MemoryId),
+}
+
+/// A partition version this handle moved in a committed transaction, and what moved it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Moved<'a> {
+    /// The partition.
+    pub(crate) partition: PartKey,
+    /// Its version before (none: the transaction created its row).
+    pub(crate) from: Option<i64>,
+    /// Its version after.
+    pub(crate) to: i64,
+    /// Every change to its vectors, in order.
+    pub(crate) changes: Vec<VectorChange<'a>>,
+}
+
+/// The cache, shared by all readers of one store handle: per partition, per model.
+#[derive(Default)]
+pub(crate) struct VectorCache {
+    parts: Mutex<HashMap<PartKey, HashMap<String, Arc<Part>>>>,
+    /// Parts loaded from the database, for tests that tell a delta from a reload.
+    loads: AtomicUsize,
+}
 
 /// Quantises one vector to int8 with its own scale.
 fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
@@ -47,12 +203,6 @@ fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
 /// Integer dot product; integer addition is associative, so this vectorises.
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
-}
-
-/// The cache, shared by all readers of one store handle.
-#[derive(Default)]
-pub(crate) struct VectorCache {
-    parts: Mutex<HashMap<PartKey, Arc<Part>>>,
 }
 
 /// Dot product with independent accumulators so the compiler can vectorise it.
@@ -70,7 +220,8 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl VectorCache {
-    /// The current parts visible to the scope, reloading any whose version moved.
+    /// The current parts visible to the scope, reloading any whose version moved without this
+    /// handle's delta.
     fn visible(&self, conn: &Connection, scope: &Scope, model: &str) -> Result<Vec<Arc<Part>>> {
         let [t, a, u, c] = scope.key_parts();
         let mut stmt = conn
@@ -85,25 +236,109 @@ impl VectorCache {
             .map_err(StoreError::sql("vector search"))?;
         let mut out = Vec::with_capacity(rows.len());
         for (agent, user, chat, version) in rows {
-            let key = (t.to_string(), agent, user, chat, model.to_string());
-            let cached = self.parts.lock().expect("vector cache lock").get(&key).cloned();
-            let part = match cached {
-                Some(p) if p.version == version => p,
+            let key: PartKey = [t.to_string(), agent, user, chat];
+            let cached = self.lock().get(&key).and_then(|models| models.get(model)).cloned();
+            match cached {
+                Some(p) if p.version == version => out.push(p),
                 _ => {
-                    let p = Arc::new(load(conn, &key, version)?);
-                    self.parts.lock().expect("vector cache lock").insert(key, p.clone());
-                    p
+                    if let Some(p) = self.load(conn, &key, model)? {
+                        out.push(p);
+                    }
                 }
-            };
-            out.push(part);
+            }
         }
         Ok(out)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PartKey, HashMap<String, Arc<Part>>>> {
+        self.parts.lock().expect("vector cache lock")
+    }
+
+    /// Loads one partition's vectors of `model` and its version from one snapshot, and caches
+    /// the part unless a newer one got there first. None when the partition is gone (erased
+    /// since the caller listed it).
+    fn load(&self, conn: &Connection, key: &PartKey, model: &str) -> Result<Option<Arc<Part>>> {
+        let [t, a, u, c] = key;
+        let snapshot = conn.unchecked_transaction().map_err(StoreError::sql("load vectors"))?;
+        let version: Option<i64> = snapshot
+            .prepare_cached(
+                "SELECT version FROM partitions WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4",
+            )
+            .and_then(|mut s| s.query_row(params![t, a, u, c], |r| r.get(0)).optional())
+            .map_err(StoreError::sql("load vectors"))?;
+        let Some(version) = version else { return Ok(None) };
+        let mut stmt = snapshot
+            .prepare_cached(
+                "SELECT m.id, e.vector FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid \
+                 WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND m.chat = ?4 \
+                 AND m.status = 'active' AND e.model = ?5 ORDER BY m.rowid",
+            )
+            .map_err(StoreError::sql("load vectors"))?;
+        let mut part = Part::new(version);
+        let mut rows = stmt.query(params![t, a, u, c, model]).map_err(StoreError::sql("load vectors"))?;
+        while let Some(row) = rows.next().map_err(StoreError::sql("load vectors"))? {
+            let id: MemoryId = row.parse(0)?;
+            let blob: Vec<u8> = row.get(1).map_err(StoreError::sql("load vectors"))?;
+            let v = blob_vector(&blob);
+            if !part.put(id, &v) {
+                return Err(StoreError::Dimension { model: model.to_string(), expected: part.dim, got: v.len() });
+            }
+        }
+        drop(rows);
+        drop(stmt);
+        snapshot.finish().map_err(StoreError::sql("load vectors"))?;
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        let part = Arc::new(part);
+        let mut parts = self.lock();
+        let slot = parts.entry(key.clone()).or_default().entry(model.to_string()).or_insert_with(|| part.clone());
+        // Versions of one partition only grow, even across an erasure: the larger one is newer.
+        if slot.version < version {
+            *slot = part.clone();
+        }
+        Ok(Some(part))
+    }
+
+    /// Brings this handle's parts along with partition versions it just moved: a part at the
+    /// version a move started from gets the move's changes and its version; any other part of
+    /// those partitions is left to the version check (it is stale, or already current).
+    ///
+    /// Called after the commit, under the writer's lock, so moves arrive in commit order.
+    pub(crate) fn advance(&self, moved: &[Moved<'_>]) {
+        let mut parts = self.lock();
+        for m in moved {
+            let Some(from) = m.from else { continue };
+            let Some(models) = parts.get_mut(&m.partition) else { continue };
+            models.retain(|model, part| {
+                if part.version != from {
+                    return true;
+                }
+                let part = Arc::make_mut(part);
+                for change in &m.changes {
+                    match change {
+                        VectorChange::Put { id, model: of, vector } if of == model => {
+                            if !part.put(*id, vector) {
+                                return false;
+                            }
+                        }
+                        VectorChange::Put { id, .. } | VectorChange::Remove(id) => part.remove(*id),
+                    }
+                }
+                part.version = m.to;
+                true
+            });
+        }
     }
 
     /// Drops every cached partition of one user of a tenant (after an erasure: the bytes should
     /// not outlive the rows even in memory).
     pub(crate) fn forget_user(&self, tenant: &str, user: &str) {
-        self.parts.lock().expect("vector cache lock").retain(|k, _| !(k.0 == tenant && k.2 == user));
+        self.lock().retain(|k, _| !(k[0] == tenant && k[2] == user));
+    }
+
+    /// Parts loaded from the database so far.
+    #[cfg(test)]
+    pub(crate) fn loads(&self) -> usize {
+        self.loads.load(Ordering::Relaxed)
     }
 
     /// Top `limit` by cosine (vectors are normalised, so dot = cosine).
@@ -118,24 +353,27 @@ impl VectorCache {
         let mut qq = Vec::with_capacity(query.len());
         let qscale = quantize(query, &mut qq);
         let parts = self.visible(conn, scope, model)?;
-        // Approximate scan: (part, row, approximate cosine).
-        let mut approx: Vec<(usize, usize, f32)> = Vec::new();
+        // Approximate scan: (part, chunk, row, approximate cosine).
+        let mut approx: Vec<(u32, u32, u32, f32)> = Vec::new();
         for (pi, part) in parts.iter().enumerate() {
             check_dim(model, part.dim, query.len())?;
-            for (row, (v, s)) in part.quantized.chunks_exact(part.dim.max(1)).zip(&part.scales).enumerate() {
-                approx.push((pi, row, dot_i8(v, &qq) as f32 / (s * qscale)));
+            for (ci, chunk) in part.chunks.iter().enumerate() {
+                let rows = chunk.quantized.chunks_exact(part.dim.max(1)).zip(&chunk.scales);
+                for (row, (v, s)) in rows.enumerate() {
+                    approx.push((pi as u32, ci as u32, row as u32, dot_i8(v, &qq) as f32 / (s * qscale)));
+                }
             }
         }
         let shortlist = limit.saturating_add(SHORTLIST_SLACK);
         if approx.len() > shortlist && shortlist > 0 {
-            approx.select_nth_unstable_by(shortlist - 1, |a, b| b.2.total_cmp(&a.2));
+            approx.select_nth_unstable_by(shortlist - 1, |a, b| b.3.total_cmp(&a.3));
             approx.truncate(shortlist);
         }
         let mut scored: Vec<(MemoryId, f32)> = approx
             .into_iter()
-            .map(|(pi, row, _)| {
-                let p = &parts[pi];
-                (p.ids[row], dot(&p.data[row * p.dim..(row + 1) * p.dim], query))
+            .map(|(pi, ci, row, _)| {
+                let (p, ci, row) = (&parts[pi as usize], ci as usize, row as usize);
+                (p.chunks[ci].ids[row], dot(p.vector(ci, row), query))
             })
             .collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -156,9 +394,9 @@ impl VectorCache {
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
             for p in &parts {
-                if let Some(&i) = p.index.get(id) {
+                if let Some(&(c, row)) = p.index.get(id) {
                     check_dim(model, p.dim, query.len())?;
-                    out.push((*id, dot(&p.data[i * p.dim..(i + 1) * p.dim], query)));
+                    out.push((*id, dot(p.vector(c as usize, row as usize), query)));
                 }
             }
         }
@@ -173,43 +411,18 @@ fn check_dim(model: &str, expected: usize, got: usize) -> Result<()> {
     Ok(())
 }
 
-fn load(conn: &Connection, key: &PartKey, version: i64) -> Result<Part> {
-    let (t, a, u, c, model) = key;
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT m.id, e.vector FROM memories m JOIN embeddings e ON e.memory_rowid = m.rowid \
-             WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND m.chat = ?4 \
-             AND m.status = 'active' AND e.model = ?5 ORDER BY m.rowid",
-        )
-        .map_err(StoreError::sql("load vectors"))?;
-    let mut part = Part {
-        version,
-        ids: Vec::new(),
-        index: HashMap::new(),
-        dim: 0,
-        data: Vec::new(),
-        quantized: Vec::new(),
-        scales: Vec::new(),
-    };
-    let mut rows = stmt.query(params![t, a, u, c, model]).map_err(StoreError::sql("load vectors"))?;
-    while let Some(row) = rows.next().map_err(StoreError::sql("load vectors"))? {
-        let id: MemoryId = row.parse(0)?;
-        let blob: Vec<u8> = row.get(1).map_err(StoreError::sql("load vectors"))?;
-        let v = blob_vector(&blob);
-        if part.dim == 0 {
-            part.dim = v.len();
-        }
-        check_dim(model, part.dim, v.len())?;
-        part.index.insert(id, part.ids.len());
-        part.ids.push(id);
-        part.data.extend_from_slice(&v);
-        part.scales.push(quantize(&v, &mut part.quantized));
-    }
-    Ok(part)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
+    use chrono::{DateTime, Utc};
+    use mnemo_core::{HistoryEvent, Kind, Memory, MemoryId, Scope, Status};
+    use proptest::prelude::*;
+
+    use super::{CHUNK, Part};
+    use crate::sqlite::SqliteStore;
+    use crate::{Change, ChangeSet, Embedding, Memories, Search, Users};
+
     #[test]
     fn int8_cosines_track_f32_cosines() {
         let mk = |seed: u32| -> Vec<f32> {
@@ -231,5 +444,202 @@ mod tests {
         let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
         let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         assert!((super::dot(&a, &b) - naive).abs() < 1e-4);
+    }
+
+    /// A part holds exactly `expected`: every id once, where its index says, with its vector and
+    /// that vector's int8 copy.
+    fn assert_holds(part: &Part, expected: &HashMap<MemoryId, Vec<f32>>) {
+        assert_eq!(part.len(), expected.len());
+        let mut seen = 0;
+        for (c, chunk) in part.chunks.iter().enumerate() {
+            assert!(chunk.ids.len() <= CHUNK);
+            assert_eq!(chunk.data.len(), chunk.ids.len() * part.dim);
+            assert_eq!(chunk.quantized.len(), chunk.data.len());
+            assert_eq!(chunk.scales.len(), chunk.ids.len());
+            for (row, id) in chunk.ids.iter().enumerate() {
+                seen += 1;
+                assert_eq!(part.index.get(id), Some(&(c as u32, row as u32)), "index of {id}");
+                let v = &expected[id];
+                assert_eq!(part.vector(c, row), v.as_slice());
+                let mut q = Vec::new();
+                let scale = super::quantize(v, &mut q);
+                assert_eq!(&chunk.quantized[row * part.dim..(row + 1) * part.dim], q.as_slice());
+                assert_eq!(chunk.scales[row], scale);
+            }
+        }
+        assert_eq!(seen, expected.len());
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put(usize, f32),
+        Remove(usize),
+        /// A reader takes the part as it stands: later ops must not show through.
+        Snapshot,
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        // More ids than two chunks hold, and removals frequent enough to trigger repacking.
+        let op = prop_oneof![
+            4 => (0..700usize, -1.0f32..1.0).prop_map(|(i, x)| Op::Put(i, x)),
+            3 => (0..700usize).prop_map(Op::Remove),
+            1 => Just(Op::Snapshot),
+        ];
+        proptest::collection::vec(op, 0..2500)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Any sequence of adds, replacements and removals leaves a part holding what a reference
+        /// map holds, and a reader's earlier `Arc` keeps what it saw.
+        #[test]
+        fn deltas_keep_a_part_equal_to_a_reference(ops in ops()) {
+            let ids: Vec<MemoryId> = (0..700).map(|_| MemoryId::new()).collect();
+            let mut part = Part::new(1);
+            let mut reference: HashMap<MemoryId, Vec<f32>> = HashMap::new();
+            let mut snapshots = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Put(i, x) => {
+                        let v = vec![x, 1.0, -0.5, i as f32 / 700.0];
+                        prop_assert!(part.put(ids[i], &v));
+                        reference.insert(ids[i], v);
+                    }
+                    Op::Remove(i) => {
+                        part.remove(ids[i]);
+                        reference.remove(&ids[i]);
+                    }
+                    Op::Snapshot => snapshots.push((std::sync::Arc::new(part.clone()), reference.clone())),
+                }
+            }
+            assert_holds(&part, &reference);
+            prop_assert!(part.chunks.len() <= 2 * part.len().div_ceil(CHUNK) + 1, "{} chunks", part.chunks.len());
+            for (snapshot, expected) in &snapshots {
+                assert_holds(snapshot, expected);
+            }
+            prop_assert!(!part.put(ids[0], &[1.0, 0.0]), "another dimension is refused");
+        }
+    }
+
+    fn t0() -> DateTime<Utc> {
+        "2026-03-02T09:00:00Z".parse().unwrap()
+    }
+
+    /// A deterministic unit vector; distinct seeds are far apart.
+    fn unit(seed: usize) -> Vec<f32> {
+        let mut x = (seed as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let v: Vec<f32> = (0..16)
+            .map(|_| {
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+            })
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    fn insert(owner: &Scope, seed: usize, status: Status) -> (Memory, Change) {
+        let mut m = Memory::new(owner.clone(), Kind::Fact, format!("User fact number {seed}"), t0());
+        m.status = status;
+        let e = Embedding { model: "test:16".into(), vector: unit(seed) };
+        (m.clone(), Change::Insert { memory: m, embedding: Some(e), reason: "r".into() })
+    }
+
+    fn set_status(id: MemoryId, status: Status) -> Change {
+        Change::SetStatus { id, status, event: HistoryEvent::Closed, reason: "r".into(), sources: vec![] }
+    }
+
+    fn apply(store: &SqliteStore, owner: &Scope, changes: Vec<Change>) {
+        store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: t0(), changes }).unwrap();
+    }
+
+    fn top(store: &SqliteStore, owner: &Scope, seed: usize) -> Vec<MemoryId> {
+        store.vector(owner, "test:16", &unit(seed), 3).unwrap().into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Every write kind of this handle reaches the cached part without reloading it, and leaves
+    /// it answering as a handle that loads from the file does.
+    #[test]
+    fn this_handles_writes_update_the_cache_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let rows: Vec<(Memory, Change)> = (0..40).map(|i| insert(&owner, i, Status::Active)).collect();
+        apply(&store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
+        assert_eq!(top(&store, &owner, 3)[0], rows[3].0.id);
+        let loads = store.vectors.loads();
+
+        // Insert, then a supersession as the engine writes it (new row, old one superseded).
+        let (fresh, add) = insert(&owner, 100, Status::Active);
+        apply(&store, &owner, vec![add]);
+        assert_eq!(top(&store, &owner, 100)[0], fresh.id);
+        let (newer, add) = insert(&owner, 101, Status::Active);
+        apply(&store, &owner, vec![add, set_status(rows[5].0.id, Status::Superseded { by: newer.id })]);
+        assert!(!top(&store, &owner, 5).contains(&rows[5].0.id), "a superseded memory left the cache");
+        assert_eq!(top(&store, &owner, 101)[0], newer.id);
+        // Archive (forget, close), re-embed, and a provisional memory made active.
+        apply(&store, &owner, vec![set_status(rows[6].0.id, Status::Archived)]);
+        assert!(!top(&store, &owner, 6).contains(&rows[6].0.id));
+        let reembed = Embedding { model: "test:16".into(), vector: unit(200) };
+        apply(&store, &owner, vec![Change::SetEmbedding { id: rows[7].0.id, embedding: reembed }]);
+        assert_eq!(top(&store, &owner, 200)[0], rows[7].0.id);
+        let (provisional, add) = insert(&owner, 300, Status::Provisional);
+        apply(&store, &owner, vec![add]);
+        assert!(!top(&store, &owner, 300).contains(&provisional.id));
+        apply(&store, &owner, vec![set_status(provisional.id, Status::Active)]);
+        assert_eq!(top(&store, &owner, 300)[0], provisional.id);
+        assert_eq!(store.vectors.loads(), loads, "no write of this handle made it reload");
+
+        let reference = SqliteStore::open(&path).unwrap();
+        for seed in (0..40).chain([100, 101, 200, 300]) {
+            assert_eq!(
+                store.vector(&owner, "test:16", &unit(seed), 10).unwrap(),
+                reference.vector(&owner, "test:16", &unit(seed), 10).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn another_handles_write_makes_this_one_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let (a, b) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let (first, add) = insert(&owner, 1, Status::Active);
+        apply(&a, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![first.id]);
+        let loads = a.vectors.loads();
+        let (second, add) = insert(&owner, 2, Status::Active);
+        apply(&b, &owner, vec![add, set_status(first.id, Status::Archived)]);
+        assert_eq!(top(&a, &owner, 2), vec![second.id], "the other handle's insert and archive are seen");
+        assert_eq!(a.vectors.loads(), loads + 1);
+        // And this handle's next write lands on the reloaded part in place again.
+        let (third, add) = insert(&owner, 3, Status::Active);
+        apply(&a, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 3)[0], third.id);
+        assert_eq!(a.vectors.loads(), loads + 1);
+    }
+
+    /// An erasure deletes the partition's row and a later write creates it again: a cache of
+    /// another handle holding the erased user's part must not take the new row's version for its
+    /// own (with versions restarting at 1, both were 1 here).
+    #[test]
+    fn a_partition_recreated_after_an_erasure_is_not_mistaken_for_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let (a, b) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let (erased, add) = insert(&owner, 1, Status::Active);
+        apply(&b, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![erased.id]);
+        let event = crate::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+        b.erase_user(&owner.tenant, owner.user.as_ref().unwrap(), &event).unwrap();
+        let (after, add) = insert(&owner, 2, Status::Active);
+        apply(&b, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![after.id], "the erased memory's vector is gone from the other cache");
     }
 }
