@@ -88,12 +88,13 @@ impl Embedder for CachedEmbedder {
         }
         let mut out: Vec<Option<Vec<f32>>> = texts.iter().map(|t| self.lookup(t)).collect();
         // Each missing text once, however often the batch repeats it.
-        let mut missing: Vec<&str> = Vec::new();
-        for (text, found) in texts.iter().zip(&out) {
-            if found.is_none() && !missing.contains(text) {
-                missing.push(text);
-            }
-        }
+        let mut seen = std::collections::HashSet::new();
+        let missing: Vec<&str> = texts
+            .iter()
+            .zip(&out)
+            .filter(|(text, found)| found.is_none() && seen.insert(**text))
+            .map(|(text, _)| *text)
+            .collect();
         if !missing.is_empty() {
             let fresh = self.inner.embed(&missing)?;
             let fresh: HashMap<&str, Vec<f32>> = missing.into_iter().zip(fresh).collect();
