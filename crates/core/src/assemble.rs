@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::Excerpt;
@@ -100,6 +101,11 @@ pub struct BlockItem {
     /// always whole (policies, path A, memos, the recent window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<Detail>,
+    /// The day an excerpt was said. The block writes each day once, above that day's
+    /// excerpts (they read oldest first), instead of on every line: a conversation's turns
+    /// share their day, so the budget buys more evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<NaiveDate>,
 }
 
 /// An item placed below full detail to fit the budget: the level it got and what that saved.
@@ -367,13 +373,16 @@ fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> Has
     let mut used = plan.used;
     let mut opened: HashSet<SectionName> =
         plan.sections.iter().filter(|(_, items, _)| !items.is_empty()).map(|(n, _, _)| *n).collect();
+    let mut days = plan.days.clone();
     let mut taken: Vec<(Tiered<'a>, Detail)> = Vec::new();
     for c in contenders {
         let heading = if opened.contains(&c.section) { 0 } else { plan.heading_cost(c.section) };
-        let cost = heading + c.cost(Detail::Gist);
+        let day = c.levels[0].day.filter(|d| !days.contains(d));
+        let cost = heading + day.map_or(0, |d| tokens::line_cost(&day_line(d))) + c.cost(Detail::Gist);
         if used + cost + headroom(&c) <= plan.budget {
             used += cost;
             opened.insert(c.section);
+            days.extend(day);
             taken.push((c, Detail::Gist));
         } else {
             plan.held_back.push(HeldBack { id: c.levels[0].id.clone(), reason: HoldReason::Budget });
@@ -470,6 +479,7 @@ fn memory_item(item: &RecallItem) -> BlockItem {
         tier: item.tier,
         provenance: Some(item.memory.provenance.clone()),
         detail: None,
+        day: None,
     }
 }
 
@@ -489,6 +499,7 @@ fn memo_item(m: &Memory) -> BlockItem {
         tier: None,
         provenance: Some(m.provenance.clone()),
         detail: None,
+        day: None,
     }
 }
 
@@ -504,6 +515,7 @@ fn policy_item(p: &Policy) -> BlockItem {
         tier: None,
         provenance: None,
         detail: None,
+        day: None,
     }
 }
 
@@ -520,17 +532,22 @@ fn message_item(m: &Message) -> BlockItem {
         tier: None,
         provenance: None,
         detail: None,
+        day: None,
     }
 }
 
-/// A past message's line with `body` (the message, its focus or its gist): dated, and saying who
-/// spoke unless it was the user.
+/// A past message's line with `body` (the message, its focus or its gist), saying who spoke
+/// unless it was the user; its day is written above it ([`day_line`]).
 fn excerpt_text(m: &Message, body: &str) -> String {
-    let who = match m.role {
-        Role::User => String::new(),
-        other => format!("{other}: "),
-    };
-    format!("[{}] {who}{body}", m.at.format("%Y-%m-%d"))
+    match m.role {
+        Role::User => body.to_owned(),
+        other => format!("{other}: {body}"),
+    }
+}
+
+/// The line that dates the excerpts under it.
+fn day_line(day: NaiveDate) -> String {
+    format!("[{}]", day.format("%Y-%m-%d"))
 }
 
 fn excerpt_item(e: &Excerpt) -> BlockItem {
@@ -547,6 +564,7 @@ fn excerpt_item(e: &Excerpt) -> BlockItem {
         tier: None,
         provenance: None,
         detail: None,
+        day: Some(m.at.date_naive()),
     }
 }
 
@@ -555,13 +573,30 @@ struct Plan {
     budget: usize,
     used: usize,
     sections: Vec<(SectionName, Vec<BlockItem>, bool)>,
+    /// Days whose line is already paid for (see [`BlockItem::day`]).
+    days: HashSet<NaiveDate>,
     held_back: Vec<HeldBack>,
     shed: Vec<Shed>,
 }
 
 impl Plan {
     fn new(budget: usize) -> Self {
-        Self { budget, used: tokens::line_cost(HEADER), sections: Vec::new(), held_back: Vec::new(), shed: Vec::new() }
+        Self {
+            budget,
+            used: tokens::line_cost(HEADER),
+            sections: Vec::new(),
+            days: HashSet::new(),
+            held_back: Vec::new(),
+            shed: Vec::new(),
+        }
+    }
+
+    /// What dating `item` adds: its day's line, unless an item of that day is already placed.
+    fn day_cost(&self, item: &BlockItem) -> usize {
+        match item.day {
+            Some(day) if !self.days.contains(&day) => tokens::line_cost(&day_line(day)),
+            _ => 0,
+        }
     }
 
     fn heading_cost(&self, section: SectionName) -> usize {
@@ -582,11 +617,13 @@ impl Plan {
 
     /// Places the item if it fits, else records it as held back; says which.
     fn offer(&mut self, section: SectionName, item: BlockItem, exact: bool) -> bool {
-        if !self.fits(section, item.tokens) {
+        let cost = item.tokens + self.day_cost(&item);
+        if !self.fits(section, cost) {
             self.held_back.push(HeldBack { id: item.id, reason: HoldReason::Budget });
             return false;
         }
-        self.reserve(section, item.tokens);
+        self.reserve(section, cost);
+        self.days.extend(item.day);
         match self.sections.iter_mut().find(|(n, _, _)| *n == section) {
             Some((_, items, all_exact)) => {
                 items.push(item);
@@ -630,7 +667,13 @@ fn render(sections: &[Section]) -> String {
         out.push('\n');
         out.push_str(&s.title);
         out.push_str(":\n");
+        let mut day = None;
         for i in &s.items {
+            if let Some(d) = i.day.filter(|d| day != Some(*d)) {
+                day = Some(d);
+                out.push_str(&day_line(d));
+                out.push('\n');
+            }
             out.push_str("- ");
             out.push_str(&i.text);
             out.push('\n');
@@ -760,7 +803,10 @@ mod tests {
         let ex = block.section(SectionName::Excerpt).unwrap();
         // Read oldest first.
         assert_eq!(ex.items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["e1", "e2"]);
-        assert!(ex.items[0].text.starts_with("[2026-03-10] We named the boat"), "{:?}", ex.items[0]);
+        // Both were said on one day: it is written once, above them, not on each line.
+        assert!(ex.items[0].text.starts_with("We named the boat"), "{:?}", ex.items[0]);
+        assert!(block.text.contains("[2026-03-10]\n- We named the boat"), "{}", block.text);
+        assert_eq!(block.text.matches("[2026-03-10]").count(), 1, "{}", block.text);
         // Tight: the stronger excerpt wins the budget over the weaker memory.
         let tight = go(45, &[]);
         assert!(tight.text.contains("Albatross"), "{}", tight.text);
@@ -849,6 +895,7 @@ mod tests {
             provenance: None,
             tokens: 16,
             detail: None,
+            day: None,
         };
         // A focus that joins two sentences with " … " may cost what the whole does.
         let [gist, focus, whole] = Tiered::levels(full.text.clone(), full.text.replace("Ok.", "…"), full.clone());
@@ -983,6 +1030,60 @@ mod tests {
             prop_assert!(a.tokens <= budget, "{} > {}", a.tokens, budget);
             let b = build(vec![], ranked, budget, &HashSet::new());
             prop_assert_eq!(a.text, b.text);
+        }
+
+        /// Excerpts from a few days, any budget: the block stays within it (day lines are
+        /// paid for), each placed day is written once, and every excerpt sits under its day.
+        #[test]
+        fn excerpts_sit_under_their_day_written_once(
+            budget in 0usize..600,
+            said in proptest::collection::vec((0i64..4, 0i64..600, 1usize..40), 0..25),
+        ) {
+            let t = Tuning::default();
+            let set = select_exact(vec![], vec![], now(), &t);
+            let excerpts: Vec<Excerpt> = said
+                .iter()
+                .enumerate()
+                .map(|(i, (day, minute, words))| Excerpt {
+                    message: Message {
+                        id: crate::id::MessageId::new(format!("x{i}")).unwrap(),
+                        scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
+                        role: if i % 3 == 0 { Role::Assistant } else { Role::User },
+                        content: format!("trip {i} {}", "by the lake ".repeat(*words)),
+                        at: now() - chrono::Duration::days(*day * 7) - chrono::Duration::minutes(*minute),
+                    },
+                    lexical: Some(1.0),
+                    vector: None,
+                    relevance: 0.9 - i as f32 * 0.01,
+                    period: None,
+                })
+                .collect();
+            let none = HashSet::new();
+            let input = AssemblyInput {
+                exact: &set,
+                ranked: &[],
+                recent: &[],
+                excerpts: &excerpts,
+                memos: &[],
+                surfaced_recently: &none,
+                budget,
+                query_terms: &[],
+            };
+            let block = assemble(input, &t.assembly);
+            prop_assert!(block.tokens <= budget, "{} > {}\n{}", block.tokens, budget, block.text);
+            let Some(section) = block.section(SectionName::Excerpt) else { return Ok(()) };
+            let mut days: Vec<NaiveDate> = section.items.iter().filter_map(|i| i.day).collect();
+            prop_assert_eq!(days.len(), section.items.len());
+            days.dedup();
+            for day in &days {
+                prop_assert_eq!(block.text.matches(&day_line(*day)).count(), 1, "{}", block.text);
+            }
+            for item in &section.items {
+                let line = block.text.find(&format!("- {}\n", item.text)).unwrap();
+                let heading = block.text[..line].rfind("\n[").map(|at| &block.text[at + 1..at + 13]);
+                let want = day_line(item.day.unwrap());
+                prop_assert_eq!(heading, Some(want.as_str()), "{}", block.text);
+            }
         }
     }
 }

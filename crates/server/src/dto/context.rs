@@ -50,6 +50,10 @@ pub struct BlockItemOut {
     /// the whole text stays retrievable by id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The day a past message was said (`YYYY-MM-DD`); the block writes it once, above that
+    /// day's lines, so `text` does not repeat it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<String>,
 }
 
 impl From<&BlockItem> for BlockItemOut {
@@ -62,6 +66,7 @@ impl From<&BlockItem> for BlockItemOut {
             score: i.score.map(|s| s.total),
             tokens: i.tokens,
             detail: i.detail.map(|d| d.to_string()),
+            day: i.day.map(|d| d.format("%Y-%m-%d").to_string()),
         }
     }
 }
