@@ -11,7 +11,8 @@
 //! (`consolidation.skill_correction_min_sessions`, 2) than a plain pattern
 //! (`consolidation.skill_min_sessions`, 3), and ranks above every plain one. The rule is
 //! extractive, built without a model: the tool, the words the cluster's arguments share, and
-//! the newest member's note (a correction's statement of what was right).
+//! the newest member's note (a correction's statement of what was right); a cluster of
+//! successes without any note teaches nothing and is not proposed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -112,7 +113,10 @@ pub fn mine(rows: &[Observed<'_>], t: &ConsolidationTuning) -> Vec<SkillDraft> {
         if sessions < min_sessions(outcome, t) {
             continue;
         }
-        out.push(draft(&members, outcome, sessions));
+        // A pattern teaches something only with a lesson: a note, or a failure or correction
+        // to warn of. Routine successes nobody commented on are not skills.
+        let Some(lesson) = lesson(&members, outcome) else { continue };
+        out.push(draft(&members, outcome, sessions, lesson));
     }
     out.sort_by(|a, b| {
         b.is_correction()
@@ -128,8 +132,20 @@ fn note(o: &Observation) -> &str {
     o.text.as_deref().unwrap_or("")
 }
 
-/// The rule of one cluster (members oldest first).
-fn draft(members: &[&Observation], outcome: Outcome, sessions: usize) -> SkillDraft {
+/// What a cluster teaches (members oldest first): the newest note, else for a failure or a
+/// correction a warning; `None` for successes without a note.
+fn lesson(members: &[&Observation], outcome: Outcome) -> Option<String> {
+    let note = members.iter().rev().find_map(|o| o.text.as_deref());
+    match (note, outcome) {
+        (Some(t), _) => Some(t.trim().trim_end_matches('.').to_string()),
+        (None, Outcome::Corrected) => Some("a person corrected this before; ask what they expect".into()),
+        (None, Outcome::Failure) => Some("it failed in earlier sessions; check why before repeating it".into()),
+        (None, Outcome::Success) => None,
+    }
+}
+
+/// The rule of one cluster (members oldest first) and its lesson.
+fn draft(members: &[&Observation], outcome: Outcome, sessions: usize, lesson: String) -> SkillDraft {
     let newest = members[members.len() - 1];
     // Stems of the arguments shared by more than half the members: the situation.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -150,19 +166,6 @@ fn draft(members: &[&Observation], outcome: Outcome, sessions: usize) -> SkillDr
         }
     }
     let situation = if shown.is_empty() { newest.args_summary.clone() } else { shown.join(" ") };
-    let lesson = members
-        .iter()
-        .rev()
-        .find_map(|o| o.text.as_deref())
-        .map(|t| t.trim().trim_end_matches('.').to_string())
-        .unwrap_or_else(|| {
-            match outcome {
-                Outcome::Corrected => "a person corrected this before; ask what they expect",
-                Outcome::Failure => "it failed in earlier sessions; check why before repeating it",
-                Outcome::Success => "it worked in earlier sessions; do it the same way",
-            }
-            .to_string()
-        });
     let tool = newest.tool.clone();
     SkillDraft {
         rule: format!("When using {tool} on {situation}: {lesson}."),
@@ -268,15 +271,22 @@ mod tests {
     }
 
     #[test]
-    fn a_pattern_without_notes_says_how_it_ended() {
-        let rows: Vec<Observation> = (1..=3)
-            .map(|d| obs("dana", &format!("s{d}"), "run_tests", "cargo test workspace", Outcome::Success, None, d))
-            .collect();
-        let drafts = mine(&plain(&rows), &ConsolidationTuning::default());
+    fn a_failure_without_notes_warns_and_a_routine_success_teaches_nothing() {
+        let rows = |outcome: Outcome| -> Vec<Observation> {
+            (1..=3)
+                .map(|d| obs("dana", &format!("s{d}"), "run_tests", "cargo test workspace", outcome, None, d))
+                .collect()
+        };
+        let drafts = mine(&plain(&rows(Outcome::Failure)), &ConsolidationTuning::default());
         assert_eq!(
             drafts[0].rule,
-            "When using run_tests on cargo test workspace: it worked in earlier sessions; do it the same way."
+            "When using run_tests on cargo test workspace: it failed in earlier sessions; check why before repeating it."
         );
+        assert!(mine(&plain(&rows(Outcome::Success)), &ConsolidationTuning::default()).is_empty());
+        let mut noted = rows(Outcome::Success);
+        noted[0].text = Some("Run it with --no-fail-fast to see every failure".into());
+        let drafts = mine(&plain(&noted), &ConsolidationTuning::default());
+        assert!(drafts[0].rule.ends_with(": Run it with --no-fail-fast to see every failure."), "{drafts:?}");
     }
 
     proptest! {

@@ -108,7 +108,8 @@ fn two_tenants(store: &PostgresStore) {
         store.put_policy(&p).unwrap();
         let env = envelope(&format!("turn-{tenant}"), &s, TraceOp::Context, t0(), vec![a.id]);
         store.record_turn(&env, &[]).unwrap();
-        let seen = mnemo_core::Observation::new(s.clone(), "edit_file", "view", mnemo_core::Outcome::Failure, None, t0());
+        let seen =
+            mnemo_core::Observation::new(s.clone(), "edit_file", "view", mnemo_core::Outcome::Failure, None, t0());
         store.put_observation(&seen.unwrap(), None).unwrap();
     }
 }
