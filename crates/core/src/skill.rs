@@ -116,7 +116,7 @@ pub fn mine(rows: &[Observed<'_>], t: &ConsolidationTuning) -> Vec<SkillDraft> {
         // A pattern teaches something only with a lesson: a note, or a failure or correction
         // to warn of. Routine successes nobody commented on are not skills.
         let Some(lesson) = lesson(&members, outcome) else { continue };
-        out.push(draft(&members, outcome, sessions, lesson));
+        out.push(draft(&members, outcome, sessions, &lesson));
     }
     out.sort_by(|a, b| {
         b.is_correction()
@@ -145,7 +145,7 @@ fn lesson(members: &[&Observation], outcome: Outcome) -> Option<String> {
 }
 
 /// The rule of one cluster (members oldest first) and its lesson.
-fn draft(members: &[&Observation], outcome: Outcome, sessions: usize, lesson: String) -> SkillDraft {
+fn draft(members: &[&Observation], outcome: Outcome, sessions: usize, lesson: &str) -> SkillDraft {
     let newest = members[members.len() - 1];
     // Stems of the arguments shared by more than half the members: the situation.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -260,7 +260,7 @@ mod tests {
         rows.extend([other_tool, other_outcome]);
         assert!(mine(&plain(&rows), &ConsolidationTuning::default()).is_empty());
         // Vectors far apart keep word-sharing observations apart.
-        let rows = vec![swift("s1", 1), swift("s2", 2), swift("s3", 3)];
+        let rows = [swift("s1", 1), swift("s2", 2), swift("s3", 3)];
         let (a, b) = ([1.0f32, 0.0], [0.0f32, 1.0]);
         let observed: Vec<Observed<'_>> = rows
             .iter()

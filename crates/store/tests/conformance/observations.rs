@@ -53,7 +53,7 @@ pub(crate) fn observations_round_trip_and_are_scoped(store: &dyn Store) {
     let coder = Scope::parse("acme", Some("coder"), None, None).unwrap();
     let rows = store.agent_observations(&coder, t0(), 10).unwrap();
     assert_eq!(rows.iter().map(|(o, _)| o.id).collect::<Vec<_>>(), [c.id, b.id, a.id]);
-    assert_eq!(rows[2], (a.clone(), Some(e.clone())));
+    assert_eq!(rows[2], (a, Some(e)));
     assert_eq!(rows[1].1, None);
     assert_eq!(store.agent_observations(&coder, t0() + Duration::minutes(1), 10).unwrap().len(), 2);
     assert_eq!(store.agent_observations(&coder, t0(), 1).unwrap()[0].0.id, c.id);
