@@ -8,6 +8,7 @@ mod ingest;
 mod locomo;
 mod maintain;
 mod recall;
+mod skills;
 
 use std::path::{Path, PathBuf};
 
@@ -155,6 +156,26 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value = "bench-results/documents.json")]
         out: PathBuf,
     },
+    /// Behavioural learning: N observations of one agent over S sessions through `observe`, each
+    /// timed, then `maintain` (skill mining) timed once and once more (which must propose
+    /// nothing). Opens the configured store (MNEMO_DATABASE_URL for PostgreSQL).
+    Skills {
+        /// Observations to record.
+        #[arg(long, default_value_t = 1_000)]
+        observations: usize,
+        /// Sessions (chats) they are spread over, round robin, among five users.
+        #[arg(long, default_value_t = 50)]
+        sessions: usize,
+        /// Share of observations repeating one of six recurring patterns (the rest are one-off).
+        #[arg(long, default_value_t = 0.3)]
+        patterned: f64,
+        /// Embedder: local (the real model) or hash.
+        #[arg(long, default_value = "local")]
+        embedder: EmbedderKind,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/skills.json")]
+        out: PathBuf,
+    },
     /// `mnemo maintain` over a synthetic store (many users, a realistic share of due
     /// transitions and near-duplicates): wall time, memories per second and peak RSS of one run,
     /// then a second run that must change nothing.
@@ -281,6 +302,9 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
         }
         BenchCommand::Documents { documents, embedded, queries, embedder, out } => {
             documents::run(config, *documents, *embedded, *queries, *embedder, out)
+        }
+        BenchCommand::Skills { observations, sessions, patterned, embedder, out } => {
+            skills::run(config, *observations, *sessions, *patterned, *embedder, out)
         }
         BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
             config,

@@ -141,15 +141,17 @@ enum Command {
         json: bool,
     },
     /// Export what memory holds: `memory-md` (MEMORY.md of the user's active memories),
-    /// `conventions` (CONVENTIONS.md of the agent's own knowledge; needs --agent) or `json`
-    /// (every memory of the user, any status, with history and links).
+    /// `conventions` (CONVENTIONS.md of the agent's own knowledge; needs --agent), `skills` (the
+    /// agent's approved skills, one Markdown file each: with --out, a directory the files are
+    /// written into) or `json` (every memory of the user, any status, with history and links).
     Export {
-        /// json, memory-md or conventions.
+        /// json, memory-md, conventions or skills.
         #[arg(long, default_value = "memory-md")]
         format: ExportFormat,
         #[command(flatten)]
         scope: ScopeArgs,
-        /// Write to this file instead of standard output.
+        /// Write to this file instead of standard output (for `skills`: into this directory,
+        /// created if missing, one NAME.md per skill; files of skills no longer approved are left).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -412,6 +414,16 @@ fn run(cli: &Cli) -> Result<()> {
             } else {
                 render::detail(&d);
             }
+            Ok(())
+        }
+        Command::Export { format: ExportFormat::Skills, scope, out: Some(dir) } => {
+            let files = open_reader(cli)?.export_skills(&scope.scope()?)?;
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for f in &files {
+                let path = dir.join(&f.name);
+                std::fs::write(&path, &f.text).with_context(|| format!("writing {}", path.display()))?;
+            }
+            eprintln!("{} skill file(s) written to {}", files.len(), dir.display());
             Ok(())
         }
         Command::Export { format, scope, out } => {

@@ -33,6 +33,9 @@ text_enum!(
         Policy => "policy",
         /// Preferences and protocols: shape the answer silently.
         Preference => "preference",
+        /// The agent's approved skills, at the start of a session: rules learned from what it
+        /// did before.
+        Skill => "skill",
         /// Boundaries and sensitive items: never raise unless the user does.
         Avoid => "avoid",
         /// Memos and summaries of this chat.
@@ -59,6 +62,7 @@ impl SectionName {
             SectionName::Pinned => "ALWAYS-KNOWN",
             SectionName::Policy => "POLICY (always follow)",
             SectionName::Preference => "PREFERENCES (use silently)",
+            SectionName::Skill => "SKILLS (learned in past sessions; follow them)",
             SectionName::Avoid => "DO NOT SURFACE UNLESS THE USER DOES",
             SectionName::Memo => "EARLIER IN THIS CHAT",
             SectionName::Adapt => "USE SILENTLY",
@@ -428,6 +432,7 @@ fn exact_section(item: &RecallItem) -> SectionName {
         Some(ExactReason::DueSoon | ExactReason::Planning) => SectionName::Continue,
         // A constraint the request bears on shapes the answer: a recipe without the allergen.
         Some(ExactReason::Safety) => SectionName::Adapt,
+        Some(ExactReason::Skill) => SectionName::Skill,
         _ => SectionName::Preference,
     }
 }

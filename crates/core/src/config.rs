@@ -70,6 +70,10 @@ pub struct LimitsTuning {
     pub max_budget_tokens: usize,
     /// Largest `offset` when listing memories.
     pub max_offset: usize,
+    /// Longest `args_summary` or `text` of one observation (`POST /v1/observations`), in
+    /// characters: an observation is a summary of what an agent did, not the tool's output
+    /// (keep that as a document).
+    pub max_observation_chars: usize,
     /// Most messages in one JSON-RPC batch sent to `/mcp`.
     pub mcp_max_batch: usize,
     /// Most live MCP sessions of one tenant; opening one more ends that tenant's longest-idle
@@ -90,6 +94,7 @@ impl Default for LimitsTuning {
             max_top_k: 100,
             max_budget_tokens: 32_000,
             max_offset: 1_000_000,
+            max_observation_chars: 2_000,
             mcp_max_batch: 32,
             mcp_sessions_per_tenant: 64,
             mcp_max_sessions: 10_000,
@@ -337,6 +342,9 @@ pub struct AssemblyTuning {
     pub ranked_items: usize,
     /// Archival excerpts (past messages, verbatim) considered for the block.
     pub excerpts: usize,
+    /// Approved skills placed in the block at the start of a session (a chat with no messages
+    /// yet), the strongest first.
+    pub skills_at_session_start: usize,
 }
 
 impl Default for AssemblyTuning {
@@ -348,6 +356,7 @@ impl Default for AssemblyTuning {
             over_reference_turns: 2,
             ranked_items: 20,
             excerpts: 50,
+            skills_at_session_start: 10,
         }
     }
 }
@@ -407,6 +416,7 @@ impl Tuning {
             ("documents.max_chars", self.documents.max_chars),
             ("documents.max_source_chars", self.documents.max_source_chars),
             ("documents.overview_tokens", self.documents.overview_tokens),
+            ("limits.max_observation_chars", self.limits.max_observation_chars),
         ];
         for (key, v) in counts {
             if v == 0 {

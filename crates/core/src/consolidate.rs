@@ -38,6 +38,21 @@ pub struct ConsolidationTuning {
     /// pairwise vector comparison is quadratic in the partition; the per-user cap keeps user
     /// partitions far below it).
     pub max_partition: usize,
+    /// A recurring pattern of an agent's observations (same tool, same outcome, similar
+    /// arguments) becomes a skill candidate once it spans this many distinct sessions.
+    pub skill_min_sessions: usize,
+    /// The same for patterns of corrections (outcome `corrected`): lower, because a person
+    /// correcting the agent twice is a stronger signal than the agent repeating itself
+    /// (prioritized replay; see `crate::skill`).
+    pub skill_correction_min_sessions: usize,
+    /// Two observations belong to one pattern when their vectors are at least this close...
+    pub skill_cosine: f32,
+    /// ...and their arguments and notes share at least this many distinctive words.
+    pub skill_shared_words: usize,
+    /// Observations older than this many days are not mined.
+    pub skill_window_days: u32,
+    /// Most observations of one agent mined per run (the newest): clustering is quadratic.
+    pub skill_max_observations: usize,
 }
 
 impl Default for ConsolidationTuning {
@@ -48,6 +63,12 @@ impl Default for ConsolidationTuning {
             knowledge_shared_words: 3,
             knowledge_min_sessions: 2,
             max_partition: 5_000,
+            skill_min_sessions: 3,
+            skill_correction_min_sessions: 2,
+            skill_cosine: 0.5,
+            skill_shared_words: 2,
+            skill_window_days: 90,
+            skill_max_observations: 2_000,
         }
     }
 }
@@ -91,10 +112,10 @@ pub struct KnowledgeDraft {
 }
 
 /// Smallest-index union-find: cluster representatives do not depend on the order unions happen.
-struct Clusters(Vec<usize>);
+pub(crate) struct Clusters(Vec<usize>);
 
 impl Clusters {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Self((0..n).collect())
     }
     fn root(&mut self, mut i: usize) -> usize {
@@ -104,12 +125,12 @@ impl Clusters {
         }
         i
     }
-    fn join(&mut self, a: usize, b: usize) {
+    pub(crate) fn join(&mut self, a: usize, b: usize) {
         let (ra, rb) = (self.root(a), self.root(b));
         let (lo, hi) = (ra.min(rb), ra.max(rb));
         self.0[hi] = lo;
     }
-    fn groups(mut self) -> Vec<Vec<usize>> {
+    pub(crate) fn groups(mut self) -> Vec<Vec<usize>> {
         let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for i in 0..self.0.len() {
             let r = self.root(i);
@@ -119,7 +140,7 @@ impl Clusters {
     }
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
@@ -217,15 +238,20 @@ pub fn duplicates(
 
 /// Distinctive words of a text: no stopwords, at least four letters, a possessive `'s` and a
 /// plural `s` dropped.
-fn distinctive(text: &str) -> BTreeSet<String> {
-    words(text)
-        .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
-        .filter(|w| w.chars().count() >= 4 && !is_stopword(w))
-        .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.len() >= 4 && !stem.ends_with('s') => stem.to_string(),
-            _ => w,
-        })
-        .collect()
+pub(crate) fn distinctive(text: &str) -> BTreeSet<String> {
+    words(text).filter_map(|w| stem(&w)).collect()
+}
+
+/// One lower-cased word as [`distinctive`] counts it, or `None` when it is not distinctive.
+pub(crate) fn stem(word: &str) -> Option<String> {
+    let w = word.strip_suffix("'s").unwrap_or(word);
+    if w.chars().count() < 4 || is_stopword(w) {
+        return None;
+    }
+    Some(match w.strip_suffix('s') {
+        Some(stem) if stem.len() >= 4 && !stem.ends_with('s') => stem.to_string(),
+        _ => w.to_string(),
+    })
 }
 
 /// Clusters of one user partition's active events, episodes and facts that assert the same thing

@@ -5,6 +5,8 @@
 //!   known about them.
 //! - `conventions`: agent-scoped knowledge (protocols, knowledge, facts owned by an agent layer)
 //!   as a CONVENTIONS.md: what every user of that agent benefits from.
+//! - `skills`: the agent's approved skills (see [`crate::skill`]), one Markdown file each with
+//!   a `name`/`description` front matter, the layout agent tools load skills from.
 //! - `json`: everything, every status, with history and links (built by the engine).
 //!
 //! Rendering is deterministic: the same memories give the same bytes.
@@ -27,6 +29,8 @@ pub enum ExportFormat {
     MemoryMd,
     /// CONVENTIONS.md of agent-scoped knowledge.
     Conventions,
+    /// One Markdown file per approved skill of an agent.
+    Skills,
 }
 
 impl ExportFormat {
@@ -36,6 +40,7 @@ impl ExportFormat {
             ExportFormat::Json => "json",
             ExportFormat::MemoryMd => "memory-md",
             ExportFormat::Conventions => "conventions",
+            ExportFormat::Skills => "skills",
         }
     }
 
@@ -43,7 +48,7 @@ impl ExportFormat {
     pub fn media_type(self) -> &'static str {
         match self {
             ExportFormat::Json => "application/json",
-            ExportFormat::MemoryMd | ExportFormat::Conventions => "text/markdown; charset=utf-8",
+            ExportFormat::MemoryMd | ExportFormat::Conventions | ExportFormat::Skills => "text/markdown; charset=utf-8",
         }
     }
 }
@@ -55,10 +60,11 @@ impl FromStr for ExportFormat {
             "json" => Ok(ExportFormat::Json),
             "memory-md" | "memory_md" | "md" => Ok(ExportFormat::MemoryMd),
             "conventions" => Ok(ExportFormat::Conventions),
+            "skills" => Ok(ExportFormat::Skills),
             other => Err(CoreError::UnknownVariant {
                 what: "export format",
                 value: other.to_string(),
-                expected: "json, memory-md or conventions",
+                expected: "json, memory-md, conventions or skills",
             }),
         }
     }
@@ -202,6 +208,40 @@ pub fn conventions(agent: &str, memories: &[Memory], at: DateTime<Utc>) -> Strin
     out
 }
 
+/// One file of the `skills` export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFile {
+    /// Its file name: the rule's words, lower-cased and joined by dashes, then the end of the
+    /// skill's id so two skills never share a name (`when-using-edit-file-...-4kq2mz.md`).
+    pub name: String,
+    /// Its Markdown.
+    pub text: String,
+}
+
+/// The approved (active) skills of `agent`, one file each, oldest first: a front matter with
+/// `name` and `description` (the rule), then the rule, the tool and outcome it was learned from,
+/// and when it was approved.
+pub fn skills(agent: &str, memories: &[Memory]) -> Vec<SkillFile> {
+    ordered(memories, |m| m.kind == Kind::Skill)
+        .into_iter()
+        .map(|m| {
+            let id = m.id.to_string();
+            let words: Vec<String> = crate::text::words(&m.content).take(10).collect();
+            let slug = format!("{}-{}", words.join("-"), &id[id.len() - 6..]);
+            let rule = m.content.trim();
+            let mut text = format!(
+                "---\nname: {slug}\ndescription: {}\n---\n\n# {rule}\n\n- Agent: {agent}\n",
+                serde_json::to_string(rule).expect("a string serialises")
+            );
+            if let Some((outcome, tool)) = m.key.as_deref().and_then(|k| k.split(':').next().zip(k.split(':').nth(1))) {
+                text.push_str(&format!("- Learned from: `{tool}`, outcome {outcome}\n"));
+            }
+            text.push_str(&format!("- Approved: {}\n", m.updated_at.format("%Y-%m-%d")));
+            SkillFile { name: format!("{slug}.md"), text }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,11 +304,37 @@ mod tests {
     }
 
     #[test]
+    fn skills_are_one_file_each_named_by_their_rule() {
+        let agent = Scope::parse("acme", Some("coder"), None, None).unwrap();
+        let mut skill =
+            mem(&agent, Kind::Skill, "When using edit_file on swiftui view: check accessibility modifiers.", 0);
+        skill.key = Some("failure:edit_file:swiftui view".into());
+        let mut candidate = mem(&agent, Kind::Skill, "When using run_tests on cargo: it worked.", 1);
+        candidate.status = Status::Provisional;
+        let files = skills("coder", &[skill.clone(), candidate, mem(&agent, Kind::Protocol, "Use tabs", 2)]);
+        assert_eq!(files.len(), 1, "only approved skills: {files:?}");
+        let id = skill.id.to_string();
+        assert_eq!(
+            files[0].name,
+            format!("when-using-edit-file-on-swiftui-view-check-accessibility-modifiers-{}.md", &id[id.len() - 6..])
+        );
+        assert!(
+            files[0].text.starts_with(&format!(
+                "---\nname: {}\ndescription: \"When using",
+                files[0].name.trim_end_matches(".md")
+            )),
+            "{}",
+            files[0].text
+        );
+        assert!(files[0].text.contains("- Learned from: `edit_file`, outcome failure\n"), "{}", files[0].text);
+    }
+
+    #[test]
     fn formats_parse_and_bad_ones_say_what_to_use() {
         assert_eq!("memory-md".parse::<ExportFormat>().unwrap(), ExportFormat::MemoryMd);
         assert_eq!("json".parse::<ExportFormat>().unwrap().media_type(), "application/json");
         let err = "yaml".parse::<ExportFormat>().unwrap_err().to_string();
-        assert!(err.contains("json, memory-md or conventions"), "{err}");
+        assert!(err.contains("json, memory-md, conventions or skills"), "{err}");
     }
 
     proptest::proptest! {

@@ -68,6 +68,11 @@ ulid_id!(
     DocumentId, "document id"
 );
 
+ulid_id!(
+    /// Identity of one recorded observation of an agent (a tool it used, how it ended).
+    ObservationId, "observation id"
+);
+
 /// Validates a caller-supplied identifier: non-empty, at most 128 bytes, no control characters.
 ///
 /// Ids end up in SQL parameters, file names of exports and log lines; keeping them plain text

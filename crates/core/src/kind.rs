@@ -84,6 +84,8 @@ text_enum!(
         Memo => "memo",
         /// A period's summary.
         Summary => "summary",
+        /// A rule an agent learned from what it did across sessions.
+        Skill => "skill",
     }
 );
 
@@ -453,6 +455,22 @@ impl Kind {
                 salience_floor: Base,
                 aging: Durable,
                 capped: true,
+                consolidates: false,
+                memory_md: None,
+            },
+            // Mined by consolidation from an agent's observations (`crate::skill`), provisional
+            // at the agent layer until a person approves it; exported one file per skill.
+            Kind::Skill => &KindSpec {
+                description: "a rule an agent learned from what it did across sessions (\"when X, do Y\"), mined from its observations",
+                extraction_hint: None,
+                origin: Synthesised,
+                surface: Surface::Adapt,
+                // A rule a person approved holds until rejected or replaced, like a protocol.
+                decay_lambda: 0.0,
+                confidence_floor: Base,
+                salience_floor: Base,
+                aging: Durable,
+                capped: false,
                 consolidates: false,
                 memory_md: None,
             },

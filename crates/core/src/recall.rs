@@ -45,6 +45,8 @@ text_enum!(
         /// A constraint that protects the user (allergy, condition, accessibility, diet) in the
         /// domain the request is about (see `safety`).
         Safety => "safety",
+        /// An approved skill of the agent, placed at the start of a session (see `skill`).
+        Skill => "skill",
     }
 );
 

@@ -49,12 +49,16 @@ pub struct ConsolidationReport {
     pub merged: Vec<Merge>,
     /// Knowledge written.
     pub knowledge: Vec<DerivedKnowledge>,
+    /// Skill candidates mined from agents' observations, best first per agent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<crate::skills::SkillCandidate>,
 }
 
-/// The vector model most rows of a partition carry: the only one compared.
-fn common_model(vectors: &HashMap<MemoryId, Embedding>) -> Option<String> {
+/// The vector model most rows of a partition carry (memories, observations): the only one
+/// compared.
+pub(crate) fn common_model<'a>(vectors: impl Iterator<Item = &'a Embedding>) -> Option<String> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for e in vectors.values() {
+    for e in vectors {
         *counts.entry(e.model.as_str()).or_default() += 1;
     }
     counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(m, _)| m.to_string())
@@ -100,7 +104,7 @@ impl Memory {
             }
             return Ok(());
         }
-        let model = common_model(&vectors);
+        let model = common_model(vectors.values());
         let members: Vec<Member<'_>> = rows
             .iter()
             .map(|m| Member {

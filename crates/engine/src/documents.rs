@@ -144,7 +144,7 @@ impl Memory {
     }
 
     /// The id vectors are stored under: the embedder's.
-    fn model_id(&self) -> String {
+    pub(crate) fn model_id(&self) -> String {
         self.embedder_id().unwrap_or_default().to_string()
     }
 }

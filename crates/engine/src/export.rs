@@ -1,4 +1,5 @@
-//! Exports of one scope's memory: MEMORY.md, CONVENTIONS.md, or everything as JSON.
+//! Exports of one scope's memory: MEMORY.md, CONVENTIONS.md, the agent's skills, or everything
+//! as JSON.
 
 use chrono::{DateTime, Utc};
 use mnemo_core::export::{ExportFormat, conventions, memory_md};
@@ -39,12 +40,18 @@ pub struct ExportDocument {
 impl Memory {
     /// Renders what the scope's memory holds. `memory-md` and `json` cover the memories the
     /// scope's user owns (across that user's layers; tenant-wide rows are not the user's);
-    /// `conventions` covers what the scope's agent owns and needs an agent.
+    /// `conventions` covers what the scope's agent owns and needs an agent; `skills` is the
+    /// agent's approved skills, each file after a `<!-- NAME.md -->` line (see
+    /// [`Memory::export_skills`] for the files themselves).
     pub fn export(&self, scope: &Scope, format: ExportFormat) -> Result<String> {
         let now = self.clock.now();
         let mut all = self.store.list(scope, &ListFilter::default())?;
         all.reverse(); // oldest first
         match format {
+            ExportFormat::Skills => {
+                let files = self.export_skills(scope)?;
+                Ok(files.iter().map(|f| format!("<!-- {} -->\n{}", f.name, f.text)).collect::<Vec<_>>().join("\n"))
+            }
             ExportFormat::Conventions => {
                 let agent = scope.agent.as_ref().ok_or(CoreError::MissingScope("agent_id"))?;
                 Ok(conventions(agent.as_str(), &all, now))

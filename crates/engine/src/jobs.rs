@@ -146,6 +146,9 @@ impl MaintainReport {
         if !candidates.is_empty() {
             out.insert("crystallization candidates".into(), candidates.len());
         }
+        if !self.consolidation.skills.is_empty() {
+            out.insert("skill candidates".into(), self.consolidation.skills.len());
+        }
         for (class, n) in self.swept.iter().filter(|(_, n)| **n > 0) {
             out.insert(format!("{class} traces swept"), *n as usize);
         }
@@ -250,6 +253,8 @@ impl Memory {
                 progress(MaintainProgress { phase: "consolidation", done: i + 1, total: Some(total) });
             }
         }
+        // Skills: agents' observations mined into candidates (agent-layer rows, never capped).
+        self.mine_skills(now, &mut report.consolidation.skills)?;
         progress(MaintainProgress { phase: "cap", done: 0, total: Some(per_user.len()) });
         self.enforce_cap(per_user, now, &mut report)?;
         report.swept = self.sweep_traces(now)?;

@@ -373,6 +373,23 @@ impl Memory {
         Ok(())
     }
 
+    /// The agent's approved skills, placed whole at the start of a session (path A): moved out
+    /// of the ranked items if recall found one there too.
+    fn add_session_skills(&self, scope: &Scope, r: &mut Retrieval) -> Result<()> {
+        let skills = self.session_skills(scope)?;
+        let ids: HashSet<MemoryId> = skills.iter().map(|m| m.id).collect();
+        r.ranked.items.retain(|i| !ids.contains(&i.memory.id));
+        r.exact.items.retain(|i| !ids.contains(&i.memory.id));
+        r.exact.items.extend(skills.into_iter().map(|m| RecallItem {
+            memory: m,
+            exact: Some(ExactReason::Skill),
+            score: None,
+            tier: None,
+            possibly_outdated: None,
+        }));
+        Ok(())
+    }
+
     /// What a paused or disabled user's recall finds: policies in force, nothing about the user.
     fn withheld(&self, scope: &Scope, state: UserState, now: DateTime<Utc>) -> Result<Retrieval> {
         Ok(Retrieval {
@@ -505,10 +522,14 @@ impl Memory {
         let verbatim: HashSet<MessageId> = recent.iter().map(|m| m.id.clone()).collect();
         let limits = (self.tuning.assembly.ranked_items, self.tuning.assembly.excerpts);
         let state = self.user_state(scope)?;
-        let (r, memos) = match state.learns() {
+        let (mut r, memos) = match state.learns() {
             true => (self.retrieve(scope, message, limits, &verbatim, now)?, self.context_memos(scope)?),
             false => (self.withheld(scope, state, now)?, Vec::new()),
         };
+        // A session starts with the agent's approved skills: a chat with no messages yet.
+        if state.learns() && scope.chat.is_some() && recent.is_empty() {
+            self.add_session_skills(scope, &mut r)?;
+        }
         let budget = budget.unwrap_or(self.tuning.assembly.default_budget_tokens);
         let block = assemble(
             AssemblyInput {

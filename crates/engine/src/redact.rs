@@ -150,6 +150,12 @@ pub fn redact_record(r: Record) -> Record {
             Record::ChatProgress { progress, claimed_until }
         }
         Record::Document { document: d, embedding } => Record::Document { document: document(d), embedding },
+        Record::Observation { observation: mut o, embedding } => {
+            o.tool = text(&o.tool);
+            o.args_summary = text(&o.args_summary);
+            o.text = opt(o.text);
+            Record::Observation { observation: o, embedding }
+        }
         other @ (Record::MessageEmbedding { .. }
         | Record::Link { .. }
         | Record::Session { .. }

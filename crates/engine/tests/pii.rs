@@ -86,7 +86,7 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
     let clean = memory.add(&user, Draft::authored(Kind::Fact, "User keeps a notebook of travel plans")).unwrap();
     let clean = clean.memory().expect("a clean memory is written");
     let mut by_path = [("add: content", 0), ("add: key", 0), ("add: value", 0), ("edit", 0), ("memo", 0)];
-    let mut queries = [("recall query", 0), ("context message", 0), ("policy", 0), ("document", 0)];
+    let mut queries = [("recall query", 0), ("context message", 0), ("policy", 0), ("document", 0), ("observation", 0)];
     for (i, p) in planted.iter().enumerate() {
         let content = format!("User said {}: {}", mark(i), p.sentence);
         let _ = memory.add(&user, Draft::authored(Kind::Fact, content.clone()));
@@ -118,6 +118,12 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
             memory.search_documents(&user, &p.sentence, None).unwrap();
             memory.similar_documents(&user, "", &p.sentence, None, None).unwrap();
             queries[3].1 += 1;
+        }
+        if i % 4 == 2 {
+            // An observation's arguments and note, mined later by consolidation.
+            let args = format!("{} {}", mark(i), p.recognisable());
+            memory.observe(&scope, "send", &args, mnemo::core::Outcome::Failure, Some(&p.sentence)).unwrap();
+            queries[4].1 += 1;
         }
     }
     calls.extend(by_path);

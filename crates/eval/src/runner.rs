@@ -11,8 +11,8 @@ use mnemo::models::{Embedder, open_embedder};
 use mnemo::store::{ListFilter, SqliteStore, Store};
 use mnemo::{Config, ContextResult, ManualClock, Memory, MemoryScope, RecallResult};
 use mnemo_core::{
-    ChatId, ContextBlock, Draft, Kind, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope, SectionName,
-    StatusKind, TenantId, UserId,
+    ChatId, ContextBlock, Draft, Kind, Layer, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope,
+    SectionName, StatusKind, TenantId, UserId,
 };
 
 use crate::error::EvalError;
@@ -177,21 +177,26 @@ enum LookupError {
     /// A scope of the scenario could not be rebuilt from its key parts.
     #[error(transparent)]
     Scope(#[from] mnemo_core::CoreError),
-    /// No active memory contains the step's text: the scenario expects a memory it never got.
-    #[error("no active memory contains it; active: {active}")]
+    /// No memory of the status looked for (active; provisional for a candidate) contains the
+    /// step's text: the scenario expects a memory it never got.
+    #[error("no {status} memory contains it; {status}: {active}")]
     NotFound {
-        /// The active memories, quoted.
+        /// The status looked for.
+        status: StatusKind,
+        /// The memories of that status, quoted.
         active: String,
     },
-    /// Several active memories contain the text: the step's text should be more specific.
-    #[error("ambiguous: {count} active memories contain it: {matches}")]
+    /// Several memories of the status contain the text: the step's text should be more specific.
+    #[error("ambiguous: {count} {status} memories contain it: {matches}")]
     Ambiguous {
+        /// The status looked for.
+        status: StatusKind,
         /// How many matched.
         count: usize,
         /// Those that matched, quoted.
         matches: String,
     },
-    /// The pin, unpin or delete itself failed.
+    /// The pin, unpin, delete, approval or rejection itself failed.
     #[error("failed: {0}")]
     Action(#[source] mnemo::Error),
 }
@@ -347,12 +352,21 @@ impl Run<'_> {
                     self.report.fail(n, key, format!("maintain {}: failed: {e}", step.at.to_rfc3339()));
                 }
             }
-            Action::Remember { content, kind } => {
+            Action::Remember { content, kind, key: mkey, layer } => {
                 let mut draft = Draft::authored(*kind, content.clone());
                 if *kind == Kind::Event {
                     draft.valid_from = Some(step.at);
                 }
-                match self.memory.add(&step.scope, draft) {
+                draft.key = mkey.clone();
+                let s = &step.scope;
+                let owner = match layer {
+                    None | Some(Layer::Chat) => s.clone(),
+                    Some(Layer::Tenant) => Scope::tenant(s.tenant.clone()),
+                    Some(Layer::TenantAgent) => Scope { user: None, chat: None, ..s.clone() },
+                    Some(Layer::User) => Scope { agent: None, chat: None, ..s.clone() },
+                    Some(Layer::UserAgent) => s.without_chat(),
+                };
+                match self.memory.add(&owner, draft) {
                     Ok(v) if v.memory().is_some() => {}
                     Ok(v) => self.report.fail(n, key, format!("remember {content:?}: the gate refused it: {v:?}")),
                     Err(e) => self.report.fail(n, key, format!("remember {content:?}: failed: {e}")),
@@ -478,13 +492,33 @@ impl Run<'_> {
             }
             Action::Pin(text) | Action::Unpin(text) | Action::Delete(text) => {
                 flush(&self.memory);
-                let result = self.single_active(step, text).and_then(|id| {
+                let result = self.single(step, text, StatusKind::Active).and_then(|id| {
                     let r = match &step.action {
                         Action::Pin(_) => self.memory.pin(&self.view(step), id, true),
                         Action::Unpin(_) => self.memory.pin(&self.view(step), id, false),
                         _ => self.memory.forget(&self.view(step), id),
                     };
                     r.map_err(LookupError::Action)
+                });
+                if let Err(why) = result {
+                    self.report.fail(n, key, format!("{key} {text:?}: {why}"));
+                }
+            }
+            Action::Observe { args_summary, tool, outcome, note } => {
+                match self.memory.observe(&step.scope, tool, args_summary, *outcome, note.as_deref()) {
+                    Ok(s) if s.degraded.is_none() => {}
+                    Ok(s) => self.report.fail(n, key, format!("observe: stored without a vector: {s:?}")),
+                    Err(e) => self.report.fail(n, key, format!("observe: failed: {e}")),
+                }
+            }
+            Action::Approve(text) | Action::Reject(text) => {
+                let view = self.view(step);
+                let result = self.single(step, text, StatusKind::Provisional).and_then(|id| {
+                    let r = match &step.action {
+                        Action::Approve(_) => self.memory.approve(&view, id),
+                        _ => self.memory.reject(&view, id),
+                    };
+                    r.map(|_| ()).map_err(LookupError::Action)
                 });
                 if let Err(why) = result {
                     self.report.fail(n, key, format!("{key} {text:?}: {why}"));
@@ -499,15 +533,16 @@ impl Run<'_> {
         }
     }
 
-    /// The one active memory visible to the step whose content contains `text`.
-    fn single_active(&self, step: &Step, text: &str) -> Result<MemoryId, LookupError> {
-        let filter = ListFilter { statuses: vec![StatusKind::Active], ..Default::default() };
+    /// The one memory of `status` visible to the step whose content contains `text`.
+    fn single(&self, step: &Step, text: &str, status: StatusKind) -> Result<MemoryId, LookupError> {
+        let filter = ListFilter { statuses: vec![status], ..Default::default() };
         let rows = self.memory.list(&self.view(step), &filter).map_err(LookupError::List)?;
         let found: Vec<&Row> = rows.iter().filter(|m| has(&m.content, text)).collect();
         match found.as_slice() {
             [one] => Ok(one.id),
-            [] => Err(LookupError::NotFound { active: quote_list(rows.iter().map(|m| m.content.as_str())) }),
+            [] => Err(LookupError::NotFound { status, active: quote_list(rows.iter().map(|m| m.content.as_str())) }),
             many => Err(LookupError::Ambiguous {
+                status,
                 count: many.len(),
                 matches: quote_list(many.iter().map(|m| m.content.as_str())),
             }),

@@ -11,7 +11,9 @@ use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use mnemo::{DocumentOwner, MemoryScope};
-use mnemo_core::{AgentId, ChatId, CoreError, DocumentKind, Kind, Scope, SectionName, StatusKind, TenantId, UserId};
+use mnemo_core::{
+    AgentId, ChatId, CoreError, DocumentKind, Kind, Layer, Outcome, Scope, SectionName, StatusKind, TenantId, UserId,
+};
 use toml::{Table, Value};
 
 use crate::error::EvalError;
@@ -43,6 +45,9 @@ const ACTION_KEYS: &[&str] = &[
     "remember",
     "store_document",
     "similar_documents",
+    "observe",
+    "approve",
+    "reject",
 ];
 const COMMON_KEYS: &[&str] = &["tenant", "user_id", "agent", "at"];
 
@@ -55,9 +60,10 @@ fn extra_keys(action: &str) -> &'static [&'static str] {
         "recall" => &["chat", "top", "hit", "miss"],
         "context" => &["chat", "contains", "lacks", "sections", "section_lacks", "budget"],
         "pin" | "unpin" | "delete" => &["chat"],
-        "remember" => &["kind", "chat"],
+        "remember" => &["kind", "chat", "key", "layer"],
         "store_document" => &["kind", "source", "owner"],
         "similar_documents" => &["threshold", "top", "hit", "miss"],
+        "observe" => &["tool", "outcome", "note", "chat"],
         _ => &[],
     }
 }
@@ -205,6 +211,23 @@ pub enum Action {
         /// None may appear in any returned document.
         miss: Vec<String>,
     },
+    /// An agent records what it did in the step's session (`Memory::observe`,
+    /// `POST /v1/observations`).
+    Observe {
+        /// What it was applied to (`args_summary`).
+        args_summary: String,
+        /// The tool.
+        tool: String,
+        /// How it ended.
+        outcome: Outcome,
+        /// What was learned (`text`), if anything.
+        note: Option<String>,
+    },
+    /// A person approves the single candidate (provisional memory) visible to the step's scope
+    /// whose content contains the substring (`Memory::approve`).
+    Approve(String),
+    /// A person rejects it (`Memory::reject`).
+    Reject(String),
     /// A memory the application adds itself (`POST /v1/memories`, `Memory::add`), through the
     /// same gate as extraction; an event is dated at the step's time.
     Remember {
@@ -212,6 +235,11 @@ pub enum Action {
         content: String,
         /// Its kind (`fact` when absent).
         kind: Kind,
+        /// Its exact-lookup key (a keyed preference), if any.
+        key: Option<String>,
+        /// The layer that owns it (the step's scope, chat included, when absent): `tenant` and
+        /// `tenant_agent` writes are provisional until an `approve` step.
+        layer: Option<Layer>,
     },
 }
 
@@ -233,6 +261,9 @@ impl Action {
             Action::Remember { .. } => "remember",
             Action::StoreDocument { .. } => "store_document",
             Action::SimilarDocuments { .. } => "similar_documents",
+            Action::Observe { .. } => "observe",
+            Action::Approve(_) => "approve",
+            Action::Reject(_) => "reject",
         }
     }
 }
@@ -573,7 +604,28 @@ fn parse_step(
         "pin" => Action::Pin(required("pin")?),
         "unpin" => Action::Unpin(required("unpin")?),
         "delete" => Action::Delete(required("delete")?),
-        "remember" => Action::Remember { content: required("remember")?, kind: kind(at, t)?.unwrap_or(Kind::Fact) },
+        "remember" => Action::Remember {
+            content: required("remember")?,
+            kind: kind(at, t)?.unwrap_or(Kind::Fact),
+            key: at.string(t, "key")?,
+            layer: match at.string(t, "layer")?.as_deref() {
+                None => None,
+                Some("tenant") => Some(Layer::Tenant),
+                Some("tenant_agent") if scope.agent.is_some() => Some(Layer::TenantAgent),
+                Some("tenant_agent") => {
+                    return Err(
+                        at.err(Some("layer"), "layer \"tenant_agent\" needs an \"agent\" (in the step or at the top)")
+                    );
+                }
+                Some("user") => Some(Layer::User),
+                Some("user_agent") => Some(Layer::UserAgent),
+                Some("chat") => Some(Layer::Chat),
+                Some(other) => {
+                    let expected = "\"tenant\", \"tenant_agent\", \"user\", \"user_agent\" or \"chat\"";
+                    return Err(at.err(Some("layer"), format!("\"layer\" must be {expected}, not {other:?}")));
+                }
+            },
+        },
         "store_document" => Action::StoreDocument {
             text: required("store_document")?,
             kind: match at.string(t, "kind")? {
@@ -600,6 +652,14 @@ fn parse_step(
             hit: at.strings(t, "hit")?,
             miss: at.strings(t, "miss")?,
         },
+        "observe" => Action::Observe {
+            args_summary: required("observe")?,
+            tool: required("tool")?,
+            outcome: required("outcome")?.parse().map_err(|e| at.err(Some("outcome"), format!("\"outcome\": {e}")))?,
+            note: at.string(t, "note")?,
+        },
+        "approve" => Action::Approve(required("approve")?),
+        "reject" => Action::Reject(required("reject")?),
         "erase_user" => match t.get("erase_user") {
             Some(Value::Boolean(true)) => Action::EraseUser,
             _ => return Err(at.err(Some("erase_user"), "\"erase_user\" must be true")),

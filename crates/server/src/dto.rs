@@ -17,6 +17,7 @@ mod maintain;
 mod memories;
 mod memos;
 mod messages;
+pub mod observations;
 mod policies;
 mod recall;
 mod traces;

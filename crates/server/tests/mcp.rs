@@ -278,11 +278,11 @@ async fn malformed_messages_get_json_rpc_errors() {
     let replies = body.as_array().unwrap();
     assert_eq!(replies.len(), 2, "{body}");
     assert_eq!(replies[0]["id"], "a");
-    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 8);
 }
 
 #[tokio::test]
-async fn tools_list_describes_seven_tools_with_schemas() {
+async fn tools_list_describes_eight_tools_with_schemas() {
     let f = fixture();
     let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
     let (_, reply) = rpc(&f.app, &f.a, &session, "tools/list", json!({})).await;
@@ -290,7 +290,16 @@ async fn tools_list_describes_seven_tools_with_schemas() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["remember", "recall", "context", "forget", "list_memories", "store_document", "find_similar_documents"]
+        [
+            "remember",
+            "recall",
+            "context",
+            "forget",
+            "list_memories",
+            "store_document",
+            "find_similar_documents",
+            "observe"
+        ]
     );
     for t in tools {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
@@ -369,6 +378,43 @@ async fn every_tool_runs_against_the_engine() {
     assert!(!r.to_string().contains("Debian"), "{r}");
     let r = ok(&tool(&f.app, a, &s, "recall", json!({"user_id": "dana", "query": "Debian server"})).await);
     assert!(!r["items"].to_string().contains("Debian"), "{r}");
+}
+
+#[tokio::test]
+async fn observations_through_the_tool_become_a_skill_that_opens_the_next_session() {
+    let f = fixture();
+    let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
+    for chat in ["s1", "s2", "s3"] {
+        let args = json!({"agent_id": "coder", "user_id": "dana", "chat_id": chat, "tool": "edit_file",
+            "args_summary": "SwiftUI view ProfileView.swift", "outcome": "corrected",
+            "text": "Add accessibility labels to every SwiftUI control"});
+        let r = ok(&tool(&f.app, &f.a, &s, "observe", args).await);
+        assert_eq!(
+            (r["observation"]["chat_id"].as_str(), r["observation"]["outcome"].as_str()),
+            (Some(chat), Some("corrected"))
+        );
+    }
+    let e = tool_error(
+        &tool(
+            &f.app,
+            &f.a,
+            &s,
+            "observe",
+            json!({"chat_id": "s4", "tool": "t", "args_summary": "x", "outcome": "meh"}),
+        )
+        .await,
+    );
+    assert!(e.contains("meh") || e.contains("outcome"), "{e}");
+    let report = f.memory.maintain().unwrap();
+    let id = report.consolidation.skills[0].id;
+    f.memory.approve(&mnemo::Scope::parse("acme", Some("coder"), None, None).unwrap(), id).unwrap();
+    let ctx = json!({"agent_id": "coder", "user_id": "sam", "chat_id": "new", "message": "Build the settings screen"});
+    let r = ok(&tool(&f.app, &f.a, &s, "context", ctx.clone()).await);
+    assert!(r["text"].as_str().unwrap().contains("Add accessibility labels"), "{r}");
+    // Another tenant with the same ids starts its session without it.
+    let (sb, _) = initialize(&f.app, &f.b, V2025_06).await;
+    let r = ok(&tool(&f.app, &f.b, &sb, "context", ctx).await);
+    assert!(!r["text"].as_str().unwrap().contains("accessibility"), "{r}");
 }
 
 #[tokio::test]

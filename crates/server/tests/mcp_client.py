@@ -21,7 +21,16 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
-TOOLS = {"remember", "recall", "context", "forget", "list_memories", "store_document", "find_similar_documents"}
+TOOLS = {
+    "remember",
+    "recall",
+    "context",
+    "forget",
+    "list_memories",
+    "store_document",
+    "find_similar_documents",
+    "observe",
+}
 checks = 0
 
 

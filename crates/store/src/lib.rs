@@ -3,7 +3,7 @@
 //!
 //! The contract speaks only in domain types (scope, memory, change sets); no SQL leaks above it,
 //! so a PostgreSQL backend can implement the same contract and pass the same conformance tests.
-//! It is one trait per concern ([`Messages`], [`Memories`], [`Search`], [`Policies`], [`Documents`],
+//! It is one trait per concern ([`Messages`], [`Memories`], [`Search`], [`Policies`], [`Documents`], [`Observations`],
 //! [`Traces`], [`Users`], [`Queue`], [`Transfer`], [`JobLocks`]); [`Store`] is all of them.
 //! Every read takes the caller's scope and filters by it before any ranking; every write is a
 //! [`ChangeSet`] applied in one transaction.
@@ -16,6 +16,7 @@ mod error;
 mod lock;
 mod memories;
 mod messages;
+mod observations;
 mod plan;
 mod policies;
 #[cfg(feature = "postgres")]
@@ -35,6 +36,7 @@ pub use error::{Result, StoreError};
 pub use lock::{JobLock, JobLocks};
 pub use memories::{Change, ChangeSet, Embedding, ListFilter, Memories};
 pub use messages::Messages;
+pub use observations::Observations;
 pub use policies::Policies;
 #[cfg(feature = "postgres")]
 pub use postgres::{EXACT_SCAN_MAX, PostgresStore, TempDatabase};
@@ -49,5 +51,7 @@ pub use users::{DeletionEvent, Users};
 /// Every part of the contract, for code that calls store methods on a concrete backend
 /// (`SqliteStore`, `PostgresStore`) rather than through `dyn Store`: `use mnemo_store::prelude::*`.
 pub mod prelude {
-    pub use crate::{Documents, JobLocks, Memories, Messages, Policies, Queue, Search, Store, Traces, Transfer, Users};
+    pub use crate::{
+        Documents, JobLocks, Memories, Messages, Observations, Policies, Queue, Search, Store, Traces, Transfer, Users,
+    };
 }

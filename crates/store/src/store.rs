@@ -8,6 +8,7 @@ use crate::documents::Documents;
 use crate::lock::JobLocks;
 use crate::memories::Memories;
 use crate::messages::Messages;
+use crate::observations::Observations;
 use crate::policies::Policies;
 use crate::queue::Queue;
 use crate::search::Search;
@@ -18,11 +19,35 @@ use crate::users::Users;
 /// Durable memory storage. Synchronous: every call is short and CPU/disk bound; async servers
 /// call it from a blocking pool. Implemented for every type that implements all its parts.
 pub trait Store:
-    Messages + Memories + Search + Policies + Documents + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
+    Messages
+    + Memories
+    + Search
+    + Policies
+    + Documents
+    + Observations
+    + Traces
+    + Users
+    + Queue
+    + Transfer
+    + JobLocks
+    + Send
+    + Sync
 {
 }
 
 impl<T> Store for T where
-    T: Messages + Memories + Search + Policies + Documents + Traces + Users + Queue + Transfer + JobLocks + Send + Sync
+    T: Messages
+        + Memories
+        + Search
+        + Policies
+        + Documents
+        + Observations
+        + Traces
+        + Users
+        + Queue
+        + Transfer
+        + JobLocks
+        + Send
+        + Sync
 {
 }

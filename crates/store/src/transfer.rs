@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::{
-    Document, HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Policy, Scope, TenantId, UserId, UserState,
+    Document, HistoryEntry, Link, Memory, MemoryId, Message, MessageId, Observation, Policy, Scope, TenantId, UserId,
+    UserState,
 };
 
 use crate::error::Result;
@@ -43,6 +44,7 @@ pub const TABLES: &[&str] = &[
     "user_states",
     "documents",
     "document_vectors",
+    "observations",
 ];
 
 /// One stored row, as a copy moves it.
@@ -139,6 +141,13 @@ pub enum Record {
         /// Its vector, if it has one.
         embedding: Option<Embedding>,
     },
+    /// A recorded observation of an agent with its vector (both in table `observations`).
+    Observation {
+        /// The row.
+        observation: Observation,
+        /// Its vector, if it has one.
+        embedding: Option<Embedding>,
+    },
 }
 
 impl Record {
@@ -159,6 +168,7 @@ impl Record {
             Record::ChatProgress { .. } => "chat_progress",
             Record::UserState { .. } => "user_states",
             Record::Document { .. } => "documents",
+            Record::Observation { .. } => "observations",
         }
     }
 
@@ -178,6 +188,7 @@ impl Record {
             Record::Queued(q) => &q.scope.tenant,
             Record::ChatProgress { progress, .. } => &progress.scope.tenant,
             Record::Document { document, .. } => &document.owner.tenant,
+            Record::Observation { observation, .. } => &observation.owner.tenant,
         }
     }
 }

@@ -59,8 +59,17 @@ fn msg(scope: &Scope, id: &str, text: &str) -> Message {
 }
 
 /// Tables with tenant rows, each of which the tests below fill for two tenants.
-const TENANT_TABLES: &[&str] =
-    &["messages", "memories", "links", "history", "memory_sessions", "policies", "traces", "partitions"];
+const TENANT_TABLES: &[&str] = &[
+    "messages",
+    "memories",
+    "links",
+    "history",
+    "memory_sessions",
+    "policies",
+    "traces",
+    "partitions",
+    "observations",
+];
 
 /// Fills every tenant table for `acme` and `evil`.
 fn two_tenants(store: &PostgresStore) {
@@ -99,6 +108,9 @@ fn two_tenants(store: &PostgresStore) {
         store.put_policy(&p).unwrap();
         let env = envelope(&format!("turn-{tenant}"), &s, TraceOp::Context, t0(), vec![a.id]);
         store.record_turn(&env, &[]).unwrap();
+        let seen =
+            mnemo_core::Observation::new(s.clone(), "edit_file", "view", mnemo_core::Outcome::Failure, None, t0());
+        store.put_observation(&seen.unwrap(), None).unwrap();
     }
 }
 

@@ -211,11 +211,11 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         let s = SqliteStore::open(&path).unwrap();
         s.append_messages(&[msg(&chat, "d1", "We adopted a greyhound", t0())]).unwrap();
     }
-    // Back to schema 1 exactly: the objects of versions 2 to 4, 8 and 9 and the rule column of 6 dropped.
+    // Back to schema 1 exactly: the objects of versions 2 to 4, 8 to 11 and the rule column of 6 dropped.
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
+            "DROP TABLE observations; DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
              ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; PRAGMA user_version = 1;",
         )
         .unwrap();
@@ -350,7 +350,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE memory_fts; DROP TABLE message_fts; \
+            "DROP TABLE observations; DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE memory_fts; DROP TABLE message_fts; \
              CREATE VIRTUAL TABLE memory_fts USING fts5 (content, part, tokenize = 'porter unicode61'); \
              CREATE VIRTUAL TABLE message_fts USING fts5 (content, part, tokenize = 'porter unicode61'); \
              INSERT INTO memory_fts (rowid, content, part) \

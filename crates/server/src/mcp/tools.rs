@@ -1,6 +1,6 @@
-//! The MCP tools — remember, recall, context, forget, list_memories, and for research
-//! store_document and find_similar_documents — with their JSON Schemas, run against the engine
-//! inside the tenant of the caller's key.
+//! The MCP tools — remember, recall, context, forget, list_memories, for research
+//! store_document and find_similar_documents, and for behavioural learning observe — with their
+//! JSON Schemas, run against the engine inside the tenant of the caller's key.
 //!
 //! Arguments are typed structs that refuse unknown fields; their input schemas and the output
 //! schemas are generated from the same types (`utoipa`) as the REST API's OpenAPI document, so
@@ -19,6 +19,7 @@ use utoipa::ToSchema;
 use crate::dto::documents::{
     DocumentHitOut, DocumentHits, DocumentKindName, DocumentOut, DocumentOwnerName, StoredDocumentOut,
 };
+use crate::dto::observations::{ObservationOut, OutcomeName, StoredObservationOut};
 use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
 use crate::routes::memories::{list_filter, list_page};
@@ -192,6 +193,31 @@ struct SimilarDocumentsArgs {
     top_k: Option<usize>,
 }
 
+/// Record what you just did in this session (a tool, a few words on what it was applied to, how
+/// it ended, and with `corrected` what the person said was right). Patterns that recur across
+/// sessions become skill candidates; approved skills appear at the start of every session.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct ObserveArgs {
+    /// The user the agent works for, if any.
+    #[serde(default)]
+    user_id: Option<String>,
+    /// The agent the skills belong to.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The session.
+    chat_id: String,
+    /// The tool or action (`edit_file`, `run_tests`).
+    tool: String,
+    /// What it was applied to, in a few words.
+    args_summary: String,
+    /// `success`, `failure` or `corrected`.
+    outcome: OutcomeName,
+    /// What was learned: the correction, the error seen.
+    #[serde(default)]
+    text: Option<String>,
+}
+
 /// What `remember` did: messages appended (for a message) and the gate's verdict on every
 /// memory proposed from it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -236,10 +262,11 @@ pub(crate) enum Tool {
     ListMemories,
     StoreDocument,
     FindSimilarDocuments,
+    Observe,
 }
 
 impl Tool {
-    const ALL: [Tool; 7] = [
+    const ALL: [Tool; 8] = [
         Tool::Remember,
         Tool::Recall,
         Tool::Context,
@@ -247,6 +274,7 @@ impl Tool {
         Tool::ListMemories,
         Tool::StoreDocument,
         Tool::FindSimilarDocuments,
+        Tool::Observe,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -258,6 +286,7 @@ impl Tool {
             Tool::ListMemories => "list_memories",
             Tool::StoreDocument => "store_document",
             Tool::FindSimilarDocuments => "find_similar_documents",
+            Tool::Observe => "observe",
         }
     }
 
@@ -274,6 +303,7 @@ impl Tool {
             Tool::ListMemories => "List memories",
             Tool::StoreDocument => "Store a research result",
             Tool::FindSimilarDocuments => "Find research done before",
+            Tool::Observe => "Record what the agent did",
         }
     }
 
@@ -287,6 +317,7 @@ impl Tool {
             Tool::ListMemories => (schema_of::<ListArgs>(), schema_of::<MemoryList>()),
             Tool::StoreDocument => (schema_of::<StoreDocumentArgs>(), schema_of::<StoredDocumentOut>()),
             Tool::FindSimilarDocuments => (schema_of::<SimilarDocumentsArgs>(), schema_of::<DocumentHits>()),
+            Tool::Observe => (schema_of::<ObserveArgs>(), schema_of::<StoredObservationOut>()),
         };
         // The arguments' doc comment says what the tool is for; as one line, the way clients show it.
         let description =
@@ -414,6 +445,16 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
             let items = hits.iter().map(|h| DocumentHitOut::at(h, Detail::Focus)).collect();
             to_json(&DocumentHits { items, threshold: Some(threshold) })
         }
+        Tool::Observe => {
+            let a: ObserveArgs = args(tool, arguments)?;
+            let scope =
+                mnemo::Scope::parse(tenant.as_str(), a.agent_id.as_deref(), a.user_id.as_deref(), Some(&a.chat_id))?;
+            let stored = memory.observe(&scope, &a.tool, &a.args_summary, a.outcome.into(), a.text.as_deref())?;
+            to_json(&StoredObservationOut {
+                observation: ObservationOut::from(&stored.observation),
+                degraded: stored.degraded,
+            })
+        }
     }
 }
 
@@ -526,6 +567,7 @@ mod tests {
         assert_eq!(required("list_memories"), ["user_id"]);
         assert_eq!(required("store_document"), ["kind", "text"]);
         assert_eq!(required("find_similar_documents"), ["text"]);
+        assert_eq!(required("observe"), ["args_summary", "chat_id", "outcome", "tool"]);
         for tool in list() {
             assert!(tool["inputSchema"]["properties"].get("tenant").is_none(), "the tenant comes from the key");
         }

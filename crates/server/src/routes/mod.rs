@@ -13,6 +13,7 @@ pub(crate) mod maintain;
 pub(crate) mod memories;
 pub(crate) mod memos;
 pub(crate) mod messages;
+pub(crate) mod observations;
 pub(crate) mod policies;
 pub(crate) mod recall;
 pub(crate) mod traces;
@@ -51,6 +52,7 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(documents::search))
         .routes(routes!(documents::similar))
         .routes(routes!(documents::get, documents::delete))
+        .routes(routes!(observations::list, observations::observe))
         .routes(routes!(traces::get))
         .routes(routes!(maintain::maintain))
         .routes(routes!(candidates::list))

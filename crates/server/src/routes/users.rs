@@ -72,6 +72,11 @@ pub(crate) async fn export(
     Query(q): Query<ExportQuery>,
 ) -> Result<Response, ApiError> {
     let format: ExportFormat = q.format.as_deref().unwrap_or("json").parse()?;
+    if format == ExportFormat::Skills {
+        return Err(ApiError::Invalid(
+            "format skills exports an agent's skills, not a user's memory: use `mnemo export --format skills`".into(),
+        ));
+    }
     let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
     let body = crate::blocking(&state, move |memory| Ok(memory.export(&scope, format)?)).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], body).into_response())

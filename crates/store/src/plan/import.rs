@@ -78,6 +78,13 @@ pub(crate) enum Step<'a> {
         /// Its vector.
         embedding: Option<&'a Embedding>,
     },
+    /// An observation row with its vector.
+    Observation {
+        /// The row.
+        observation: &'a mnemo_core::Observation,
+        /// Its vector.
+        embedding: Option<&'a Embedding>,
+    },
     /// A session counted for a memory; refused if the memory is not written yet.
     Session {
         /// The memory's tenant.
@@ -124,6 +131,9 @@ pub(crate) fn plan(batch: &[Record]) -> Result<Plan<'_>> {
                 }
                 Record::Session { tenant, memory, session } => Step::Session { tenant, memory: *memory, session },
                 Record::Document { document, embedding } => Step::Document { document, embedding: embedding.as_ref() },
+                Record::Observation { observation, embedding } => {
+                    Step::Observation { observation, embedding: embedding.as_ref() }
+                }
                 Record::History { tenant, entry } => {
                     Step::Row { insert: encode::history(tenant, entry), requires: None }
                 }

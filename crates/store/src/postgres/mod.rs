@@ -26,6 +26,7 @@ mod documents;
 mod lock;
 mod memories;
 mod messages;
+mod observations;
 mod policies;
 mod pool;
 mod queue;

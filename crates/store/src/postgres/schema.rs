@@ -396,6 +396,36 @@ INSERT INTO installation (name, value)
     VALUES ('subject_key', decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));
 GRANT SELECT ON installation TO mnemo_app;
 "#,
+    // 12: observations an agent records of what it did (see `crate::observations`), mined by
+    // consolidation into skill candidates; tenant-isolated like every other table. The jobs role
+    // reads which (tenant, agent) partitions have any, nothing of their content.
+    r#"
+CREATE TABLE observations (
+    id           text COLLATE "C" PRIMARY KEY,
+    tenant       text NOT NULL,
+    agent        text NOT NULL,
+    user_id      text NOT NULL,
+    chat         text NOT NULL,
+    tool         text NOT NULL,
+    args_summary text NOT NULL,
+    outcome      text NOT NULL,
+    text         text,
+    at           bigint NOT NULL,
+    model        text,
+    embedding    real[],
+    CHECK ((model IS NULL) = (embedding IS NULL))
+);
+CREATE INDEX observations_by_agent ON observations (tenant, agent, at);
+CREATE INDEX observations_by_user ON observations (tenant, user_id, agent, chat);
+ALTER TABLE observations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE observations FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON observations TO mnemo_app
+    USING (tenant = nullif(current_setting('mnemo.tenant', true), ''))
+    WITH CHECK (tenant = nullif(current_setting('mnemo.tenant', true), ''));
+GRANT SELECT, INSERT, UPDATE, DELETE ON observations TO mnemo_app;
+CREATE POLICY jobs_scan ON observations FOR SELECT TO mnemo_jobs USING (true);
+GRANT SELECT (tenant, agent, at) ON observations TO mnemo_jobs;
+"#,
 ];
 
 /// The schema version this build writes.

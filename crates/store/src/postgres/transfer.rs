@@ -135,6 +135,7 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
                 insert_memory(tx, memory, embedding.map(|e| (e.model.as_str(), vector_text(&e.vector))))?;
             }
             Step::Document { document, embedding } => super::documents::write(tx, document, *embedding)?,
+            Step::Observation { observation, embedding } => super::observations::write(tx, observation, *embedding)?,
             Step::Session { tenant, memory, session } => {
                 let id = memory.to_string();
                 if tx

@@ -136,6 +136,19 @@ pub(crate) fn document<R: Row>(r: &R) -> crate::Result<mnemo_core::Document> {
     })
 }
 
+/// An observation selected with [`COLUMNS`](crate::sql::observations::COLUMNS).
+pub(crate) fn observation<R: Row>(r: &R) -> crate::Result<mnemo_core::Observation> {
+    Ok(mnemo_core::Observation {
+        id: r.parse(0)?,
+        owner: r.scope(1)?,
+        tool: r.text(5)?,
+        args_summary: r.text(6)?,
+        outcome: r.parse(7)?,
+        text: r.opt_text(8)?,
+        at: r.time(9)?,
+    })
+}
+
 /// A policy from `tenant, agent, key, version, text, value, effective_from, effective_until`.
 pub(crate) fn policy<R: Row>(r: &R, value: PolicyValue) -> crate::Result<Policy> {
     let agent = r.text(1)?;
@@ -223,6 +236,10 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
         "user_states" => {
             Record::UserState { tenant: r.parse(0)?, user: r.parse(1)?, state: r.parse(2)?, updated_at: r.time(3)? }
         }
+        "observations" => Record::Observation {
+            observation: observation(r)?,
+            embedding: r.opt_text(10)?.zip(r.vector(11)?).map(|(model, vector)| Embedding { model, vector }),
+        },
         "documents" => Record::Document {
             document: document(r)?,
             embedding: r.opt_text(12)?.zip(r.vector(13)?).map(|(model, vector)| Embedding { model, vector }),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use mnemo_core::{Document, HistoryEntry, Link, Memory, Message, Policy, TenantId, UserId, UserState};
+use mnemo_core::{Document, HistoryEntry, Link, Memory, Message, Observation, Policy, TenantId, UserId, UserState};
 
 use super::{Value, json, ms, ms_opt};
 use crate::queue::ChatProgress;
@@ -183,6 +183,27 @@ pub(crate) fn document(d: &Document) -> Insert {
             d.text.clone().into(),
             (d.tokens as i64).into(),
             ms(d.created_at).into(),
+        ],
+    }
+}
+
+/// One observation without its vector (each backend binds vectors its own way).
+pub(crate) fn observation(o: &Observation) -> Insert {
+    let [tenant, agent, user, chat] = o.owner.key_parts();
+    Insert {
+        table: "observations",
+        columns: &["id", "tenant", "agent", "user_id", "chat", "tool", "args_summary", "outcome", "text", "at"],
+        values: vec![
+            o.id.to_string().into(),
+            tenant.into(),
+            agent.into(),
+            user.into(),
+            chat.into(),
+            o.tool.clone().into(),
+            o.args_summary.clone().into(),
+            o.outcome.as_str().into(),
+            o.text.clone().into(),
+            ms(o.at).into(),
         ],
     }
 }

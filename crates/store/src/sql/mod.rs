@@ -6,6 +6,7 @@
 pub(crate) mod documents;
 pub(crate) mod memories;
 pub(crate) mod messages;
+pub(crate) mod observations;
 pub(crate) mod policies;
 pub(crate) mod queue;
 pub(crate) mod traces;

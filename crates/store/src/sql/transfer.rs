@@ -32,6 +32,10 @@ pub(crate) fn export_sql(table: &str, d: Dialect) -> Option<String> {
             "SELECT {PROGRESS_COLUMNS}, claimed_until FROM chat_progress \
              ORDER BY tenant{c}, agent{c}, user_id{c}, chat{c}"
         ),
+        "observations" => format!(
+            "SELECT {}, m.model, m.embedding FROM observations m ORDER BY m.id{c}",
+            super::observations::COLUMNS
+        ),
         "user_states" => {
             format!("SELECT tenant, user_id, state, updated_at FROM user_states ORDER BY tenant{c}, user_id{c}")
         }

@@ -12,8 +12,8 @@ pub(crate) const SET: &str = "INSERT INTO user_states (tenant, user_id, state, u
 
 /// The tables whose rows carry the user's id: an erasure deletes them by it, after the rows
 /// that refer to the user's memories (links, history, sessions, vectors, lexical entries).
-pub(crate) const OWNED_BY_USER: [&str; 7] =
-    ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states", "documents"];
+pub(crate) const OWNED_BY_USER: [&str; 8] =
+    ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states", "documents", "observations"];
 
 /// Deletes the rows of user `$2` of tenant `$1` from `table` (one of [`OWNED_BY_USER`], or
 /// `partitions`: a user id can itself be personal data, an e-mail address).

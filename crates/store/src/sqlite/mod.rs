@@ -8,6 +8,7 @@ mod lexicon;
 mod lock;
 mod memories;
 mod messages;
+mod observations;
 mod policies;
 mod queue;
 mod rows;

@@ -323,6 +323,28 @@ CREATE TABLE installation (
 );
 INSERT INTO installation (name, value) VALUES ('subject_key', randomblob(32));
 "#,
+    // 11: observations an agent records of what it did (see `crate::observations`), mined by
+    // consolidation into skill candidates: read per agent, newest first, and erased with their
+    // user. The vector is read back for mining, never searched, so it stays in the row.
+    r#"
+CREATE TABLE observations (
+    id           TEXT PRIMARY KEY,
+    tenant       TEXT NOT NULL,
+    agent        TEXT NOT NULL,
+    user_id      TEXT NOT NULL,
+    chat         TEXT NOT NULL,
+    tool         TEXT NOT NULL,
+    args_summary TEXT NOT NULL,
+    outcome      TEXT NOT NULL,
+    text         TEXT,
+    at           INTEGER NOT NULL,
+    model        TEXT,
+    embedding    BLOB,
+    CHECK ((model IS NULL) = (embedding IS NULL))
+);
+CREATE INDEX observations_by_agent ON observations (tenant, agent, at);
+CREATE INDEX observations_by_user ON observations (tenant, user_id, agent, chat);
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

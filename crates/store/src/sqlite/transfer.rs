@@ -125,6 +125,7 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                 }
             }
             Step::Document { document, embedding } => super::documents::write(tx, document, *embedding)?,
+            Step::Observation { observation, embedding } => super::observations::write(tx, observation, *embedding)?,
             Step::Session { tenant, memory, session } => {
                 let rowid = rowid_of(tx, "memories", "memory", tenant, &memory.to_string(), "a session")?;
                 tx.prepare_cached("INSERT INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)")

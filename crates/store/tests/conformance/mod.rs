@@ -5,6 +5,7 @@ pub(crate) mod documents;
 pub(crate) mod job_locks;
 pub(crate) mod memories;
 pub(crate) mod messages;
+pub(crate) mod observations;
 pub(crate) mod policies;
 pub(crate) mod queue;
 pub(crate) mod search;
@@ -147,6 +148,10 @@ macro_rules! backends {
                 backends!(@concern $open; documents:
                     documents_round_trip_and_are_scoped,
                     erasure_deletes_the_users_documents_only,
+                );
+                backends!(@concern $open; observations:
+                    observations_round_trip_and_are_scoped,
+                    erasure_deletes_the_users_observations_only,
                 );
                 backends!(@concern $open; traces:
                     traces_round_trip_and_feed_the_over_reference_guard,

@@ -153,6 +153,15 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
     store
         .put_document(&doc(scope("evil", Some("dana"), None), "a.rs", "fn main() {}"), Some(&emb(axis(6, 7, 0.2))))
         .unwrap();
+    // Observations: one with a vector and a note, one without either, another tenant's.
+    let observed = |tenant: &str, chat: &str, text: Option<&str>| {
+        let owner = Scope::parse(tenant, Some("coder"), Some("dana"), Some(chat)).unwrap();
+        mnemo_core::Observation::new(owner, "edit_file", "view.swift", mnemo_core::Outcome::Corrected, text, t0())
+            .unwrap()
+    };
+    store.put_observation(&observed("acme", "s1", Some("check labels")), Some(&emb(axis(2, 5, 0.1)))).unwrap();
+    store.put_observation(&observed("acme", "s2", None), None).unwrap();
+    store.put_observation(&observed("evil", "s1", None), Some(&emb(axis(2, 5, 0.2)))).unwrap();
 }
 
 /// Copies `from` into `to` in batches of `batch` records.
