@@ -545,6 +545,7 @@ fn context_leaks_count_memories_messages_and_foreign_policies() {
         provenance: None,
         tokens: 1,
         detail: None,
+        day: None,
     };
     let section = |name: SectionName, items: Vec<BlockItem>| Section {
         name,
