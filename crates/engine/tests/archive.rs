@@ -24,9 +24,12 @@ fn what_was_merely_said_in_another_chat_comes_back_verbatim_and_dated() {
     let ctx = f.memory.context(&here, "how many hearts does an octopus have", None).unwrap();
     let lines = excerpts(&ctx.block);
     assert_eq!(lines.len(), 1, "{}", ctx.block.text);
-    assert!(lines[0].starts_with("[2026-03-02] We watched a documentary about octopuses"), "{lines:?}");
+    assert!(lines[0].starts_with("We watched a documentary about octopuses"), "{lines:?}");
     let item = &ctx.block.section(SectionName::Excerpt).unwrap().items[0];
     assert_eq!(item.kind, "message");
+    // Dated by the line above it, which the day's excerpts share.
+    assert_eq!(item.day.map(|d| d.to_string()).as_deref(), Some("2026-03-02"));
+    assert!(ctx.block.text.contains("[2026-03-02]\n- We watched a documentary"), "{}", ctx.block.text);
     assert!(ctx.block.text.contains("FROM PAST CONVERSATIONS"));
 
     let recall = f.memory.recall(&here, "octopus documentary", Some(5)).unwrap();
