@@ -12,4 +12,5 @@ mod message_ids;
 mod pii;
 mod privacy_switches;
 mod reconsolidate;
+mod sessions;
 mod snapshots;
