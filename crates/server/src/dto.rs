@@ -19,6 +19,7 @@ mod memos;
 mod messages;
 mod policies;
 mod recall;
+pub mod sessions;
 mod traces;
 mod users;
 

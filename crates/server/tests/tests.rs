@@ -12,4 +12,5 @@ mod logging;
 mod mcp;
 mod openapi;
 mod privacy;
+mod sessions;
 mod socket;

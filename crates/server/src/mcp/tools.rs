@@ -1,6 +1,7 @@
-//! The MCP tools — remember, recall, context, forget, list_memories, and for research
-//! store_document and find_similar_documents — with their JSON Schemas, run against the engine
-//! inside the tenant of the caller's key.
+//! The MCP tools — remember, recall, context, forget, list_memories, for research
+//! store_document and find_similar_documents, and for the context window report_context_usage
+//! and rotate_session — with their JSON Schemas, run against the engine inside the tenant of
+//! the caller's key.
 //!
 //! Arguments are typed structs that refuse unknown fields; their input schemas and the output
 //! schemas are generated from the same types (`utoipa`) as the REST API's OpenAPI document, so
@@ -19,6 +20,7 @@ use utoipa::ToSchema;
 use crate::dto::documents::{
     DocumentHitOut, DocumentHits, DocumentKindName, DocumentOut, DocumentOwnerName, StoredDocumentOut,
 };
+use crate::dto::sessions::{HeldItemIn, RotationOut, UsageOut};
 use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
 use crate::routes::memories::{list_filter, list_page};
@@ -192,6 +194,48 @@ struct SimilarDocumentsArgs {
     top_k: Option<usize>,
 }
 
+/// Report how full your context window is and what it holds (memories, documents, message
+/// ranges, each at a level); get back, least valuable first, what to keep, what to step down to
+/// a lower level (with the text to put in its place) and what to release. Pinned items and
+/// boundaries are always kept. Past the last threshold `rotate` is true: call `rotate_session`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct UsageArgs {
+    /// The user the agent works for.
+    user_id: String,
+    /// The agent.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The session (chat) id.
+    chat_id: String,
+    /// Tokens in the window now.
+    used_tokens: usize,
+    /// The window's size in tokens.
+    capacity_tokens: usize,
+    /// What the window holds that mnemo can give back.
+    #[serde(default)]
+    items: Vec<HeldItemIn>,
+}
+
+/// Rotate a full session: every message of the segment is extracted into memory first, then a
+/// continuation bundle comes back (MEMORY.md, pinned items and boundaries, a continuity note of
+/// open loops and what was settled, the recent tail) to start the next segment with, under the
+/// same session id. What the segment said stays reachable through recall and context.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct RotateArgs {
+    /// The user the agent works for.
+    user_id: String,
+    /// The agent.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The session (chat) id.
+    chat_id: String,
+    /// Token budget of the bundle; the configured default (2,000) when absent.
+    #[serde(default)]
+    budget_tokens: Option<usize>,
+}
+
 /// What `remember` did: messages appended (for a message) and the gate's verdict on every
 /// memory proposed from it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -236,10 +280,12 @@ pub(crate) enum Tool {
     ListMemories,
     StoreDocument,
     FindSimilarDocuments,
+    ReportContextUsage,
+    RotateSession,
 }
 
 impl Tool {
-    const ALL: [Tool; 7] = [
+    const ALL: [Tool; 9] = [
         Tool::Remember,
         Tool::Recall,
         Tool::Context,
@@ -247,6 +293,8 @@ impl Tool {
         Tool::ListMemories,
         Tool::StoreDocument,
         Tool::FindSimilarDocuments,
+        Tool::ReportContextUsage,
+        Tool::RotateSession,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -258,6 +306,8 @@ impl Tool {
             Tool::ListMemories => "list_memories",
             Tool::StoreDocument => "store_document",
             Tool::FindSimilarDocuments => "find_similar_documents",
+            Tool::ReportContextUsage => "report_context_usage",
+            Tool::RotateSession => "rotate_session",
         }
     }
 
@@ -274,6 +324,8 @@ impl Tool {
             Tool::ListMemories => "List memories",
             Tool::StoreDocument => "Store a research result",
             Tool::FindSimilarDocuments => "Find research done before",
+            Tool::ReportContextUsage => "Context window advice",
+            Tool::RotateSession => "Rotate a full session",
         }
     }
 
@@ -287,12 +339,16 @@ impl Tool {
             Tool::ListMemories => (schema_of::<ListArgs>(), schema_of::<MemoryList>()),
             Tool::StoreDocument => (schema_of::<StoreDocumentArgs>(), schema_of::<StoredDocumentOut>()),
             Tool::FindSimilarDocuments => (schema_of::<SimilarDocumentsArgs>(), schema_of::<DocumentHits>()),
+            Tool::ReportContextUsage => (schema_of::<UsageArgs>(), schema_of::<UsageOut>()),
+            Tool::RotateSession => (schema_of::<RotateArgs>(), schema_of::<RotationOut>()),
         };
         // The arguments' doc comment says what the tool is for; as one line, the way clients show it.
         let description =
             input["description"].as_str().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         let annotations = match self {
-            Tool::ListMemories | Tool::FindSimilarDocuments => json!({"readOnlyHint": true, "openWorldHint": false}),
+            Tool::ListMemories | Tool::FindSimilarDocuments | Tool::ReportContextUsage => {
+                json!({"readOnlyHint": true, "openWorldHint": false})
+            }
             Tool::Forget => {
                 json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
             }
@@ -414,6 +470,18 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
             let items = hits.iter().map(|h| DocumentHitOut::at(h, Detail::Focus)).collect();
             to_json(&DocumentHits { items, threshold: Some(threshold) })
         }
+        Tool::ReportContextUsage => {
+            let a: UsageArgs = args(tool, arguments)?;
+            let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, Some(&a.chat_id))?;
+            let items = a.items.into_iter().enumerate().map(|(i, item)| item.parse(i)).collect::<Result<Vec<_>, _>>()?;
+            let advice = memory.session_usage(&scope, a.used_tokens, a.capacity_tokens, &items)?;
+            to_json(&UsageOut::new(&advice, &memory.config().sessions))
+        }
+        Tool::RotateSession => {
+            let a: RotateArgs = args(tool, arguments)?;
+            let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, Some(&a.chat_id))?;
+            to_json(&RotationOut::from(&memory.rotate_session(&scope, a.budget_tokens)?))
+        }
     }
 }
 
@@ -526,6 +594,8 @@ mod tests {
         assert_eq!(required("list_memories"), ["user_id"]);
         assert_eq!(required("store_document"), ["kind", "text"]);
         assert_eq!(required("find_similar_documents"), ["text"]);
+        assert_eq!(required("report_context_usage"), ["capacity_tokens", "chat_id", "used_tokens", "user_id"]);
+        assert_eq!(required("rotate_session"), ["chat_id", "user_id"]);
         for tool in list() {
             assert!(tool["inputSchema"]["properties"].get("tenant").is_none(), "the tenant comes from the key");
         }

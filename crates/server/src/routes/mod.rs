@@ -15,6 +15,7 @@ pub(crate) mod memos;
 pub(crate) mod messages;
 pub(crate) mod policies;
 pub(crate) mod recall;
+pub(crate) mod sessions;
 pub(crate) mod traces;
 pub(crate) mod users;
 
@@ -51,6 +52,8 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(documents::search))
         .routes(routes!(documents::similar))
         .routes(routes!(documents::get, documents::delete))
+        .routes(routes!(sessions::usage))
+        .routes(routes!(sessions::rotate))
         .routes(routes!(traces::get))
         .routes(routes!(maintain::maintain))
         .routes(routes!(candidates::list))
