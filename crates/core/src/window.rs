@@ -345,7 +345,14 @@ pub fn advise(used: usize, capacity: usize, held: &[Held], t: &WindowTuning) -> 
             }
         })
         .collect();
-    UsageAdvice { stage, usage, target_tokens: target, projected_tokens: projected, rotate: stage == Stage::Rotate, items }
+    UsageAdvice {
+        stage,
+        usage,
+        target_tokens: target,
+        projected_tokens: projected,
+        rotate: stage == Stage::Rotate,
+        items,
+    }
 }
 
 /// The texts of a memory at L0, L1 and L2: a memory is one statement, so its L1 is itself.
@@ -737,7 +744,11 @@ mod tests {
             at: at(),
         };
         let ms = vec![
-            msg(1, Role::User, "Please refactor the parser module so that every error carries its byte offset and line."),
+            msg(
+                1,
+                Role::User,
+                "Please refactor the parser module so that every error carries its byte offset and line.",
+            ),
             msg(2, Role::Assistant, "Done: the parser now reports offsets and lines for every error it raises today."),
         ];
         let [l0, l1, l2] = message_levels(&ms);

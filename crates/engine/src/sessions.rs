@@ -92,7 +92,13 @@ impl Memory {
     /// item keep, step down (with its text at the new level) or release, least valuable first;
     /// and whether to rotate. Reads only: a refused report (no capacity, more used than fits,
     /// an id this session cannot see, a duplicate) is an error and nothing is written either way.
-    pub fn session_usage(&self, scope: &Scope, used: usize, capacity: usize, items: &[HeldItem]) -> Result<UsageAdvice> {
+    pub fn session_usage(
+        &self,
+        scope: &Scope,
+        used: usize,
+        capacity: usize,
+        items: &[HeldItem],
+    ) -> Result<UsageAdvice> {
         scope.require_user()?;
         scope.require_chat()?;
         let t = &self.tuning.sessions;
@@ -249,7 +255,7 @@ impl Memory {
         let turn_id = match state.stores() {
             true => {
                 self.record_turn(&env, &[])?;
-                env.turn_id.clone()
+                env.turn_id
             }
             false => String::new(),
         };

@@ -42,11 +42,14 @@ const NOTE: &str = "# Flaky retry test\n\nThe retry test fails about one run in 
 fn populated() -> (Fixture, Scope, Vec<HeldItem>) {
     let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.documents.overview_tokens = 40);
     let s = session("acme");
-    f.say(&s, &[
-        "I'm allergic to peanuts.",
-        "Don't bring up the old monolith rewrite, it's a sore spot.",
-        "Our production database is Postgres 16 running in us-east-1.",
-    ]);
+    f.say(
+        &s,
+        &[
+            "I'm allergic to peanuts.",
+            "Don't bring up the old monolith rewrite, it's a sore spot.",
+            "Our production database is Postgres 16 running in us-east-1.",
+        ],
+    );
     let peanut = id_of(&f, &s, "peanut");
     f.memory.pin(&s.without_chat(), peanut, true).unwrap();
     let note = f.memory.store_document(&s, DocumentOwner::Agent, DocumentKind::Note, "", NOTE).unwrap().document;
@@ -99,9 +102,8 @@ fn bad_usage_reports_and_rotations_are_refused_and_write_nothing() {
     f.say(&other, &["Just checking in."]);
     let there = f.memory.store().recent_messages(&other, 1).unwrap()[0].id.clone();
     let before = f.memory.render_state(&s).unwrap();
-    let refused = |used, capacity, items: &[HeldItem]| {
-        f.memory.session_usage(&s, used, capacity, items).unwrap_err().to_string()
-    };
+    let refused =
+        |used, capacity, items: &[HeldItem]| f.memory.session_usage(&s, used, capacity, items).unwrap_err().to_string();
     assert!(refused(0, 0, &items).contains("capacity_tokens"));
     assert!(refused(1_001, 1_000, &items).contains("used_tokens"));
     assert!(refused(1, 1_000_000_000, &items).contains("max_capacity_tokens"));
@@ -130,13 +132,16 @@ fn bad_usage_reports_and_rotations_are_refused_and_write_nothing() {
 fn a_rotated_segment_keeps_every_fact_reachable_and_its_bundle_within_budget() {
     let f = hashed();
     let s = session("acme");
-    f.say(&s, &[
-        "I'm allergic to peanuts.",
-        "Our production database is Postgres 16 running in us-east-1.",
-        "I promised to ship the billing migration to Priya by March 15.",
-        "The flaky test was in the retry module; it failed twice on Tuesday night.",
-        "Please write the migration for the invoices table next.",
-    ]);
+    f.say(
+        &s,
+        &[
+            "I'm allergic to peanuts.",
+            "Our production database is Postgres 16 running in us-east-1.",
+            "I promised to ship the billing migration to Priya by March 15.",
+            "The flaky test was in the retry module; it failed twice on Tuesday night.",
+            "Please write the migration for the invoices table next.",
+        ],
+    );
     let peanut = id_of(&f, &s, "peanut");
     f.memory.pin(&s.without_chat(), peanut, true).unwrap();
     let held: Vec<MessageId> = f.memory.store().recent_messages(&s, 10).unwrap().into_iter().map(|m| m.id).collect();
@@ -165,7 +170,7 @@ fn a_rotated_segment_keeps_every_fact_reachable_and_its_bundle_within_budget() {
     f.clock.set(t0() + Duration::hours(2));
     let block = f.memory.context(&s, "Which database do we run in production?", Some(800)).unwrap().block;
     assert!(block.text.contains("Postgres 16"), "{}", block.text);
-    let later = Scope { chat: Some("s2".parse().unwrap()), ..s.clone() };
+    let later = Scope { chat: Some("s2".parse().unwrap()), ..s };
     let block = f.memory.context(&later, "Where was that flaky test again?", Some(800)).unwrap().block;
     let excerpts = block.section(SectionName::Excerpt).map(|x| format!("{:?}", x.items)).unwrap_or_default();
     assert!(excerpts.contains("retry module"), "said only, found in the archive: {}", block.text);
@@ -231,7 +236,7 @@ fn usage_and_rotation_are_isolated_by_tenant() {
     }
     assert!(r.bundle.parts.is_empty() || r.bundle.parts.iter().all(|p| p.name == PartName::Continuity));
     // Another user of the same tenant and agent: agent-wide documents are theirs too, memories not.
-    let sam = Scope { user: Some("sam".parse().unwrap()), ..s.clone() };
+    let sam = Scope { user: Some("sam".parse().unwrap()), ..s };
     assert!(f.memory.session_usage(&sam, 10, 100, &items[2..3]).unwrap_err().to_string().contains("cannot see"));
     f.memory.session_usage(&sam, 10, 100, &items[3..4]).unwrap();
 }

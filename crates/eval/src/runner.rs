@@ -701,7 +701,10 @@ impl Run<'_> {
         for step in steps {
             if !matches!(
                 step.action,
-                Action::Recall { .. } | Action::Context { .. } | Action::SimilarDocuments { .. } | Action::Rotate { .. }
+                Action::Recall { .. }
+                    | Action::Context { .. }
+                    | Action::SimilarDocuments { .. }
+                    | Action::Rotate { .. }
             ) {
                 continue;
             }
@@ -833,7 +836,9 @@ fn judge_usage(
         let shape: Vec<String> = a
             .items
             .iter()
-            .map(|i| format!("#{} {} {} {}", i.index, i.kind, i.action, i.to.map_or("out".to_string(), |l| l.to_string())))
+            .map(|i| {
+                format!("#{} {} {} {}", i.index, i.kind, i.action, i.to.map_or("out".to_string(), |l| l.to_string()))
+            })
             .collect();
         format!("{}; stage {}, items: {}", problems.join("; "), a.stage, shape.join(", "))
     })

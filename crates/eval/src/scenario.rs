@@ -664,7 +664,9 @@ fn parse_step(
         },
         "usage" => Action::Usage {
             used: at.count(t, "usage", 0)?.expect("the action key is present"),
-            capacity: at.count(t, "capacity", 1)?.ok_or_else(|| at.err(Some("capacity"), "missing key \"capacity\""))?,
+            capacity: at
+                .count(t, "capacity", 1)?
+                .ok_or_else(|| at.err(Some("capacity"), "missing key \"capacity\""))?,
             hold: at.strings(t, "hold")?,
             hold_documents: at.strings(t, "hold_documents")?,
             hold_recent: at.count(t, "hold_recent", 0)?.unwrap_or(0),

@@ -635,7 +635,9 @@ fn context_window_steps_parse_their_keys_and_refuse_bad_values() {
         &s.steps[0].action,
         Action::Usage { used: 900, capacity: 1000, hold_recent: 4, stage: Some(Stage::Rotate), hold, .. } if hold == &["peanut"]
     ));
-    assert!(matches!(&s.steps[1].action, Action::Rotate { budget: Some(500), parts, .. } if parts.contains_key(&PartName::Continuity)));
+    assert!(
+        matches!(&s.steps[1].action, Action::Rotate { budget: Some(500), parts, .. } if parts.contains_key(&PartName::Continuity))
+    );
     // Files without the new keys read as before; bad values name their key.
     for (steps, key) in [
         ("[[step]]\nusage = 900\n", "\"capacity\""),
@@ -657,7 +659,7 @@ fn a_bundle_leaks_its_recent_tail_and_memories_the_foreign_scope_cannot_see() {
     let dana = Scope::parse("acme", None, Some("dana"), None).unwrap();
     let shared = Scope::parse("acme", None, None, None).unwrap();
     let (mine, tenant_wide) = (mnemo::core::MemoryId::new(), mnemo::core::MemoryId::new());
-    let owners: HashMap<_, _> = [(mine, dana.clone()), (tenant_wide, shared)].into_iter().collect();
+    let owners: HashMap<_, _> = [(mine, dana), (tenant_wide, shared)].into_iter().collect();
     let part = |name, memories: Vec<mnemo::core::MemoryId>| BundlePart { name, text: "x".into(), tokens: 1, memories };
     let bundle = Bundle {
         parts: vec![part(PartName::MemoryMd, vec![mine, tenant_wide]), part(PartName::Recent, Vec::new())],

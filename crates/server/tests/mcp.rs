@@ -416,11 +416,13 @@ async fn research_is_stored_and_found_again_through_the_tools_within_the_tenant(
 async fn the_context_window_tools_advise_and_rotate_within_the_tenant() {
     let f = fixture();
     let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
-    let said = json!({"user_id": "dana", "chat_id": "w1", "content": "I live in Lisbon and I have a dog named Biscuit."});
+    let said =
+        json!({"user_id": "dana", "chat_id": "w1", "content": "I live in Lisbon and I have a dog named Biscuit."});
     ok(&tool(&f.app, &f.a, &s, "remember", said).await);
     let text = "# Build notes\n\nThe workspace builds with cargo. Tests run with nextest. Clippy must be clean. \
                 Formatting is checked in CI with rustfmt before every merge.";
-    let doc = ok(&tool(&f.app, &f.a, &s, "store_document", json!({"user_id": "dana", "kind": "note", "text": text})).await);
+    let doc =
+        ok(&tool(&f.app, &f.a, &s, "store_document", json!({"user_id": "dana", "kind": "note", "text": text})).await);
     let doc_id = doc["document"]["id"].as_str().unwrap().to_string();
     let usage = |used: u64| {
         json!({"user_id": "dana", "chat_id": "w1", "used_tokens": used, "capacity_tokens": 100,
@@ -431,8 +433,17 @@ async fn the_context_window_tools_advise_and_rotate_within_the_tenant() {
     assert_ne!(r["items"][0]["action"], "keep", "{r}");
     let r = ok(&tool(&f.app, &f.a, &s, "report_context_usage", usage(10)).await);
     assert_eq!((r["stage"].as_str(), r["items"][0]["action"].as_str()), (Some("ok"), Some("keep")), "{r}");
-    let e = tool_error(&tool(&f.app, &f.a, &s, "report_context_usage", json!({"user_id": "dana", "chat_id": "w1",
-        "used_tokens": 0, "capacity_tokens": 0})).await);
+    let e = tool_error(
+        &tool(
+            &f.app,
+            &f.a,
+            &s,
+            "report_context_usage",
+            json!({"user_id": "dana", "chat_id": "w1",
+        "used_tokens": 0, "capacity_tokens": 0}),
+        )
+        .await,
+    );
     assert!(e.contains("capacity_tokens"), "{e}");
 
     let r = ok(&tool(&f.app, &f.a, &s, "rotate_session", json!({"user_id": "dana", "chat_id": "w1"})).await);

@@ -36,7 +36,7 @@ async fn session(f: &crate::common::Fixture) -> (String, String, String, String)
     (peanut, monolith, postgres, out["document"]["id"].as_str().unwrap().to_string())
 }
 
-fn report(used: u64, capacity: u64, items: Value) -> Value {
+fn report(used: u64, capacity: u64, items: &Value) -> Value {
     json!({"user_id": "dana", "agent_id": "coder", "used_tokens": used, "capacity_tokens": capacity, "items": items})
 }
 
@@ -50,18 +50,21 @@ async fn usage_advises_by_threshold_and_never_sheds_pinned_items_or_boundaries()
         {"kind": "memory", "id": postgres}, {"kind": "document", "id": doc, "level": "l2"},
         {"kind": "messages", "ids": ["m1", "m2", "m3"]}
     ]);
-    let (s, calm) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(100, 1_000, items.clone()))).await;
+    let (s, calm) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(100, 1_000, &items))).await;
     assert_eq!(s, StatusCode::OK, "{calm}");
     assert_eq!((calm["stage"].as_str(), calm["rotate"].as_bool()), (Some("ok"), Some(false)), "{calm}");
     assert_eq!(calm["thresholds"], json!({"step_down_at": 0.6, "shed_at": 0.75, "rotate_at": 0.9}));
 
-    let (_, mild) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(610, 1_000, items.clone()))).await;
+    let (_, mild) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(610, 1_000, &items))).await;
     assert_eq!(mild["stage"], "step_down", "{mild}");
-    assert_eq!((mild["items"][0]["kind"].as_str(), mild["items"][0]["action"].as_str()), (Some("document"), Some("step_down")));
+    assert_eq!(
+        (mild["items"][0]["kind"].as_str(), mild["items"][0]["action"].as_str()),
+        (Some("document"), Some("step_down"))
+    );
     assert_eq!((mild["items"][0]["from"].as_str(), mild["items"][0]["to"].as_str()), (Some("l2"), Some("l1")));
     assert!(mild["items"][0]["text"].as_str().unwrap().contains("Flaky retry test"), "{mild}");
 
-    let (_, full) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(1_000, 1_000, items))).await;
+    let (_, full) = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(report(1_000, 1_000, &items))).await;
     assert_eq!((full["stage"].as_str(), full["rotate"].as_bool()), (Some("rotate"), Some(true)), "{full}");
     for advice in full["items"].as_array().unwrap() {
         match advice["protected"].as_str() {
@@ -69,7 +72,8 @@ async fn usage_advises_by_threshold_and_never_sheds_pinned_items_or_boundaries()
             None => assert_eq!(advice["action"], "release", "{advice}"),
         }
     }
-    let protected: Vec<&str> = full["items"].as_array().unwrap().iter().filter_map(|a| a["protected"].as_str()).collect();
+    let protected: Vec<&str> =
+        full["items"].as_array().unwrap().iter().filter_map(|a| a["protected"].as_str()).collect();
     assert_eq!(protected, ["pinned", "boundary"]);
 }
 
@@ -93,7 +97,8 @@ async fn rotation_returns_a_bundle_within_budget_under_the_same_session() {
     assert_eq!((s, trace["op"].as_str()), (StatusCode::OK, Some("rotate")), "{trace}");
     // The default budget when none is given.
     let (_, out) =
-        call(&f.app, "POST", "/v1/sessions/s1/rotate", &f.a, Some(json!({"user_id": "dana", "agent_id": "coder"}))).await;
+        call(&f.app, "POST", "/v1/sessions/s1/rotate", &f.a, Some(json!({"user_id": "dana", "agent_id": "coder"})))
+            .await;
     assert_eq!(out["bundle"]["budget"], 2_000, "{out}");
 }
 
@@ -101,14 +106,18 @@ async fn rotation_returns_a_bundle_within_budget_under_the_same_session() {
 async fn sessions_are_isolated_by_tenant() {
     let f = fixture();
     let (peanut, _, _, doc) = session(&f).await;
-    for item in [json!({"kind": "memory", "id": peanut}), json!({"kind": "document", "id": doc}),
-                 json!({"kind": "messages", "ids": ["m1"]})] {
-        let got = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.b, Some(report(10, 100, json!([item])))).await;
+    for item in [
+        json!({"kind": "memory", "id": peanut}),
+        json!({"kind": "document", "id": doc}),
+        json!({"kind": "messages", "ids": ["m1"]}),
+    ] {
+        let got = call(&f.app, "POST", "/v1/sessions/s1/usage", &f.b, Some(report(10, 100, &json!([item])))).await;
         assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
         assert!(got.1["message"].as_str().unwrap().contains("cannot see"), "{}", got.1);
     }
     let (s, out) =
-        call(&f.app, "POST", "/v1/sessions/s1/rotate", &f.b, Some(json!({"user_id": "dana", "agent_id": "coder"}))).await;
+        call(&f.app, "POST", "/v1/sessions/s1/rotate", &f.b, Some(json!({"user_id": "dana", "agent_id": "coder"})))
+            .await;
     assert_eq!(s, StatusCode::OK, "{out}");
     let text = out["bundle"]["text"].as_str().unwrap();
     assert!(!text.contains("peanut") && !text.contains("Postgres") && !text.contains("monolith"), "{text}");
@@ -121,16 +130,16 @@ async fn bad_reports_and_rotations_are_4xx_and_write_nothing() {
     let (_, before) = call(&f.app, "GET", "/v1/memories?user_id=dana&agent_id=coder", &f.a, None).await;
     let usage = |body: Value| call(&f.app, "POST", "/v1/sessions/s1/usage", &f.a, Some(body));
     let bad_request = [
-        report(0, 0, json!([])),
-        report(101, 100, json!([])),
-        report(1, 100_000_000, json!([])),
-        report(10, 100, json!([{"kind": "memory", "id": "01jzzzzzzzzzzzzzzzzzzzzzzz"}])),
-        report(10, 100, json!([{"kind": "memory", "id": "not-an-id"}])),
-        report(10, 100, json!([{"kind": "memory", "id": peanut, "level": "L7"}])),
-        report(10, 100, json!([{"kind": "memory", "ids": [peanut]}])),
-        report(10, 100, json!([{"kind": "messages", "id": "m1"}])),
-        report(10, 100, json!([{"kind": "messages", "ids": ["m9"]}])),
-        report(10, 100, json!([{"kind": "memory", "id": peanut}, {"kind": "memory", "id": peanut}])),
+        report(0, 0, &json!([])),
+        report(101, 100, &json!([])),
+        report(1, 100_000_000, &json!([])),
+        report(10, 100, &json!([{"kind": "memory", "id": "01jzzzzzzzzzzzzzzzzzzzzzzz"}])),
+        report(10, 100, &json!([{"kind": "memory", "id": "not-an-id"}])),
+        report(10, 100, &json!([{"kind": "memory", "id": peanut, "level": "L7"}])),
+        report(10, 100, &json!([{"kind": "memory", "ids": [peanut]}])),
+        report(10, 100, &json!([{"kind": "messages", "id": "m1"}])),
+        report(10, 100, &json!([{"kind": "messages", "ids": ["m9"]}])),
+        report(10, 100, &json!([{"kind": "memory", "id": peanut}, {"kind": "memory", "id": peanut}])),
     ];
     for body in bad_request {
         let got = usage(body.clone()).await;
@@ -144,7 +153,11 @@ async fn bad_reports_and_rotations_are_4xx_and_write_nothing() {
         assert_error(&usage(body).await, StatusCode::UNPROCESSABLE_ENTITY, "invalid_body");
     }
     let rotate = |body: Value| call(&f.app, "POST", "/v1/sessions/s1/rotate", &f.a, Some(body));
-    assert_error(&rotate(json!({"user_id": "dana", "budget_tokens": 0})).await, StatusCode::BAD_REQUEST, "invalid_request");
+    assert_error(
+        &rotate(json!({"user_id": "dana", "budget_tokens": 0})).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
     assert_error(
         &rotate(json!({"user_id": "dana", "budget_tokens": 1_000_000})).await,
         StatusCode::BAD_REQUEST,

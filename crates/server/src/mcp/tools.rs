@@ -473,7 +473,8 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
         Tool::ReportContextUsage => {
             let a: UsageArgs = args(tool, arguments)?;
             let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, Some(&a.chat_id))?;
-            let items = a.items.into_iter().enumerate().map(|(i, item)| item.parse(i)).collect::<Result<Vec<_>, _>>()?;
+            let items =
+                a.items.into_iter().enumerate().map(|(i, item)| item.parse(i)).collect::<Result<Vec<_>, _>>()?;
             let advice = memory.session_usage(&scope, a.used_tokens, a.capacity_tokens, &items)?;
             to_json(&UsageOut::new(&advice, &memory.config().sessions))
         }
