@@ -856,16 +856,7 @@ fn judge_bundle(
     if b.tokens > b.budget {
         problems.push(format!("{} tokens exceed the budget of {}", b.tokens, b.budget));
     }
-    for c in contains {
-        if found(&b.text, c).is_none() {
-            problems.push(format!("bundle lacks {c:?}"));
-        }
-    }
-    for l in lacks {
-        if let Some(alt) = found(&b.text, l) {
-            problems.push(format!("bundle contains {}", named(l, alt)));
-        }
-    }
+    judge_text(&b.text, "bundle", contains, lacks, &mut problems);
     for (name, subs) in parts {
         let text = b.parts.iter().find(|p| p.name == *name).map(|p| p.text.as_str()).unwrap_or_default();
         for s in subs {
@@ -875,6 +866,21 @@ fn judge_bundle(
         }
     }
     (!problems.is_empty()).then(|| format!("{}; bundle ({} tokens): {:?}", problems.join("; "), b.tokens, b.text))
+}
+
+/// Adds to `problems` each `contains` entry `text` (named `what`: "block") lacks and each
+/// `lacks` entry it holds.
+fn judge_text(text: &str, what: &str, contains: &[String], lacks: &[String], problems: &mut Vec<String>) {
+    for c in contains {
+        if found(text, c).is_none() {
+            problems.push(format!("{what} lacks {c:?}"));
+        }
+    }
+    for l in lacks {
+        if let Some(alt) = found(text, l) {
+            problems.push(format!("{what} contains {}", named(l, alt)));
+        }
+    }
 }
 
 fn section_text(block: &ContextBlock, name: SectionName) -> String {
@@ -893,16 +899,7 @@ fn judge_context(
 ) -> Option<String> {
     let block = &r.block;
     let mut problems = Vec::new();
-    for c in contains {
-        if found(&block.text, c).is_none() {
-            problems.push(format!("block lacks {c:?}"));
-        }
-    }
-    for l in lacks {
-        if let Some(alt) = found(&block.text, l) {
-            problems.push(format!("block contains {}", named(l, alt)));
-        }
-    }
+    judge_text(&block.text, "block", contains, lacks, &mut problems);
     for (name, subs) in sections {
         let text = section_text(block, *name);
         for s in subs {

@@ -357,44 +357,38 @@ impl At<'_> {
 
     /// `[step.sections]` / `[step.section_lacks]`: section name → substrings.
     fn sections(&self, t: &Table, key: &str) -> Result<BTreeMap<SectionName, Vec<String>>, EvalError> {
+        let names: Vec<&str> = SectionName::ALL.iter().map(|s| s.as_str()).collect();
+        self.named_lists(t, key, "section", &names)
+    }
+
+    /// `[step.parts]` of a `rotate` step: bundle part name → substrings.
+    fn parts(&self, t: &Table) -> Result<BTreeMap<PartName, Vec<String>>, EvalError> {
+        let names: Vec<&str> = PartName::ALL.iter().map(|p| p.as_str()).collect();
+        self.named_lists(t, "parts", "part", &names)
+    }
+
+    /// A table of `what` name (one of `names`) → substrings.
+    fn named_lists<N: FromStr + Ord>(
+        &self,
+        t: &Table,
+        key: &str,
+        what: &str,
+        names: &[&str],
+    ) -> Result<BTreeMap<N, Vec<String>>, EvalError> {
         let table = match t.get(key) {
             None => return Ok(BTreeMap::new()),
             Some(Value::Table(s)) => s,
-            Some(_) => return Err(self.err(Some(key), format!("{key:?} must be a table of section = [substrings]"))),
+            Some(_) => return Err(self.err(Some(key), format!("{key:?} must be a table of {what} = [substrings]"))),
         };
         let mut out = BTreeMap::new();
         for name in table.keys() {
-            let section = SectionName::from_str(name).map_err(|_| {
-                let names: Vec<&str> = SectionName::ALL.iter().map(|s| s.as_str()).collect();
+            let parsed = N::from_str(name).map_err(|_| {
                 self.err(
                     Some(&format!("{key}.{name}")),
-                    format!("unknown section \"{key}.{name}\"; sections are {}", names.join(", ")),
+                    format!("unknown {what} \"{key}.{name}\"; {what}s are {}", names.join(", ")),
                 )
             })?;
-            out.insert(section, self.strings(table, name)?);
-        }
-        Ok(out)
-    }
-}
-
-impl At<'_> {
-    /// `[step.parts]` of a `rotate` step: bundle part name → substrings.
-    fn parts(&self, t: &Table) -> Result<BTreeMap<PartName, Vec<String>>, EvalError> {
-        let table = match t.get("parts") {
-            None => return Ok(BTreeMap::new()),
-            Some(Value::Table(p)) => p,
-            Some(_) => return Err(self.err(Some("parts"), "\"parts\" must be a table of part = [substrings]")),
-        };
-        let mut out = BTreeMap::new();
-        for name in table.keys() {
-            let part = PartName::from_str(name).map_err(|_| {
-                let names: Vec<&str> = PartName::ALL.iter().map(|p| p.as_str()).collect();
-                self.err(
-                    Some(&format!("parts.{name}")),
-                    format!("unknown part \"parts.{name}\"; parts are {}", names.join(", ")),
-                )
-            })?;
-            out.insert(part, self.strings(table, name)?);
+            out.insert(parsed, self.strings(table, name)?);
         }
         Ok(out)
     }
