@@ -581,9 +581,20 @@ fn knowledge_part(input: &BundleInput<'_>, budget: usize) -> (Option<BundlePart>
     if input.knowledge.is_empty() || budget == 0 {
         return (None, 0);
     }
-    // Tokens grow with the rows kept, so the most that fit is found by bisection.
+    // Tokens grow with the rows kept, so the most that fit is found by bisection, over no more
+    // rows than their contents alone could fill (a row's line holds its content, give or take
+    // a token where "- " merges): a scope of thousands renders only what can fit.
     let fits = |k: usize| knowledge_part_of(input, k).0.is_some_and(|p| p.tokens < budget);
-    let (mut lo, mut hi) = (0, input.knowledge.len());
+    let mut filled = 0;
+    let most = input
+        .knowledge
+        .iter()
+        .position(|m| {
+            filled += tokens::count(&m.content).saturating_sub(1);
+            filled > budget
+        })
+        .unwrap_or(input.knowledge.len());
+    let (mut lo, mut hi) = (0, most);
     if fits(hi) {
         return knowledge_part_of(input, hi);
     }

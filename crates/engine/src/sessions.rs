@@ -3,7 +3,7 @@
 //! segment of the same session starts from). The decisions are `mnemo_core::window`'s; this
 //! module resolves what the agent holds, drains extraction and gathers the bundle's inputs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -105,6 +105,11 @@ impl Memory {
         let entries = items.iter().map(|i| if let HeldRef::Messages(ids) = &i.item { ids.len() } else { 1 }).sum();
         check_usage(used, capacity, entries, t)?;
         let now = self.clock.now();
+        // The held memories in one read: a window may hold hundreds.
+        let wanted: Vec<MemoryId> =
+            items.iter().filter_map(|i| if let HeldRef::Memory(id) = i.item { Some(id) } else { None }).collect();
+        let memories: HashMap<MemoryId, Row> =
+            self.store.get_many(scope, &wanted)?.into_iter().map(|m| (m.id, m)).collect();
         let mut seen = HashSet::new();
         let mut held = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
@@ -113,12 +118,12 @@ impl Memory {
             }
             let (kind, id, levels, protected, value) = match &item.item {
                 HeldRef::Memory(id) => {
-                    let m = self.store.get_many(scope, &[*id])?.pop().ok_or_else(|| unknown(index, "memory", id))?;
-                    let value = match is_live(&m, now) {
-                        true => m.salience * decay::strength(&m, now, &self.tuning.decay),
+                    let m = memories.get(id).ok_or_else(|| unknown(index, "memory", id))?;
+                    let value = match is_live(m, now) {
+                        true => m.salience * decay::strength(m, now, &self.tuning.decay),
                         false => 0.0,
                     };
-                    (HeldKind::Memory, id.to_string(), memory_levels(&m.content), protection(&m), value)
+                    (HeldKind::Memory, id.to_string(), memory_levels(&m.content), protection(m), value)
                 }
                 HeldRef::Document(id) => {
                     let d = self.store.document(scope, *id)?.ok_or_else(|| unknown(index, "document", id))?;
