@@ -319,7 +319,8 @@ pub fn advise(used: usize, capacity: usize, held: &[Held], t: &WindowTuning) -> 
             if next_cost >= cost {
                 continue;
             }
-            projected -= cost - next_cost;
+            // The agent's count of the window and ours of an item may disagree: never below 0.
+            projected = projected.saturating_sub(cost - next_cost);
             now[i] = (next, next_cost);
         }
     }
@@ -713,6 +714,15 @@ mod tests {
     }
 
     #[test]
+    fn items_counted_above_the_reported_use_never_underflow() {
+        let items = vec![held(0, HeldKind::Document, Detail::Full, 100, 0.5)];
+        let a = advise(90, 100, &items, &WindowTuning::default());
+        assert_eq!(a.stage, Stage::Rotate);
+        assert_eq!(a.projected_tokens, 0, "{a:?}");
+        assert_ne!(a.items[0].action, ShedAction::Keep);
+    }
+
+    #[test]
     fn pinned_items_and_boundaries_are_kept_and_listed_last() {
         let mut pinned = held(0, HeldKind::Memory, Detail::Full, 400, 0.0);
         pinned.protected = Some(Protection::Pinned);
@@ -866,7 +876,7 @@ mod tests {
                     prop_assert!(i.saves <= h.tokens);
                 }
                 let saved: usize = advice.items.iter().map(|i| i.saves).sum();
-                prop_assert_eq!(advice.projected_tokens + saved, used);
+                prop_assert_eq!(advice.projected_tokens, used.saturating_sub(saved));
             }
             prop_assert!(low.stage <= high.stage);
             let level_of = |adv: &UsageAdvice, index: usize| adv.items.iter().find(|i| i.index == index).unwrap().to;
