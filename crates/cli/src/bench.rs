@@ -8,6 +8,7 @@ mod ingest;
 mod locomo;
 mod maintain;
 mod recall;
+mod sessions;
 mod skills;
 
 use std::path::{Path, PathBuf};
@@ -176,6 +177,33 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value = "bench-results/skills.json")]
         out: PathBuf,
     },
+    /// Context-window management: after each of N segments of a coding session, the agent's
+    /// usage report (`session_usage` over held memories and the segment's messages) and the
+    /// rotation (`rotate_session`: extraction drained, bundle within budget) timed. Opens the
+    /// configured store (MNEMO_DATABASE_URL for PostgreSQL).
+    Sessions {
+        /// Memories of the user before the session starts.
+        #[arg(long, default_value_t = 500)]
+        memories: usize,
+        /// Segments, each ended by a rotation.
+        #[arg(long, default_value_t = 50)]
+        segments: usize,
+        /// Messages per segment.
+        #[arg(long, default_value_t = 20)]
+        messages: usize,
+        /// Memories the agent reports holding.
+        #[arg(long, default_value_t = 50)]
+        held: usize,
+        /// Token budget of each bundle.
+        #[arg(long, default_value_t = 2_000)]
+        budget: usize,
+        /// Embedder: hash (the default: what is measured is the engine, not a model) or local.
+        #[arg(long, default_value = "hash")]
+        embedder: EmbedderKind,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/sessions.json")]
+        out: PathBuf,
+    },
     /// `mnemo maintain` over a synthetic store (many users, a realistic share of due
     /// transitions and near-duplicates): wall time, memories per second and peak RSS of one run,
     /// then a second run that must change nothing.
@@ -306,6 +334,18 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
         BenchCommand::Skills { observations, sessions, patterned, embedder, out } => {
             skills::run(config, *observations, *sessions, *patterned, *embedder, out)
         }
+        BenchCommand::Sessions { memories, segments, messages, held, budget, embedder, out } => sessions::run(
+            config,
+            &sessions::Plan {
+                memories: *memories,
+                segments: *segments,
+                messages: *messages,
+                held: *held,
+                budget: *budget,
+            },
+            *embedder,
+            out,
+        ),
         BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
             config,
             &maintain::Plan { memories: *memories, users: *users, pool: *pool, batch: *batch },

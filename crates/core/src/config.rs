@@ -28,6 +28,8 @@ pub struct Tuning {
     pub limits: LimitsTuning,
     /// Stored documents: size limits, overview budget, the similarity threshold.
     pub documents: crate::document::DocumentsTuning,
+    /// Context-window management of agent sessions: shedding thresholds, the rotation bundle.
+    pub sessions: crate::window::WindowTuning,
 }
 
 /// Limits on what callers may send.
@@ -439,6 +441,7 @@ impl Tuning {
                 ),
             });
         }
+        self.sessions.validate()?;
         if self.ranking.tier_standard > self.ranking.tier_high {
             return Err(CoreError::InvalidConfig {
                 key: "ranking.tier_standard".into(),

@@ -42,6 +42,7 @@ pub mod tokens;
 pub mod trace;
 pub mod user;
 pub mod verdict;
+pub mod window;
 
 pub use assemble::{ContextBlock, Section, SectionName};
 pub use config::Tuning;

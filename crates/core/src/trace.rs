@@ -26,6 +26,8 @@ text_enum!(
         Extract => "extract",
         /// A background job that asked the chat model for a memo, summary, reflection or episode.
         Job => "job",
+        /// A session's segment rotated: what was extracted first, what the bundle carried.
+        Rotate => "rotate",
     }
 );
 

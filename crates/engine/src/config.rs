@@ -170,6 +170,8 @@ pub struct Config {
     pub retention: crate::jobs::RetentionTuning,
     /// Stored documents: size limits, overview budget, the "researched before" threshold.
     pub documents: mnemo_core::document::DocumentsTuning,
+    /// Context-window management of agent sessions (`[sessions]`): thresholds, bundle budget.
+    pub sessions: mnemo_core::window::WindowTuning,
 }
 
 impl Default for Config {
@@ -194,6 +196,7 @@ impl Default for Config {
             consolidation: Default::default(),
             retention: Default::default(),
             documents: t.documents,
+            sessions: t.sessions,
         }
     }
 }
@@ -239,6 +242,7 @@ impl Config {
             assembly: self.assembly.clone(),
             limits: self.limits.clone(),
             documents: self.documents.clone(),
+            sessions: self.sessions.clone(),
         }
     }
 
@@ -374,6 +378,7 @@ impl Config {
         "consolidation",
         "retention",
         "documents",
+        "sessions",
     ];
 
     /// This configuration with `overlay` (tables shaped like `mnemo.toml`'s tuning sections)

@@ -40,6 +40,15 @@ pub enum Error {
         /// Why, in the gate's words.
         reason: String,
     },
+    /// Another worker holds what the call needs (a chat being extracted) past the wait; nothing
+    /// was built. Retrying shortly works.
+    #[error("{what} is busy: {reason}; try again shortly")]
+    Busy {
+        /// What is busy, e.g. "chat c1".
+        what: String,
+        /// Why the call could not go on.
+        reason: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -45,7 +45,8 @@ pub struct RetentionTuning {
     pub context_traces_days: u32,
     /// Envelopes of ingest batches (the verdicts: why a memory exists is also in its history).
     pub ingest_traces_days: u32,
-    /// Envelopes of background extraction batches and chat-model jobs (their cost accounting).
+    /// Envelopes of background extraction batches, chat-model jobs (their cost accounting) and
+    /// session rotations.
     pub job_traces_days: u32,
 }
 
@@ -62,7 +63,7 @@ impl RetentionTuning {
             TraceOp::Recall => self.recall_traces_days,
             TraceOp::Context => self.context_traces_days,
             TraceOp::Ingest => self.ingest_traces_days,
-            TraceOp::Extract | TraceOp::Job => self.job_traces_days,
+            TraceOp::Extract | TraceOp::Job | TraceOp::Rotate => self.job_traces_days,
         }
     }
 }
@@ -266,7 +267,7 @@ impl Memory {
     /// its own transaction, so an interrupted sweep just leaves the rest for the next run.
     fn sweep_traces(&self, now: DateTime<Utc>) -> Result<BTreeMap<String, u64>> {
         let mut out = BTreeMap::new();
-        for op in [TraceOp::Recall, TraceOp::Context, TraceOp::Ingest, TraceOp::Extract, TraceOp::Job] {
+        for op in TraceOp::ALL.iter().copied() {
             let days = self.config.retention.days(op);
             if days == 0 {
                 continue;

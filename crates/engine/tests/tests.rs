@@ -12,5 +12,6 @@ mod message_ids;
 mod pii;
 mod privacy_switches;
 mod reconsolidate;
+mod sessions;
 mod skills;
 mod snapshots;

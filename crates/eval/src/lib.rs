@@ -24,7 +24,7 @@ mod scenario;
 pub use error::EvalError;
 pub use report::{Failure, Report, ScenarioReport, Tally};
 pub use runner::{
-    Leak, context_leaks, document_leaks, is_leak, leaked_items, load_dir, policy_leaks, recall_leaks, run_dir,
-    run_scenario, run_scenarios,
+    Leak, bundle_leaks, context_leaks, document_leaks, is_leak, leaked_items, load_dir, policy_leaks, recall_leaks,
+    run_dir, run_scenario, run_scenarios,
 };
 pub use scenario::{Action, DEFAULT_CHAT, DEFAULT_START, DEFAULT_TOP, Scenario, Step, expected_alternatives};

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use chrono::Duration;
 use mnemo::models::{Embedder, open_embedder};
 use mnemo::store::{ListFilter, SqliteStore, Store};
-use mnemo::{Config, ContextResult, ManualClock, Memory, MemoryScope, RecallResult};
+use mnemo::{Config, ContextResult, HeldItem, HeldRef, ManualClock, Memory, MemoryScope, RecallResult};
+use mnemo_core::detail::Detail;
+use mnemo_core::window::{Bundle, PartName, ShedAction, Stage, UsageAdvice};
 use mnemo_core::{
     ChatId, ContextBlock, Draft, Kind, Layer, Memory as Row, MemoryId, NewMessage, Policy, RecallItem, Scope,
     SectionName, StatusKind, TenantId, UserId,
@@ -291,6 +293,25 @@ pub fn context_leaks(
     out
 }
 
+/// Everything in a rotation's bundle that `foreign` must not see: a foreign scope has no
+/// messages of its own, so a recent tail is a leak, and so is a memory whose owner it may not
+/// see or whose owner is unknown.
+pub fn bundle_leaks(foreign: &Scope, bundle: &Bundle, owners: &HashMap<MemoryId, Scope>) -> Vec<Leak> {
+    let mut out = Vec::new();
+    for part in &bundle.parts {
+        if part.name == PartName::Recent {
+            out.push(Leak { id: "recent".into(), content: part.text.clone(), owner: None });
+        }
+        for id in &part.memories {
+            let owner = owners.get(id);
+            if owner.is_none_or(|o| is_leak(foreign, o)) {
+                out.push(Leak { id: id.to_string(), content: part.text.clone(), owner: owner.cloned() });
+            }
+        }
+    }
+    out
+}
+
 /// One scenario in progress.
 struct Run<'a> {
     scenario: &'a Scenario,
@@ -485,6 +506,32 @@ impl Run<'_> {
                     self.report.fail(n, key, format!("{desc}: {p}"));
                 }
             }
+            Action::Usage { used, capacity, hold, hold_documents, hold_recent, stage, keep, shed } => {
+                flush(&self.memory);
+                let desc = format!("usage {used} of {capacity}");
+                let problem = match self.held(step, hold, hold_documents, *hold_recent) {
+                    Err(e) => Some(e),
+                    Ok((items, texts)) => match self.memory.session_usage(&step.scope, *used, *capacity, &items) {
+                        Err(e) => Some(format!("failed: {e}")),
+                        Ok(a) => judge_usage(&a, &texts, *stage, keep, shed),
+                    },
+                };
+                self.report.context_checks.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("{desc}: {p}"));
+                }
+            }
+            Action::Rotate { budget, contains, lacks, parts } => {
+                // No flush first: the rotation itself must extract what is still queued.
+                let problem = match self.memory.rotate_session(&step.scope, *budget) {
+                    Err(e) => Some(format!("failed: {e}")),
+                    Ok(r) => judge_bundle(&r.bundle, contains, lacks, parts),
+                };
+                self.report.context_checks.record(problem.is_none());
+                if let Some(p) = problem {
+                    self.report.fail(n, key, format!("rotate: {p}"));
+                }
+            }
             Action::Policy { key: pkey, text, value } => {
                 if let Err(e) = self.memory.put_policy(&step.scope, pkey, text, value.clone()) {
                     self.report.fail(n, key, format!("policy {pkey:?}: failed: {e}"));
@@ -533,13 +580,52 @@ impl Run<'_> {
         }
     }
 
+    /// What a `usage` step holds, with each item's whole text (by position) for judging: the one
+    /// active memory containing each `hold`, the one document of the step's scope containing
+    /// each `hold_documents`, the chat's last `recent` messages as one range.
+    fn held(
+        &self,
+        step: &Step,
+        hold: &[String],
+        documents: &[String],
+        recent: usize,
+    ) -> Result<(Vec<HeldItem>, Vec<String>), String> {
+        let whole = |item| HeldItem { item, level: Detail::Full, tokens: None };
+        let (mut items, mut texts) = (Vec::new(), Vec::new());
+        for text in hold {
+            let m = self.single_row(step, text, StatusKind::Active).map_err(|e| format!("hold {text:?}: {e}"))?;
+            items.push(whole(HeldRef::Memory(m.id)));
+            texts.push(m.content);
+        }
+        let stored = self.memory.documents(&step.scope, 500, 0).map_err(|e| format!("documents: {e}"))?;
+        for text in documents {
+            let found: Vec<_> = stored.iter().filter(|d| has(&d.text, text)).collect();
+            let [d] = found.as_slice() else {
+                return Err(format!("hold_documents {text:?}: {} documents contain it, not one", found.len()));
+            };
+            items.push(whole(HeldRef::Document(d.id)));
+            texts.push(d.text.clone());
+        }
+        if recent > 0 {
+            let ms = self.store.recent_messages(&step.scope, recent).map_err(|e| format!("hold_recent: {e}"))?;
+            items.push(whole(HeldRef::Messages(ms.iter().map(|m| m.id.clone()).collect())));
+            texts.push(ms.iter().map(|m| m.content.as_str()).collect::<Vec<_>>().join("\n"));
+        }
+        Ok((items, texts))
+    }
+
     /// The one memory of `status` visible to the step whose content contains `text`.
     fn single(&self, step: &Step, text: &str, status: StatusKind) -> Result<MemoryId, LookupError> {
+        self.single_row(step, text, status).map(|m| m.id)
+    }
+
+    /// [`Run::single`], the whole row.
+    fn single_row(&self, step: &Step, text: &str, status: StatusKind) -> Result<Row, LookupError> {
         let filter = ListFilter { statuses: vec![status], ..Default::default() };
         let rows = self.memory.list(&self.view(step), &filter).map_err(LookupError::List)?;
         let found: Vec<&Row> = rows.iter().filter(|m| has(&m.content, text)).collect();
         match found.as_slice() {
-            [one] => Ok(one.id),
+            [one] => Ok((*one).clone()),
             [] => Err(LookupError::NotFound { status, active: quote_list(rows.iter().map(|m| m.content.as_str())) }),
             many => Err(LookupError::Ambiguous {
                 status,
@@ -648,8 +734,13 @@ impl Run<'_> {
         let chat =
             fresh_name("eval-foreign-chat", steps.iter().filter_map(|s| s.scope.chat.as_ref().map(ChatId::as_str)));
         for step in steps {
-            if !matches!(step.action, Action::Recall { .. } | Action::Context { .. } | Action::SimilarDocuments { .. })
-            {
+            if !matches!(
+                step.action,
+                Action::Recall { .. }
+                    | Action::Context { .. }
+                    | Action::SimilarDocuments { .. }
+                    | Action::Rotate { .. }
+            ) {
                 continue;
             }
             let mut foreign: Vec<(&str, Scope)> = vec![
@@ -683,6 +774,9 @@ impl Run<'_> {
                         .memory
                         .similar_documents(&scope, "", text, Some(-1.0), *top)
                         .map(|hits| document_leaks(&scope, &hits)),
+                    Action::Rotate { budget, .. } => {
+                        self.memory.rotate_session(&scope, *budget).map(|r| bundle_leaks(&scope, &r.bundle, &owners))
+                    }
                     _ => unreachable!("filtered above"),
                 };
                 match found {
@@ -748,6 +842,82 @@ fn judge_found(texts: &[&str], what: &str, hit: &[String], miss: &[String]) -> O
     (!problems.is_empty()).then(|| format!("{}; {what}: {}", problems.join("; "), quote_list(texts.iter().copied())))
 }
 
+/// Problems of a usage advice: another stage than expected, a `keep` entry naming no held item
+/// or one that is shed, a `shed` entry naming no held item or one that is kept. `texts` holds
+/// each held item's whole text by its position.
+fn judge_usage(
+    a: &UsageAdvice,
+    texts: &[String],
+    stage: Option<Stage>,
+    keep: &[String],
+    shed: &[String],
+) -> Option<String> {
+    let mut problems = Vec::new();
+    if let Some(want) = stage.filter(|s| *s != a.stage) {
+        problems.push(format!("stage is {}, expected {want}", a.stage));
+    }
+    for (entries, kept, word) in [(keep, true, "keep"), (shed, false, "shed")] {
+        for e in entries {
+            let named: Vec<_> = a.items.iter().filter(|i| found(&texts[i.index], e).is_some()).collect();
+            if named.is_empty() {
+                problems.push(format!("{word} {e:?} names no held item"));
+            }
+            for i in named.iter().filter(|i| (i.action == ShedAction::Keep) != kept) {
+                problems.push(format!("{word} {e:?}: item {} is advised {}", i.index, i.action));
+            }
+        }
+    }
+    (!problems.is_empty()).then(|| {
+        let shape: Vec<String> = a
+            .items
+            .iter()
+            .map(|i| {
+                format!("#{} {} {} {}", i.index, i.kind, i.action, i.to.map_or("out".to_string(), |l| l.to_string()))
+            })
+            .collect();
+        format!("{}; stage {}, items: {}", problems.join("; "), a.stage, shape.join(", "))
+    })
+}
+
+/// Problems of a rotation's bundle: over its budget, lacking a `contains` entry or a part's
+/// entry, holding a `lacks` entry.
+fn judge_bundle(
+    b: &Bundle,
+    contains: &[String],
+    lacks: &[String],
+    parts: &BTreeMap<PartName, Vec<String>>,
+) -> Option<String> {
+    let mut problems = Vec::new();
+    if b.tokens > b.budget {
+        problems.push(format!("{} tokens exceed the budget of {}", b.tokens, b.budget));
+    }
+    judge_text(&b.text, "bundle", contains, lacks, &mut problems);
+    for (name, subs) in parts {
+        let text = b.parts.iter().find(|p| p.name == *name).map(|p| p.text.as_str()).unwrap_or_default();
+        for s in subs {
+            if found(text, s).is_none() {
+                problems.push(format!("part {name} lacks {s:?}"));
+            }
+        }
+    }
+    (!problems.is_empty()).then(|| format!("{}; bundle ({} tokens): {:?}", problems.join("; "), b.tokens, b.text))
+}
+
+/// Adds to `problems` each `contains` entry `text` (named `what`: "block") lacks and each
+/// `lacks` entry it holds.
+fn judge_text(text: &str, what: &str, contains: &[String], lacks: &[String], problems: &mut Vec<String>) {
+    for c in contains {
+        if found(text, c).is_none() {
+            problems.push(format!("{what} lacks {c:?}"));
+        }
+    }
+    for l in lacks {
+        if let Some(alt) = found(text, l) {
+            problems.push(format!("{what} contains {}", named(l, alt)));
+        }
+    }
+}
+
 fn section_text(block: &ContextBlock, name: SectionName) -> String {
     block
         .section(name)
@@ -764,16 +934,7 @@ fn judge_context(
 ) -> Option<String> {
     let block = &r.block;
     let mut problems = Vec::new();
-    for c in contains {
-        if found(&block.text, c).is_none() {
-            problems.push(format!("block lacks {c:?}"));
-        }
-    }
-    for l in lacks {
-        if let Some(alt) = found(&block.text, l) {
-            problems.push(format!("block contains {}", named(l, alt)));
-        }
-    }
+    judge_text(&block.text, "block", contains, lacks, &mut problems);
     for (name, subs) in sections {
         let text = section_text(block, *name);
         for s in subs {

@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
 use mnemo::{DocumentOwner, MemoryScope};
+use mnemo_core::window::{PartName, Stage};
 use mnemo_core::{
     AgentId, ChatId, CoreError, DocumentKind, Kind, Layer, Outcome, Scope, SectionName, StatusKind, TenantId, UserId,
 };
@@ -48,6 +49,8 @@ const ACTION_KEYS: &[&str] = &[
     "observe",
     "approve",
     "reject",
+    "usage",
+    "rotate",
 ];
 const COMMON_KEYS: &[&str] = &["tenant", "user_id", "agent", "at"];
 
@@ -64,6 +67,8 @@ fn extra_keys(action: &str) -> &'static [&'static str] {
         "store_document" => &["kind", "source", "owner"],
         "similar_documents" => &["threshold", "top", "hit", "miss"],
         "observe" => &["tool", "outcome", "note", "chat"],
+        "usage" => &["capacity", "chat", "hold", "hold_documents", "hold_recent", "stage", "keep", "shed"],
+        "rotate" => &["chat", "budget", "contains", "lacks", "parts"],
         _ => &[],
     }
 }
@@ -228,6 +233,38 @@ pub enum Action {
     Approve(String),
     /// A person rejects it (`Memory::reject`).
     Reject(String),
+    /// A coding agent reports how full its context window is and what it holds
+    /// (`Memory::session_usage`); the advice is judged.
+    Usage {
+        /// Tokens in use.
+        used: usize,
+        /// The window's size.
+        capacity: usize,
+        /// Memories held (whole), each the one active memory containing the substring.
+        hold: Vec<String>,
+        /// Documents held (whole), each the one document of the step's scope containing it.
+        hold_documents: Vec<String>,
+        /// The chat's last messages held as one range (0: none).
+        hold_recent: usize,
+        /// The stage the advice must report.
+        stage: Option<Stage>,
+        /// Held items whose text contains one of these must be kept.
+        keep: Vec<String>,
+        /// Held items whose text contains one of these must be stepped down or released.
+        shed: Vec<String>,
+    },
+    /// The session's segment rotates (`Memory::rotate_session`); the bundle is judged, and must
+    /// fit its budget.
+    Rotate {
+        /// Token budget of the bundle (the configured one when absent).
+        budget: Option<usize>,
+        /// Substrings the bundle must contain.
+        contains: Vec<String>,
+        /// Substrings it must not contain.
+        lacks: Vec<String>,
+        /// Substrings each part must contain (a missing part is empty).
+        parts: BTreeMap<PartName, Vec<String>>,
+    },
     /// A memory the application adds itself (`POST /v1/memories`, `Memory::add`), through the
     /// same gate as extraction; an event is dated at the step's time.
     Remember {
@@ -264,6 +301,8 @@ impl Action {
             Action::Observe { .. } => "observe",
             Action::Approve(_) => "approve",
             Action::Reject(_) => "reject",
+            Action::Usage { .. } => "usage",
+            Action::Rotate { .. } => "rotate",
         }
     }
 }
@@ -349,21 +388,38 @@ impl At<'_> {
 
     /// `[step.sections]` / `[step.section_lacks]`: section name → substrings.
     fn sections(&self, t: &Table, key: &str) -> Result<BTreeMap<SectionName, Vec<String>>, EvalError> {
+        let names: Vec<&str> = SectionName::ALL.iter().map(|s| s.as_str()).collect();
+        self.named_lists(t, key, "section", &names)
+    }
+
+    /// `[step.parts]` of a `rotate` step: bundle part name → substrings.
+    fn parts(&self, t: &Table) -> Result<BTreeMap<PartName, Vec<String>>, EvalError> {
+        let names: Vec<&str> = PartName::ALL.iter().map(|p| p.as_str()).collect();
+        self.named_lists(t, "parts", "part", &names)
+    }
+
+    /// A table of `what` name (one of `names`) → substrings.
+    fn named_lists<N: FromStr + Ord>(
+        &self,
+        t: &Table,
+        key: &str,
+        what: &str,
+        names: &[&str],
+    ) -> Result<BTreeMap<N, Vec<String>>, EvalError> {
         let table = match t.get(key) {
             None => return Ok(BTreeMap::new()),
             Some(Value::Table(s)) => s,
-            Some(_) => return Err(self.err(Some(key), format!("{key:?} must be a table of section = [substrings]"))),
+            Some(_) => return Err(self.err(Some(key), format!("{key:?} must be a table of {what} = [substrings]"))),
         };
         let mut out = BTreeMap::new();
         for name in table.keys() {
-            let section = SectionName::from_str(name).map_err(|_| {
-                let names: Vec<&str> = SectionName::ALL.iter().map(|s| s.as_str()).collect();
+            let parsed = N::from_str(name).map_err(|_| {
                 self.err(
                     Some(&format!("{key}.{name}")),
-                    format!("unknown section \"{key}.{name}\"; sections are {}", names.join(", ")),
+                    format!("unknown {what} \"{key}.{name}\"; {what}s are {}", names.join(", ")),
                 )
             })?;
-            out.insert(section, self.strings(table, name)?);
+            out.insert(parsed, self.strings(table, name)?);
         }
         Ok(out)
     }
@@ -660,6 +716,30 @@ fn parse_step(
         },
         "approve" => Action::Approve(required("approve")?),
         "reject" => Action::Reject(required("reject")?),
+        "usage" => Action::Usage {
+            used: at.count(t, "usage", 0)?.expect("the action key is present"),
+            capacity: at
+                .count(t, "capacity", 1)?
+                .ok_or_else(|| at.err(Some("capacity"), "missing key \"capacity\""))?,
+            hold: at.strings(t, "hold")?,
+            hold_documents: at.strings(t, "hold_documents")?,
+            hold_recent: at.count(t, "hold_recent", 0)?.unwrap_or(0),
+            stage: match at.string(t, "stage")? {
+                None => None,
+                Some(s) => Some(s.parse().map_err(|e| at.err(Some("stage"), format!("\"stage\": {e}")))?),
+            },
+            keep: at.strings(t, "keep")?,
+            shed: at.strings(t, "shed")?,
+        },
+        "rotate" => match t.get("rotate") {
+            Some(Value::Boolean(true)) => Action::Rotate {
+                budget: at.count(t, "budget", 1)?,
+                contains: at.strings(t, "contains")?,
+                lacks: at.strings(t, "lacks")?,
+                parts: at.parts(t)?,
+            },
+            _ => return Err(at.err(Some("rotate"), "\"rotate\" must be true")),
+        },
         "erase_user" => match t.get("erase_user") {
             Some(Value::Boolean(true)) => Action::EraseUser,
             _ => return Err(at.err(Some("erase_user"), "\"erase_user\" must be true")),

@@ -621,6 +621,65 @@ fn document_steps_parse_their_keys_and_refuse_bad_values() {
 }
 
 #[test]
+fn context_window_steps_parse_their_keys_and_refuse_bad_values() {
+    use mnemo::core::window::{PartName, Stage};
+    let s = Scenario::parse(
+        Path::new("scenarios/foo.toml"),
+        &with_steps(
+            "[[step]]\nusage = 900\ncapacity = 1000\nhold = [\"peanut\"]\nhold_documents = \"WAL\"\nhold_recent = 4\n\
+             stage = \"rotate\"\nkeep = \"peanut\"\nshed = [\"WAL\"]\n\
+             [[step]]\nrotate = true\nbudget = 500\ncontains = \"peanut\"\n[step.parts]\ncontinuity = [\"Last request\"]\n",
+        ),
+    )
+    .unwrap();
+    assert!(matches!(
+        &s.steps[0].action,
+        Action::Usage { used: 900, capacity: 1000, hold_recent: 4, stage: Some(Stage::Rotate), hold, .. } if hold == &["peanut"]
+    ));
+    assert!(
+        matches!(&s.steps[1].action, Action::Rotate { budget: Some(500), parts, .. } if parts.contains_key(&PartName::Continuity))
+    );
+    // Files without the new keys read as before; bad values name their key.
+    for (steps, key) in [
+        ("[[step]]\nusage = 900\n", "\"capacity\""),
+        ("[[step]]\nusage = 900\ncapacity = 0\n", "\"capacity\""),
+        ("[[step]]\nusage = -1\ncapacity = 10\n", "\"usage\""),
+        ("[[step]]\nusage = 9\ncapacity = 10\nstage = \"panic\"\n", "\"stage\""),
+        ("[[step]]\nrotate = false\n", "\"rotate\""),
+        ("[[step]]\nrotate = true\n[step.parts]\nsummary = [\"x\"]\n", "parts.summary"),
+        ("[[step]]\nrotate = true\nhold = \"x\"\n", "does not belong"),
+    ] {
+        let e = parse_err(&with_steps(steps));
+        assert!(e.starts_with("scenarios/foo.toml: step 1:") && e.contains(key), "{steps}: {e}");
+    }
+}
+
+#[test]
+fn a_bundle_leaks_its_recent_tail_and_memories_the_foreign_scope_cannot_see() {
+    use mnemo::core::window::{Bundle, BundlePart, PartName};
+    let dana = Scope::parse("acme", None, Some("dana"), None).unwrap();
+    let shared = Scope::parse("acme", None, None, None).unwrap();
+    let (mine, tenant_wide) = (mnemo::core::MemoryId::new(), mnemo::core::MemoryId::new());
+    let owners: HashMap<_, _> = [(mine, dana), (tenant_wide, shared)].into_iter().collect();
+    let part = |name, memories: Vec<mnemo::core::MemoryId>| BundlePart { name, text: "x".into(), tokens: 1, memories };
+    let bundle = Bundle {
+        parts: vec![part(PartName::MemoryMd, vec![mine, tenant_wide]), part(PartName::Recent, Vec::new())],
+        text: "x".into(),
+        tokens: 2,
+        budget: 10,
+        held_back: Vec::new(),
+    };
+    let sam = Scope::parse("acme", None, Some("sam"), Some("c1")).unwrap();
+    let leaks: Vec<String> = mnemo_eval::bundle_leaks(&sam, &bundle, &owners).into_iter().map(|l| l.id).collect();
+    assert_eq!(leaks, [mine.to_string(), "recent".to_string()]);
+    let own = Scope::parse("acme", None, Some("dana"), Some("c1")).unwrap();
+    let only_tail = Bundle { parts: vec![part(PartName::MemoryMd, vec![mine])], ..bundle.clone() };
+    assert!(mnemo_eval::bundle_leaks(&own, &only_tail, &owners).is_empty());
+    let unknown = Bundle { parts: vec![part(PartName::Pinned, vec![mnemo::core::MemoryId::new()])], ..bundle };
+    assert_eq!(mnemo_eval::bundle_leaks(&own, &unknown, &owners).len(), 1, "an unknown owner cannot be vouched for");
+}
+
+#[test]
 fn agent_wide_research_reaches_another_user_but_never_another_agent_or_tenant() {
     let t = mnemo::core::document::DocumentsTuning::default();
     let hit = |owner: &str| {

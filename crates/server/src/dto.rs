@@ -20,6 +20,7 @@ mod messages;
 pub mod observations;
 mod policies;
 mod recall;
+pub mod sessions;
 mod traces;
 mod users;
 

@@ -128,6 +128,7 @@ impl From<mnemo::Error> for ApiError {
             mnemo::Error::NotFound { id, .. } => ApiError::NotFound(format!("memory {id} not found")),
             e @ mnemo::Error::Rejected { .. } => ApiError::InvalidBody(e.to_string()),
             mnemo::Error::Model(m) => ApiError::Unavailable { detail: m.to_string() },
+            e @ mnemo::Error::Busy { .. } => ApiError::Unavailable { detail: e.to_string() },
             other => ApiError::internal(other),
         }
     }

@@ -278,11 +278,11 @@ async fn malformed_messages_get_json_rpc_errors() {
     let replies = body.as_array().unwrap();
     assert_eq!(replies.len(), 2, "{body}");
     assert_eq!(replies[0]["id"], "a");
-    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(replies[1]["result"]["tools"].as_array().unwrap().len(), 10);
 }
 
 #[tokio::test]
-async fn tools_list_describes_eight_tools_with_schemas() {
+async fn tools_list_describes_ten_tools_with_schemas() {
     let f = fixture();
     let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
     let (_, reply) = rpc(&f.app, &f.a, &session, "tools/list", json!({})).await;
@@ -298,7 +298,9 @@ async fn tools_list_describes_eight_tools_with_schemas() {
             "list_memories",
             "store_document",
             "find_similar_documents",
-            "observe"
+            "observe",
+            "report_context_usage",
+            "rotate_session"
         ]
     );
     for t in tools {
@@ -446,6 +448,52 @@ async fn research_is_stored_and_found_again_through_the_tools_within_the_tenant(
     assert!(e.contains("gossip"), "{e}");
     let scope = mnemo::Scope::parse("acme", Some("coder"), None, None).unwrap();
     assert_eq!(f.memory.documents(&scope, 50, 0).unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn the_context_window_tools_advise_and_rotate_within_the_tenant() {
+    let f = fixture();
+    let (s, _) = initialize(&f.app, &f.a, V2025_06).await;
+    let said =
+        json!({"user_id": "dana", "chat_id": "w1", "content": "I live in Lisbon and I have a dog named Biscuit."});
+    ok(&tool(&f.app, &f.a, &s, "remember", said).await);
+    let text = "# Build notes\n\nThe workspace builds with cargo. Tests run with nextest. Clippy must be clean. \
+                Formatting is checked in CI with rustfmt before every merge.";
+    let doc =
+        ok(&tool(&f.app, &f.a, &s, "store_document", json!({"user_id": "dana", "kind": "note", "text": text})).await);
+    let doc_id = doc["document"]["id"].as_str().unwrap().to_string();
+    let usage = |used: u64| {
+        json!({"user_id": "dana", "chat_id": "w1", "used_tokens": used, "capacity_tokens": 100,
+               "items": [{"kind": "document", "id": doc_id, "level": "L2"}]})
+    };
+    let r = ok(&tool(&f.app, &f.a, &s, "report_context_usage", usage(95)).await);
+    assert_eq!((r["stage"].as_str(), r["rotate"].as_bool()), (Some("rotate"), Some(true)), "{r}");
+    assert_ne!(r["items"][0]["action"], "keep", "{r}");
+    let r = ok(&tool(&f.app, &f.a, &s, "report_context_usage", usage(10)).await);
+    assert_eq!((r["stage"].as_str(), r["items"][0]["action"].as_str()), (Some("ok"), Some("keep")), "{r}");
+    let e = tool_error(
+        &tool(
+            &f.app,
+            &f.a,
+            &s,
+            "report_context_usage",
+            json!({"user_id": "dana", "chat_id": "w1",
+        "used_tokens": 0, "capacity_tokens": 0}),
+        )
+        .await,
+    );
+    assert!(e.contains("capacity_tokens"), "{e}");
+
+    let r = ok(&tool(&f.app, &f.a, &s, "rotate_session", json!({"user_id": "dana", "chat_id": "w1"})).await);
+    assert_eq!(r["chat_id"], "w1", "{r}");
+    assert!(r["bundle"]["tokens"].as_u64().unwrap() <= 2_000, "{r}");
+    assert!(r["bundle"]["text"].as_str().unwrap().contains("Biscuit"), "{r}");
+    // Another tenant's key sees neither the document nor the session's memories.
+    let (sb, _) = initialize(&f.app, &f.b, V2025_06).await;
+    let e = tool_error(&tool(&f.app, &f.b, &sb, "report_context_usage", usage(95)).await);
+    assert!(e.contains("cannot see"), "{e}");
+    let r = ok(&tool(&f.app, &f.b, &sb, "rotate_session", json!({"user_id": "dana", "chat_id": "w1"})).await);
+    assert!(!r["bundle"]["text"].as_str().unwrap().contains("Biscuit"), "{r}");
 }
 
 #[tokio::test]

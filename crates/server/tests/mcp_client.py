@@ -30,6 +30,8 @@ TOOLS = {
     "store_document",
     "find_similar_documents",
     "observe",
+    "report_context_usage",
+    "rotate_session",
 }
 checks = 0
 
@@ -62,7 +64,7 @@ async def tenant_a_over_http(session):
     check(init.protocolVersion == "2025-06-18", "the server offers 2025-06-18", init.protocolVersion)
     check(init.serverInfo.name == "mnemo", "server name", init.serverInfo)
     tools = (await session.list_tools()).tools
-    check({t.name for t in tools} == TOOLS, "seven tools", [t.name for t in tools])
+    check({t.name for t in tools} == TOOLS, "nine tools", [t.name for t in tools])
     check(all(t.inputSchema["type"] == "object" and t.outputSchema for t in tools), "every tool has schemas")
 
     r = await call(session, "remember", {"user_id": "dana", "chat_id": "c1",
@@ -169,7 +171,7 @@ async def main():
 
     async def a_over_stdio(session):
         tools = (await session.list_tools()).tools
-        check({t.name for t in tools} == TOOLS, "stdio: five tools")
+        check({t.name for t in tools} == TOOLS, "stdio: every tool")
         r = await call(session, "recall", {"user_id": "dana", "query": "Debian server"})
         check("Debian 12" in json.dumps(r["items"] + r["exact"]), "stdio: A recalls what A wrote over HTTP", r)
         r = await call(session, "remember", {"user_id": "dana", "chat_id": "c3",

@@ -13,4 +13,5 @@ mod mcp;
 mod observations;
 mod openapi;
 mod privacy;
+mod sessions;
 mod socket;

@@ -48,7 +48,7 @@ struct AddReport {
 /// The `i`-th of the distinct template sentences: a mixed-radix walk over the templates'
 /// combinations in a scattered order, so neighbours in time share few words, with a counter
 /// once every combination was used.
-fn distinct_sentence(i: usize) -> String {
+pub(super) fn distinct_sentence(i: usize) -> String {
     let n = SUBJECTS.len() * VERBS.len() * THINGS.len() * WHEN.len();
     // 7919 is prime and divides none of the template sizes, so this permutes 0..n.
     let mut k = (i % n) * 7919 % n;

@@ -1,5 +1,6 @@
-//! The Model Context Protocol server: mnemo's memory as seven tools for LLM clients — remember,
-//! recall, context, forget, list_memories, store_document, find_similar_documents — over the same engine and keys as the REST API.
+//! The Model Context Protocol server: mnemo's memory as ten tools for LLM clients — remember,
+//! recall, context, forget, list_memories, store_document, find_similar_documents, observe,
+//! report_context_usage, rotate_session — over the same engine and keys as the REST API.
 //!
 //! JSON-RPC 2.0 by hand ([`jsonrpc`]), the lifecycle and tool methods both transports share
 //! ([`protocol`]), the tools and their schemas ([`tools`]), and two transports: streamable HTTP

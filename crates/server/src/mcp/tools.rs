@@ -1,6 +1,7 @@
 //! The MCP tools — remember, recall, context, forget, list_memories, for research
-//! store_document and find_similar_documents, and for behavioural learning observe — with their
-//! JSON Schemas, run against the engine inside the tenant of the caller's key.
+//! store_document and find_similar_documents, for behavioural learning observe, and for the
+//! context window report_context_usage and rotate_session — with their JSON Schemas, run against
+//! the engine inside the tenant of the caller's key.
 //!
 //! Arguments are typed structs that refuse unknown fields; their input schemas and the output
 //! schemas are generated from the same types (`utoipa`) as the REST API's OpenAPI document, so
@@ -20,6 +21,7 @@ use crate::dto::documents::{
     DocumentHitOut, DocumentHits, DocumentKindName, DocumentOut, DocumentOwnerName, StoredDocumentOut,
 };
 use crate::dto::observations::{ObservationOut, OutcomeName, StoredObservationOut};
+use crate::dto::sessions::{HeldItemIn, RotationOut, UsageOut};
 use crate::dto::{ContextOut, IngestOut, KindName, MemoryList, MemoryOut, OpOut, RecallOut, VerdictOut};
 use crate::error::ApiError;
 use crate::routes::memories::{list_filter, list_page};
@@ -218,6 +220,48 @@ struct ObserveArgs {
     text: Option<String>,
 }
 
+/// Report how full your context window is and what it holds (memories, documents, message
+/// ranges, each at a level); get back, least valuable first, what to keep, what to step down to
+/// a lower level (with the text to put in its place) and what to release. Pinned items and
+/// boundaries are always kept. Past the last threshold `rotate` is true: call `rotate_session`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct UsageArgs {
+    /// The user the agent works for.
+    user_id: String,
+    /// The agent.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The session (chat) id.
+    chat_id: String,
+    /// Tokens in the window now.
+    used_tokens: usize,
+    /// The window's size in tokens.
+    capacity_tokens: usize,
+    /// What the window holds that mnemo can give back.
+    #[serde(default)]
+    items: Vec<HeldItemIn>,
+}
+
+/// Rotate a full session: every message of the segment is extracted into memory first, then a
+/// continuation bundle comes back (MEMORY.md, pinned items and boundaries, a continuity note of
+/// open loops and what was settled, the recent tail) to start the next segment with, under the
+/// same session id. What the segment said stays reachable through recall and context.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+struct RotateArgs {
+    /// The user the agent works for.
+    user_id: String,
+    /// The agent.
+    #[serde(default)]
+    agent_id: Option<String>,
+    /// The session (chat) id.
+    chat_id: String,
+    /// Token budget of the bundle; the configured default (2,000) when absent.
+    #[serde(default)]
+    budget_tokens: Option<usize>,
+}
+
 /// What `remember` did: messages appended (for a message) and the gate's verdict on every
 /// memory proposed from it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -263,10 +307,12 @@ pub(crate) enum Tool {
     StoreDocument,
     FindSimilarDocuments,
     Observe,
+    ReportContextUsage,
+    RotateSession,
 }
 
 impl Tool {
-    const ALL: [Tool; 8] = [
+    const ALL: [Tool; 10] = [
         Tool::Remember,
         Tool::Recall,
         Tool::Context,
@@ -275,6 +321,8 @@ impl Tool {
         Tool::StoreDocument,
         Tool::FindSimilarDocuments,
         Tool::Observe,
+        Tool::ReportContextUsage,
+        Tool::RotateSession,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -287,6 +335,8 @@ impl Tool {
             Tool::StoreDocument => "store_document",
             Tool::FindSimilarDocuments => "find_similar_documents",
             Tool::Observe => "observe",
+            Tool::ReportContextUsage => "report_context_usage",
+            Tool::RotateSession => "rotate_session",
         }
     }
 
@@ -304,6 +354,8 @@ impl Tool {
             Tool::StoreDocument => "Store a research result",
             Tool::FindSimilarDocuments => "Find research done before",
             Tool::Observe => "Record what the agent did",
+            Tool::ReportContextUsage => "Context window advice",
+            Tool::RotateSession => "Rotate a full session",
         }
     }
 
@@ -318,12 +370,16 @@ impl Tool {
             Tool::StoreDocument => (schema_of::<StoreDocumentArgs>(), schema_of::<StoredDocumentOut>()),
             Tool::FindSimilarDocuments => (schema_of::<SimilarDocumentsArgs>(), schema_of::<DocumentHits>()),
             Tool::Observe => (schema_of::<ObserveArgs>(), schema_of::<StoredObservationOut>()),
+            Tool::ReportContextUsage => (schema_of::<UsageArgs>(), schema_of::<UsageOut>()),
+            Tool::RotateSession => (schema_of::<RotateArgs>(), schema_of::<RotationOut>()),
         };
         // The arguments' doc comment says what the tool is for; as one line, the way clients show it.
         let description =
             input["description"].as_str().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         let annotations = match self {
-            Tool::ListMemories | Tool::FindSimilarDocuments => json!({"readOnlyHint": true, "openWorldHint": false}),
+            Tool::ListMemories | Tool::FindSimilarDocuments | Tool::ReportContextUsage => {
+                json!({"readOnlyHint": true, "openWorldHint": false})
+            }
             Tool::Forget => {
                 json!({"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false})
             }
@@ -455,6 +511,19 @@ pub(crate) fn call(memory: &Memory, tenant: &TenantId, tool: Tool, arguments: Va
                 degraded: stored.degraded,
             })
         }
+        Tool::ReportContextUsage => {
+            let a: UsageArgs = args(tool, arguments)?;
+            let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, Some(&a.chat_id))?;
+            let items =
+                a.items.into_iter().enumerate().map(|(i, item)| item.parse(i)).collect::<Result<Vec<_>, _>>()?;
+            let advice = memory.session_usage(&scope, a.used_tokens, a.capacity_tokens, &items)?;
+            to_json(&UsageOut::new(&advice, &memory.config().sessions))
+        }
+        Tool::RotateSession => {
+            let a: RotateArgs = args(tool, arguments)?;
+            let scope = scope(tenant, a.agent_id.as_deref(), &a.user_id, Some(&a.chat_id))?;
+            to_json(&RotationOut::from(&memory.rotate_session(&scope, a.budget_tokens)?))
+        }
     }
 }
 
@@ -568,6 +637,8 @@ mod tests {
         assert_eq!(required("store_document"), ["kind", "text"]);
         assert_eq!(required("find_similar_documents"), ["text"]);
         assert_eq!(required("observe"), ["args_summary", "chat_id", "outcome", "tool"]);
+        assert_eq!(required("report_context_usage"), ["capacity_tokens", "chat_id", "used_tokens", "user_id"]);
+        assert_eq!(required("rotate_session"), ["chat_id", "user_id"]);
         for tool in list() {
             assert!(tool["inputSchema"]["properties"].get("tenant").is_none(), "the tenant comes from the key");
         }

@@ -16,6 +16,7 @@ pub(crate) mod messages;
 pub(crate) mod observations;
 pub(crate) mod policies;
 pub(crate) mod recall;
+pub(crate) mod sessions;
 pub(crate) mod traces;
 pub(crate) mod users;
 
@@ -53,6 +54,8 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(documents::similar))
         .routes(routes!(documents::get, documents::delete))
         .routes(routes!(observations::list, observations::observe))
+        .routes(routes!(sessions::usage))
+        .routes(routes!(sessions::rotate))
         .routes(routes!(traces::get))
         .routes(routes!(maintain::maintain))
         .routes(routes!(candidates::list))
