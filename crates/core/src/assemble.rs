@@ -822,43 +822,59 @@ mod tests {
         assert!(with_recent.tokens <= 90);
     }
 
+    /// The `rank`-th best of a list of lexical hits, said by `role` at `at`.
+    fn hit(id: String, role: Role, content: String, at: DateTime<Utc>, rank: usize) -> Excerpt {
+        Excerpt {
+            message: Message {
+                id: crate::id::MessageId::new(id).unwrap(),
+                scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
+                role,
+                content,
+                at,
+            },
+            lexical: Some(1.0),
+            vector: None,
+            relevance: 0.9 - rank as f32 * 0.01,
+            period: None,
+        }
+    }
+
+    /// A block of excerpts alone.
+    fn excerpts_only<'a>(
+        exact: &'a ExactSet,
+        excerpts: &'a [Excerpt],
+        none: &'a HashSet<MemoryId>,
+        budget: usize,
+        query_terms: &'a [String],
+    ) -> AssemblyInput<'a> {
+        AssemblyInput {
+            exact,
+            ranked: &[],
+            recent: &[],
+            excerpts,
+            memos: &[],
+            surfaced_recently: none,
+            budget,
+            query_terms,
+        }
+    }
+
     #[test]
     fn under_pressure_items_step_down_before_any_is_dropped() {
         let t = Tuning::default();
         let set = select_exact(vec![], vec![], now(), &t);
         let excerpts: Vec<Excerpt> = (0..12)
-            .map(|i| Excerpt {
-                message: Message {
-                    id: crate::id::MessageId::new(format!("m{i}")).unwrap(),
-                    scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
-                    role: Role::User,
-                    content: format!(
-                        "Busy week at the shop again, the usual chaos with deliveries and stock. \
-                         Trip {i} to the lake with the kayak was the best part. Anyway, back to work tomorrow."
-                    ),
-                    at: now() - chrono::Duration::days(30 - i),
-                },
-                lexical: Some(1.0),
-                vector: None,
-                relevance: 0.9 - i as f32 * 0.01,
-                period: None,
+            .map(|i| {
+                let text = format!(
+                    "Busy week at the shop again, the usual chaos with deliveries and stock. \
+                     Trip {i} to the lake with the kayak was the best part. Anyway, back to work tomorrow."
+                );
+                hit(format!("m{i}"), Role::User, text, now() - chrono::Duration::days(30 - i as i64), i)
             })
             .collect();
         let terms = crate::text::query_terms("When did I take the kayak to the lake?");
         let none = HashSet::new();
-        let go = |budget: usize| {
-            let input = AssemblyInput {
-                exact: &set,
-                ranked: &[],
-                recent: &[],
-                excerpts: &excerpts,
-                memos: &[],
-                surfaced_recently: &none,
-                budget,
-                query_terms: &terms,
-            };
-            assemble(input, &t.assembly)
-        };
+        let go = |budget: usize| assemble(excerpts_only(&set, &excerpts, &none, budget, &terms), &t.assembly);
         // Room for everything whole: nothing is shed.
         let roomy = go(2000);
         assert_eq!(roomy.section(SectionName::Excerpt).unwrap().items.len(), 12);
@@ -1049,32 +1065,14 @@ mod tests {
             let excerpts: Vec<Excerpt> = said
                 .iter()
                 .enumerate()
-                .map(|(i, (day, minute, words))| Excerpt {
-                    message: Message {
-                        id: crate::id::MessageId::new(format!("x{i}")).unwrap(),
-                        scope: Scope::parse("acme", None, Some("dana"), Some("c0")).unwrap(),
-                        role: if i % 3 == 0 { Role::Assistant } else { Role::User },
-                        content: format!("trip {i} {}", "by the lake ".repeat(*words)),
-                        at: now() - chrono::Duration::days(*day * 7) - chrono::Duration::minutes(*minute),
-                    },
-                    lexical: Some(1.0),
-                    vector: None,
-                    relevance: 0.9 - i as f32 * 0.01,
-                    period: None,
+                .map(|(i, (day, minute, words))| {
+                    let role = if i % 3 == 0 { Role::Assistant } else { Role::User };
+                    let at = now() - chrono::Duration::days(*day * 7) - chrono::Duration::minutes(*minute);
+                    hit(format!("x{i}"), role, format!("trip {i} {}", "by the lake ".repeat(*words)), at, i)
                 })
                 .collect();
             let none = HashSet::new();
-            let input = AssemblyInput {
-                exact: &set,
-                ranked: &[],
-                recent: &[],
-                excerpts: &excerpts,
-                memos: &[],
-                surfaced_recently: &none,
-                budget,
-                query_terms: &[],
-            };
-            let block = assemble(input, &t.assembly);
+            let block = assemble(excerpts_only(&set, &excerpts, &none, budget, &[]), &t.assembly);
             prop_assert!(block.tokens <= budget, "{} > {}\n{}", block.tokens, budget, block.text);
             let Some(section) = block.section(SectionName::Excerpt) else { return Ok(()) };
             let mut days: Vec<NaiveDate> = section.items.iter().filter_map(|i| i.day).collect();
