@@ -18,6 +18,7 @@ PYTHON="${MNEMO_PYTHON:-python3}"
 # Pinned test dependencies (httpx is the package's own dependency; this pins its version here).
 PYTEST_VERSION="8.4.2"
 HTTPX_VERSION="0.28.1"
+MYPY_VERSION="1.13.0"
 
 scripts/fetch-model.sh >/dev/null
 tools="$(scripts/python-tools.sh | tail -n 1)"
@@ -56,9 +57,9 @@ echo "built $(basename "$wheel") in $((SECONDS - started)) s ($compiled crates c
 
 echo "== python: fresh virtualenv"
 "$PYTHON" -m venv "$work/venv"
-printf 'pytest==%s\nhttpx==%s\n' "$PYTEST_VERSION" "$HTTPX_VERSION" >"$work/constraints.txt"
+printf "pytest==%s\nhttpx==%s\nmypy==%s\n" "$PYTEST_VERSION" "$HTTPX_VERSION" "$MYPY_VERSION" >"$work/constraints.txt"
 "$work/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c "$work/constraints.txt" \
-    "$wheel" pytest
+    "$wheel" pytest mypy
 
 echo "== python: pytest"
 cd "$work"

@@ -63,14 +63,14 @@ def _no_tenant(tenant: Optional[str]) -> None:
 
 def _scope(user_id: Optional[str], agent_id: Optional[str], chat_id: Optional[str]) -> Dict[str, Any]:
     return {
-        "user_id": _shapes.text("user_id", user_id, optional=True),
-        "agent_id": _shapes.text("agent_id", agent_id, optional=True),
-        "chat_id": _shapes.text("chat_id", chat_id, optional=True),
+        "user_id": _shapes.opt_text("user_id", user_id),
+        "agent_id": _shapes.opt_text("agent_id", agent_id),
+        "chat_id": _shapes.opt_text("chat_id", chat_id),
     }
 
 
 def _id(memory_id: str) -> str:
-    return quote(str(_shapes.text("memory_id", memory_id)), safe="")
+    return quote(_shapes.text("memory_id", memory_id), safe="")
 
 
 def _error(status: int, payload: Any, text: str, request: _Request) -> MnemoError:
@@ -134,7 +134,7 @@ class _Api:
         body = _scope(_shapes.text("user_id", user_id), agent_id, _shapes.text("chat_id", chat_id))
         body.update(
             message=_shapes.text("message", message),
-            budget_tokens=_shapes.count("budget_tokens", budget_tokens, optional=True, minimum=1),
+            budget_tokens=_shapes.opt_count("budget_tokens", budget_tokens, minimum=1),
         )
         return _Request("POST", "/v1/context", body=body, shape=_shapes.context)
 
@@ -171,11 +171,11 @@ class _Api:
         _no_tenant(tenant)
         params = _scope(user_id, agent_id, chat_id)
         kinds, statuses = _shapes.names("kind", kind), _shapes.names("status", status)
-        want = _shapes.count("limit", limit, optional=True, minimum=1)
+        want = _shapes.opt_count("limit", limit, minimum=1)
         params.update(
             kind=",".join(kinds) or None,
             status=",".join(statuses) or None,
-            text=_shapes.text("text", text, optional=True) or None,
+            text=_shapes.opt_text("text", text) or None,
             limit=min(_PAGE, want) if want is not None else _PAGE,
             offset=offset,
         )
@@ -191,7 +191,7 @@ class _Api:
         tenant: Optional[str],
     ) -> _Request:
         _no_tenant(tenant)
-        previous = str(_shapes.text("memory_id", memory_id))
+        previous = _shapes.text("memory_id", memory_id)
         body = _scope(user_id, agent_id, chat_id)
         body["content"] = _shapes.text("text", text)
         return _Request(
@@ -218,14 +218,14 @@ class _Api:
     @staticmethod
     def delete_all(user_id: str, agent_id: Optional[str], tenant: Optional[str]) -> _Request:
         _no_tenant(tenant)
-        user = quote(str(_shapes.text("user_id", user_id)), safe="")
-        params = {"agent_id": _shapes.text("agent_id", agent_id, optional=True)}
+        user = quote(_shapes.text("user_id", user_id), safe="")
+        params = {"agent_id": _shapes.opt_text("agent_id", agent_id)}
         return _Request("POST", f"/v1/users/{user}/clear", params=params, shape=dict)
 
     @staticmethod
     def erase_user(user_id: str, tenant: Optional[str]) -> _Request:
         _no_tenant(tenant)
-        user = quote(str(_shapes.text("user_id", user_id)), safe="")
+        user = quote(_shapes.text("user_id", user_id), safe="")
         return _Request("POST", f"/v1/users/{user}/erase", shape=dict)
 
 
@@ -282,7 +282,7 @@ class Client:
         transport: "Optional[httpx.BaseTransport]" = None,
     ) -> None:
         httpx = _httpx()
-        self.base_url = str(_shapes.text("base_url", base_url)).rstrip("/")
+        self.base_url = _shapes.text("base_url", base_url).rstrip("/")
         self._http = httpx.Client(
             base_url=self.base_url, headers=_headers(api_key), timeout=timeout, transport=transport
         )
@@ -466,7 +466,7 @@ class AsyncClient:
         transport: "Optional[httpx.AsyncBaseTransport]" = None,
     ) -> None:
         httpx = _httpx()
-        self.base_url = str(_shapes.text("base_url", base_url)).rstrip("/")
+        self.base_url = _shapes.text("base_url", base_url).rstrip("/")
         self._http = httpx.AsyncClient(
             base_url=self.base_url, headers=_headers(api_key), timeout=timeout, transport=transport
         )

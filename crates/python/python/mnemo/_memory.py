@@ -52,9 +52,9 @@ class Memory:
         self._tenant = _shapes.text("tenant", tenant)
         self._engine = _mnemo.Engine(
             _path("data_dir", data_dir),
-            _shapes.text("database_url", database_url, optional=True),
+            _shapes.opt_text("database_url", database_url),
             _path("config", config),
-            _shapes.text("embedder", embedder, optional=True),
+            _shapes.opt_text("embedder", embedder),
             _path("model_dir", model_dir),
         )
 
@@ -84,10 +84,10 @@ class Memory:
         chat_id: Optional[str],
     ) -> Scope:
         return (
-            self._tenant if tenant is None else str(_shapes.text("tenant", tenant)),
-            _shapes.text("agent_id", agent_id, optional=True),
-            _shapes.text("user_id", user_id, optional=True),
-            _shapes.text("chat_id", chat_id, optional=True),
+            self._tenant if tenant is None else _shapes.text("tenant", tenant),
+            _shapes.opt_text("agent_id", agent_id),
+            _shapes.opt_text("user_id", user_id),
+            _shapes.opt_text("chat_id", chat_id),
         )
 
     def add(
@@ -155,7 +155,7 @@ class Memory:
         every line as ``items``, and the ``trace_id`` of the trace it left.
         """
         scope = self._scope(tenant, agent_id, _shapes.text("user_id", user_id), _shapes.text("chat_id", chat_id))
-        budget = _shapes.count("budget_tokens", budget_tokens, optional=True, minimum=1)
+        budget = _shapes.opt_count("budget_tokens", budget_tokens, minimum=1)
         out = json.loads(self._engine.context(scope, _shapes.text("message", message), budget))
         return _shapes.context(out)
 
@@ -200,8 +200,8 @@ class Memory:
             scope,
             _shapes.names("kind", kind),
             _shapes.names("status", status),
-            _shapes.text("text", text, optional=True),
-            _shapes.count("limit", limit, optional=True, minimum=1) or 0,
+            _shapes.opt_text("text", text),
+            _shapes.opt_count("limit", limit, minimum=1) or 0,
             0,
         )
         return [_shapes.memory(m) for m in json.loads(rows)]
@@ -223,7 +223,7 @@ class Memory:
         text raises ``RejectedError`` and changes nothing.
         """
         scope = self._scope(tenant, agent_id, user_id, chat_id)
-        memory_id = str(_shapes.text("memory_id", memory_id))
+        memory_id = _shapes.text("memory_id", memory_id)
         out = json.loads(self._engine.edit(scope, memory_id, _shapes.text("text", text)))
         return _shapes.updated(out, memory_id)
 

@@ -23,25 +23,34 @@ Messages = Union[str, Mapping[str, Any], Sequence[Message]]
 MESSAGE_KEYS = ("role", "content", "id", "at")
 
 
-def text(name: str, value: Any, *, optional: bool = False) -> Optional[str]:
-    """``value`` if it is a string (or ``None`` where allowed), else a ``TypeError`` naming it."""
-    if value is None and optional:
-        return None
+def text(name: str, value: Any) -> str:
+    """``value`` if it is a string, else a ``TypeError`` naming it."""
     if not isinstance(value, str):
-        kind = "a str or None" if optional else "a str"
-        raise TypeError(f"{name} must be {kind}, not {type(value).__name__}")
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
     return value
 
 
-def count(name: str, value: Any, *, optional: bool = False, minimum: int = 0) -> Optional[int]:
-    """``value`` if it is an int of at least ``minimum`` (or ``None`` where allowed)."""
-    if value is None and optional:
+def opt_text(name: str, value: Any) -> Optional[str]:
+    """``value`` if it is a string or ``None``, else a ``TypeError`` naming it."""
+    if value is None:
         return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+    return value
+
+
+def count(name: str, value: Any, *, minimum: int = 0) -> int:
+    """``value`` if it is an int of at least ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, not {type(value).__name__}")
     if value < minimum:
         raise InvalidRequestError(f"{name} must be at least {minimum}, not {value}")
-    return value
+    return int(value)
+
+
+def opt_count(name: str, value: Any, *, minimum: int = 0) -> Optional[int]:
+    """``value`` if it is ``None`` or an int of at least ``minimum``."""
+    return None if value is None else count(name, value, minimum=minimum)
 
 
 def names(name: str, value: Any) -> List[str]:
