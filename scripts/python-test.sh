@@ -32,8 +32,9 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/mnemo-python-test.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 echo "== python: the mnemo binary (the workspace's test build)"
-target="${CARGO_TARGET_DIR:-$root/target}"
 cargo test --workspace --no-run --locked --quiet
+target="$(cargo metadata --format-version 1 --no-deps --locked \
+    | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 bin="$target/debug/mnemo"
 if [[ ! -x "$bin" ]]; then
     echo "error: $bin was not built" >&2

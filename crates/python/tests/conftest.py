@@ -163,7 +163,6 @@ def mem(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     else:
         url, key = request.getfixturevalue("server")
         m = Synced(mnemo.AsyncClient(url, api_key=key))
-    m.kind = kind
     try:
         yield m
     finally:
