@@ -109,9 +109,8 @@ def test_update_delete_and_clear(mem: Any, user: str) -> None:
     mem.delete(new["id"], user_id=user)
     assert mem.get(new["id"], user_id=user)["status"] == "archived"
     assert [m["memory"] for m in mem.get_all(user_id=user)] == ["User has a dog named Biscuit"]
-    assert mem.get_all(user_id=user, kind="profile") == [] or all(
-        m["kind"] == "profile" for m in mem.get_all(user_id=user, kind="profile")
-    )
+    assert [m["memory"] for m in mem.get_all(user_id=user, kind="profile")] == ["User has a dog named Biscuit"]
+    assert mem.get_all(user_id=user, kind=["preference", "event"]) == []
 
     cleared = mem.delete_all(user_id=user)
     assert cleared == {"archived": 1}
