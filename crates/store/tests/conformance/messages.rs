@@ -135,7 +135,7 @@ pub(crate) fn a_message_is_as_close_as_its_closest_passage(store: &dyn Store) {
         .apply(&ChangeSet {
             tenant: c1.tenant.clone(),
             at: t0(),
-            changes: vec![Change::Withhold { owner: c1.clone(), messages: vec![id("p1")] }],
+            changes: vec![Change::Withhold { owner: c1, messages: vec![id("p1")] }],
         })
         .unwrap();
     assert!(near(axis(4, 5, 0.0)).iter().all(|h| h.0 != id("p1")));
