@@ -204,6 +204,12 @@ pub struct RankingTuning {
     /// ([`crate::archive::with_cohesion`]); 0 turns it off. A topic is talked through in one
     /// conversation, so hits that cluster are more likely on topic than a lone word match.
     pub session_cohesion: f32,
+    /// Most passages of one message that get a vector of their own beside the whole message's
+    /// ([`crate::passage`]); 0 (or 1) gives every message one vector. A turn that talks about two
+    /// things ("Thanks! Last week I adopted a puppy.") has a whole-message vector halfway
+    /// between them, and a question about either finds the passage's own vector closer.
+    /// Applied when a message is indexed, so a change reaches new messages.
+    pub max_passages: usize,
 }
 
 impl Default for RankingTuning {
@@ -232,6 +238,7 @@ impl Default for RankingTuning {
             period_boost: 0.3,
             period_candidates: 10,
             session_cohesion: 0.1,
+            max_passages: 8,
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod message;
 pub mod observation;
 pub mod op;
 pub mod outline;
+pub mod passage;
 pub mod period;
 pub mod pii;
 pub mod policy;

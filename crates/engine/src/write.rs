@@ -3,6 +3,7 @@
 use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
+use mnemo_core::passage;
 use mnemo_core::verdict::DedupBy;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -14,7 +15,7 @@ use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
     Provenance, Scope, Status, Surface, Target, TenantId, UserState, Verdict,
 };
-use mnemo_store::{Change, ChangeSet, Embedding};
+use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
@@ -161,7 +162,9 @@ impl Memory {
     ///
     /// Each vector leans toward the turn before it in the chat (`ranking.turn_context`): a reply
     /// is found by the topic of the question it answers. The turn before the first new message
-    /// is usually an earlier call's, so it is read back and embedded beside the batch.
+    /// is usually an earlier call's, so it is read back and embedded beside the batch. A longer
+    /// message's passages (`ranking.max_passages`, [`mnemo_core::passage`]) get vectors of their
+    /// own, leaning toward the same turn, in the same model call.
     fn index_messages(&self, scope: &Scope, messages: &[Message], batch_len: usize) -> Option<String> {
         let model = self.embedder_id()?;
         if messages.is_empty() {
@@ -190,20 +193,30 @@ impl Memory {
                 })
             })
             .collect();
+        // Then every message's passages, each message's as one run of texts.
+        let passages: Vec<Vec<String>> =
+            messages.iter().map(|m| passage::passages(&m.content, self.tuning.ranking.max_passages)).collect();
+        let first_passage = texts.len();
+        texts.extend(passages.iter().flatten().map(String::as_str));
         let vectors = match self.embed(&texts) {
             Ok(v) => v,
             Err(e) => return Some(format!("message vectors: {e}")),
         };
-        let pairs: Vec<(MessageId, Embedding)> = messages
+        let mut next_passage = first_passage;
+        let pairs: Vec<(MessageId, MessageVectors)> = messages
             .iter()
             .zip(&context)
+            .zip(&passages)
             .enumerate()
-            .map(|(i, (m, c))| {
-                let vector = match c {
-                    Some(c) => mnemo_models::blend(&vectors[i], &vectors[*c], weight),
-                    None => vectors[i].clone(),
+            .map(|(i, ((m, c), own))| {
+                let lean = |v: &Vec<f32>| match c {
+                    Some(c) => mnemo_models::blend(v, &vectors[*c], weight),
+                    None => v.clone(),
                 };
-                (m.id.clone(), Embedding { model: model.to_string(), vector })
+                let parts = &vectors[next_passage..next_passage + own.len()];
+                next_passage += own.len();
+                let embedding = Embedding { model: model.to_string(), vector: lean(&vectors[i]) };
+                (m.id.clone(), MessageVectors { embedding, passages: parts.iter().map(lean).collect() })
             })
             .collect();
         self.store.embed_messages(scope, &pairs).err().map(|e| format!("message vectors: {e}"))

@@ -211,3 +211,29 @@ fn a_question_naming_a_time_draws_candidates_from_then_that_the_whole_archive_wo
     assert!(both(10), "the evening of 12 March is drawn from its own day");
     assert!(!both(0), "without period candidates the shortlist of two holds only the word matches");
 }
+
+#[test]
+fn a_message_that_talks_about_two_things_is_found_by_either() {
+    let turn = "Thanks so much for asking about it! The pottery class I joined meets every Tuesday evening. \
+                My brother is moving to Denver next spring with his whole family.";
+    let passage = "The pottery class I joined meets every Tuesday evening.";
+    let query = "which evening is my pottery class";
+    let embedder = HashEmbedder::new(384);
+    let e = |t: &str| embedder.embed(&[t]).unwrap().remove(0);
+    let found = |max_passages: usize| {
+        let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.ranking.max_passages = max_passages);
+        f.say(&chat("dana", "c1"), &[turn]);
+        f.clock.set(t0() + Duration::days(5));
+        let recall = f.memory.recall(&chat("dana", "c2"), query, Some(10)).unwrap();
+        recall.excerpts.iter().find(|x| x.message.content == turn).and_then(|x| x.vector)
+    };
+    let whole = cosine(&e(turn), &e(query));
+    let own = cosine(&e(passage), &e(query));
+    assert!(own > whole + 0.1, "the passage alone is closer to the question: {whole} vs {own}");
+    let with = found(8).expect("found by vector");
+    assert!((with - own).abs() < 1e-4, "scored by its closest passage: {with} vs {own}");
+    // Off, the message has its whole vector only.
+    if let Some(off) = found(0) {
+        assert!((off - whole).abs() < 1e-4, "{off} vs {whole}");
+    }
+}

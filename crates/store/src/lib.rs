@@ -35,7 +35,7 @@ pub use documents::Documents;
 pub use error::{Result, StoreError};
 pub use lock::{JobLock, JobLocks};
 pub use memories::{Change, ChangeSet, Embedding, ListFilter, Memories};
-pub use messages::Messages;
+pub use messages::{MessageVectors, Messages};
 pub use observations::Observations;
 pub use policies::Policies;
 #[cfg(feature = "postgres")]

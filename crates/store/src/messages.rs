@@ -25,7 +25,8 @@ pub trait Messages {
 
     /// Attaches vectors to stored messages `owner` reaches (unknown ids are skipped): the
     /// semantic half of archival recall. A message without a vector is still found lexically.
-    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()>;
+    /// Replaces whatever vectors the message had, passages included.
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, MessageVectors)]) -> Result<()>;
 
     /// Archival recall, lexical half: the scope's user's own messages (same tenant, agent and
     /// user; only the scope's chat when it names one, every chat otherwise) matching any term,
@@ -41,7 +42,7 @@ pub trait Messages {
     fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
-    /// best first; with `said`, only messages said within that time range (a question that
+    /// a message as close as the closest of its vectors (the whole or a passage), best first; with `said`, only messages said within that time range (a question that
     /// names a period also draws candidates from it, which a lift alone cannot reach).
     fn nearest_messages(
         &self,
@@ -51,6 +52,23 @@ pub trait Messages {
         limit: usize,
         said: Option<&Range<DateTime<Utc>>>,
     ) -> Result<Vec<(MessageId, f32)>>;
+}
+
+/// A message's vectors for archival recall: the whole message's, and one per passage of a
+/// longer message (`mnemo_core::passage`). A message is as close to a query as the closest of
+/// them, so a turn that talks about two things is found by either.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageVectors {
+    /// The whole message's vector, with the model every vector here comes from.
+    pub embedding: Embedding,
+    /// The passages' vectors, of the same model and dimension; empty for a short message.
+    pub passages: Vec<Vec<f32>>,
+}
+
+impl From<Embedding> for MessageVectors {
+    fn from(embedding: Embedding) -> Self {
+        Self { embedding, passages: Vec::new() }
+    }
 }
 
 /// A time range as the stored milliseconds, every time when `None`.

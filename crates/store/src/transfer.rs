@@ -22,6 +22,7 @@ use mnemo_core::{
 
 use crate::error::Result;
 use crate::memories::Embedding;
+use crate::messages::MessageVectors;
 use crate::queue::{ChatProgress, QueueState};
 use crate::users::DeletionEvent;
 
@@ -64,8 +65,8 @@ pub enum Record {
         scope: Scope,
         /// The message.
         message: MessageId,
-        /// Its vector.
-        embedding: Embedding,
+        /// Its vectors: the whole message's and its passages'.
+        vectors: MessageVectors,
     },
     /// A memory row with its vector (table `memories`, and `embeddings` when it has one).
     Memory {

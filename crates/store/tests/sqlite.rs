@@ -357,7 +357,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
                SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
              INSERT INTO message_fts (rowid, content, part) \
                SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
-             ALTER TABLE memories DROP COLUMN rule; PRAGMA user_version = 4;",
+             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; PRAGMA user_version = 4;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();

@@ -10,6 +10,7 @@ use mnemo_core::{Memory, MemoryId, Message, MessageId, Scope, TenantId};
 use super::apply::PartKey;
 use crate::error::{Result, StoreError};
 use crate::memories::Embedding;
+use crate::messages::MessageVectors;
 use crate::rows::Value;
 use crate::rows::encode::{self, Insert};
 use crate::sql::transfer::QUEUED_MESSAGE_EXISTS;
@@ -61,8 +62,8 @@ pub(crate) enum Step<'a> {
         scope: &'a Scope,
         /// The message.
         message: &'a MessageId,
-        /// Its vector.
-        embedding: &'a Embedding,
+        /// Its vectors.
+        vectors: &'a MessageVectors,
     },
     /// A memory row with its vector.
     Memory {
@@ -122,8 +123,8 @@ pub(crate) fn plan(batch: &[Record]) -> Result<Plan<'_>> {
                     message,
                     withheld: *withheld,
                 },
-                Record::MessageEmbedding { scope, message, embedding } => {
-                    Step::MessageEmbedding { scope, message, embedding }
+                Record::MessageEmbedding { scope, message, vectors } => {
+                    Step::MessageEmbedding { scope, message, vectors }
                 }
                 Record::Memory { memory, embedding } => {
                     partitions.insert(memory.owner.key_parts().map(str::to_string));

@@ -75,7 +75,7 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
                 let ids: Vec<&str> = messages.iter().map(|m| m.as_str()).collect();
                 let [_, u, c] = owner_key(owner);
                 tx.execute(
-                    "UPDATE messages SET withheld = true, model = NULL, embedding = NULL \
+                    "UPDATE messages SET withheld = true, model = NULL, embedding = NULL, passages = NULL \
                      WHERE tenant = $1 AND id = ANY($2) AND $3 IN ('', user_id) AND $4 IN ('', chat)",
                     &[&tenant, &ids, &u, &c],
                 )?;

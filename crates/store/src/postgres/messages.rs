@@ -6,12 +6,11 @@ use std::ops::Range;
 use chrono::{DateTime, Utc};
 use mnemo_core::{Message, MessageId, Scope};
 
-use super::rows::{get, vector_text};
+use super::rows::{get, vector_array_text, vector_text};
 use super::{PostgresStore, terms_tsquery};
-use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::{archive, owner_key, said_ms};
+use crate::messages::{MessageVectors, archive, owner_key, said_ms};
 use crate::rows::{Row, decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -39,17 +38,18 @@ impl Messages for PostgresStore {
         })
     }
 
-    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, MessageVectors)]) -> Result<()> {
         if vectors.is_empty() {
             return Ok(());
         }
         let [t, u, c] = owner_key(owner);
         self.write("embed messages", t, |tx| {
-            for (id, e) in vectors {
+            for (id, v) in vectors {
+                let e = &v.embedding;
                 tx.execute(
-                    "UPDATE messages SET model = $3, embedding = $4::text::vector \
+                    "UPDATE messages SET model = $3, embedding = $4::text::vector, passages = $7::text::vector[] \
                      WHERE tenant = $1 AND id = $2 AND NOT withheld AND $5 IN ('', user_id) AND $6 IN ('', chat)",
-                    &[&t, &id.as_str(), &e.model, &vector_text(&e.vector), &u, &c],
+                    &[&t, &id.as_str(), &e.model, &vector_text(&e.vector), &u, &c, &vector_array_text(&v.passages)],
                 )?;
             }
             Ok(())
@@ -121,10 +121,13 @@ impl Messages for PostgresStore {
                 }
                 Some(_) => {}
             }
+            // A message is as close as the closest of its vectors: the whole, or a passage.
             tx.query(
-                "SELECT id, (1 - (embedding <=> $5::text::vector))::real AS cosine FROM messages \
+                "SELECT id, cosine FROM (SELECT id, greatest(1 - (embedding <=> q.v), \
+                 (SELECT max(1 - (p <=> q.v)) FROM unnest(passages) p))::real AS cosine \
+                 FROM messages, (SELECT $5::text::vector AS v) q \
                  WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND model = $4 AND $7 IN ('', chat) \
-                 AND at >= $8 AND at < $9 ORDER BY embedding <=> $5::text::vector, id LIMIT $6",
+                 AND at >= $8 AND at < $9) s ORDER BY cosine DESC, id LIMIT $6",
                 &[&t, &a, &u, &model, &q, &(limit as i64), &c, &from, &to],
             )?
             .iter()

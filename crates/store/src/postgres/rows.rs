@@ -79,3 +79,11 @@ pub(crate) fn vector_text(v: &[f32]) -> String {
     s.push(']');
     s
 }
+
+/// Vectors as a `vector[]` literal (`{"[1,2]","[3,4]"}`), NULL for none: a message's passages.
+pub(crate) fn vector_array_text(vectors: &[Vec<f32>]) -> Option<String> {
+    (!vectors.is_empty()).then(|| {
+        let items: Vec<String> = vectors.iter().map(|v| format!("\"{}\"", vector_text(v))).collect();
+        format!("{{{}}}", items.join(","))
+    })
+}

@@ -426,6 +426,11 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON observations TO mnemo_app;
 CREATE POLICY jobs_scan ON observations FOR SELECT TO mnemo_jobs USING (true);
 GRANT SELECT (tenant, agent, at) ON observations TO mnemo_jobs;
 "#,
+    // 13: a longer message's passages get vectors of their own beside the whole message's (see
+    // `MessageVectors`), in the message's row so withholding and erasure clear them with it.
+    r#"
+ALTER TABLE messages ADD COLUMN passages vector[];
+"#,
 ];
 
 /// The schema version this build writes.

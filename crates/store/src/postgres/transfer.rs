@@ -67,14 +67,17 @@ fn count_sql(table: &str) -> String {
 /// sessions keyed by memory id.
 fn own_export_sql(table: &str) -> String {
     match table {
-        "message_embeddings" => {
-            "SELECT tenant, agent, user_id, chat, id, model, embedding::real[] FROM messages WHERE embedding IS NOT NULL \
+        "message_embeddings" => "SELECT tenant, agent, user_id, chat, id, model, embedding::real[], \
+             ARRAY(SELECT x FROM unnest(passages) WITH ORDINALITY u(p, o), unnest(p::real[]) WITH ORDINALITY w(x, j) \
+             ORDER BY o, j) FROM messages WHERE embedding IS NOT NULL \
              ORDER BY seq"
-                .into()
-        }
+            .into(),
         "memories" => format!("SELECT {MEMORY_COLUMNS}, m.model, m.embedding::real[] FROM memories m ORDER BY m.id"),
         "documents" => {
-            format!("SELECT {}, m.model, m.embedding::real[] FROM documents m ORDER BY m.id", crate::sql::documents::COLUMNS)
+            format!(
+                "SELECT {}, m.model, m.embedding::real[] FROM documents m ORDER BY m.id",
+                crate::sql::documents::COLUMNS
+            )
         }
         "memory_sessions" => {
             "SELECT tenant, memory_id, session FROM memory_sessions ORDER BY memory_id COLLATE \"C\", \
@@ -117,12 +120,14 @@ fn write_batch(tx: &mut Tx<'_>, plan: &plan::Plan<'_>, models: &mut Models<'_>) 
                 insert(tx, row)?;
             }
             Step::Message { insert: row, .. } => insert(tx, row)?,
-            Step::MessageEmbedding { scope, message, embedding: v } => {
+            Step::MessageEmbedding { scope, message, vectors } => {
                 let [t, _, u, c] = scope.key_parts();
+                let v = &vectors.embedding;
+                let passages = super::rows::vector_array_text(&vectors.passages);
                 let n = tx.execute(
-                    "UPDATE messages SET model = $3, embedding = $4::real[]::vector \
+                    "UPDATE messages SET model = $3, embedding = $4::real[]::vector, passages = $7::text::vector[] \
                      WHERE tenant = $1 AND id = $2 AND user_id = $5 AND chat = $6",
-                    &[&t, &message.as_str(), &v.model, &v.vector, &u, &c],
+                    &[&t, &message.as_str(), &v.model, &v.vector, &u, &c, &passages],
                 )?;
                 if n != 1 {
                     return Err(out_of_order("a message vector", &format!("message {message}")));

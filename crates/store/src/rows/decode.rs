@@ -7,6 +7,7 @@ use mnemo_core::{HistoryEntry, Link, Memory, Message, MessageId, Policy, Provena
 
 use super::{Row, corrupt};
 use crate::memories::Embedding;
+use crate::messages::MessageVectors;
 use crate::queue::{ChatProgress, Queued};
 use crate::transfer::{QueueRow, Record, TraceRow};
 use crate::users::DeletionEvent;
@@ -190,14 +191,20 @@ pub(crate) fn exported_tables() -> impl Iterator<Item = &'static str> {
 pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
     Ok(match table {
         "messages" => Record::Message { message: message(r)?, withheld: r.flag(8)? },
-        "message_embeddings" => Record::MessageEmbedding {
-            scope: r.scope(0)?,
-            message: r.parse(4)?,
-            embedding: Embedding {
-                model: r.text(5)?,
-                vector: r.vector(6)?.ok_or_else(|| corrupt("message vector", 6, "null"))?,
-            },
-        },
+        "message_embeddings" => {
+            let vector = r.vector(6)?.ok_or_else(|| corrupt("message vector", 6, "null"))?;
+            // Passages come back as one run of floats, each the whole vector's length.
+            let passages = r.vector(7)?.unwrap_or_default();
+            if vector.is_empty() || passages.len() % vector.len() != 0 {
+                return Err(corrupt("message passages", 7, "not whole vectors of the message's dimension"));
+            }
+            let passages = passages.chunks_exact(vector.len()).map(<[f32]>::to_vec).collect();
+            Record::MessageEmbedding {
+                scope: r.scope(0)?,
+                message: r.parse(4)?,
+                vectors: MessageVectors { embedding: Embedding { model: r.text(5)?, vector }, passages },
+            }
+        }
         "memories" => Record::Memory {
             memory: memory(r)?,
             embedding: r.opt_text(33)?.zip(r.vector(34)?).map(|(model, vector)| Embedding { model, vector }),

@@ -8,10 +8,9 @@ use rusqlite::{params, params_from_iter};
 
 use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
 use super::{SqliteStore, fts, vectors};
-use crate::Embedding;
 use crate::Messages;
 use crate::error::{Result, StoreError};
-use crate::messages::{archive, owner_key, said_ms};
+use crate::messages::{MessageVectors, archive, owner_key, said_ms};
 use crate::rows::{decode, ms};
 use crate::sql::{Dialect, messages as sql};
 
@@ -42,7 +41,7 @@ impl Messages for SqliteStore {
         })
     }
 
-    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, Embedding)]) -> Result<()> {
+    fn embed_messages(&self, owner: &Scope, vectors: &[(MessageId, MessageVectors)]) -> Result<()> {
         if vectors.is_empty() {
             return Ok(());
         }
@@ -50,14 +49,25 @@ impl Messages for SqliteStore {
         self.write("embed messages", |tx| {
             let mut stmt = tx
                 .prepare_cached(
-                    "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector) \
-                     SELECT rowid, ?3, ?4, ?5 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0 \
+                    "INSERT OR REPLACE INTO message_embeddings (message_rowid, model, dim, vector, passages) \
+                     SELECT rowid, ?3, ?4, ?5, ?8 FROM messages WHERE tenant = ?1 AND id = ?2 AND withheld = 0 \
                      AND ?6 IN ('', user_id) AND ?7 IN ('', chat)",
                 )
                 .map_err(StoreError::sql("embed messages"))?;
-            for (id, e) in vectors {
-                stmt.execute(params![t, id.as_str(), e.model, e.vector.len() as i64, vector_blob(&e.vector), u, c])
-                    .map_err(StoreError::sql("embed messages"))?;
+            for (id, v) in vectors {
+                let e = &v.embedding;
+                let passages = passages_blob(&v.passages);
+                stmt.execute(params![
+                    t,
+                    id.as_str(),
+                    e.model,
+                    e.vector.len() as i64,
+                    vector_blob(&e.vector),
+                    u,
+                    c,
+                    passages
+                ])
+                .map_err(StoreError::sql("embed messages"))?;
             }
             Ok(())
         })
@@ -100,20 +110,24 @@ impl Messages for SqliteStore {
     ) -> Result<Vec<(MessageId, f32)>> {
         let Some([t, a, u, c]) = archive(scope).filter(|_| limit > 0) else { return Ok(Vec::new()) };
         let (from, to) = said_ms(said);
-        let rows: Vec<(MessageId, i64, Vec<u8>)> = self.read(|conn| {
+        type Row = (MessageId, i64, Vec<u8>, Option<Vec<u8>>);
+        let rows: Vec<Row> = self.read(|conn| {
             let mut stmt = conn
                 .prepare_cached(
-                    "SELECT m.id, e.dim, e.vector FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid \
+                    "SELECT m.id, e.dim, e.vector, e.passages FROM messages m \
+                     JOIN message_embeddings e ON e.message_rowid = m.rowid \
                      WHERE m.tenant = ?1 AND m.agent = ?2 AND m.user_id = ?3 AND e.model = ?4 \
                      AND ?5 IN ('', m.chat) AND m.at >= ?6 AND m.at < ?7",
                 )
                 .map_err(StoreError::sql("nearest messages"))?;
-            stmt.query_map(params![t, a, u, model, c, from, to], |r| Ok((parse(r, 0)?, r.get(1)?, r.get(2)?)))
-                .and_then(|r| r.collect())
-                .map_err(StoreError::sql("nearest messages"))
+            stmt.query_map(params![t, a, u, model, c, from, to], |r| {
+                Ok((parse(r, 0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .and_then(|r| r.collect())
+            .map_err(StoreError::sql("nearest messages"))
         })?;
         let mut scored = Vec::with_capacity(rows.len());
-        for (id, dim, blob) in rows {
+        for (id, dim, blob, passages) in rows {
             if dim as usize != query.len() {
                 return Err(StoreError::Dimension {
                     model: model.to_string(),
@@ -121,7 +135,11 @@ impl Messages for SqliteStore {
                     got: query.len(),
                 });
             }
-            scored.push((id, vectors::dot(&blob_vector(&blob), query)));
+            let whole = vectors::dot(&blob_vector(&blob), query);
+            let closest = passages.map_or(whole, |p| {
+                blob_vector(&p).chunks_exact(query.len()).map(|v| vectors::dot(v, query)).fold(whole, f32::max)
+            });
+            scored.push((id, closest));
         }
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         scored.truncate(limit);
@@ -145,6 +163,12 @@ impl Messages for SqliteStore {
         let args = owner_key(owner).into_iter().chain(ids.iter().map(MessageId::as_str));
         self.read(|conn| query(conn, "messages", &sql, params_from_iter(args), |r| decode::message(r)))
     }
+}
+
+/// Passage vectors as one blob (NULL for none), the layout migration 12 gives
+/// `message_embeddings.passages`.
+pub(super) fn passages_blob(passages: &[Vec<f32>]) -> Option<Vec<u8>> {
+    (!passages.is_empty()).then(|| passages.iter().flat_map(|v| vector_blob(v)).collect())
 }
 
 #[cfg(test)]

@@ -345,6 +345,12 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_agent ON observations (tenant, agent, at);
 CREATE INDEX observations_by_user ON observations (tenant, user_id, agent, chat);
 "#,
+    // 12: a longer message's passages get vectors of their own beside the whole message's (see
+    // `MessageVectors`): little-endian f32s, `dim` each, back to back; NULL when it has none.
+    // They live in the message's vector row, so withholding and erasure remove them with it.
+    r#"
+ALTER TABLE message_embeddings ADD COLUMN passages BLOB;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

@@ -28,7 +28,7 @@ fn sql(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
 fn own_export_sql(table: &str) -> String {
     match table {
         "message_embeddings" => {
-            "SELECT m.tenant, m.agent, m.user_id, m.chat, m.id, e.model, e.vector FROM message_embeddings e \
+            "SELECT m.tenant, m.agent, m.user_id, m.chat, m.id, e.model, e.vector, e.passages FROM message_embeddings e \
              JOIN messages m ON m.rowid = e.message_rowid ORDER BY m.rowid"
                 .into()
         }
@@ -96,7 +96,8 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                     fts::index_message(tx, tx.last_insert_rowid(), m.scope.key_parts(), &m.content).map_err(&e)?;
                 }
             }
-            Step::MessageEmbedding { scope, message, embedding: v } => {
+            Step::MessageEmbedding { scope, message, vectors } => {
+                let v = &vectors.embedding;
                 let [t, _, u, c] = scope.key_parts();
                 let rowid = tx
                     .prepare_cached(
@@ -108,9 +109,13 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                     .map_err(sql("import"))?
                     .ok_or_else(|| out_of_order("a message vector", &format!("message {message}")))?;
                 tx.prepare_cached(
-                    "INSERT INTO message_embeddings (message_rowid, model, dim, vector) VALUES (?1, ?2, ?3, ?4)",
+                    "INSERT INTO message_embeddings (message_rowid, model, dim, vector, passages) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
                 )
-                .and_then(|mut s| s.execute(params![rowid, v.model, v.vector.len() as i64, vector_blob(&v.vector)]))
+                .and_then(|mut s| {
+                    let passages = super::messages::passages_blob(&vectors.passages);
+                    s.execute(params![rowid, v.model, v.vector.len() as i64, vector_blob(&v.vector), passages])
+                })
                 .map_err(&e)?;
             }
             Step::Memory { memory, embedding } => {

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 use mnemo_core::{MessageId, Scope};
-use mnemo_store::{Change, ChangeSet, Embedding, Store, StoreError};
+use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors, Store, StoreError};
 
 use super::{axis, msg, scope, t0};
 
@@ -52,10 +52,12 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     assert!(store.search_messages(&scope("acme", None, None), &["greyhound".into()], 10).unwrap().is_empty());
 
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
-    store.embed_messages(&dana, &[(id("d1"), emb(axis(0, 1, 0.1))), (id("d2"), emb(axis(2, 3, 0.1)))]).unwrap();
-    store.embed_messages(&eve, &[(id("e1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store
+        .embed_messages(&dana, &[(id("d1"), emb(axis(0, 1, 0.1)).into()), (id("d2"), emb(axis(2, 3, 0.1)).into())])
+        .unwrap();
+    store.embed_messages(&eve, &[(id("e1"), emb(axis(0, 1, 0.0)).into())]).unwrap();
     // Another tenant cannot attach a vector to this tenant's message.
-    store.embed_messages(&other, &[(id("d2"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store.embed_messages(&other, &[(id("d2"), emb(axis(0, 1, 0.0)).into())]).unwrap();
     let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10, None).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d1", "d2"]);
     assert!(near[0].1 > 0.95 && near[1].1 < 0.2, "{near:?}");
@@ -89,11 +91,54 @@ pub(crate) fn messages_are_searchable_within_their_user(store: &dyn Store) {
     assert_eq!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().len(), 1);
     store.apply(&withhold(&c1, &["d1", "no-such-message"])).unwrap();
     assert!(store.search_messages(&dana, &["greyhound".into()], 10).unwrap().is_empty());
-    store.embed_messages(&c1, &[(id("d1"), emb(axis(0, 1, 0.1)))]).unwrap();
+    store.embed_messages(&c1, &[(id("d1"), emb(axis(0, 1, 0.1)).into())]).unwrap();
     let near = store.nearest_messages(&dana, "test:8", &axis(0, 1, 0.0), 10, None).unwrap();
     assert_eq!(near.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["d2"]);
     assert_eq!(store.messages(&c1, &[id("d1")]).unwrap().len(), 1);
     assert_eq!(store.search_messages(&eve, &["greyhound".into()], 10).unwrap().len(), 1);
+}
+
+/// A message with passages is as close to a query as the closest of its vectors; embedding it
+/// again replaces its passages, and withholding it takes them out of recall with it.
+pub(crate) fn a_message_is_as_close_as_its_closest_passage(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let dana = scope("acme", Some("dana"), None);
+    store
+        .append_messages(&[
+            msg(&c1, "p1", "Thanks! We adopted a puppy. The pottery class starts Tuesday.", t0()),
+            msg(&c1, "p2", "Pottery, mostly bowls", t0() + Duration::minutes(1)),
+        ])
+        .unwrap();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
+    let p1 = MessageVectors { embedding: emb(axis(0, 1, 0.0)), passages: vec![axis(2, 3, 0.0), axis(4, 5, 0.0)] };
+    store.embed_messages(&c1, &[(id("p1"), p1), (id("p2"), emb(axis(2, 3, 0.5)).into())]).unwrap();
+    let near = |q: Vec<f32>| store.nearest_messages(&dana, "test:8", &q, 10, None).unwrap();
+    // The second passage alone makes p1 close; the whole vector alone would not.
+    let hits = near(axis(4, 5, 0.0));
+    assert_eq!(hits[0].0, id("p1"));
+    assert!(hits[0].1 > 0.99 && hits[1].1 < 0.1, "{hits:?}");
+    // The first passage is closer than p2's own vector.
+    let hits = near(axis(2, 3, 0.0));
+    assert_eq!(hits.iter().map(|h| h.0.as_str()).collect::<Vec<_>>(), vec!["p1", "p2"]);
+    assert!(hits[0].1 > 0.99 && hits[1].1 < 0.95, "{hits:?}");
+    // The whole vector still counts.
+    assert_eq!(near(axis(0, 1, 0.0))[0].0, id("p1"));
+    // Embedding again replaces the passages.
+    store.embed_messages(&c1, &[(id("p1"), emb(axis(0, 1, 0.0)).into())]).unwrap();
+    assert!(near(axis(4, 5, 0.0)).iter().all(|h| h.1 < 0.1));
+    let p1 = MessageVectors { embedding: emb(axis(0, 1, 0.0)), passages: vec![axis(4, 5, 0.0)] };
+    store.embed_messages(&c1, &[(id("p1"), p1)]).unwrap();
+    assert_eq!(near(axis(4, 5, 0.0))[0].0, id("p1"));
+    // Withheld: neither its whole vector nor a passage finds it.
+    store
+        .apply(&ChangeSet {
+            tenant: c1.tenant.clone(),
+            at: t0(),
+            changes: vec![Change::Withhold { owner: c1, messages: vec![id("p1")] }],
+        })
+        .unwrap();
+    assert!(near(axis(4, 5, 0.0)).iter().all(|h| h.0 != id("p1")));
 }
 
 /// A hit's neighbours are the turns right around it in its own chat: never another chat's,
@@ -167,7 +212,7 @@ pub(crate) fn message_ids_are_scoped_to_user_and_chat(store: &dyn Store) {
 
     // Vectors attach to the owner's message only.
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
-    store.embed_messages(&eve, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    store.embed_messages(&eve, &[(id("m1"), emb(axis(0, 1, 0.0)).into())]).unwrap();
     let user = |u: &str| scope("acme", Some(u), None);
     assert_eq!(store.nearest_messages(&user("eve"), "test:8", &axis(0, 1, 0.0), 10, None).unwrap().len(), 1);
     assert!(store.nearest_messages(&user("dana"), "test:8", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());

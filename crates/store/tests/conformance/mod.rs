@@ -134,6 +134,7 @@ macro_rules! backends {
                     messages_are_searchable_within_their_user,
                     adjacent_messages_stay_in_their_chat,
                     message_ids_are_scoped_to_user_and_chat,
+                    a_message_is_as_close_as_its_closest_passage,
                 );
                 backends!(@concern $open; memories:
                     memories_round_trip,

@@ -3,7 +3,7 @@
 use chrono::Duration;
 use mnemo_core::trace::TraceOp;
 use mnemo_core::{Kind, MemoryId, MessageId, Policy, Scope};
-use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store};
+use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, MessageVectors, Store};
 
 use super::{axis, correction, envelope, insert, memory, msg, scope, t0};
 
@@ -27,10 +27,10 @@ pub(crate) fn fill_every_table(store: &dyn Store) {
         ])
         .unwrap();
     let emb = |v: Vec<f32>| Embedding { model: "test:8".into(), vector: v };
-    store
-        .embed_messages(&c1.without_chat(), &[(id("m1"), emb(axis(0, 1, 0.1))), (id("m4"), emb(axis(2, 3, 0.2)))])
-        .unwrap();
-    store.embed_messages(&evil, &[(id("m1"), emb(axis(0, 1, 0.0)))]).unwrap();
+    // m1 has passages of its own, which a copy carries in order.
+    let m1 = MessageVectors { embedding: emb(axis(0, 1, 0.1)), passages: vec![axis(4, 5, 0.1), axis(6, 7, 0.0)] };
+    store.embed_messages(&c1.without_chat(), &[(id("m1"), m1), (id("m4"), emb(axis(2, 3, 0.2)).into())]).unwrap();
+    store.embed_messages(&evil, &[(id("m1"), emb(axis(0, 1, 0.0)).into())]).unwrap();
     store
         .apply(&ChangeSet {
             tenant: c1.tenant.clone(),

@@ -23,8 +23,8 @@ pub(crate) fn erasure_removes_one_user_and_nothing_else(store: &dyn Store) {
     store.append_messages(&[msg(&dana_c1, "m1", "I keep bees", t0())]).unwrap();
     store.append_messages(&[msg(&scope("acme", Some("eve"), Some("c1")), "m2", "I keep bees too", t0())]).unwrap();
     let bees = Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) };
-    store.embed_messages(&dana, &[(MessageId::new("m1").unwrap(), bees.clone())]).unwrap();
-    store.embed_messages(&scope("acme", Some("eve"), None), &[(MessageId::new("m2").unwrap(), bees)]).unwrap();
+    store.embed_messages(&dana, &[(MessageId::new("m1").unwrap(), bees.clone().into())]).unwrap();
+    store.embed_messages(&scope("acme", Some("eve"), None), &[(MessageId::new("m2").unwrap(), bees.into())]).unwrap();
     let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
     let counts = store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
     assert_eq!(counts["memories"], 2);
