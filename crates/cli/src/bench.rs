@@ -3,6 +3,7 @@
 
 mod add;
 mod documents;
+mod embed;
 mod extract;
 mod ingest;
 mod locomo;
@@ -77,6 +78,25 @@ pub(crate) enum BenchCommand {
         embedder: EmbedderKind,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/add.json")]
+        out: PathBuf,
+    },
+    /// The embedding model alone over the texts an ingest embeds (each message and its
+    /// passages), batched like `ingest --batch`: the ceiling ingest is measured against.
+    Embed {
+        /// LoCoMo-format JSON (read at run time); a synthetic corpus when absent.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Messages of the synthetic corpus (ignored with --data).
+        #[arg(long, default_value_t = 3_000)]
+        messages: usize,
+        /// Messages per model call (repeatable: --batch 1 --batch 20).
+        #[arg(long, default_values_t = [1usize])]
+        batch: Vec<usize>,
+        /// Embedders to run (repeatable).
+        #[arg(long, default_values_t = [EmbedderKind::Local])]
+        embedder: Vec<EmbedderKind>,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/embed.json")]
         out: PathBuf,
     },
     /// Ingest throughput (messages per second) through `Memory::ingest`: trace, heuristic
@@ -284,6 +304,9 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             )
         }
         BenchCommand::Add { memories, block, embedder, out } => add::run(config, *memories, *block, *embedder, out),
+        BenchCommand::Embed { data, messages, batch, embedder, out } => {
+            embed::run(&config, data.as_deref(), *messages, batch, embedder, out)
+        }
         BenchCommand::Ingest { data, messages, batch, embedder, out } => {
             ingest::run(&config, data.as_deref(), *messages, batch, embedder, out)
         }

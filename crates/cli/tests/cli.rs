@@ -109,3 +109,26 @@ fn the_demo_shows_a_second_session_that_knows_what_the_first_taught() {
     let knows = out.split("What mnemo now knows").nth(1).unwrap();
     assert!(!knows.contains("4111"), "a card number must never come back from storage");
 }
+
+#[test]
+fn bench_embed_counts_each_message_with_its_passages() {
+    let data = tempfile::tempdir().unwrap();
+    let out = data.path().join("embed.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["bench", "embed", "--messages", "40", "--batch", "1", "--batch", "20", "--embedder", "hash", "--out"])
+        .arg(&out)
+        .env_remove("MNEMO_CONFIG")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.iter().map(|r| r["batch"].as_u64().unwrap()).collect::<Vec<_>>(), vec![1, 20]);
+    for r in runs {
+        assert_eq!(r["messages"], 40);
+        assert!(r["texts"].as_u64().unwrap() >= 40, "{r}");
+        assert!(r["messages_per_second"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert_eq!(runs[0]["calls"], 40, "one model call per message at batch 1");
+    assert_eq!(runs[1]["calls"], 2, "{}", runs[1]);
+}

@@ -18,10 +18,10 @@ use serde::Serialize;
 use super::{Dist, Machine, command, dist, embedder, machine, synthetic_messages, write_report};
 
 /// Messages of one chat, sent at one clock time.
-struct Session {
+pub(super) struct Session {
     scope: Scope,
     at: DateTime<Utc>,
-    messages: Vec<NewMessage>,
+    pub(super) messages: Vec<NewMessage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -46,6 +46,18 @@ struct IngestReport {
     machine: Machine,
     command: String,
     runs: Vec<IngestRun>,
+}
+
+/// The corpus a run reads, with its name: LoCoMo's turns from `data`, else `messages` synthetic
+/// ones. `mnemo bench embed` reads the same, so the two compare.
+pub(super) fn corpus(data: Option<&Path>, messages: usize) -> Result<(String, Vec<Session>)> {
+    Ok(match data {
+        Some(p) => (p.display().to_string(), locomo_corpus(p)?),
+        None => {
+            ensure!(messages > 0, "--messages must be at least 1");
+            (format!("synthetic ({messages} messages)"), synthetic_corpus(messages)?)
+        }
+    })
 }
 
 fn locomo_corpus(path: &Path) -> Result<Vec<Session>> {
@@ -101,13 +113,7 @@ pub(super) fn run(
 ) -> Result<()> {
     ensure!(!batches.is_empty() && !batches.contains(&0), "--batch must be at least 1");
     ensure!(!kinds.is_empty(), "give at least one --embedder");
-    let (corpus, sessions) = match data {
-        Some(p) => (p.display().to_string(), locomo_corpus(p)?),
-        None => {
-            ensure!(messages > 0, "--messages must be at least 1");
-            (format!("synthetic ({messages} messages)"), synthetic_corpus(messages)?)
-        }
-    };
+    let (corpus, sessions) = corpus(data, messages)?;
     let total: usize = sessions.iter().map(|s| s.messages.len()).sum();
     let mut runs = Vec::new();
     for &kind in kinds {
