@@ -5,7 +5,7 @@ use mnemo_core::score::{ScoreParts, composite};
 use mnemo_core::trace::LlmCall;
 use mnemo_core::{
     Action, Draft, HistoryEntry, HistoryEvent, Kind, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
-    Status, StatusKind, Target, Verdict,
+    Status, StatusKind, Target, TenantId, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, ListFilter};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,20 @@ impl Memory {
             None => None,
         };
         Ok(MemoryDetail { memory, history, links, sources, score, extraction })
+    }
+
+    /// A memory anywhere in the tenant, by id: for surfaces whose routes name a memory without
+    /// saying whose it is (mem0's `/v1/memories/{id}/`). The tenant still comes from the caller's
+    /// key, and the row's owner is the scope the caller then acts in, so every rule of that
+    /// scope (privacy switches included) applies as if the caller had named it.
+    pub fn find(&self, tenant: &TenantId, id: MemoryId) -> Result<Row> {
+        self.store.get(tenant, id)?.ok_or_else(|| Error::NotFound { tenant: tenant.to_string(), id: id.to_string() })
+    }
+
+    /// The distinct owners (agent, user and chat) of the tenant's memories still in use:
+    /// whom the tenant remembers things for.
+    pub fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>> {
+        Ok(self.store.owners(tenant)?)
     }
 
     fn visible(&self, scope: &Scope, id: MemoryId) -> Result<Row> {

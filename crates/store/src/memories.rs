@@ -146,6 +146,11 @@ pub trait Memories {
     /// ordered by id after `after`: how jobs walk the whole store resumably.
     fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>>;
 
+    /// The distinct owners (agent, user and chat partitions) of the tenant's memories that are
+    /// still in use (provisional, active or stale), sorted: whom a tenant holds memories for,
+    /// for a listing of its entities without reading the memories themselves.
+    fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>>;
+
     /// The append-only history of a memory.
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>>;
 
