@@ -10,6 +10,7 @@ mod isolation;
 mod limits;
 mod logging;
 mod mcp;
+mod mem0;
 mod observations;
 mod openapi;
 mod privacy;

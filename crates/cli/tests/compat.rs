@@ -1,0 +1,45 @@
+//! Client applications written for other memory and model APIs, unchanged, against
+//! `mnemo serve`: mem0's Python SDK (`mem0ai` from PyPI) through `/mem0` and the self-hosted
+//! mem0 server's routes (docs/mem0.md).
+//!
+//! The SDKs live in a virtualenv that `scripts/compat-venv.sh` prepares (`MNEMO_COMPAT_VENV`,
+//! default `~/.cache/mnemo/compat-venv`). Without it these tests skip with a message, except
+//! under CI (`CI` set), where they fail instead.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use support::{create_key, serve, venv_python, wait_with_deadline};
+
+fn python() -> Option<PathBuf> {
+    venv_python("MNEMO_COMPAT_VENV", "compat-venv", ".mnemo-compat-version", "scripts/compat-venv.sh")
+}
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/tests").join(name)
+}
+
+#[test]
+fn mem0s_python_sdk_sync_and_async_and_its_servers_routes_work_unchanged() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let key_a = create_key(&data, "acme");
+    let key_b = create_key(&data, "globex");
+    let server = serve(&data);
+    let child = Command::new(python)
+        .arg(script("mem0_client.py"))
+        .args(["--base", &server.base, "--key-a", &key_a, "--key-b", &key_b])
+        .env("MEM0_TELEMETRY", "false")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the mem0 client script");
+    let (ok, out, err) = wait_with_deadline(child, Duration::from_secs(180));
+    assert!(ok, "the mem0 client failed\n--- stdout\n{out}\n--- stderr\n{err}");
+    assert!(out.contains("checks passed"), "{out}");
+}
