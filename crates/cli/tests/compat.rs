@@ -1,6 +1,7 @@
 //! Client applications written for other memory and model APIs, unchanged, against
 //! `mnemo serve`: mem0's Python SDK (`mem0ai` from PyPI) through `/mem0` and the self-hosted
-//! mem0 server's routes (docs/mem0.md).
+//! mem0 server's routes (docs/mem0.md), and OpenAI's (`openai`) through the proxy at
+//! `/openai/v1` (docs/openai-proxy.md).
 //!
 //! The SDKs live in a virtualenv that `scripts/compat-venv.sh` prepares (`MNEMO_COMPAT_VENV`,
 //! default `~/.cache/mnemo/compat-venv`). Without it these tests skip with a message, except
@@ -41,5 +42,26 @@ fn mem0s_python_sdk_sync_and_async_and_its_servers_routes_work_unchanged() {
         .expect("run the mem0 client script");
     let (ok, out, err) = wait_with_deadline(child, Duration::from_secs(180));
     assert!(ok, "the mem0 client failed\n--- stdout\n{out}\n--- stderr\n{err}");
+    assert!(out.contains("checks passed"), "{out}");
+}
+
+#[test]
+fn openais_python_sdk_gets_memory_through_the_proxy_streamed_or_not() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let key = create_key(&data, "acme");
+    // The script starts its scripted upstream first, then `mnemo serve` pointed at it.
+    let child = Command::new(python)
+        .arg(script("openai_client.py"))
+        .args(["--binary", env!("CARGO_BIN_EXE_mnemo"), "--key", &key, "--data-dir"])
+        .arg(&data)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the OpenAI client script");
+    let (ok, out, err) = wait_with_deadline(child, Duration::from_secs(180));
+    assert!(ok, "the OpenAI client failed\n--- stdout\n{out}\n--- stderr\n{err}");
     assert!(out.contains("checks passed"), "{out}");
 }

@@ -30,6 +30,7 @@ pub mod keys;
 pub mod mcp;
 mod mem0;
 pub mod metrics;
+mod openai_proxy;
 pub mod openapi;
 mod routes;
 
@@ -141,6 +142,7 @@ pub fn app(state: AppState) -> Router {
     api.route("/openapi.json", openapi::document(openapi::render(doc)))
         .merge(mcp::routes(state.clone(), mcp::HttpOptions::from_env()))
         .merge(mem0::routes())
+        .merge(openai_proxy::routes())
         .fallback(routes::health::not_found)
         .method_not_allowed_fallback(routes::health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))

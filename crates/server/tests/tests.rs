@@ -12,6 +12,7 @@ mod logging;
 mod mcp;
 mod mem0;
 mod observations;
+mod openai_proxy;
 mod openapi;
 mod privacy;
 mod sessions;
