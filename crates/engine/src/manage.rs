@@ -127,11 +127,26 @@ impl Memory {
             valid_from: old.valid_from,
             expires_at: old.expires_at,
             sensitivity: old.sensitivity,
+            metadata: old.metadata.clone(),
             ..Draft::new(old.kind, content, 1.0, old.salience)
         };
         let op = ProposedOp { action: Action::Update(Target::Id(id)), draft, sources: Vec::new() };
         let (mut records, _) = self.apply_ops(scope, vec![op], "user", "1")?;
         Ok(records.remove(0).verdict)
+    }
+
+    /// Replaces a client's key-value data on a memory (mem0's `metadata`); `None` removes it.
+    /// What the memory says is unchanged, so nothing is judged by the gate. Refused for a
+    /// disabled user; strings in the data are redacted like every other text that is stored.
+    pub fn set_metadata(&self, scope: &Scope, id: MemoryId, metadata: Option<mnemo_core::Metadata>) -> Result<()> {
+        self.refuse_if_disabled(scope, "metadata")?;
+        self.visible(scope, id)?;
+        let cs = ChangeSet {
+            tenant: scope.tenant.clone(),
+            at: self.clock.now(),
+            changes: vec![Change::SetMetadata { id, metadata }],
+        };
+        self.apply_changes(cs)
     }
 
     /// Clears what memory holds about the scope's user: every active, stale or provisional

@@ -61,6 +61,9 @@ def sync_client(base, key_a, key_b):
     # get_all: filters, pagination, the envelope
     dana = a.get_all(filters={"user_id": "dana"})
     check(dana["count"] == 3 and len(dana["results"]) == 3, f"get_all user: {dana}")
+    tagged = a.get_all(filters={"AND": [{"user_id": "dana"}, {"metadata": {"src": "t"}}]})
+    check([m["id"] for m in tagged["results"]] == [hiking] and tagged["results"][0]["metadata"] == {"src": "t"},
+          f"metadata kept, returned and filtered on: {tagged}")
     check(set(texts(a.get_all(filters={"AND": [{"user_id": "dana"}, {"agent_id": "coach"}]}))) == {"Answer in French."},
           "get_all AND")
     either = a.get_all(filters={"OR": [{"user_id": "erin"}, {"agent_id": "coach"}]})
@@ -82,8 +85,9 @@ def sync_client(base, key_a, key_b):
 
     # get, update, history
     check(a.get(sister)["memory"] == "Dana's sister lives in Porto.", "get")
-    updated = a.update(sister, text="Dana's sister lives in Lisbon.")
-    check(updated["memory"] == "Dana's sister lives in Lisbon.", f"update returns the memory: {updated}")
+    updated = a.update(sister, text="Dana's sister lives in Lisbon.", metadata={"checked": True})
+    check(updated["memory"] == "Dana's sister lives in Lisbon." and updated["metadata"] == {"checked": True},
+          f"update returns the memory: {updated}")
     check(a.get(sister)["memory"] == "Dana's sister lives in Lisbon.", "the old id names the new version")
     events = [h["event"] for h in a.history(sister)]
     check(events == ["ADD", "UPDATE"], f"history: {events}")

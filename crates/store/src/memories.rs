@@ -73,6 +73,14 @@ pub enum Change {
         /// New value.
         pinned: bool,
     },
+    /// Replaces a client's key-value data on a memory (mem0's `metadata`). No history row: what
+    /// the memory says, and its status, are unchanged.
+    SetMetadata {
+        /// The memory.
+        id: MemoryId,
+        /// The new data; `None` removes it.
+        metadata: Option<mnemo_core::Metadata>,
+    },
     /// A typed edge.
     Link(Link),
     /// Takes messages out of archival recall, for good: the source of a forgotten or corrected

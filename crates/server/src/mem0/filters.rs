@@ -3,11 +3,12 @@
 //! What is supported (docs/mem0.md lists it for users): `AND` / `OR` / `NOT`; the entity ids
 //! `user_id`, `agent_id`, `app_id` (mnemo's agent), `run_id` (mnemo's chat) as a bare value or
 //! `eq` / `ne` / `in` / `"*"`; `created_at` and `updated_at` with `gt` / `gte` / `lt` / `lte`;
-//! `categories` (mnemo's kinds) with `in` / `contains`. Anything else is refused with a message
-//! naming the filter, so a query is never silently answered with a wider result than asked.
+//! `categories` (mnemo's kinds) with `in` / `contains`; `metadata` by equality of its keys.
+//! Anything else is refused with a message naming the filter, so a query is never silently
+//! answered with a wider result than asked.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use mnemo::core::{Memory as Row, Scope};
+use mnemo::core::{Memory as Row, Metadata, Scope};
 use serde_json::{Map, Value};
 
 /// An entity id field of mem0, and the part of a mnemo scope it names.
@@ -103,6 +104,8 @@ pub(crate) enum Filter {
     CategoryIn(Vec<String>),
     /// The memory's kind contains this text, case-insensitively (`categories: {contains: ...}`).
     CategoryContains(String),
+    /// Each of these keys of the memory's metadata equals the given value.
+    Metadata(Metadata),
 }
 
 /// Why a filter was refused: the message names the filter.
@@ -166,7 +169,7 @@ impl Filter {
                 _ => true,
             },
             Filter::Entity(e, m) => entity_matches(e.of(owner).as_deref(), m),
-            Filter::Time(..) | Filter::CategoryIn(_) | Filter::CategoryContains(_) => true,
+            Filter::Time(..) | Filter::CategoryIn(_) | Filter::CategoryContains(_) | Filter::Metadata(_) => true,
         }
     }
 
@@ -191,6 +194,9 @@ impl Filter {
             }
             Filter::CategoryIn(kinds) => kinds.iter().any(|k| k.eq_ignore_ascii_case(row.kind.as_str())),
             Filter::CategoryContains(text) => row.kind.as_str().contains(&text.to_lowercase()),
+            Filter::Metadata(want) => {
+                row.metadata.as_ref().is_some_and(|have| want.iter().all(|(k, v)| have.get(k) == Some(v)))
+            }
         }
     }
 }
@@ -243,12 +249,7 @@ fn object(map: &Map<String, Value>, path: &str) -> Result<Filter, FilterError> {
             "created_at" => time(TimeField::Created, value, &here)?,
             "updated_at" => time(TimeField::Updated, value, &here)?,
             "categories" => categories(value, &here)?,
-            "metadata" => {
-                return Err(refuse(
-                    &here,
-                    "mnemo does not keep mem0 metadata (docs/mem0.md), so it cannot filter on it",
-                ));
-            }
+            "metadata" => metadata(value, &here)?,
             field => match Entity::parse(field) {
                 Some(entity) => Filter::Entity(entity, entity_match(value, &here)?),
                 None => return Err(refuse(&here, "not a field mnemo filters on (see docs/mem0.md)")),
@@ -320,6 +321,15 @@ fn time(field: TimeField, value: &Value, path: &str) -> Result<Filter, FilterErr
     Ok(if bounds.len() == 1 { bounds.remove(0) } else { Filter::All(bounds) })
 }
 
+/// `{"metadata": {"key": value, ...}}`: plain equality of each key (operators are refused).
+fn metadata(value: &Value, path: &str) -> Result<Filter, FilterError> {
+    let want = value.as_object().filter(|o| !o.is_empty()).ok_or_else(|| refuse(path, "expected {key: value}"))?;
+    if let Some((k, _)) = want.iter().find(|(_, v)| v.is_object()) {
+        return Err(refuse(&format!("{path}.{k}"), "metadata is matched by plain equality only"));
+    }
+    Ok(Filter::Metadata(want.clone()))
+}
+
 fn categories(value: &Value, path: &str) -> Result<Filter, FilterError> {
     let ops = value
         .as_object()
@@ -381,6 +391,17 @@ mod tests {
     }
 
     #[test]
+    fn metadata_matches_by_equality_of_every_key_given() {
+        let mut tagged = row(None, Some("a"), None, Kind::Fact, 1);
+        tagged.metadata = json!({"src": "chat", "n": 2}).as_object().cloned();
+        let plain = row(None, Some("a"), None, Kind::Fact, 1);
+        assert!(parse(&json!({"metadata": {"src": "chat"}})).holds(&tagged));
+        assert!(parse(&json!({"metadata": {"src": "chat", "n": 2}})).holds(&tagged));
+        assert!(!parse(&json!({"metadata": {"src": "chat", "n": 3}})).holds(&tagged));
+        assert!(!parse(&json!({"metadata": {"src": "chat"}})).holds(&plain));
+    }
+
+    #[test]
     fn owners_are_pruned_by_entity_conditions_only() {
         let f = parse(&json!({"AND": [{"user_id": "alice"}, {"created_at": {"gte": "2024-01-01"}}]}));
         assert!(f.may_hold_for(&Scope::parse("t", Some("bot"), Some("alice"), None).unwrap()));
@@ -392,7 +413,7 @@ mod tests {
     #[test]
     fn what_is_not_supported_is_refused_by_name() {
         for (bad, named) in [
-            (json!({"metadata": {"k": "v"}}), "filters.metadata"),
+            (json!({"metadata": {"k": {"contains": "v"}}}), "filters.metadata.k"),
             (json!({"keywords": {"contains": "x"}}), "filters.keywords"),
             (json!({"created_at": "2024-07-01"}), "filters.created_at"),
             (json!({"created_at": {"eq": "2024-07-01"}}), "filters.created_at.eq"),

@@ -8,7 +8,7 @@ use axum::Router;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post, put};
-use mnemo::core::{MemoryId, Scope};
+use mnemo::core::{MemoryId, Metadata, Scope};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -43,7 +43,7 @@ fn item(row: &mnemo::core::Memory, score: Option<f32>) -> Value {
         "memory": row.content,
         "app_id": null,
         "hash": row.content_hash,
-        "metadata": null,
+        "metadata": row.metadata,
         "categories": [row.kind.as_str()],
         "immutable": false,
         "expiration_date": row.expires_at.map(|t| t.date_naive().to_string()),
@@ -80,6 +80,8 @@ struct AddRequest {
     filters: Value,
     #[serde(default)]
     infer: Option<bool>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
 }
 
 /// `add`: entity ids at the top level or as plain equalities in `filters`; answered
@@ -92,7 +94,8 @@ async fn add(
     let ids = req.ids.or_from(&Filter::parse(&req.filters).map_err(ApiError::from)?);
     let messages = super::messages(req.messages)?;
     let infer = req.infer.unwrap_or(true);
-    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer)).await?;
+    let metadata = req.metadata;
+    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
     let results: Vec<Value> = added
         .written
         .iter()
@@ -197,6 +200,8 @@ async fn get_one(
 struct UpdateRequest {
     #[serde(default)]
     text: Option<String>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
 }
 
 /// `update`: new text through the gate (a new version that the old id keeps naming); the memory
@@ -208,11 +213,7 @@ async fn update(
     Body(req): Body<UpdateRequest>,
 ) -> Result<axum::Json<Value>, Detail> {
     let id = memory_id(&id)?;
-    let row = run(&state, move |m| match req.text {
-        Some(text) => super::update(m, &tenant, id, &text),
-        None => super::current(m, &tenant, id),
-    })
-    .await?;
+    let row = run(&state, move |m| super::update(m, &tenant, id, req.text.as_deref(), req.metadata)).await?;
     Ok(axum::Json(item(&row, None)))
 }
 
@@ -307,6 +308,8 @@ struct BatchItem {
     memory_id: String,
     #[serde(default)]
     text: Option<String>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -341,9 +344,7 @@ async fn batch_update(
     run(&state, move |m| {
         resolve(m, &tenant, &ids)?;
         for (id, item) in ids.into_iter().zip(req.memories) {
-            if let Some(text) = item.text {
-                super::update(m, &tenant, id, &text)?;
-            }
+            super::update(m, &tenant, id, item.text.as_deref(), item.metadata)?;
         }
         Ok(())
     })

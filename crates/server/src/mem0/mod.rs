@@ -22,7 +22,8 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use mnemo::core::{
-    Draft, HistoryEvent, Kind, Memory as Row, MemoryId, NewMessage, Role, Scope, Status, StatusKind, TenantId, Verdict,
+    Draft, HistoryEvent, Kind, Memory as Row, MemoryId, Metadata, NewMessage, Role, Scope, Status, StatusKind,
+    TenantId, Verdict,
 };
 use mnemo::store::ListFilter;
 use serde::Deserialize;
@@ -227,13 +228,14 @@ pub(crate) struct Added {
 
 /// Adds messages: with `infer` mnemo extracts memories from them as from any conversation
 /// (`POST /v1/messages`), without it each non-system message is written as a memory through the
-/// gate, as given (`POST /v1/memories`).
+/// gate, as given (`POST /v1/memories`). `metadata` goes on every memory the add writes.
 pub(crate) fn add(
     memory: &mnemo::Memory,
     tenant: &TenantId,
     ids: &Ids,
     messages: Vec<NewMessage>,
     infer: bool,
+    metadata: Option<&Metadata>,
 ) -> Result<Added, ApiError> {
     if ids.is_empty() {
         return Err(ApiError::Invalid("name at least one of user_id, agent_id, app_id or run_id".into()));
@@ -258,13 +260,20 @@ pub(crate) fn add(
                     event: event_of(&r.verdict)?,
                 })
             })
-            .collect();
+            .collect::<Vec<Written>>();
+        if metadata.is_some() {
+            for w in written.iter().filter(|w| w.event == "ADD") {
+                let row = memory.find(tenant, w.id)?;
+                memory.set_metadata(&row.owner, row.id, metadata.cloned())?;
+            }
+        }
         return Ok(Added { written, turn_id: report.turn_id });
     }
     let scope = ids.scope(tenant, None)?;
     let mut written = Vec::new();
     for m in messages.into_iter().filter(|m| m.role != Role::System) {
-        let verdict = memory.add(&scope, Draft::authored(Kind::Fact, m.content.clone()))?;
+        let draft = Draft { metadata: metadata.cloned(), ..Draft::authored(Kind::Fact, m.content.clone()) };
+        let verdict = memory.add(&scope, draft)?;
         if let (Some(id), Some(event)) = (verdict.memory(), event_of(&verdict)) {
             written.push(Written { id, memory: m.content, event });
         }
@@ -346,17 +355,26 @@ pub(crate) fn current(memory: &mnemo::Memory, tenant: &TenantId, id: MemoryId) -
     Ok(row)
 }
 
-/// Replaces a memory's text through the gate, in its owner's scope; the current version after.
-pub(crate) fn update(memory: &mnemo::Memory, tenant: &TenantId, id: MemoryId, text: &str) -> Result<Row, ApiError> {
-    let row = current(memory, tenant, id)?;
-    if row.content == text {
-        return Ok(row);
+/// Replaces a memory's text through the gate (a new version, which keeps the metadata) and/or
+/// its metadata, in its owner's scope; the current version after.
+pub(crate) fn update(
+    memory: &mnemo::Memory,
+    tenant: &TenantId,
+    id: MemoryId,
+    text: Option<&str>,
+    metadata: Option<Metadata>,
+) -> Result<Row, ApiError> {
+    let mut row = current(memory, tenant, id)?;
+    if let Some(text) = text.filter(|t| *t != row.content) {
+        let verdict = memory.edit(&row.owner, row.id, text)?;
+        let new = verdict.memory().ok_or_else(|| ApiError::InvalidBody(verdict.to_string()))?;
+        row = memory.find(tenant, new)?;
     }
-    let verdict = memory.edit(&row.owner, row.id, text)?;
-    match verdict.memory() {
-        Some(new) => Ok(memory.find(tenant, new)?),
-        None => Err(ApiError::InvalidBody(verdict.to_string())),
+    if let Some(data) = metadata {
+        memory.set_metadata(&row.owner, row.id, Some(data))?;
+        row = memory.find(tenant, row.id)?;
     }
+    Ok(row)
 }
 
 /// Deletes (archives) a memory at the user's request, in its owner's scope.

@@ -6,6 +6,7 @@
 use axum::Router;
 use axum::extract::State;
 use axum::routing::{get, post};
+use mnemo::core::Metadata;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -30,7 +31,7 @@ fn item(row: &mnemo::core::Memory, score: Option<f32>) -> Value {
         "id": row.id.to_string(),
         "memory": row.content,
         "hash": row.content_hash,
-        "metadata": null,
+        "metadata": row.metadata,
         "score": score,
         "created_at": row.created_at,
         "updated_at": row.updated_at,
@@ -72,6 +73,8 @@ struct AddRequest {
     ids: OssIds,
     #[serde(default)]
     infer: Option<bool>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
 }
 
 /// `POST /memories`.
@@ -83,7 +86,8 @@ async fn add(
     let ids = req.ids.required()?;
     let messages = super::messages(req.messages)?;
     let infer = req.infer.unwrap_or(true);
-    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer)).await?;
+    let metadata = req.metadata;
+    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
     let results: Vec<Value> =
         added.written.iter().map(|w| json!({"id": w.id.to_string(), "memory": w.memory, "event": w.event})).collect();
     Ok(axum::Json(json!({ "results": results })))
@@ -144,6 +148,8 @@ async fn get_one(
 struct UpdateRequest {
     #[serde(default)]
     text: Option<String>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
 }
 
 /// `PUT /memories/{id}`.
@@ -154,11 +160,7 @@ async fn update(
     Body(req): Body<UpdateRequest>,
 ) -> Result<axum::Json<Value>, Detail> {
     let id = memory_id(&id)?;
-    run(&state, move |m| match req.text {
-        Some(text) => super::update(m, &tenant, id, &text).map(drop),
-        None => super::current(m, &tenant, id).map(drop),
-    })
-    .await?;
+    run(&state, move |m| super::update(m, &tenant, id, req.text.as_deref(), req.metadata).map(drop)).await?;
     Ok(axum::Json(json!({"message": "Memory updated successfully!"})))
 }
 

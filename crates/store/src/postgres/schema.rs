@@ -426,6 +426,11 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON observations TO mnemo_app;
 CREATE POLICY jobs_scan ON observations FOR SELECT TO mnemo_jobs USING (true);
 GRANT SELECT (tenant, agent, at) ON observations TO mnemo_jobs;
 "#,
+    // 13: a client's key-value data on a memory (mem0's `metadata`, docs/mem0.md), JSON text;
+    // null when none was given.
+    r#"
+ALTER TABLE memories ADD COLUMN metadata text;
+"#,
 ];
 
 /// The schema version this build writes.

@@ -345,6 +345,11 @@ CREATE TABLE observations (
 CREATE INDEX observations_by_agent ON observations (tenant, agent, at);
 CREATE INDEX observations_by_user ON observations (tenant, user_id, agent, chat);
 "#,
+    // 12: a client's key-value data on a memory (mem0's `metadata`, docs/mem0.md), JSON text;
+    // null when none was given.
+    r#"
+ALTER TABLE memories ADD COLUMN metadata TEXT;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
