@@ -12,7 +12,7 @@ use mnemo::core::{MemoryId, Metadata, Scope};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Entity, Filter, Ids, Params, Segment, entity_fields, memory_id, run};
+use super::{Body, Caller, Detail, Entity, Filter, Ids, Params, Segment, Shape, memory_id, run};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -38,25 +38,7 @@ pub(super) fn routes() -> Router<AppState> {
 
 /// A memory as the platform returns it; `score` for search results.
 fn item(row: &mnemo::core::Memory, score: Option<f32>) -> Value {
-    let mut v = json!({
-        "id": row.id.to_string(),
-        "memory": row.content,
-        "app_id": null,
-        "hash": row.content_hash,
-        "metadata": row.metadata,
-        "categories": [row.kind.as_str()],
-        "immutable": false,
-        "expiration_date": row.expires_at.map(|t| t.date_naive().to_string()),
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    });
-    for (k, val) in entity_fields(&row.owner) {
-        v[k] = val;
-    }
-    if let Some(s) = score {
-        v["score"] = json!(s);
-    }
-    v
+    Shape::Platform.memory(row, score)
 }
 
 /// The constructor's key check: the SDK refuses to start without a non-empty org and project.
@@ -180,9 +162,7 @@ async fn search(
     Body(req): Body<SearchRequest>,
 ) -> Result<axum::Json<Value>, Detail> {
     let filter = req.ids.narrow(Filter::parse(&req.filters).map_err(ApiError::from)?);
-    let (query, top_k, threshold) = (req.query, req.top_k, req.threshold);
-    let ranked = run(&state, move |m| super::search(m, &tenant, &filter, &query, top_k, threshold)).await?;
-    Ok(axum::Json(json!({ "results": ranked.iter().map(|(r, s)| item(r, Some(*s))).collect::<Vec<_>>() })))
+    super::search_answer(&state, tenant, filter, req.query, (req.top_k, req.threshold), Shape::Platform).await
 }
 
 /// `get`: the memory's current version; 404 for an id this tenant does not hold.
@@ -196,24 +176,15 @@ async fn get_one(
     Ok(axum::Json(item(&row, None)))
 }
 
-#[derive(Debug, Deserialize)]
-struct UpdateRequest {
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    metadata: Option<Metadata>,
-}
-
 /// `update`: new text through the gate (a new version that the old id keeps naming); the memory
 /// as it is now.
 async fn update(
     State(state): State<AppState>,
     Caller(tenant): Caller,
     Segment(id): Segment<String>,
-    Body(req): Body<UpdateRequest>,
+    Body(req): Body<super::UpdateRequest>,
 ) -> Result<axum::Json<Value>, Detail> {
-    let id = memory_id(&id)?;
-    let row = run(&state, move |m| super::update(m, &tenant, id, req.text.as_deref(), req.metadata)).await?;
+    let row = super::update_answer(&state, tenant, &id, req).await?;
     Ok(axum::Json(item(&row, None)))
 }
 
@@ -234,27 +205,7 @@ async fn history(
     Caller(tenant): Caller,
     Segment(id): Segment<String>,
 ) -> Result<axum::Json<Value>, Detail> {
-    let id = memory_id(&id)?;
-    let changes = run(&state, move |m| super::history(m, &tenant, id)).await?;
-    let out: Vec<Value> = changes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            json!({
-                "id": format!("{}-{i}", c.memory_id),
-                "memory_id": c.memory_id.to_string(),
-                "input": [],
-                "old_memory": c.old,
-                "new_memory": c.new,
-                "user_id": Entity::User.of(&c.owner),
-                "event": c.event,
-                "metadata": null,
-                "created_at": c.at,
-                "updated_at": c.at,
-            })
-        })
-        .collect();
-    Ok(axum::Json(Value::Array(out)))
+    super::history_answer(&state, tenant, &id, Shape::Platform).await
 }
 
 /// `delete_all`: every live memory of the entities the query names (at least one).

@@ -469,13 +469,129 @@ pub(crate) fn history(memory: &mnemo::Memory, tenant: &TenantId, id: MemoryId) -
     Ok(out)
 }
 
-/// The mem0 fields every memory shape shares: the ids its owner maps to, its category (kind).
-fn entity_fields(owner: &Scope) -> [(&'static str, Value); 3] {
-    [
-        ("user_id", Entity::User.of(owner).map_or(Value::Null, Value::String)),
-        ("agent_id", Entity::Agent.of(owner).map_or(Value::Null, Value::String)),
-        ("run_id", Entity::Run.of(owner).map_or(Value::Null, Value::String)),
-    ]
+/// Which of mem0's two servers a route answers as: their memory and history shapes differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// The hosted platform (`MemoryClient`): every field, `categories`, `app_id`.
+    Platform,
+    /// The self-hosted server: entity ids only when set, `score` always (`null` outside search).
+    SelfHosted,
+}
+
+impl Shape {
+    /// A memory; `score` for a search result.
+    pub(crate) fn memory(self, row: &Row, score: Option<f32>) -> Value {
+        let mut v = json!({
+            "id": row.id.to_string(),
+            "memory": row.content,
+            "hash": row.content_hash,
+            "metadata": row.metadata,
+            "created_at": row.created_at,
+            "updated_at": row.updated_at,
+        });
+        let ids = [
+            ("user_id", Entity::User.of(&row.owner)),
+            ("agent_id", Entity::Agent.of(&row.owner)),
+            ("run_id", Entity::Run.of(&row.owner)),
+        ];
+        match self {
+            Shape::Platform => {
+                v["app_id"] = Value::Null;
+                v["categories"] = json!([row.kind.as_str()]);
+                v["immutable"] = json!(false);
+                v["expiration_date"] = json!(row.expires_at.map(|t| t.date_naive().to_string()));
+                for (k, id) in ids {
+                    v[k] = json!(id);
+                }
+                if let Some(s) = score {
+                    v["score"] = json!(s);
+                }
+            }
+            Shape::SelfHosted => {
+                v["score"] = json!(score);
+                for (k, id) in ids {
+                    if let Some(id) = id {
+                        v[k] = Value::String(id);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// A memory's history, oldest first.
+    pub(crate) fn history(self, changes: &[Change]) -> Value {
+        let entries = changes.iter().enumerate().map(|(i, c)| {
+            let mut v = json!({
+                "id": format!("{}-{i}", c.memory_id),
+                "memory_id": c.memory_id.to_string(),
+                "old_memory": c.old,
+                "new_memory": c.new,
+                "event": c.event,
+                "created_at": c.at,
+                "updated_at": c.at,
+            });
+            match self {
+                Shape::Platform => {
+                    v["input"] = json!([]);
+                    v["user_id"] = json!(Entity::User.of(&c.owner));
+                    v["metadata"] = Value::Null;
+                }
+                Shape::SelfHosted => {
+                    v["is_deleted"] = json!(c.event == "DELETE");
+                    v["actor_id"] = Value::Null;
+                    v["role"] = Value::Null;
+                }
+            }
+            v
+        });
+        Value::Array(entries.collect())
+    }
+}
+
+/// The body of an `update` in either route set: new text, new metadata, or both.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UpdateRequest {
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    metadata: Option<Metadata>,
+}
+
+/// `update` in either route set: the memory as it is afterwards.
+pub(crate) async fn update_answer(
+    state: &AppState,
+    tenant: TenantId,
+    id: &str,
+    req: UpdateRequest,
+) -> Result<Row, Detail> {
+    let id = memory_id(id)?;
+    run(state, move |m| update(m, &tenant, id, req.text.as_deref(), req.metadata)).await
+}
+
+/// `history` in either shape.
+pub(crate) async fn history_answer(
+    state: &AppState,
+    tenant: TenantId,
+    id: &str,
+    shape: Shape,
+) -> Result<axum::Json<Value>, Detail> {
+    let id = memory_id(id)?;
+    let changes = run(state, move |m| history(m, &tenant, id)).await?;
+    Ok(axum::Json(shape.history(&changes)))
+}
+
+/// `search` in either shape: the recalled memories the filter matches, each with its score.
+pub(crate) async fn search_answer(
+    state: &AppState,
+    tenant: TenantId,
+    filter: Filter,
+    query: String,
+    (top_k, threshold): (Option<usize>, Option<f32>),
+    shape: Shape,
+) -> Result<axum::Json<Value>, Detail> {
+    let ranked = run(state, move |m| search(m, &tenant, &filter, &query, top_k, threshold)).await?;
+    Ok(axum::Json(json!({ "results": ranked.iter().map(|(r, s)| shape.memory(r, Some(*s))).collect::<Vec<_>>() })))
 }
 
 /// A path parameter, refused in mem0's error shape.

@@ -10,7 +10,7 @@ use mnemo::core::Metadata;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Filter, Ids, Params, Segment, entity_fields, memory_id, run};
+use super::{Body, Caller, Detail, Filter, Ids, Params, Segment, Shape, memory_id, run};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -24,24 +24,9 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/reset", post(reset))
 }
 
-/// A memory as mem0's server returns it: ids only when set, `score` for a search result and
-/// `null` otherwise.
+/// A memory as mem0's server returns it; `score` for a search result.
 fn item(row: &mnemo::core::Memory, score: Option<f32>) -> Value {
-    let mut v = json!({
-        "id": row.id.to_string(),
-        "memory": row.content,
-        "hash": row.content_hash,
-        "metadata": row.metadata,
-        "score": score,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    });
-    for (k, val) in entity_fields(&row.owner) {
-        if !val.is_null() {
-            v[k] = val;
-        }
-    }
-    v
+    Shape::SelfHosted.memory(row, score)
 }
 
 /// The ids of a request of mem0's server, which knows no `app_id`.
@@ -144,23 +129,14 @@ async fn get_one(
     Ok(axum::Json(found.as_ref().map_or(Value::Null, |r| item(r, None))))
 }
 
-#[derive(Debug, Deserialize)]
-struct UpdateRequest {
-    #[serde(default)]
-    text: Option<String>,
-    #[serde(default)]
-    metadata: Option<Metadata>,
-}
-
 /// `PUT /memories/{id}`.
 async fn update(
     State(state): State<AppState>,
     Caller(tenant): Caller,
     Segment(id): Segment<String>,
-    Body(req): Body<UpdateRequest>,
+    Body(req): Body<super::UpdateRequest>,
 ) -> Result<axum::Json<Value>, Detail> {
-    let id = memory_id(&id)?;
-    run(&state, move |m| super::update(m, &tenant, id, req.text.as_deref(), req.metadata).map(drop)).await?;
+    super::update_answer(&state, tenant, &id, req).await?;
     Ok(axum::Json(json!({"message": "Memory updated successfully!"})))
 }
 
@@ -192,27 +168,7 @@ async fn history(
     Caller(tenant): Caller,
     Segment(id): Segment<String>,
 ) -> Result<axum::Json<Value>, Detail> {
-    let id = memory_id(&id)?;
-    let changes = run(&state, move |m| super::history(m, &tenant, id)).await?;
-    let out: Vec<Value> = changes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            json!({
-                "id": format!("{}-{i}", c.memory_id),
-                "memory_id": c.memory_id.to_string(),
-                "old_memory": c.old,
-                "new_memory": c.new,
-                "event": c.event,
-                "created_at": c.at,
-                "updated_at": c.at,
-                "is_deleted": c.event == "DELETE",
-                "actor_id": null,
-                "role": null,
-            })
-        })
-        .collect();
-    Ok(axum::Json(Value::Array(out)))
+    super::history_answer(&state, tenant, &id, Shape::SelfHosted).await
 }
 
 #[derive(Debug, Deserialize)]
@@ -240,9 +196,7 @@ async fn search(
     if Ids::default().or_from(&filter).is_empty() {
         return Err(ApiError::Invalid("filters must contain at least one of: user_id, agent_id, run_id".into()).into());
     }
-    let (query, top_k, threshold) = (req.query, req.top_k, req.threshold);
-    let ranked = run(&state, move |m| super::search(m, &tenant, &filter, &query, top_k, threshold)).await?;
-    Ok(axum::Json(json!({ "results": ranked.iter().map(|(r, s)| item(r, Some(*s))).collect::<Vec<_>>() })))
+    super::search_answer(&state, tenant, filter, req.query, (req.top_k, req.threshold), Shape::SelfHosted).await
 }
 
 /// `POST /reset`: empties the key's tenant (users erased, other memories deleted).
