@@ -109,3 +109,21 @@ fn the_demo_shows_a_second_session_that_knows_what_the_first_taught() {
     let knows = out.split("What mnemo now knows").nth(1).unwrap();
     assert!(!knows.contains("4111"), "a card number must never come back from storage");
 }
+
+#[test]
+fn config_shows_the_proxy_upstream_but_never_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["config", "--data-dir"])
+        .arg(dir.path())
+        .env("MNEMO_EMBEDDER", "hash")
+        .env("MNEMO_PROXY_UPSTREAM_URL", "http://127.0.0.1:8000/v1")
+        .env("MNEMO_PROXY_UPSTREAM_KEY", "sk-upstream-secret")
+        .env_remove("MNEMO_CONFIG")
+        .output()
+        .expect("run mnemo");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("[proxy]") && out.contains("http://127.0.0.1:8000/v1"), "{out}");
+    assert!(!out.contains("sk-upstream-secret") && out.contains("upstream_key = \"<set>\""), "{out}");
+}

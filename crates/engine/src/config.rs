@@ -543,6 +543,23 @@ mod tests {
     }
 
     #[test]
+    fn the_proxy_upstream_comes_from_the_environment_and_a_digit_key_stays_text() {
+        let c = Config::load_from(
+            None,
+            &env(&[
+                ("MNEMO_EMBEDDER", "hash"),
+                ("MNEMO_PROXY_UPSTREAM_URL", "http://127.0.0.1:8000/v1"),
+                ("MNEMO_PROXY_UPSTREAM_KEY", "12345678"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.proxy.upstream_url, "http://127.0.0.1:8000/v1");
+        assert_eq!(c.proxy.upstream_key, "12345678");
+        assert_eq!(c.proxy.timeout_secs, 600);
+        assert!(Config::default().proxy.upstream_url.is_empty(), "no upstream unless one is set");
+    }
+
+    #[test]
     fn file_then_environment_override_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("mnemo.toml");
