@@ -530,6 +530,9 @@ fn run(cli: &Cli) -> Result<()> {
             if shown.embedder.openai_api_key.is_some() {
                 shown.embedder.openai_api_key = Some("<set>".into());
             }
+            if !shown.proxy.upstream_key.is_empty() {
+                shown.proxy.upstream_key = "<set>".into();
+            }
             print!("{}", toml::to_string_pretty(&shown)?);
             Ok(())
         }

@@ -242,6 +242,7 @@ fn expired_memory() -> mnemo::core::Memory {
         reinforcements: 0,
         expires_at: Some(at + chrono::Duration::days(1)),
         sensitivity: mnemo::core::Sensitivity::Normal,
+        metadata: None,
     }
 }
 

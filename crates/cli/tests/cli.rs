@@ -132,3 +132,21 @@ fn bench_embed_counts_each_message_with_its_passages() {
     assert_eq!(runs[0]["calls"], 40, "one model call per message at batch 1");
     assert_eq!(runs[1]["calls"], 2, "{}", runs[1]);
 }
+
+#[test]
+fn config_shows_the_proxy_upstream_but_never_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
+        .args(["config", "--data-dir"])
+        .arg(dir.path())
+        .env("MNEMO_EMBEDDER", "hash")
+        .env("MNEMO_PROXY_UPSTREAM_URL", "http://127.0.0.1:8000/v1")
+        .env("MNEMO_PROXY_UPSTREAM_KEY", "sk-upstream-secret")
+        .env_remove("MNEMO_CONFIG")
+        .output()
+        .expect("run mnemo");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("[proxy]") && out.contains("http://127.0.0.1:8000/v1"), "{out}");
+    assert!(!out.contains("sk-upstream-secret") && out.contains("upstream_key = \"<set>\""), "{out}");
+}

@@ -6,125 +6,20 @@
 //! `~/.cache/mnemo/mcp-venv`). Without it the SDK test skips with a message, except under CI
 //! (`CI` set), where it fails instead.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
-fn mnemo(data: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mnemo"));
-    c.arg("--data-dir").arg(data).env("MNEMO_EMBEDDER", "hash").env_remove("MNEMO_CONFIG").env_remove("MNEMO_API_KEY");
-    c
-}
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
-fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-}
-
-fn create_key(data: &Path, tenant: &str) -> String {
-    let o = mnemo(data).args(["keys", "create", "--tenant", tenant]).output().unwrap();
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{err}");
-    out.trim().to_string()
-}
-
-/// The virtualenv's python, or `None` (after saying why) when it is not prepared.
-fn venv_python() -> Option<PathBuf> {
-    let venv = match std::env::var_os("MNEMO_MCP_VENV") {
-        Some(v) => PathBuf::from(v),
-        None => {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-            cache.join("mnemo").join("mcp-venv")
-        }
-    };
-    let python = venv.join("bin").join("python");
-    if venv.join(".mnemo-mcp-version").is_file() && python.is_file() {
-        return Some(python);
-    }
-    let why = format!(
-        "the MCP SDK virtualenv is not prepared at {}: run `scripts/mcp-venv.sh` (or set MNEMO_MCP_VENV)",
-        venv.display()
-    );
-    if std::env::var_os("CI").is_some() {
-        panic!("{why}");
-    }
-    eprintln!("skipping the MCP SDK test: {why}");
-    None
-}
-
-/// A `mnemo serve` child process, killed when the test ends however it ends.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(data: &Path) -> Server {
-    // The address is read from the default `info` log line, in text.
-    let mut child = mnemo(data)
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .env_remove("MNEMO_LOG")
-        .env_remove("RUST_LOG")
-        .env_remove("MNEMO_LOG_FORMAT")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mnemo serve");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("the server exited before listening").unwrap();
-        if let Some(addr) = line.split("listening on http://").nth(1) {
-            break addr.trim().to_string();
-        }
-    };
-    // Keep draining its stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Server { child, url: format!("http://{addr}/mcp") }
-}
-
-/// Waits for a child with a deadline; returns (success, stdout, stderr).
-fn wait_with_deadline(mut child: Child, limit: Duration) -> (bool, String, String) {
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (out_reader.join().unwrap(), err_reader.join().unwrap());
-    match status {
-        Some(s) => (s.success(), out, err),
-        None => (false, out, format!("{err}\n(killed after {limit:?})")),
-    }
-}
+use support::{create_key, mnemo, serve, text, venv_python, wait_with_deadline};
 
 #[test]
 fn the_official_python_sdk_uses_every_tool_over_http_and_stdio() {
-    let Some(python) = venv_python() else { return };
+    let Some(python) = venv_python("MNEMO_MCP_VENV", "mcp-venv", ".mnemo-mcp-version", "scripts/mcp-venv.sh") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let key_a = create_key(&data, "acme");
@@ -133,7 +28,7 @@ fn the_official_python_sdk_uses_every_tool_over_http_and_stdio() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/tests/mcp_client.py");
     let child = Command::new(python)
         .arg(&script)
-        .args(["--url", &server.url, "--binary", env!("CARGO_BIN_EXE_mnemo"), "--data-dir"])
+        .args(["--url", &format!("{}/mcp", server.base), "--binary", env!("CARGO_BIN_EXE_mnemo"), "--data-dir"])
         .arg(&data)
         .args(["--key-a", &key_a, "--key-b", &key_b])
         .stdin(Stdio::null())

@@ -51,7 +51,7 @@ pub use document::{Document, DocumentKind};
 pub use error::{CoreError, Result};
 pub use id::{AgentId, ChatId, DocumentId, MemoryId, MessageId, ObservationId, TenantId, UserId};
 pub use kind::{Kind, Status, StatusKind, Surface};
-pub use memory::{HistoryEntry, HistoryEvent, Link, LinkKind, Memory, Provenance, Sensitivity};
+pub use memory::{HistoryEntry, HistoryEvent, Link, LinkKind, Memory, Metadata, Provenance, Sensitivity};
 pub use message::{Message, NewMessage, Role};
 pub use observation::{Observation, Outcome};
 pub use op::{Action, Draft, ProposedOp, Target};

@@ -97,7 +97,14 @@ pub struct Memory {
     pub expires_at: Option<DateTime<Utc>>,
     /// Sensitivity class.
     pub sensitivity: Sensitivity,
+    /// Key-value data a client attached (mem0's `metadata`): kept and returned as given, never
+    /// read by the engine's rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
 }
+
+/// A client's key-value data on a memory: a JSON object.
+pub type Metadata = serde_json::Map<String, serde_json::Value>;
 
 impl Memory {
     /// The text this memory is indexed and embedded by (see [`crate::text::search_text`]).
@@ -136,6 +143,7 @@ impl Memory {
             reinforcements: 0,
             expires_at: None,
             sensitivity: Sensitivity::Normal,
+            metadata: None,
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct Draft {
     /// so `mnemo show` can say why it was remembered; `None` from the model or the API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// A client's key-value data for the memory (mem0's `metadata`), stored as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<crate::memory::Metadata>,
 }
 
 fn normal() -> Sensitivity {
@@ -77,6 +80,7 @@ impl Draft {
             expires_at: None,
             sensitivity: Sensitivity::Normal,
             rule: None,
+            metadata: None,
         }
     }
 

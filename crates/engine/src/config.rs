@@ -172,6 +172,30 @@ pub struct Config {
     pub documents: mnemo_core::document::DocumentsTuning,
     /// Context-window management of agent sessions (`[sessions]`): thresholds, bundle budget.
     pub sessions: mnemo_core::window::WindowTuning,
+    /// Where `mnemo serve`'s OpenAI-compatible proxy forwards chat requests (`[proxy]`,
+    /// `MNEMO_PROXY_UPSTREAM_URL`, `MNEMO_PROXY_UPSTREAM_KEY`; docs/openai-proxy.md).
+    pub proxy: ProxySettings,
+}
+
+/// The upstream of the OpenAI-compatible proxy: any server that speaks OpenAI's chat
+/// completions (OpenAI itself, vLLM, llama.cpp, Ollama). Empty strings mean unset (strings so
+/// that an all-digit key from the environment stays text).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProxySettings {
+    /// Base URL ending in the API version, as an OpenAI SDK's `base_url`
+    /// (`https://api.openai.com/v1`). Empty, the proxy answers 503 and says what to set.
+    pub upstream_url: String,
+    /// Sent upstream as `Authorization: Bearer`; empty, no key is sent (a local server).
+    pub upstream_key: String,
+    /// Seconds one upstream call may take, from connecting to the answer's last byte.
+    pub timeout_secs: u64,
+}
+
+impl Default for ProxySettings {
+    fn default() -> Self {
+        Self { upstream_url: String::new(), upstream_key: String::new(), timeout_secs: 600 }
+    }
 }
 
 impl Default for Config {
@@ -197,6 +221,7 @@ impl Default for Config {
             retention: Default::default(),
             documents: t.documents,
             sessions: t.sessions,
+            proxy: ProxySettings::default(),
         }
     }
 }
@@ -228,6 +253,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("MNEMO_EMBEDDER_API_KEY", "embedder.openai_api_key"),
     ("MNEMO_EXTRACTOR", "extractor"),
     ("MNEMO_MEMORY_SCOPE", "memory_scope"),
+    ("MNEMO_PROXY_UPSTREAM_URL", "proxy.upstream_url"),
+    ("MNEMO_PROXY_UPSTREAM_KEY", "proxy.upstream_key"),
 ];
 
 impl Config {
@@ -513,6 +540,23 @@ mod tests {
         let typo: toml::Table = toml::from_str("[lifecycle]\nmax_active = 3\n").unwrap();
         let e = base.with_tuning(&typo, "test").unwrap_err().to_string();
         assert!(e.contains("max_active"), "{e}");
+    }
+
+    #[test]
+    fn the_proxy_upstream_comes_from_the_environment_and_a_digit_key_stays_text() {
+        let c = Config::load_from(
+            None,
+            &env(&[
+                ("MNEMO_EMBEDDER", "hash"),
+                ("MNEMO_PROXY_UPSTREAM_URL", "http://127.0.0.1:8000/v1"),
+                ("MNEMO_PROXY_UPSTREAM_KEY", "12345678"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.proxy.upstream_url, "http://127.0.0.1:8000/v1");
+        assert_eq!(c.proxy.upstream_key, "12345678");
+        assert_eq!(c.proxy.timeout_secs, 600);
+        assert!(Config::default().proxy.upstream_url.is_empty(), "no upstream unless one is set");
     }
 
     #[test]

@@ -47,7 +47,9 @@ mod write;
 use std::sync::Arc;
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use config::{BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, default_data_dir};
+pub use config::{
+    BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, ProxySettings, default_data_dir,
+};
 pub use consolidate::{ConsolidationReport, DerivedKnowledge};
 pub use documents::{DocumentHit, DocumentOwner, StoredDocument};
 pub use error::{Error, Result};

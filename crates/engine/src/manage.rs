@@ -5,7 +5,7 @@ use mnemo_core::score::{ScoreParts, composite};
 use mnemo_core::trace::LlmCall;
 use mnemo_core::{
     Action, Draft, HistoryEntry, HistoryEvent, Kind, Link, Memory as Row, MemoryId, Message, Policy, ProposedOp, Scope,
-    Status, StatusKind, Target, Verdict,
+    Status, StatusKind, Target, TenantId, Verdict,
 };
 use mnemo_store::{Change, ChangeSet, ListFilter};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,20 @@ impl Memory {
             None => None,
         };
         Ok(MemoryDetail { memory, history, links, sources, score, extraction })
+    }
+
+    /// A memory anywhere in the tenant, by id: for surfaces whose routes name a memory without
+    /// saying whose it is (mem0's `/v1/memories/{id}/`). The tenant still comes from the caller's
+    /// key, and the row's owner is the scope the caller then acts in, so every rule of that
+    /// scope (privacy switches included) applies as if the caller had named it.
+    pub fn find(&self, tenant: &TenantId, id: MemoryId) -> Result<Row> {
+        self.store.get(tenant, id)?.ok_or_else(|| Error::NotFound { tenant: tenant.to_string(), id: id.to_string() })
+    }
+
+    /// The distinct owners (agent, user and chat) of the tenant's memories still in use:
+    /// whom the tenant remembers things for.
+    pub fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>> {
+        Ok(self.store.owners(tenant)?)
     }
 
     fn visible(&self, scope: &Scope, id: MemoryId) -> Result<Row> {
@@ -113,11 +127,26 @@ impl Memory {
             valid_from: old.valid_from,
             expires_at: old.expires_at,
             sensitivity: old.sensitivity,
+            metadata: old.metadata.clone(),
             ..Draft::new(old.kind, content, 1.0, old.salience)
         };
         let op = ProposedOp { action: Action::Update(Target::Id(id)), draft, sources: Vec::new() };
         let (mut records, _) = self.apply_ops(scope, vec![op], "user", "1")?;
         Ok(records.remove(0).verdict)
+    }
+
+    /// Replaces a client's key-value data on a memory (mem0's `metadata`); `None` removes it.
+    /// What the memory says is unchanged, so nothing is judged by the gate. Refused for a
+    /// disabled user; strings in the data are redacted like every other text that is stored.
+    pub fn set_metadata(&self, scope: &Scope, id: MemoryId, metadata: Option<mnemo_core::Metadata>) -> Result<()> {
+        self.refuse_if_disabled(scope, "metadata")?;
+        self.visible(scope, id)?;
+        let cs = ChangeSet {
+            tenant: scope.tenant.clone(),
+            at: self.clock.now(),
+            changes: vec![Change::SetMetadata { id, metadata }],
+        };
+        self.apply_changes(cs)
     }
 
     /// Clears what memory holds about the scope's user: every active, stale or provisional

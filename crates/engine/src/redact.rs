@@ -44,6 +44,22 @@ fn row(m: &mut Row) {
     }
     m.key = opt(m.key.take());
     m.value = opt(m.value.take());
+    if let Some(data) = m.metadata.as_mut() {
+        metadata(data);
+    }
+}
+
+/// A client's key-value data with every string in it redacted, however deeply nested.
+fn metadata(data: &mut mnemo_core::Metadata) {
+    fn value(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => *s = text(s),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(value),
+            serde_json::Value::Object(map) => map.values_mut().for_each(value),
+            _ => {}
+        }
+    }
+    data.values_mut().for_each(value);
 }
 
 /// A change set with every text redacted.
@@ -55,7 +71,12 @@ pub(crate) fn change_set(mut cs: ChangeSet) -> ChangeSet {
                 *reason = text(reason);
             }
             Change::SetStatus { reason, .. } | Change::Reinforce { reason, .. } => *reason = text(reason),
-            Change::SetEmbedding { .. } | Change::SetPinned { .. } | Change::Link(_) | Change::Withhold { .. } => {}
+            Change::SetMetadata { metadata: Some(data), .. } => metadata(data),
+            Change::SetEmbedding { .. }
+            | Change::SetPinned { .. }
+            | Change::SetMetadata { metadata: None, .. }
+            | Change::Link(_)
+            | Change::Withhold { .. } => {}
         }
     }
     cs

@@ -502,6 +502,7 @@ impl Memory {
                     distinct_sessions: u32::from(session.is_some()),
                     expires_at: draft.expires_at,
                     sensitivity: draft.sensitivity,
+                    metadata: draft.metadata.clone(),
                     ..Row::new(owner.clone(), draft.kind, content, now)
                 };
                 let id = row.id;

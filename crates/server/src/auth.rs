@@ -20,25 +20,52 @@ pub struct Tenant(pub TenantId);
 #[derive(Debug, Clone, Copy)]
 pub struct Admin;
 
-/// The bearer token of the request, if any.
-fn bearer(parts: &Parts) -> Option<&str> {
+/// The tenant of a valid, unrevoked tenant key presented the ways the clients of mnemo's
+/// compatibility surfaces send one: `Authorization: Bearer <key>` (OpenAI SDKs, mem0's
+/// self-hosted server), `Authorization: Token <key>` (mem0's platform SDKs) or
+/// `X-API-Key: <key>` (mem0's self-hosted server). The native routes take `Bearer` only.
+#[derive(Debug, Clone)]
+pub struct CompatTenant(pub TenantId);
+
+/// The token of an `Authorization: <scheme> <token>` header whose scheme is one of `schemes`.
+fn authorization<'a>(parts: &'a Parts, schemes: &[&str]) -> Option<&'a str> {
     let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     let token = token.trim();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    (schemes.iter().any(|s| scheme.eq_ignore_ascii_case(s)) && !token.is_empty()).then_some(token)
+}
+
+/// The bearer token of the request, if any.
+fn bearer(parts: &Parts) -> Option<&str> {
+    authorization(parts, &["bearer"])
+}
+
+/// The tenant of `key`, or 401: one lookup for every way a tenant key is presented.
+async fn tenant_of(state: &AppState, key: Option<&str>) -> Result<TenantId, ApiError> {
+    let key = key.ok_or(ApiError::Unauthorized)?.to_string();
+    let keys = state.keys.clone();
+    let tenant = tokio::task::spawn_blocking(move || keys.tenant_for(&key))
+        .await
+        .map_err(ApiError::internal)?
+        .map_err(ApiError::internal)?;
+    tenant.ok_or(ApiError::Unauthorized)
 }
 
 impl FromRequestParts<AppState> for Tenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let key = bearer(parts).ok_or(ApiError::Unauthorized)?.to_string();
-        let keys = state.keys.clone();
-        let tenant = tokio::task::spawn_blocking(move || keys.tenant_for(&key))
-            .await
-            .map_err(ApiError::internal)?
-            .map_err(ApiError::internal)?;
-        tenant.map(Tenant).ok_or(ApiError::Unauthorized)
+        tenant_of(state, bearer(parts)).await.map(Tenant)
+    }
+}
+
+impl FromRequestParts<AppState> for CompatTenant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let api_key = parts.headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim);
+        let key = authorization(parts, &["bearer", "token"]).or(api_key.filter(|k| !k.is_empty()));
+        tenant_of(state, key).await.map(CompatTenant)
     }
 }
 

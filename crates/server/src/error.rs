@@ -105,18 +105,28 @@ pub(crate) fn log_failure(e: &ApiError, reference: &str, code: &str, detail: &st
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// Status, code and the message a client may see: internal and unavailable failures are
+    /// logged here under a fresh reference, and only the reference is told. Every error answer,
+    /// in the native shape or a compatibility surface's, is built from this.
+    pub(crate) fn public(&self) -> (StatusCode, &'static str, String) {
         let (status, code) = self.status_and_code();
-        let message = match &self {
+        let message = match self {
             ApiError::Internal { detail } | ApiError::Unavailable { detail } => {
                 // The reference ties the client's report to the log line without leaking detail.
                 let reference = ulid::Ulid::new().to_string().to_lowercase();
-                log_failure(&self, &reference, code, detail);
+                log_failure(self, &reference, code, detail);
                 format!("{self}; reference {reference}")
             }
             other => other.to_string(),
         };
+        (status, code, message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, message) = self.public();
         (status, axum::Json(ErrorBody { message, code: code.to_string() })).into_response()
     }
 }

@@ -28,7 +28,9 @@ pub mod dto;
 pub mod error;
 pub mod keys;
 pub mod mcp;
+mod mem0;
 pub mod metrics;
+mod openai_proxy;
 pub mod openapi;
 mod routes;
 
@@ -139,6 +141,8 @@ pub fn app(state: AppState) -> Router {
     let (api, doc) = routes::api().split_for_parts();
     api.route("/openapi.json", openapi::document(openapi::render(doc)))
         .merge(mcp::routes(state.clone(), mcp::HttpOptions::from_env()))
+        .merge(mem0::routes())
+        .merge(openai_proxy::routes())
         .fallback(routes::health::not_found)
         .method_not_allowed_fallback(routes::health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))

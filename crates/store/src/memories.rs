@@ -73,6 +73,14 @@ pub enum Change {
         /// New value.
         pinned: bool,
     },
+    /// Replaces a client's key-value data on a memory (mem0's `metadata`). No history row: what
+    /// the memory says, and its status, are unchanged.
+    SetMetadata {
+        /// The memory.
+        id: MemoryId,
+        /// The new data; `None` removes it.
+        metadata: Option<mnemo_core::Metadata>,
+    },
     /// A typed edge.
     Link(Link),
     /// Takes messages out of archival recall, for good: the source of a forgotten or corrected
@@ -145,6 +153,11 @@ pub trait Memories {
     /// A page of every memory in the store, across tenants, whose status is one of `statuses`,
     /// ordered by id after `after`: how jobs walk the whole store resumably.
     fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>>;
+
+    /// The distinct owners (agent, user and chat partitions) of the tenant's memories that are
+    /// still in use (provisional, active or stale), sorted: whom a tenant holds memories for,
+    /// for a listing of its entities without reading the memories themselves.
+    fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>>;
 
     /// The append-only history of a memory.
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>>;

@@ -216,7 +216,7 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         .unwrap()
         .execute_batch(
             "DROP TABLE observations; DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
-             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; PRAGMA user_version = 1;",
+             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; ALTER TABLE memories DROP COLUMN metadata; PRAGMA user_version = 1;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();
@@ -357,7 +357,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
                SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
              INSERT INTO message_fts (rowid, content, part) \
                SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
-             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; PRAGMA user_version = 4;",
+             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; ALTER TABLE memories DROP COLUMN metadata; PRAGMA user_version = 4;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();

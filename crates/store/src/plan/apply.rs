@@ -71,7 +71,8 @@ pub(crate) fn reads(cs: &ChangeSet) -> Vec<(MemoryId, Lock)> {
             Change::SetStatus { id, .. }
             | Change::Reinforce { id, .. }
             | Change::SetEmbedding { id, .. }
-            | Change::SetPinned { id, .. } => need(*id, Lock::Update),
+            | Change::SetPinned { id, .. }
+            | Change::SetMetadata { id, .. } => need(*id, Lock::Update),
             Change::Link(link) => {
                 need(link.from, Lock::Share);
                 need(link.to, Lock::Share);
@@ -126,6 +127,13 @@ pub(crate) enum Write<'a> {
         id: MemoryId,
         /// Its new value.
         pinned: bool,
+    },
+    /// A client's key-value data, as JSON text (`None` clears it).
+    Metadata {
+        /// The memory.
+        id: MemoryId,
+        /// The data.
+        json: Option<String>,
     },
     /// Messages taken out of archival recall (ids unknown to the owner are skipped).
     Withhold {
@@ -227,6 +235,10 @@ pub(crate) fn plan<'a>(cs: &'a ChangeSet, mut stored: HashMap<MemoryId, Stored>)
                     if *pinned { (HistoryEvent::Pinned, "pinned") } else { (HistoryEvent::Unpinned, "unpinned") };
                 write(Write::Pinned { id: *id, pinned: *pinned });
                 write(history(*id, event, Some(row.status), row.status, why, &[]));
+            }
+            Change::SetMetadata { id, metadata } => {
+                stored.get(id).ok_or_else(|| not_found(&cs.tenant, *id))?;
+                write(Write::Metadata { id: *id, json: metadata.as_ref().map(crate::rows::json) });
             }
             Change::Withhold { owner, messages } => write(Write::Withhold { owner, messages }),
             Change::Link(link) => {

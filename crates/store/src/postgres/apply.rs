@@ -71,6 +71,12 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
                     &[pinned, &ms(cs.at), &tenant, &id.to_string()],
                 )?;
             }
+            Write::Metadata { id, json } => {
+                tx.execute(
+                    "UPDATE memories SET metadata = $1, updated_at = $2 WHERE tenant = $3 AND id = $4",
+                    &[json, &ms(cs.at), &tenant, &id.to_string()],
+                )?;
+            }
             Write::Withhold { owner, messages } => {
                 let ids: Vec<&str> = messages.iter().map(|m| m.as_str()).collect();
                 let [_, u, c] = owner_key(owner);

@@ -8,7 +8,7 @@ use super::{Actor, PostgresStore, apply, ids_text};
 use crate::Memories;
 use crate::error::Result;
 use crate::memories::in_order;
-use crate::rows::{MEMORY_COLUMNS, decode, ms};
+use crate::rows::{MEMORY_COLUMNS, Row, decode, ms};
 use crate::sql::{Dialect, VISIBLE, memories as sql};
 use crate::{ChangeSet, ListFilter};
 
@@ -104,6 +104,13 @@ impl Memories for PostgresStore {
         );
         self.tx("scan", Actor::Jobs, true, |tx| {
             tx.query(&sql, &[&after, &statuses, &(limit as i64)])?.iter().map(decode::memory).collect()
+        })
+    }
+
+    fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>> {
+        let sql = sql::owners();
+        self.read("owners", tenant.as_str(), |tx| {
+            tx.query(&sql, &[&tenant.as_str()])?.iter().map(|r| r.scope(0)).collect()
         })
     }
 

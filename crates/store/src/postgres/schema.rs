@@ -431,6 +431,11 @@ GRANT SELECT (tenant, agent, at) ON observations TO mnemo_jobs;
     r#"
 ALTER TABLE messages ADD COLUMN passages vector[];
 "#,
+    // 14: a client's key-value data on a memory (mem0's `metadata`, docs/mem0.md), JSON text;
+    // null when none was given.
+    r#"
+ALTER TABLE memories ADD COLUMN metadata text;
+"#,
 ];
 
 /// The schema version this build writes.

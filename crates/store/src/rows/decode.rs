@@ -46,6 +46,11 @@ pub(crate) fn memory<R: Row>(r: &R) -> crate::Result<Memory> {
         reinforcements: r.count(29)?,
         expires_at: r.time_opt(30)?,
         sensitivity: r.parse(31)?,
+        metadata: r
+            .opt_text(33)?
+            .map(|t| serde_json::from_str(&t))
+            .transpose()
+            .map_err(|e| corrupt("metadata", 33, e))?,
     })
 }
 
@@ -207,7 +212,7 @@ pub(crate) fn record<R: Row>(table: &str, r: &R) -> crate::Result<Record> {
         }
         "memories" => Record::Memory {
             memory: memory(r)?,
-            embedding: r.opt_text(33)?.zip(r.vector(34)?).map(|(model, vector)| Embedding { model, vector }),
+            embedding: r.opt_text(34)?.zip(r.vector(35)?).map(|(model, vector)| Embedding { model, vector }),
         },
         "history" => Record::History { tenant: r.parse(0)?, entry: history(r, 1)? },
         "links" => Record::Link { tenant: r.parse(0)?, link: link(r, 1)? },

@@ -58,6 +58,7 @@ pub(crate) const MEMORY: &[&str] = &[
     "expires_at",
     "sensitivity",
     "rule",
+    "metadata",
 ];
 
 /// A memory row exactly as given: a live insert and an import write it through the same list.
@@ -97,6 +98,7 @@ pub(crate) fn memory(m: &Memory) -> Vec<Value> {
         ms_opt(m.expires_at).into(),
         m.sensitivity.as_str().into(),
         m.provenance.rule.clone().into(),
+        m.metadata.as_ref().map(json).into(),
     ]
 }
 

@@ -21,7 +21,7 @@ pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.tenant, m.agent, m.user_id, m.c
     m.value, m.confidence, m.salience, m.pinned, m.surface, m.status, m.superseded_by, m.due_at, m.valid_from, \
     m.valid_until, m.sources, m.source_chat, m.extractor, m.extractor_version, m.content_hash, m.created_at, \
     m.updated_at, m.last_accessed, m.last_surfaced, m.access_count, m.distinct_sessions, m.reinforcements, \
-    m.expires_at, m.sensitivity, m.rule";
+    m.expires_at, m.sensitivity, m.rule, m.metadata";
 
 /// Columns of a message row, in the order [`decode::message`] reads them.
 pub(crate) const MESSAGE_COLUMNS: &str = "id, tenant, agent, user_id, chat, role, content, at";

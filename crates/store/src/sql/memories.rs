@@ -9,6 +9,19 @@ pub(crate) fn get() -> String {
     format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = $1 AND m.id = $2")
 }
 
+/// The distinct owners of tenant `$1`'s provisional, active and stale memories, sorted, read
+/// with [`Row::scope`](crate::rows::Row::scope) from column 0.
+pub(crate) fn owners() -> String {
+    use mnemo_core::StatusKind::{Active, Provisional, Stale};
+    format!(
+        "SELECT DISTINCT tenant, agent, user_id, chat FROM memories WHERE tenant = $1 \
+         AND status IN ('{}', '{}', '{}') ORDER BY agent, user_id, chat",
+        Provisional.as_str(),
+        Active.as_str(),
+        Stale.as_str()
+    )
+}
+
 /// The history of memory `$2` of tenant `$1`, oldest first, read by
 /// [`decode::history`](crate::rows::decode::history).
 pub(crate) fn history(d: Dialect) -> String {

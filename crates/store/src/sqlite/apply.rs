@@ -128,6 +128,12 @@ pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<M
                     .and_then(|mut s| s.execute(params![pinned, ms(cs.at), rowid]))
                     .map_err(sql)?;
             }
+            Write::Metadata { id, json } => {
+                let rowid = rowid_of(&rowids, cs, id)?;
+                tx.prepare_cached("UPDATE memories SET metadata = ?1, updated_at = ?2 WHERE rowid = ?3")
+                    .and_then(|mut s| s.execute(params![json, ms(cs.at), rowid]))
+                    .map_err(sql)?;
+            }
             Write::Withhold { owner, messages } => {
                 let [_, u, c] = owner_key(owner);
                 for id in *messages {

@@ -9,7 +9,7 @@ use super::{SqliteStore, apply, placeholders};
 use crate::Memories;
 use crate::error::Result;
 use crate::memories::in_order;
-use crate::rows::{MEMORY_COLUMNS, decode, ms};
+use crate::rows::{MEMORY_COLUMNS, Row, decode, ms};
 use crate::sql::{Dialect, VISIBLE, memories as sql};
 use crate::{ChangeSet, ListFilter};
 
@@ -107,6 +107,11 @@ impl Memories for SqliteStore {
         let args = std::iter::once(after.map(|a| a.to_string()).unwrap_or_default())
             .chain(statuses.iter().map(|s| s.as_str().to_string()));
         self.query_memories("scan", &sql, params_from_iter(args))
+    }
+
+    fn owners(&self, tenant: &TenantId) -> Result<Vec<Scope>> {
+        let sql = Dialect::Sqlite.sql(&sql::owners()).into_owned();
+        self.read(|c| query(c, "owners", &sql, params![tenant.as_str()], |r| r.scope(0)))
     }
 
     fn history(&self, tenant: &TenantId, id: MemoryId) -> Result<Vec<HistoryEntry>> {

@@ -351,6 +351,11 @@ CREATE INDEX observations_by_user ON observations (tenant, user_id, agent, chat)
     r#"
 ALTER TABLE message_embeddings ADD COLUMN passages BLOB;
 "#,
+    // 13: a client's key-value data on a memory (mem0's `metadata`, docs/mem0.md), JSON text;
+    // null when none was given.
+    r#"
+ALTER TABLE memories ADD COLUMN metadata TEXT;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

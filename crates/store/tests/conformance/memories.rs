@@ -164,3 +164,24 @@ pub(crate) fn fail_points_before_commit_leave_nothing_half_written(store: &dyn S
     assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 2);
     scenario.teardown();
 }
+
+pub(crate) fn metadata_round_trips_and_is_replaced_and_owners_are_listed(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let mut m = memory(&owner, Kind::Fact, "Dana's flight lands at noon");
+    m.metadata = serde_json::json!({"source": "email", "n": [1, 2]}).as_object().cloned();
+    insert(store, &m, None);
+    assert_eq!(store.get(&owner.tenant, m.id).unwrap().unwrap().metadata, m.metadata, "kept as given");
+    let data = serde_json::json!({"source": "sms"}).as_object().cloned();
+    store.apply(&changes(&owner, vec![Change::SetMetadata { id: m.id, metadata: data.clone() }])).unwrap();
+    let got = store.get(&owner.tenant, m.id).unwrap().unwrap();
+    assert_eq!((got.metadata, got.content.as_str()), (data, "Dana's flight lands at noon"), "replaced, nothing else");
+    store.apply(&changes(&owner, vec![Change::SetMetadata { id: m.id, metadata: None }])).unwrap();
+    assert_eq!(store.get(&owner.tenant, m.id).unwrap().unwrap().metadata, None, "removed");
+    let missing = Change::SetMetadata { id: MemoryId::new(), metadata: None };
+    assert!(store.apply(&changes(&owner, vec![missing])).is_err(), "an unknown id is refused");
+
+    let bot = mnemo_core::Scope::parse("acme", Some("bot"), Some("erin"), Some("c1")).unwrap();
+    insert(store, &memory(&bot, Kind::Fact, "Erin's chat-private note"), None);
+    insert(store, &memory(&scope("globex", Some("dana"), None), Kind::Fact, "Another tenant's"), None);
+    assert_eq!(store.owners(&owner.tenant).unwrap(), vec![owner.clone(), bot], "the tenant's owners, sorted");
+}

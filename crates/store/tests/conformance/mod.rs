@@ -143,6 +143,7 @@ macro_rules! backends {
                     reinforcement_counts_sessions_distinctly,
                     exact_candidates_are_pinned_exact_kinds_and_due_loops,
                     fail_points_before_commit_leave_nothing_half_written,
+                    metadata_round_trips_and_is_replaced_and_owners_are_listed,
                 );
                 backends!(@concern $open; search: every_read_is_scoped);
                 backends!(@concern $open; policies: policies_are_versioned);
