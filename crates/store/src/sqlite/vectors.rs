@@ -518,6 +518,9 @@ mod tests {
             for (snapshot, expected) in &snapshots {
                 assert_holds(snapshot, expected);
             }
+            // A part takes the dimension of its first vector (an empty run of ops gave it none);
+            // after that, another dimension is refused.
+            prop_assert!(part.put(ids[0], &[0.0, 1.0, 0.0, 0.0]));
             prop_assert!(!part.put(ids[0], &[1.0, 0.0]), "another dimension is refused");
         }
     }
