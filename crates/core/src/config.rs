@@ -85,6 +85,14 @@ pub struct LimitsTuning {
     pub mcp_max_sessions: usize,
     /// An MCP session unused for this long ends.
     pub mcp_session_idle_secs: u64,
+    /// Requests per second one tenant may make through the HTTP API and MCP, on average (a
+    /// token bucket refilled at this rate); past it a request is answered 429 with
+    /// `Retry-After`. 0 (the default) sets no limit: how much a tenant may send depends on the
+    /// deployment, and one noisy tenant is what this caps.
+    pub requests_per_second: f64,
+    /// Requests one tenant may make at once above the average (the bucket's size); at least 1
+    /// when a rate is set.
+    pub request_burst: usize,
 }
 
 impl Default for LimitsTuning {
@@ -101,6 +109,8 @@ impl Default for LimitsTuning {
             mcp_sessions_per_tenant: 64,
             mcp_max_sessions: 10_000,
             mcp_session_idle_secs: 3_600,
+            requests_per_second: 0.0,
+            request_burst: 50,
         }
     }
 }
@@ -426,11 +436,19 @@ impl Tuning {
             ("documents.max_source_chars", self.documents.max_source_chars),
             ("documents.overview_tokens", self.documents.overview_tokens),
             ("limits.max_observation_chars", self.limits.max_observation_chars),
+            ("limits.request_burst", self.limits.request_burst),
         ];
         for (key, v) in counts {
             if v == 0 {
                 return Err(CoreError::InvalidConfig { key: key.into(), reason: "must be at least 1".into() });
             }
+        }
+        let rate = self.limits.requests_per_second;
+        if !rate.is_finite() || rate < 0.0 {
+            return Err(CoreError::InvalidConfig {
+                key: "limits.requests_per_second".into(),
+                reason: format!("{rate} must be a number ≥ 0 (0 sets no limit)"),
+            });
         }
         // Offsets and counts reach SQL as signed 64-bit integers.
         if self.limits.max_offset > i64::MAX as usize / 2 {
@@ -489,6 +507,14 @@ mod tests {
         let mut t = Tuning::default();
         t.ranking.turn_context = -0.1;
         assert!(t.validate().unwrap_err().to_string().contains("ranking.turn_context"));
+        for rate in [-1.0, f64::NAN, f64::INFINITY] {
+            let mut t = Tuning::default();
+            t.limits.requests_per_second = rate;
+            assert!(t.validate().unwrap_err().to_string().contains("limits.requests_per_second"), "{rate}");
+        }
+        let mut t = Tuning::default();
+        t.limits.request_burst = 0;
+        assert!(t.validate().unwrap_err().to_string().contains("limits.request_burst"));
     }
 
     #[test]

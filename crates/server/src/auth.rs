@@ -40,7 +40,8 @@ fn bearer(parts: &Parts) -> Option<&str> {
     authorization(parts, &["bearer"])
 }
 
-/// The tenant of `key`, or 401: one lookup for every way a tenant key is presented.
+/// The tenant of `key`, or 401; 429 when the tenant is past its request rate
+/// (`limits.requests_per_second`): one lookup for every way a tenant key is presented.
 async fn tenant_of(state: &AppState, key: Option<&str>) -> Result<TenantId, ApiError> {
     let key = key.ok_or(ApiError::Unauthorized)?.to_string();
     let keys = state.keys.clone();
@@ -48,7 +49,16 @@ async fn tenant_of(state: &AppState, key: Option<&str>) -> Result<TenantId, ApiE
         .await
         .map_err(ApiError::internal)?
         .map_err(ApiError::internal)?;
-    tenant.ok_or(ApiError::Unauthorized)
+    let tenant = tenant.ok_or(ApiError::Unauthorized)?;
+    if let Some(rate) = &state.rate
+        && let Err(wait) = rate.check(&tenant, std::time::Instant::now())
+    {
+        // Whole seconds, rounded up: `Retry-After` has no fractions, and 0 would invite a retry
+        // that is refused again.
+        let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+        return Err(ApiError::RateLimited { retry_after_secs: retry_after_secs.max(1) });
+    }
+    Ok(tenant)
 }
 
 impl FromRequestParts<AppState> for Tenant {

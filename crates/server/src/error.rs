@@ -52,6 +52,13 @@ pub enum ApiError {
         /// What failed, for the log.
         detail: String,
     },
+    /// The tenant sent more requests than `limits.requests_per_second` allows; the answer's
+    /// `Retry-After` says when one more will pass.
+    #[error("too many requests for this tenant; retry after {retry_after_secs} s")]
+    RateLimited {
+        /// Whole seconds until the tenant's next request passes (at least 1).
+        retry_after_secs: u64,
+    },
     /// A bug or storage failure. Detail is logged only.
     #[error("internal error")]
     Internal {
@@ -67,7 +74,7 @@ pub struct ErrorBody {
     pub message: String,
     /// Stable machine-readable code: `invalid_request`, `malformed_json`, `invalid_body`,
     /// `unsupported_media_type`, `payload_too_large`, `unauthorized`, `forbidden`, `not_found`,
-    /// `method_not_allowed`, `unavailable`, `internal`.
+    /// `method_not_allowed`, `rate_limited`, `unavailable`, `internal`.
     pub code: String,
 }
 
@@ -85,8 +92,19 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
             ApiError::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::Internal { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
+    }
+
+    /// `response` with the headers this error owes a client whatever the body's shape: a
+    /// refusal for rate says when to come back (`Retry-After`). Every error answer, native or
+    /// a compatibility surface's, passes through here.
+    pub(crate) fn with_headers(&self, mut response: Response) -> Response {
+        if let ApiError::RateLimited { retry_after_secs } = self {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, (*retry_after_secs).into());
+        }
+        response
     }
 
     /// An internal error from anything displayable; the text goes to the log only.
@@ -127,7 +145,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code, message) = self.public();
-        (status, axum::Json(ErrorBody { message, code: code.to_string() })).into_response()
+        self.with_headers((status, axum::Json(ErrorBody { message, code: code.to_string() })).into_response())
     }
 }
 

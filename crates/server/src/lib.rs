@@ -32,6 +32,7 @@ mod mem0;
 pub mod metrics;
 mod openai_proxy;
 pub mod openapi;
+pub mod rate;
 mod routes;
 
 use std::net::SocketAddr;
@@ -79,17 +80,22 @@ pub struct AppState {
     pub(crate) admin_hash: Option<[u8; 32]>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) body_limit: usize,
+    /// Per-tenant request rate (`limits.requests_per_second`); `None` when no limit is set.
+    pub(crate) rate: Option<Arc<rate::RateLimiter>>,
 }
 
 impl AppState {
     /// State over an engine and a key store, with no admin key and the default body limit.
     pub fn new(memory: Arc<Memory>, keys: KeyStore) -> Self {
+        let limits = &memory.config().limits;
+        let rate = rate::RateLimiter::new(limits.requests_per_second, limits.request_burst).map(Arc::new);
         Self {
             memory,
             keys: Arc::new(keys),
             admin_hash: None,
             metrics: Arc::new(Metrics::default()),
             body_limit: DEFAULT_BODY_LIMIT,
+            rate,
         }
     }
 

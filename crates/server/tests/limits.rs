@@ -91,3 +91,46 @@ async fn metrics_keep_one_series_for_every_unknown_method() {
     assert!(!text.contains("BREW"), "{text}");
     assert!(text.contains(r#"method="other""#), "{text}");
 }
+
+/// A tenant past `limits.requests_per_second` is answered 429 with `Retry-After`, on the native
+/// routes and the compatibility surfaces alike, and another tenant is not held back by it.
+#[tokio::test]
+async fn a_tenant_past_its_request_rate_is_told_when_to_come_back_and_no_other_is_slowed() {
+    let f = crate::common::configured(|c| {
+        c.limits.requests_per_second = 0.5;
+        c.limits.request_burst = 3;
+    });
+    let list = "/v1/memories?user_id=dana";
+    for _ in 0..3 {
+        assert_eq!(call(&f.app, "GET", list, &f.a, None).await.0, StatusCode::OK);
+    }
+    let res = tower::ServiceExt::oneshot(f.app.clone(), request("GET", list, Some(&f.a), None)).await.unwrap();
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry: u64 = res.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&retry), "one request back in 2 s at most: {retry}");
+    let got = send(&f.app, request("GET", list, Some(&f.a), None)).await;
+    assert_error(&got, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
+    // mem0's routes share the tenant's bucket, in mem0's error shape, with the same header.
+    let mem0 = axum::http::Request::builder()
+        .uri("/mem0/v1/ping/")
+        .header("authorization", format!("Token {}", f.a))
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let res = tower::ServiceExt::oneshot(f.app.clone(), mem0).await.unwrap();
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(res.headers().contains_key("retry-after"));
+    // Another tenant has its own bucket.
+    for _ in 0..3 {
+        assert_eq!(call(&f.app, "GET", list, &f.b, None).await.0, StatusCode::OK);
+    }
+    // A bad key is still a 401, never counted against anyone.
+    assert_eq!(call(&f.app, "GET", list, "mnemo_not-a-key", None).await.0, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn no_rate_is_set_by_default() {
+    let f = fixture();
+    for _ in 0..200 {
+        assert_eq!(call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await.0, StatusCode::OK);
+    }
+}

@@ -58,7 +58,7 @@ impl<E: Into<ApiError>> From<E> for Detail {
 impl IntoResponse for Detail {
     fn into_response(self) -> Response {
         let (status, _, message) = self.0.public();
-        (status, axum::Json(json!({ "detail": message }))).into_response()
+        self.0.with_headers((status, axum::Json(json!({ "detail": message }))).into_response())
     }
 }
 

@@ -54,7 +54,7 @@ impl ApiError {
     /// This error in OpenAI's shape, for the proxy's own refusals (a bad key).
     fn into_openai(self) -> Response {
         let (status, code, message) = self.public();
-        openai_error(status, &message, code)
+        self.with_headers(openai_error(status, &message, code))
     }
 }
 
