@@ -56,6 +56,14 @@ pub(crate) struct Server {
     pub(crate) base: String,
 }
 
+impl Server {
+    /// Kills the server with SIGKILL, as a crash or the OOM killer would: no drain, no flush.
+    pub(crate) fn kill_9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
