@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use mnemo::core::TenantId;
 
 /// Tenants tracked before full buckets are forgotten: a tenant whose bucket is full is the same
-/// as one never seen, so dropping those bounds the map without changing any answer.
+/// as one never seen, so dropping those keeps the map to the tenants active lately (never more
+/// than the tenants with keys) without changing any answer.
 const TRACKED: usize = 10_000;
 
 /// The buckets of every tenant that sent a request lately.
