@@ -24,6 +24,7 @@
 mod clock;
 mod config;
 mod consolidate;
+mod conversation;
 mod documents;
 mod error;
 mod export;
@@ -56,6 +57,7 @@ pub use error::{Error, Result};
 pub use export::{ExportDocument, ExportedMemory};
 pub use jobs::{AppliedTransition, MaintainProgress, MaintainReport, RetentionTuning};
 pub use manage::MemoryDetail;
+pub use users::UserSummary;
 pub use mnemo_core as core;
 pub use mnemo_core::Scope;
 pub use mnemo_models as models;

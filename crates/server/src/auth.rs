@@ -2,6 +2,9 @@
 //!
 //! The tenant comes only from the key. Request bodies and queries name users, agents and chats
 //! inside that tenant, never the tenant itself, so one tenant's key cannot address another's data.
+//! The one exception is the admin key, which sees every tenant: on a tenant route it acts for the
+//! tenant named in the [`ACT_AS_TENANT`] header (the console's admin view), and without one it is
+//! refused.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
@@ -12,9 +15,14 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::keys::{digests_equal, hash_key};
 
-/// The tenant of a valid, unrevoked tenant key.
+/// The tenant of a valid, unrevoked tenant key, or the tenant the admin key names in
+/// [`ACT_AS_TENANT`].
 #[derive(Debug, Clone)]
 pub struct Tenant(pub TenantId);
+
+/// The header with which the admin key acts for one tenant on a tenant route. Only the admin key
+/// may send it: with a tenant key it is refused, so a key never reaches past its own tenant.
+pub const ACT_AS_TENANT: &str = "x-mnemo-tenant";
 
 /// Proof that the request carried the admin key (`MNEMO_ADMIN_KEY`).
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +48,11 @@ fn bearer(parts: &Parts) -> Option<&str> {
     authorization(parts, &["bearer"])
 }
 
+/// Whether `key` is the admin key.
+fn is_admin(state: &AppState, key: &str) -> bool {
+    state.admin_hash.as_ref().is_some_and(|admin| digests_equal(admin, &hash_key(key)))
+}
+
 /// The tenant of `key`, or 401; 429 when the tenant is past its request rate
 /// (`limits.requests_per_second`): one lookup for every way a tenant key is presented.
 async fn tenant_of(state: &AppState, key: Option<&str>) -> Result<TenantId, ApiError> {
@@ -50,6 +63,11 @@ async fn tenant_of(state: &AppState, key: Option<&str>) -> Result<TenantId, ApiE
         .map_err(ApiError::internal)?
         .map_err(ApiError::internal)?;
     let tenant = tenant.ok_or(ApiError::Unauthorized)?;
+    within_rate(state, tenant)
+}
+
+/// `tenant` unless it is past its request rate, then 429 with how long to wait.
+fn within_rate(state: &AppState, tenant: TenantId) -> Result<TenantId, ApiError> {
     if let Some(rate) = &state.rate
         && let Err(wait) = rate.check(&tenant, std::time::Instant::now())
     {
@@ -65,7 +83,24 @@ impl FromRequestParts<AppState> for Tenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        tenant_of(state, bearer(parts)).await.map(Tenant)
+        let acting_for = parts.headers.get(ACT_AS_TENANT).map(|v| v.to_str().map(str::trim));
+        match (bearer(parts), acting_for) {
+            (Some(key), Some(named)) if is_admin(state, key) => {
+                let named = named.map_err(|_| ApiError::Invalid(format!("{ACT_AS_TENANT} is not text")))?;
+                let tenant = named.parse::<TenantId>()?;
+                within_rate(state, tenant).map(Tenant)
+            }
+            (Some(key), None) if is_admin(state, key) => Err(ApiError::Invalid(format!(
+                "the admin key acts for a tenant only when the {ACT_AS_TENANT} header names one"
+            ))),
+            (key, Some(_)) => {
+                // A tenant key naming a tenant is refused even when it names its own: the header
+                // is the admin key's alone.
+                tenant_of(state, key).await?;
+                Err(ApiError::Forbidden)
+            }
+            (key, None) => tenant_of(state, key).await.map(Tenant),
+        }
     }
 }
 
@@ -84,10 +119,10 @@ impl FromRequestParts<AppState> for Admin {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let key = bearer(parts).ok_or(ApiError::Unauthorized)?;
-        match &state.admin_hash {
-            Some(admin) if digests_equal(admin, &hash_key(key)) => Ok(Admin),
+        match is_admin(state, key) {
+            true => Ok(Admin),
             // A tenant key on an admin route is known but not allowed; anything else is unknown.
-            _ => {
+            false => {
                 let keys = state.keys.clone();
                 let key = key.to_string();
                 let known = tokio::task::spawn_blocking(move || keys.tenant_for(&key))

@@ -34,6 +34,7 @@ mod openai_proxy;
 pub mod openapi;
 pub mod rate;
 mod routes;
+pub mod ui;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -149,6 +150,7 @@ pub fn app(state: AppState) -> Router {
         .merge(mcp::routes(state.clone(), mcp::HttpOptions::from_env()))
         .merge(mem0::routes())
         .merge(openai_proxy::routes())
+        .merge(ui::routes())
         .fallback(routes::health::not_found)
         .method_not_allowed_fallback(routes::health::method_not_allowed)
         .layer(DefaultBodyLimit::max(state.body_limit))

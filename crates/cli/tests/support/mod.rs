@@ -72,9 +72,15 @@ impl Drop for Server {
 }
 
 pub(crate) fn serve(data: &Path) -> Server {
+    serve_with(data, &[])
+}
+
+/// [`serve`] with extra environment variables (`MNEMO_ADMIN_KEY`, settings).
+pub(crate) fn serve_with(data: &Path, env: &[(&str, &str)]) -> Server {
     // The address is read from the default `info` log line, in text.
     let mut child = mnemo(data)
         .args(["serve", "--addr", "127.0.0.1:0"])
+        .envs(env.iter().copied())
         .env_remove("MNEMO_LOG")
         .env_remove("RUST_LOG")
         .env_remove("MNEMO_LOG_FORMAT")

@@ -108,3 +108,27 @@ impl From<&IngestReport> for IngestOut {
         }
     }
 }
+
+/// `GET /v1/messages`: which conversation to read.
+#[derive(Debug, Clone, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ConversationQuery {
+    /// The end user.
+    pub user_id: String,
+    /// The agent, if memories are kept per agent.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The conversation.
+    pub chat_id: String,
+    /// How many of the latest messages, 1..=500 (default 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// `GET /v1/messages`: a chat's latest messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ConversationOut {
+    /// Oldest first, PII redacted as stored.
+    pub items: Vec<super::SourceMessageOut>,
+}

@@ -44,3 +44,41 @@ pub struct UserOut {
     /// The privacy switch in force now.
     pub state: UserStateName,
 }
+
+/// `GET /v1/users`: which users to list.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct UsersQuery {
+    /// Only users whose id contains this, ignoring case.
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// One user of the tenant and where their memories live.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UserSummaryOut {
+    /// The user.
+    pub user_id: String,
+    /// Agents holding memories of the user.
+    pub agents: Vec<String>,
+    /// Chats holding chat-private memories of the user (memos among them).
+    pub chats: Vec<String>,
+}
+
+impl From<&mnemo::UserSummary> for UserSummaryOut {
+    fn from(u: &mnemo::UserSummary) -> Self {
+        Self {
+            user_id: u.user.to_string(),
+            agents: u.agents.iter().map(ToString::to_string).collect(),
+            chats: u.chats.iter().map(ToString::to_string).collect(),
+        }
+    }
+}
+
+/// `GET /v1/users`: the tenant's users with memories in use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct UserList {
+    /// Sorted by id.
+    pub items: Vec<UserSummaryOut>,
+}

@@ -65,10 +65,7 @@ pub(crate) fn list_filter(
     limit: Option<usize>,
     offset: Option<usize>,
 ) -> Result<ListFilter, ApiError> {
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::Invalid(format!("invalid limit: {limit} is outside 1..={MAX_LIMIT}")));
-    }
+    let limit = page_limit(limit)?;
     let offset = offset.unwrap_or(0);
     let max_offset = memory.config().limits.max_offset;
     mnemo::core::limits::check_count("offset", offset, 0, max_offset, "limits.max_offset")?;
@@ -79,6 +76,16 @@ pub(crate) fn list_filter(
         limit,
         offset,
     })
+}
+
+/// A listing's page size: 50 when absent, refused outside 1..=500 (every listing of rows shares
+/// these bounds, so one request never reads an unbounded table).
+pub(crate) fn page_limit(limit: Option<usize>) -> Result<usize, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::Invalid(format!("invalid limit: {limit} is outside 1..={MAX_LIMIT}")));
+    }
+    Ok(limit)
 }
 
 /// One page of a listing, with the offset of the next one when this page is full.

@@ -1,11 +1,12 @@
-//! `POST /v1/messages`: append messages to a chat's trace and extract memories from them.
+//! `/v1/messages`: append messages to a chat's trace and extract memories from them (`POST`),
+//! or read the chat's latest messages back (`GET`).
 
 use mnemo::core::{NewMessage, Role};
 
 use crate::AppState;
 use crate::auth::Tenant;
-use crate::dto::{IngestOut, MessagesRequest};
-use crate::error::{ApiError, ErrorBody, Json};
+use crate::dto::{ConversationOut, ConversationQuery, IngestOut, MessagesRequest, SourceMessageOut};
+use crate::error::{ApiError, ErrorBody, Json, Query};
 use axum::extract::State;
 
 /// Appends messages and runs extraction through the gate; re-sending a message id is a no-op.
@@ -34,4 +35,27 @@ pub(crate) async fn ingest(
         .collect::<Result<Vec<_>, ApiError>>()?;
     let report = crate::blocking(&state, move |memory| Ok(memory.ingest(&scope, messages)?)).await?;
     Ok(Json(IngestOut::from(&report)))
+}
+
+/// The chat's latest messages, oldest first, as stored (PII redacted): what was actually said
+/// where a memo or a memory points, for a person checking what the system made of it.
+#[utoipa::path(
+    get, path = "/v1/messages", tag = "messages",
+    params(ConversationQuery),
+    responses(
+        (status = 200, description = "The chat's latest messages, oldest first", body = ConversationOut),
+        (status = 400, description = "Invalid ids or limit", body = ErrorBody),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn conversation(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Query(q): Query<ConversationQuery>,
+) -> Result<Json<ConversationOut>, ApiError> {
+    let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&q.user_id), Some(&q.chat_id))?;
+    let limit = super::memories::page_limit(q.limit)?;
+    let rows = crate::blocking(&state, move |memory| Ok(memory.conversation(&scope, limit)?)).await?;
+    Ok(Json(ConversationOut { items: rows.iter().map(SourceMessageOut::from).collect() }))
 }

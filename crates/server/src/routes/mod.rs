@@ -39,7 +39,7 @@ use crate::openapi::ApiDoc;
 /// [`crate::app`].
 pub(crate) fn api() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(messages::ingest))
+        .routes(routes!(messages::ingest, messages::conversation))
         .routes(routes!(recall::recall))
         .routes(routes!(context::context))
         .routes(routes!(memories::list, memories::add))
@@ -61,6 +61,7 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(candidates::list))
         .routes(routes!(candidates::approve))
         .routes(routes!(candidates::reject))
+        .routes(routes!(users::list))
         .routes(routes!(users::show))
         .routes(routes!(users::erase))
         .routes(routes!(users::export))

@@ -1,4 +1,4 @@
-//! `/v1/users/{user_id}`: privacy operations on everything one user told the system, and the
+//! `/v1/users`: the tenant's users, and under `/v1/users/{user_id}` privacy operations on everything one user told the system, and the
 //! user's privacy switches (pause, resume, disable, enable).
 
 use axum::extract::State;
@@ -11,8 +11,28 @@ use utoipa::IntoParams;
 
 use crate::AppState;
 use crate::auth::Tenant;
-use crate::dto::{ClearOut, ErasureOut, ScopeQuery, UserOut};
+use crate::dto::{ClearOut, ErasureOut, ScopeQuery, UserList, UserOut, UserSummaryOut, UsersQuery};
 use crate::error::{ApiError, ErrorBody, Json, Path, Query};
+
+/// The tenant's users that have memories in use, with the agents and chats holding them: whom
+/// the system remembers things about, for a person to find and inspect. Sorted by id.
+#[utoipa::path(
+    get, path = "/v1/users", tag = "users",
+    params(UsersQuery),
+    responses(
+        (status = 200, description = "The users, sorted by id", body = UserList),
+        (status = 401, description = "Missing or invalid key", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    Tenant(tenant): Tenant,
+    Query(q): Query<UsersQuery>,
+) -> Result<Json<UserList>, ApiError> {
+    let users = crate::blocking(&state, move |memory| Ok(memory.users(&tenant, q.text.as_deref())?)).await?;
+    Ok(Json(UserList { items: users.iter().map(UserSummaryOut::from).collect() }))
+}
 
 /// Erases the user: memories, vectors, lexical entries, links, history, messages and traces,
 /// across all agents and chats of the key's tenant, in one transaction, then purges free pages
