@@ -38,9 +38,9 @@ function field(label, control) {
   return h("div", {}, h("label", { for: id }, label), control);
 }
 
+/** Replaces the page's content; arrays among `nodes` are spread, empty slots skipped. */
 function show(...nodes) {
-  const m = main();
-  m.replaceChildren(...nodes);
+  main().replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
 }
 
 function errorBox(message) {
@@ -564,7 +564,12 @@ async function contextPreview(user, params) {
           budget_tokens: Number.isNaN(budgetTokens) ? undefined : budgetTokens,
         });
         const trace = ctx.turn_id ? await api("GET", `/v1/traces/${encodeURIComponent(ctx.turn_id)}`) : null;
-        result.replaceChildren(...contextView(ctx, trace));
+        const names = await describe(user, [
+          ...ctx.held_back.map((x) => x.id),
+          ...(trace ? (trace.envelope.below_floor || []).map(([id]) => id) : []),
+          ...(trace ? (trace.envelope.shed || []).map((x) => x.id) : []),
+        ]);
+        result.replaceChildren(...contextView(ctx, trace, names));
       });
     },
   }, h("div", { class: "row" }, field("Chat", chat), field("Budget (tokens)", budget)),
@@ -585,7 +590,19 @@ async function contextPreview(user, params) {
   message.focus();
 }
 
-function contextView(ctx, trace) {
+/** What each of `ids` says (memories the user's scope sees), for lists that name only ids. */
+async function describe(user, ids) {
+  const names = new Map();
+  const memories = [...new Set(ids)].filter((id) => /^[0-9a-z]{26}$/.test(id)).slice(0, 40);
+  await Promise.all(memories.map(async (id) => {
+    const d = await api("GET", `/v1/memories/${id}${query({ user_id: user })}`).catch(() => null);
+    if (d) names.set(id, `${d.memory.kind} "${clip(d.memory.content, 80)}"`);
+  }));
+  return names;
+}
+
+function contextView(ctx, trace, names) {
+  const name = (id) => names.get(id) || id;
   const why = new Map((trace ? trace.envelope.retrieved || [] : []).map((r) => [r.id, r]));
   const rows = ctx.sections.flatMap((s) => s.items.map((i) => {
     const r = why.get(i.id);
@@ -593,20 +610,20 @@ function contextView(ctx, trace) {
       ? `relevance ${r.score.relevance.toFixed(2)}, salience ${r.score.salience.toFixed(2)}, urgency ${r.score.urgency.toFixed(2)}, confidence ${r.score.confidence.toFixed(2)}, recency ${r.score.recency.toFixed(2)}, strength ${r.score.strength.toFixed(2)} = ${r.score.total.toFixed(3)}`
       : r && r.exact ? `exact: ${JSON.stringify(r.exact)}` : "";
     return h("tr", { "data-item": i.id },
-      h("td", {}, s.name), h("td", {}, i.text), h("td", {}, i.kind),
+      h("td", {}, s.name), h("td", { class: "text" }, i.text), h("td", {}, i.kind),
       h("td", {}, i.surface || ""), h("td", {}, [r && r.tier ? `tier ${r.tier}` : "", i.detail ? ` level ${i.detail}` : ""].join("")),
-      h("td", {}, parts), h("td", {}, String(i.tokens)));
+      h("td", { class: "text" }, parts), h("td", {}, String(i.tokens)));
   }));
-  const held = ctx.held_back.map((x) => h("li", {}, `${x.id}: ${x.reason}`));
-  const shed = trace ? (trace.envelope.shed || []).map((x) => h("li", {}, `${x.id}: placed at ${x.detail} (${x.tokens} of ${x.full_tokens} tokens)`)) : [];
-  const floor = trace ? (trace.envelope.below_floor || []).map(([id, rel]) => h("li", {}, `${id}: relevance ${Number(rel).toFixed(2)} below the floor`)) : [];
+  const held = ctx.held_back.map((x) => h("li", {}, `${name(x.id)}: ${x.reason.replace("_", " ")}`));
+  const shed = trace ? (trace.envelope.shed || []).map((x) => h("li", {}, `${name(x.id)}: placed at ${x.detail} (${x.tokens} of ${x.full_tokens} tokens)`)) : [];
+  const floor = trace ? (trace.envelope.below_floor || []).map(([id, rel]) => h("li", {}, `${name(id)}: relevance ${Number(rel).toFixed(2)}, below the floor`)) : [];
   return [
     h("p", { class: "meta" }, `Turn ${ctx.turn_id || "(not recorded)"} · ${ctx.tokens} of ${ctx.budget} tokens · mode ${ctx.mode}${ctx.user_state ? ` · user ${ctx.user_state}` : ""}`),
     h("div", { class: "cols" },
       h("section", { "aria-label": "The block" }, h("h2", {}, "The block, as the model gets it"), h("pre", { class: "block" }, ctx.text || "(empty)")),
       h("section", { "aria-label": "Why" }, h("h2", {}, "Why each item"),
-        h("table", {}, h("thead", {}, h("tr", {}, ["section", "item", "kind", "surface", "tier / level", "score parts", "tokens"].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, rows)),
+        h("div", { class: "scroll" }, h("table", { class: "why" }, h("thead", {}, h("tr", {}, ["section", "item", "kind", "surface", "tier / level", "score parts", "tokens"].map((c) => h("th", { scope: "col" }, c)))),
+          h("tbody", {}, rows))),
         h("h2", {}, "Held back"), held.length ? h("ul", {}, held) : h("p", {}, "Nothing was held back."),
         shed.length ? [h("h2", {}, "Shortened to fit"), h("ul", {}, shed)] : null,
         floor.length ? [h("h2", {}, "Below the relevance floor"), h("ul", {}, floor)] : null)),
