@@ -3,6 +3,7 @@
 
 mod admin;
 mod api;
+mod console;
 mod common;
 mod documents;
 mod errors;

@@ -212,11 +212,11 @@ function signIn(message) {
             await api("GET", "/v1/users", undefined, k);
             sessionStorage.setItem(KEY, k);
           } catch (e) {
-            if (e.status !== 401 && e.status !== 400) throw e;
+            if (e.status !== 401) throw e;
             try {
               await api("GET", "/v1/admin/keys", undefined, k);
-            } catch (admin) {
-              throw new ApiError(401, `That API key was not accepted: ${e.status === 401 ? e.message : admin.message}`);
+            } catch {
+              throw new ApiError(401, `That API key was not accepted: ${e.message}`);
             }
             sessionStorage.setItem(KEY, k);
             sessionStorage.setItem(ADMIN, "1");
@@ -353,7 +353,7 @@ function ownerQuery(m) {
 function origin(m, detail) {
   const chat = m.provenance.chat_id || m.owner.chat_id;
   const source = detail && detail.sources.length ? detail.sources[0] : null;
-  const by = m.provenance.extractor === "api" ? "a person, through the API" : m.provenance.extractor;
+  const by = { api: "a person, through the API", user: "a person's edit" }[m.provenance.extractor] || m.provenance.extractor;
   const where = chat ? `From chat ${chat}` : `Written by ${by}`;
   const when = date(source ? source.at : m.created_at);
   const quote = source ? `: "${clip(source.content, 120)}"` : "";
@@ -564,7 +564,7 @@ async function contextPreview(user, params) {
           budget_tokens: Number.isNaN(budgetTokens) ? undefined : budgetTokens,
         });
         const trace = ctx.turn_id ? await api("GET", `/v1/traces/${encodeURIComponent(ctx.turn_id)}`) : null;
-        const names = await describe(user, [
+        const names = await describe(user, chat.value.trim(), [
           ...ctx.held_back.map((x) => x.id),
           ...(trace ? (trace.envelope.below_floor || []).map(([id]) => id) : []),
           ...(trace ? (trace.envelope.shed || []).map((x) => x.id) : []),
@@ -591,11 +591,11 @@ async function contextPreview(user, params) {
 }
 
 /** What each of `ids` says (memories the user's scope sees), for lists that name only ids. */
-async function describe(user, ids) {
+async function describe(user, chat, ids) {
   const names = new Map();
   const memories = [...new Set(ids)].filter((id) => /^[0-9a-z]{26}$/.test(id)).slice(0, 40);
   await Promise.all(memories.map(async (id) => {
-    const d = await api("GET", `/v1/memories/${id}${query({ user_id: user })}`).catch(() => null);
+    const d = await api("GET", `/v1/memories/${id}${query({ user_id: user, chat_id: chat })}`).catch(() => null);
     if (d) names.set(id, `${d.memory.kind} "${clip(d.memory.content, 80)}"`);
   }));
   return names;
