@@ -100,6 +100,7 @@ async function walkThrough(page, problems) {
   assert.match(csp, /script-src 'self'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
   await page.getByLabel("API key").waitFor();
+  assert.ok(!(await page.getByRole("link", { name: "Candidates" }).isVisible()), "no navigation before signing in");
   await shot("01-sign-in");
 
   step("a wrong key is refused with a clear message");
@@ -128,7 +129,7 @@ async function walkThrough(page, problems) {
   step("a user's memories, with where each came from");
   const lisbon = memoryCard("Lisbon");
   await lisbon.waitFor();
-  const from = await lisbon.locator(".meta").first().textContent();
+  const from = await lisbon.locator(".origin").textContent();
   assert.match(from, /From chat c1, 2 Mar 2026: "Hi! I'm Dana\. I live in Lisbon\."/, from);
   await shot("04-memories");
 
@@ -175,6 +176,13 @@ async function walkThrough(page, problems) {
   await page.getByRole("button", { name: "Filter" }).click();
   await memoryCard("Biscuit").locator(".badge", { hasText: "archived" }).waitFor();
   await shot("07-all-statuses");
+
+  step("a memory's source opens the conversation at that message");
+  await memoryCard("hiking").getByRole("link", { name: "show in the conversation" }).click();
+  const here = page.locator("ol.conversation li.here");
+  await here.waitFor();
+  assert.equal(await here.getAttribute("data-message"), "m4");
+  assert.equal(await page.locator("ol.conversation li").count(), 4);
 
   step("the memo book: edit a memo, write a new one");
   await page.getByRole("link", { name: "Memo book" }).click();

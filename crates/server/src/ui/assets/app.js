@@ -350,15 +350,23 @@ function ownerQuery(m) {
   return { user_id: m.owner.user_id, agent_id: m.owner.agent_id, chat_id: m.owner.chat_id };
 }
 
-function origin(m, detail) {
+/** Who wrote a memory that no message proposed, in words. */
+function author(extractor) {
+  return { api: "a person, through the API", user: "a person's edit", job: "a maintenance job" }[extractor] || extractor;
+}
+
+/** Where a memory came from: its chat, day and first source message, linked to the conversation. */
+function origin(user, m, detail) {
   const chat = m.provenance.chat_id || m.owner.chat_id;
   const source = detail && detail.sources.length ? detail.sources[0] : null;
-  const by = { api: "a person, through the API", user: "a person's edit" }[m.provenance.extractor] || m.provenance.extractor;
-  const where = chat ? `From chat ${chat}` : `Written by ${by}`;
+  const where = chat ? `From chat ${chat}` : `Written by ${author(m.provenance.extractor)}`;
   const when = date(source ? source.at : m.created_at);
   const quote = source ? `: "${clip(source.content, 120)}"` : "";
   const rule = m.provenance.rule ? ` (rule ${m.provenance.rule})` : "";
-  return `${where}, ${when}${quote}${rule}`;
+  const link = chat && source
+    ? [" ", h("a", { href: `#/user/${encodeURIComponent(user)}/memos${query({ chat, at: source.id })}` }, "show in the conversation")]
+    : [];
+  return h("p", { class: "meta origin" }, `${where}, ${when}${quote}${rule}`, ...link);
 }
 
 function memoryCard(user, m, detail) {
@@ -373,7 +381,7 @@ function memoryCard(user, m, detail) {
       m.pinned ? badge("pinned", "active") : null,
       m.owner.user_id ? null : badge(m.owner.agent_id ? `agent ${m.owner.agent_id}` : "tenant-wide"),
       m.sensitivity !== "normal" ? badge(m.sensitivity) : null),
-    h("p", { class: "meta" }, origin(m, detail)),
+    origin(user, m, detail),
     h("div", { class: "actions" },
       h("button", { type: "button", class: "plain", onclick: () => editForm(user, m, card, out) }, "Edit"),
       h("button", { type: "button", class: "plain", onclick: () => pin(user, m, out) }, m.pinned ? "Unpin" : "Pin"),
@@ -523,7 +531,7 @@ function memoCard(user, chat, memo, talk) {
     : h("span", { class: "meta" }, "Written by a person (no messages covered)");
   const card = h("li", { class: "card", "data-memo": memo.id },
     h("p", { class: "content" }, memo.content),
-    h("p", { class: "meta" }, `${date(memo.created_at)} · ${memo.provenance.extractor}`),
+    h("p", { class: "meta" }, `${date(memo.created_at)} · ${author(memo.provenance.extractor)}`),
     h("div", { class: "actions" }, span,
       h("button", { type: "button", class: "plain", onclick: () => editMemo(user, chat, memo, card, out) }, "Edit memo")),
     out);
