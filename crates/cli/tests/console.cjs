@@ -200,7 +200,7 @@ async function walkThrough(page, problems) {
 
   step("the edited memo is in the context preview, with the why of every item");
   await page.getByRole("link", { name: "Context preview" }).click();
-  await page.getByLabel("Message").fill("Any idea for a walk with my dog this weekend?");
+  await page.getByLabel("Message").fill("Where could I go hiking in the mountains this weekend?");
   await page.getByLabel("Budget (tokens)").fill("600");
   await page.getByRole("button", { name: "Preview the block" }).click();
   const block = page.locator("pre.block");
@@ -209,6 +209,10 @@ async function walkThrough(page, problems) {
   assert.match(text, /scared of pigeons/, text);
   assert.doesNotMatch(text, /introduced herself/, text);
   await page.locator("tr[data-item]").first().waitFor();
+  // The preference the message is about is in the block, and its row says why.
+  assert.match(text, /hiking in the mountains/, text);
+  const why = await page.locator("table.why").textContent();
+  assert.match(why, /preference/, why);
   await shot("09-context-preview");
   const turn = (await page.locator("p.meta", { hasText: "Turn " }).first().textContent()).match(/Turn (\S+)/)[1];
   await page.getByLabel("Turn id of a past call").fill(turn);

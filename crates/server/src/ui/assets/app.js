@@ -615,7 +615,7 @@ function contextView(ctx, trace, names) {
   const rows = ctx.sections.flatMap((s) => s.items.map((i) => {
     const r = why.get(i.id);
     const parts = r && r.score
-      ? `relevance ${r.score.relevance.toFixed(2)}, salience ${r.score.salience.toFixed(2)}, urgency ${r.score.urgency.toFixed(2)}, confidence ${r.score.confidence.toFixed(2)}, recency ${r.score.recency.toFixed(2)}, strength ${r.score.strength.toFixed(2)} = ${r.score.total.toFixed(3)}`
+      ? `relevance ${r.score.relevance.toFixed(2)} · salience ${r.score.salience.toFixed(2)} · urgency ${r.score.urgency.toFixed(2)} · confidence ${r.score.confidence.toFixed(2)} · recency ${r.score.recency.toFixed(2)} · strength ${r.score.strength.toFixed(2)} → ${r.score.total.toFixed(3)}`
       : r && r.exact ? `exact: ${JSON.stringify(r.exact)}` : "";
     return h("tr", { "data-item": i.id },
       h("td", {}, s.name), h("td", { class: "text" }, i.text), h("td", {}, i.kind),
@@ -627,7 +627,7 @@ function contextView(ctx, trace, names) {
   const floor = trace ? (trace.envelope.below_floor || []).map(([id, rel]) => h("li", {}, `${name(id)}: relevance ${Number(rel).toFixed(2)}, below the floor`)) : [];
   return [
     h("p", { class: "meta" }, `Turn ${ctx.turn_id || "(not recorded)"} · ${ctx.tokens} of ${ctx.budget} tokens · mode ${ctx.mode}${ctx.user_state ? ` · user ${ctx.user_state}` : ""}`),
-    h("div", { class: "cols" },
+    h("div", { class: "cols why-cols" },
       h("section", { "aria-label": "The block" }, h("h2", {}, "The block, as the model gets it"), h("pre", { class: "block" }, ctx.text || "(empty)")),
       h("section", { "aria-label": "Why" }, h("h2", {}, "Why each item"),
         h("div", { class: "scroll" }, h("table", { class: "why" }, h("thead", {}, h("tr", {}, ["section", "item", "kind", "surface", "tier / level", "score parts", "tokens"].map((c) => h("th", { scope: "col" }, c)))),
@@ -710,8 +710,10 @@ async function privacy(user) {
     onclick: async () => {
       const res = await attempt(out, () => api("POST", `${base}/${what}`));
       if (res) {
-        await render();
-        main().append(okBox(`User ${res.user_id} is now ${res.state}.`));
+        const state = header.querySelector(".badge");
+        state.textContent = res.state;
+        state.className = `badge ${res.state}`;
+        out.replaceChildren(okBox(`User ${res.user_id} is now ${res.state}.`));
       }
     },
   }, what[0].toUpperCase() + what.slice(1));
@@ -754,12 +756,11 @@ async function privacy(user) {
       h("a", { href: "#/users" }, "Back to users"));
     },
   }, field(`Type the user id (${user}) to confirm`, typed), erase);
-  show(header, userTabs(user, "privacy"),
+  show(header, userTabs(user, "privacy"), out,
     h("h2", {}, "Switches"), h("div", { class: "actions" }, ["pause", "resume", "disable", "enable"].map(switchTo)),
     h("h2", {}, "Export"), h("div", { class: "actions" }, download("json", `${user}.json`, "application/json"), download("memory-md", "MEMORY.md", "text/markdown")),
     h("h2", {}, "Clear"), h("p", { class: "meta" }, "Archives every memory (history kept); erase is what deletes."), clear,
-    h("h2", {}, "Erase"), h("p", { class: "meta" }, "Deletes everything of this user across every agent and chat; only a content-free receipt remains."), eraseForm,
-    out);
+    h("h2", {}, "Erase"), h("p", { class: "meta" }, "Deletes everything of this user across every agent and chat; only a content-free receipt remains."), eraseForm);
 }
 
 // ---- policies ------------------------------------------------------------------------------
