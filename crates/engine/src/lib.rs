@@ -57,7 +57,6 @@ pub use error::{Error, Result};
 pub use export::{ExportDocument, ExportedMemory};
 pub use jobs::{AppliedTransition, MaintainProgress, MaintainReport, RetentionTuning};
 pub use manage::MemoryDetail;
-pub use users::UserSummary;
 pub use mnemo_core as core;
 pub use mnemo_core::Scope;
 pub use mnemo_models as models;
@@ -69,6 +68,7 @@ pub use redact::{redact_history, redact_record};
 pub use sessions::{HeldItem, HeldRef, Rotation};
 pub use skills::{SkillCandidate, StoredObservation};
 pub use synthesis::SynthesisReport;
+pub use users::UserSummary;
 pub use worker::Worker;
 pub use write::{IngestReport, OpRecord};
 

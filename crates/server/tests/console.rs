@@ -49,7 +49,8 @@ async fn users_are_listed_per_tenant_and_searched() {
         let (status, body) = call(&f.app, "POST", "/v1/messages", key, Some(dana_messages(user, "c1"))).await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
-    let memo = json!({"user_id": "eve", "chat_id": "c7", "text": "Eve and the assistant share a running joke about tea."});
+    let memo =
+        json!({"user_id": "eve", "chat_id": "c7", "text": "Eve and the assistant share a running joke about tea."});
     let (status, body) = call(&f.app, "POST", "/v1/memos", &f.a, Some(memo)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 
@@ -73,7 +74,11 @@ async fn users_are_listed_per_tenant_and_searched() {
     assert_eq!(after["items"], json!([]));
 
     assert_error(&call(&f.app, "GET", "/v1/users", "wrong", None).await, StatusCode::UNAUTHORIZED, "unauthorized");
-    assert_error(&call(&f.app, "GET", "/v1/users?tenant=globex", &f.a, None).await, StatusCode::BAD_REQUEST, "invalid_request");
+    assert_error(
+        &call(&f.app, "GET", "/v1/users?tenant=globex", &f.a, None).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+    );
 }
 
 #[tokio::test]

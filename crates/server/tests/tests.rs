@@ -3,8 +3,8 @@
 
 mod admin;
 mod api;
-mod console;
 mod common;
+mod console;
 mod documents;
 mod errors;
 mod isolation;
