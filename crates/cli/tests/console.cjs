@@ -23,10 +23,10 @@ const adminKey = arg("admin");
 const shots = arg("shots");
 const executablePath = process.env.MNEMO_CHROMIUM || "/usr/bin/chromium";
 
-async function call(method, route, body) {
+async function call(method, route, body, as = key) {
   const res = await fetch(base + route, {
     method,
-    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    headers: { Authorization: `Bearer ${as}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await res.json();
@@ -53,6 +53,16 @@ async function seed() {
     content: "Parcels from the shop ship on Tuesdays.",
   });
   assert.equal(candidate.memory.status, "provisional", JSON.stringify(candidate));
+  // A coding agent corrected the same way in three sessions: `maintain` mines a skill candidate.
+  for (const chat of ["s1", "s2", "s3"]) {
+    await call("POST", "/v1/observations", {
+      agent_id: "coder", user_id: "dana", chat_id: chat, tool: "edit_file",
+      args_summary: "SwiftUI view ProfileView.swift", outcome: "failure",
+      text: "Check accessibility modifiers on every SwiftUI view",
+    });
+  }
+  const maintained = await call("POST", "/v1/maintain", undefined, adminKey);
+  assert.equal(maintained.skipped, undefined, JSON.stringify(maintained));
   return written;
 }
 
@@ -219,14 +229,24 @@ async function walkThrough(page, problems) {
   await page.getByRole("button", { name: "Show trace" }).click();
   await page.getByText(`"turn_id": "${turn}"`).waitFor();
 
-  step("approve a crystallization candidate");
+  step("reject a tenant-wide candidate, approve the skill maintain mined, with its evidence");
   await page.getByRole("link", { name: "Candidates" }).click();
   const cand = page.locator("[data-candidate]", { hasText: "Tuesdays" });
   await cand.waitFor();
+  await cand.getByRole("button", { name: "Reject" }).click();
+  await cand.locator(".ok", { hasText: "Rejected: now archived" }).waitFor();
+  await page.getByLabel("Agent (empty: tenant-wide)").fill("coder");
+  await page.getByRole("button", { name: "Show" }).click();
+  const skill = page.locator("[data-candidate]", { hasText: "accessibility modifiers" });
+  await skill.waitFor();
+  assert.match(await skill.textContent(), /3 sessions/, await skill.textContent());
   await shot("10-candidates");
-  await cand.getByRole("button", { name: "Approve" }).click();
-  await cand.locator(".ok", { hasText: "Approved: now active" }).waitFor();
+  await skill.getByRole("button", { name: "Approve" }).click();
+  await skill.locator(".ok", { hasText: "Approved: now active" }).waitFor();
   await page.reload();
+  await page.getByText("No candidate is waiting.").waitFor();
+  await page.getByRole("link", { name: "Users" }).click();
+  await page.getByRole("link", { name: "Candidates" }).click();
   await page.getByText("No candidate is waiting.").waitFor();
 
   step("policies: list and add a version; bad JSON is refused on the page");
