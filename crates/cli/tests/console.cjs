@@ -228,6 +228,10 @@ async function walkThrough(page, problems) {
   await page.getByLabel("Turn id of a past call").fill(turn);
   await page.getByRole("button", { name: "Show trace" }).click();
   await page.getByText(`"turn_id": "${turn}"`).waitFor();
+  // The call just made is listed among the user's past calls once the page is opened again.
+  await page.reload();
+  await page.locator("ul.traces li", { hasText: "hiking in the mountains" }).getByRole("button").click();
+  await page.getByText(`"turn_id": "${turn}"`).waitFor();
 
   step("reject a tenant-wide candidate, approve the skill maintain mined, with its evidence");
   await page.getByRole("link", { name: "Candidates" }).click();

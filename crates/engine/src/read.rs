@@ -609,4 +609,12 @@ impl Memory {
     pub fn trace(&self, scope: &Scope, turn_id: &str) -> Result<Option<TraceEnvelope>> {
         Ok(self.store.trace(&scope.tenant, turn_id)?)
     }
+
+    /// The latest `limit` trace envelopes of the scope's user (of its chat when it names one),
+    /// newest first: the past turns a person can open to see what the model was told and why.
+    /// Retention sweeps them like any envelope (`retention.*`).
+    pub fn traces(&self, scope: &Scope, limit: usize) -> Result<Vec<TraceEnvelope>> {
+        scope.require_user()?;
+        Ok(self.store.recent_traces(scope, limit)?)
+    }
 }

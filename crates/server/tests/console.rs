@@ -152,3 +152,36 @@ async fn the_admin_key_acts_for_the_tenant_it_names_and_tenant_keys_cannot() {
     assert_error(&send(&f.app, acting("/v1/users", "wrong", "acme")).await, StatusCode::UNAUTHORIZED, "unauthorized");
     assert_error(&send(&f.app, acting("/v1/users", ADMIN, " ")).await, StatusCode::BAD_REQUEST, "invalid_request");
 }
+
+#[tokio::test]
+async fn a_users_past_calls_are_listed_newest_first_within_the_keys_tenant() {
+    let f = fixture();
+    let (status, _) = call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut turns = Vec::new();
+    for (chat, message) in [("c1", "where do I live?"), ("c2", "any weekend ideas?")] {
+        let body = json!({"user_id": "dana", "chat_id": chat, "message": message});
+        let (status, ctx) = call(&f.app, "POST", "/v1/context", &f.a, Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{ctx}");
+        turns.push(ctx["turn_id"].as_str().unwrap().to_string());
+    }
+    let (status, list) = call(&f.app, "GET", "/v1/traces?user_id=dana", &f.a, None).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let items = list["items"].as_array().unwrap();
+    let contexts: Vec<&str> =
+        items.iter().filter(|t| t["op"] == "context").map(|t| t["turn_id"].as_str().unwrap()).collect();
+    assert_eq!(contexts, [turns[1].as_str(), turns[0].as_str()], "newest first: {list}");
+    assert_eq!(items[0]["query"], "any weekend ideas?");
+    assert_eq!(items[0]["envelope"]["turn_id"], turns[1].as_str(), "the whole envelope rides along");
+
+    let (_, one_chat) = call(&f.app, "GET", "/v1/traces?user_id=dana&chat_id=c2", &f.a, None).await;
+    let ids: Vec<&str> = one_chat["items"].as_array().unwrap().iter().map(|t| t["turn_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [turns[1].as_str()], "{one_chat}");
+    let (_, latest) = call(&f.app, "GET", "/v1/traces?user_id=dana&limit=1", &f.a, None).await;
+    assert_eq!(latest["items"].as_array().unwrap().len(), 1);
+    let (_, theirs) = call(&f.app, "GET", "/v1/traces?user_id=dana", &f.b, None).await;
+    assert_eq!(theirs["items"], json!([]), "another tenant's key lists nothing");
+    for bad in ["/v1/traces?user_id=dana&limit=0", "/v1/traces?user_id=%20", "/v1/traces?user_id=dana&limit=501"] {
+        assert_error(&call(&f.app, "GET", bad, &f.a, None).await, StatusCode::BAD_REQUEST, "invalid_request");
+    }
+}

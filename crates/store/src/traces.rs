@@ -17,6 +17,11 @@ pub trait Traces {
     /// One envelope by turn id, within a tenant.
     fn trace(&self, tenant: &TenantId, turn_id: &str) -> Result<Option<TraceEnvelope>>;
 
+    /// The latest `limit` envelopes of the scope's agent and user (only the scope's chat when it
+    /// names one, every chat otherwise), newest first: what a person browses to see what the
+    /// model was told on past turns. Another tenant's, agent's or user's are never listed.
+    fn recent_traces(&self, scope: &Scope, limit: usize) -> Result<Vec<TraceEnvelope>>;
+
     /// Memories placed in context blocks by the last `turns` context calls of the scope's chat.
     fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>>;
 

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use mnemo::core::trace::TraceEnvelope;
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use super::{ScopeOut, text_of};
 
@@ -66,4 +66,29 @@ impl From<&TraceEnvelope> for TraceOut {
             envelope,
         }
     }
+}
+
+/// `GET /v1/traces`: whose past calls to list.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TracesQuery {
+    /// The end user.
+    pub user_id: String,
+    /// The agent, if the calls named one.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// Only this conversation's calls; every chat of the user when absent.
+    #[serde(default)]
+    pub chat_id: Option<String>,
+    /// How many of the latest, 1..=500 (default 50).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// `GET /v1/traces`: a user's latest trace envelopes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TraceList {
+    /// Newest first.
+    pub items: Vec<TraceOut>,
 }

@@ -56,6 +56,7 @@ pub(crate) fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(observations::list, observations::observe))
         .routes(routes!(sessions::usage))
         .routes(routes!(sessions::rotate))
+        .routes(routes!(traces::list))
         .routes(routes!(traces::get))
         .routes(routes!(maintain::maintain))
         .routes(routes!(candidates::list))

@@ -55,6 +55,16 @@ impl Traces for PostgresStore {
         body.as_deref().map(turn::envelope).transpose()
     }
 
+    fn recent_traces(&self, scope: &Scope, limit: usize) -> Result<Vec<TraceEnvelope>> {
+        let [t, a, u, c] = scope.key_parts();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let sql = sql::recent(Dialect::Postgres);
+        let bodies: Vec<String> = self.read("recent traces", t, |tx| {
+            tx.query(&sql, &[&t, &a, &u, &c, &limit])?.iter().map(|r| r.text(0)).collect()
+        })?;
+        bodies.iter().map(|b| turn::envelope(b)).collect()
+    }
+
     fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>> {
         if turns == 0 {
             return Ok(Vec::new());

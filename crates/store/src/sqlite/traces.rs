@@ -56,6 +56,15 @@ impl Traces for SqliteStore {
         body.as_deref().map(turn::envelope).transpose()
     }
 
+    fn recent_traces(&self, scope: &Scope, limit: usize) -> Result<Vec<TraceEnvelope>> {
+        let [t, a, u, c] = scope.key_parts();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let bodies = self.read(|conn| {
+            query(conn, "recent traces", &sql::recent(Dialect::Sqlite), params![t, a, u, c, limit], |r| r.text(0))
+        })?;
+        bodies.iter().map(|b| turn::envelope(b)).collect()
+    }
+
     fn recently_surfaced(&self, scope: &Scope, turns: usize) -> Result<Vec<MemoryId>> {
         if turns == 0 {
             return Ok(Vec::new());

@@ -157,6 +157,7 @@ macro_rules! backends {
                 );
                 backends!(@concern $open; traces:
                     traces_round_trip_and_feed_the_over_reference_guard,
+                    a_users_latest_traces_are_listed_newest_first,
                     retention_sweeps_only_old_envelopes_of_one_class,
                 );
                 backends!(@concern $open; users:

@@ -21,6 +21,37 @@ pub(crate) fn traces_round_trip_and_feed_the_over_reference_guard(store: &dyn St
     assert!(store.recently_surfaced(&scope("acme", Some("dana"), Some("c2")), 2).unwrap().is_empty());
 }
 
+/// A user's latest envelopes, newest first: of one chat when the scope names it, of every chat
+/// otherwise; never another tenant's, agent's or user's.
+pub(crate) fn a_users_latest_traces_are_listed_newest_first(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let at = |s: &Scope, turn: &str, minutes: i64| {
+        envelope(turn, s, TraceOp::Context, t0() + Duration::minutes(minutes), vec![])
+    };
+    let mut coder = c1.clone();
+    coder.agent = Some("coder".parse().unwrap());
+    for env in [
+        at(&c1, "t1", 0),
+        at(&c2, "t2", 1),
+        at(&c1, "t3", 2),
+        at(&scope("acme", Some("sam"), Some("c1")), "other-user", 3),
+        at(&scope("evil", Some("dana"), Some("c1")), "other-tenant", 4),
+        at(&coder, "other-agent", 5),
+    ] {
+        store.record_turn(&env, &[]).unwrap();
+    }
+    let turns = |s: &Scope, limit: usize| -> Vec<String> {
+        store.recent_traces(s, limit).unwrap().into_iter().map(|e| e.turn_id).collect()
+    };
+    assert_eq!(turns(&c1.without_chat(), 10), ["t3", "t2", "t1"], "every chat of the user, newest first");
+    assert_eq!(turns(&c1, 10), ["t3", "t1"], "one chat");
+    assert_eq!(turns(&c1.without_chat(), 2), ["t3", "t2"], "the latest `limit`");
+    assert!(turns(&c1, 0).is_empty());
+    let full = store.recent_traces(&c1, 1).unwrap();
+    assert_eq!(full[0], at(&c1, "t3", 2), "whole envelopes");
+}
+
 /// A retention sweep deletes only envelopes of the named class older than the cutoff, for every
 /// tenant by its own rows' age, in batches of at most `limit`; memories are never touched.
 pub(crate) fn retention_sweeps_only_old_envelopes_of_one_class(store: &dyn Store) {

@@ -594,7 +594,17 @@ async function contextPreview(user, params) {
       });
     },
   }, field("Turn id of a past call", turn), h("button", { type: "submit" }, "Show trace"));
-  show(header, userTabs(user, "context"), form, result, h("h2", {}, "Past traces"), lookup, past);
+  const recent = await api("GET", `/v1/traces${query({ user_id: user, limit: 20 })}`);
+  const openTrace = async (id) => {
+    turn.value = id;
+    await attempt(past, async () => past.replaceChildren(...traceView(await api("GET", `/v1/traces/${encodeURIComponent(id)}`))));
+  };
+  const calls = recent.items.length
+    ? h("ul", { class: "plain traces" }, recent.items.map((t) => h("li", {},
+      h("button", { type: "button", class: "plain", onclick: () => openTrace(t.turn_id) }, `${t.op}, ${dateTime(t.at)}`),
+      " ", h("span", { class: "meta" }, `${t.scope.chat_id ? `chat ${t.scope.chat_id}: ` : ""}"${clip(t.query, 80)}" · ${t.surfaced.length} surfaced`))))
+    : h("p", {}, "No past call is recorded for this user.");
+  show(header, userTabs(user, "context"), form, result, h("h2", {}, "Past traces"), calls, lookup, past);
   message.focus();
 }
 
