@@ -99,6 +99,10 @@ async function walkThrough(page, problems) {
     await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
     await page.setViewportSize({ width: 375, height: 800 });
     await page.screenshot({ path: path.join(shots, `${name}-375.png`), fullPage: true });
+    // Readable at 375 px: nothing pushes the page wider than the screen (wide tables scroll
+    // inside their own box).
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 375, `${name} is ${wide} px wide at 375`);
     await page.setViewportSize({ width: 1280, height: 900 });
   };
   const steps = [];

@@ -602,7 +602,7 @@ async function contextPreview(user, params) {
   const calls = recent.items.length
     ? h("ul", { class: "plain traces" }, recent.items.map((t) => h("li", {},
       h("button", { type: "button", class: "plain", onclick: () => openTrace(t.turn_id) }, `${t.op}, ${dateTime(t.at)}`),
-      " ", h("span", { class: "meta" }, `${t.scope.chat_id ? `chat ${t.scope.chat_id}: ` : ""}"${clip(t.query, 80)}" · ${t.surfaced.length} surfaced`))))
+      " ", h("span", { class: "meta" }, [t.scope.chat_id ? `chat ${t.scope.chat_id}` : "", t.query ? `"${clip(t.query, 80)}"` : "", `${t.surfaced.length} surfaced`].filter(Boolean).join(" · ")))))
     : h("p", {}, "No past call is recorded for this user.");
   show(header, userTabs(user, "context"), form, result, h("h2", {}, "Past traces"), calls, lookup, past);
   message.focus();
