@@ -124,9 +124,10 @@ async function walkThrough(page, problems) {
   assert.equal(await page.evaluate(() => sessionStorage.getItem("mnemo.key")), null);
   await shot("02-wrong-key");
 
-  step("sign in; the tenant's users are listed");
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  step("sign in by keyboard alone; the tenant's users are listed");
+  await page.getByLabel("API key").fill("");
+  await page.keyboard.type(key);
+  await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Users" }).waitFor();
   assert.ok(!page.url().includes(key), "the key never appears in a URL");
   await page.getByRole("link", { name: "dana" }).waitFor();
@@ -168,7 +169,8 @@ async function walkThrough(page, problems) {
   const porto = memoryCard("Porto");
   await porto.waitFor();
   assert.equal(await page.locator("p.content", { hasText: "Lisbon" }).count(), 0, "the old version is no longer in use");
-  await porto.getByRole("button", { name: "History" }).click();
+  await porto.getByRole("button", { name: "History" }).focus();
+  await page.keyboard.press("Enter");
   const old = porto.locator(".version", { hasText: "Lisbon" });
   await old.waitFor();
   assert.match(await old.textContent(), /superseded/);
