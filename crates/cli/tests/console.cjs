@@ -305,6 +305,11 @@ async function walkThrough(page, problems) {
   await page.getByRole("button", { name: "Open tenant acme" }).click();
   await page.getByRole("heading", { name: "Users" }).waitFor();
   await page.getByText("admin, tenant acme").waitFor();
+  // The admin's view goes through the tenant's routes: what acme's key saw, the admin sees.
+  await page.getByRole("link", { name: "Policies" }).click();
+  await page.getByRole("cell", { name: "Be warm and brief." }).waitFor();
+  await page.getByRole("button", { name: "Tenants" }).click();
+  await page.getByRole("heading", { name: "Tenants" }).waitFor();
 
   assert.deepEqual(problems, [], problems.join("\n"));
   console.log(`${steps.length} checks passed`);

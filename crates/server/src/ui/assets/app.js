@@ -154,6 +154,7 @@ async function render() {
   }
   nav.hidden = false;
   document.getElementById("who").textContent = admin ? `admin, tenant ${tenant}` : "tenant key";
+  document.getElementById("switch-tenant").hidden = !admin;
   const { parts, params } = route();
   for (const a of nav.querySelectorAll("a")) {
     a.toggleAttribute("aria-current", a.getAttribute("href") === `#/${parts[0]}`);
@@ -815,5 +816,10 @@ async function policies() {
 window.addEventListener("hashchange", render);
 document.addEventListener("DOMContentLoaded", () => {
   document.getElementById("signout").addEventListener("click", () => signOut());
+  document.getElementById("switch-tenant").addEventListener("click", () => {
+    sessionStorage.removeItem(TENANT);
+    location.hash = "";
+    render();
+  });
   render();
 });
