@@ -48,6 +48,11 @@ async function seed() {
   const written = ingest.ops.filter((o) => o.verdict.verdict === "written");
   assert.ok(written.length >= 2, `ingest wrote too little: ${JSON.stringify(ingest.ops)}`);
   await call("POST", "/v1/memos", { user_id: "dana", chat_id: "c1", text: "Dana introduced herself and her dog." });
+  // Memory text is user data: markup in it must reach the page as text.
+  const markup = await call("POST", "/v1/memories", {
+    user_id: "dana", kind: "preference", content: 'User writes notes in <b>bold</b> <img src=x onerror="window.pwned=1">',
+  });
+  assert.equal(markup.verdict.verdict, "written", JSON.stringify(markup));
   const candidate = await call("POST", "/v1/memories", {
     kind: "knowledge",
     content: "Parcels from the shop ship on Tuesdays.",
@@ -146,6 +151,10 @@ async function walkThrough(page, problems) {
   await lisbon.waitFor();
   const from = await lisbon.locator(".origin").textContent();
   assert.match(from, /From chat c1, 2 Mar 2026: "Hi! I'm Dana\. I live in Lisbon\."/, from);
+  const notes = memoryCard("notes in");
+  assert.match(await notes.locator("p.content").textContent(), /<b>bold<\/b> <img src=x/);
+  assert.equal(await page.locator("main img, main b").count(), 0, "markup in memory text is never parsed");
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
   await shot("04-memories");
 
   step("bad input gets the API's reason, and nothing changes");
