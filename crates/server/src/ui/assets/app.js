@@ -371,6 +371,7 @@ function origin(user, m, detail) {
 }
 
 function memoryCard(user, m, detail) {
+  const inUse = ["active", "provisional", "stale"].includes(m.status);
   const out = h("div", { "aria-live": "polite" });
   const historyBox = h("div", {});
   const card = h("article", { class: "card", "data-memory": m.id },
@@ -383,11 +384,13 @@ function memoryCard(user, m, detail) {
       m.owner.user_id ? null : badge(m.owner.agent_id ? `agent ${m.owner.agent_id}` : "tenant-wide"),
       m.sensitivity !== "normal" ? badge(m.sensitivity) : null),
     origin(user, m, detail),
+    // Only what applies to the memory's status is offered: a superseded or archived version
+    // is history, read but not changed.
     h("div", { class: "actions" },
-      h("button", { type: "button", class: "plain", onclick: () => editForm(user, m, card, out) }, "Edit"),
-      h("button", { type: "button", class: "plain", onclick: () => pin(user, m, out) }, m.pinned ? "Unpin" : "Pin"),
+      m.status === "active" ? h("button", { type: "button", class: "plain", onclick: () => editForm(user, m, card, out) }, "Edit") : null,
+      inUse ? h("button", { type: "button", class: "plain", onclick: () => pin(user, m, out) }, m.pinned ? "Unpin" : "Pin") : null,
       h("button", { type: "button", class: "plain", onclick: () => history(m, historyBox) }, "History"),
-      h("button", { type: "button", class: "danger", onclick: () => forget(user, m, out) }, "Delete")),
+      inUse ? h("button", { type: "button", class: "danger", onclick: () => forget(user, m, out) }, "Delete") : null),
     out, historyBox);
   return card;
 }
@@ -806,7 +809,7 @@ async function policies() {
   }, field("Key", key), field("Rule, as the model reads it", text), field("Value (JSON, optional)", value),
   h("button", { type: "submit" }, "Add version"), out);
   show(h("h1", {}, "Policies"),
-    rows.length ? h("table", {}, h("thead", {}, h("tr", {}, ["key", "version", "rule", "value", "in force"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows))
+    rows.length ? h("div", { class: "scroll" }, h("table", {}, h("thead", {}, h("tr", {}, ["key", "version", "rule", "value", "in force"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, rows)))
       : h("p", {}, "No policy yet."),
     h("h2", {}, "Add a policy or a new version"), form);
 }
