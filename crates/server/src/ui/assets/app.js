@@ -180,7 +180,8 @@ async function render() {
     show(errorBox(e.message));
     return undefined;
   } finally {
-    main().focus();
+    // Focus moves to the new page unless the page put it on a control of its own.
+    if (!main().contains(document.activeElement)) main().focus();
   }
 }
 
