@@ -209,8 +209,17 @@ async function walkThrough(page, problems) {
   assert.equal(await here.getAttribute("data-message"), "m4");
   assert.equal(await page.locator("ol.conversation li").count(), 4);
 
-  step("the memo book: edit a memo, write a new one");
+  step("the model's memo links to the span of messages it covers");
   await page.getByRole("link", { name: "Memo book" }).click();
+  const rolling = page.locator("[data-memo]", { hasText: "moved to Lisbon" });
+  for (let i = 0; i < 50 && !(await rolling.count()); i += 1) {
+    await page.waitForTimeout(200); // the server's worker writes it in the background
+    await page.reload();
+  }
+  await rolling.getByRole("button", { name: "Covers 4 messages: show in the conversation" }).click();
+  assert.equal(await page.locator("ol.conversation li.here").getAttribute("data-message"), "m1");
+
+  step("the memo book: edit a memo, write a new one");
   const memo = page.locator("[data-memo]", { hasText: "introduced herself" });
   await memo.waitFor();
   await page.locator("ol.conversation li", { hasText: "I have a dog named Biscuit." }).waitFor();

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use mnemo_models::testing::{ScriptedServer, completion};
 use support::{create_key, serve_with, wait_with_deadline};
 
 const ADMIN: &str = "console-test-admin-key-of-32-characters-or-more";
@@ -52,7 +53,24 @@ fn the_console_lets_a_person_see_and_correct_what_is_remembered() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let key = create_key(&data, "acme");
-    let server = serve_with(&data, &[("MNEMO_ADMIN_KEY", ADMIN)]);
+    // A scripted chat model writes the chat's rolling memo (every 4 messages, the worker looking
+    // every 0.2 s); extraction stays the heuristic's, inside the ingest call.
+    let model = ScriptedServer::respond(|_, seen| match seen.schema_name() {
+        Some("memo_highlights") => completion(
+            r#"{"highlights": [{"category": "milestone", "text": "Dana shared that she moved to Lisbon with her dog Biscuit."}]}"#,
+        ),
+        _ => completion("{}"),
+    });
+    let server = serve_with(
+        &data,
+        &[
+            ("MNEMO_ADMIN_KEY", ADMIN),
+            ("MNEMO_LLM_BASE_URL", model.base()),
+            ("MNEMO_LLM_MAX_RETRIES", "0"),
+            ("MNEMO_BACKGROUND__MEMO_EVERY", "4"),
+            ("MNEMO_BACKGROUND__WORKER_INTERVAL_SECS", "0.2"),
+        ],
+    );
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test-artifacts/console");
     let _ = std::fs::remove_dir_all(&shots);
     let child = Command::new("node")
