@@ -354,7 +354,8 @@ function ownerQuery(m) {
 
 /** Who wrote a memory that no message proposed, in words. */
 function author(extractor) {
-  return { api: "a person, through the API", user: "a person's edit", job: "a maintenance job" }[extractor] || extractor;
+  const names = { api: "a person, through the API", user: "a person", job: "a maintenance job", memo: "the chat model", llm: "the chat model" };
+  return names[extractor] || extractor;
 }
 
 /** Where a memory came from: its chat, day and first source message, linked to the conversation. */
@@ -533,10 +534,10 @@ function memoCard(user, chat, memo, talk) {
         if (!jumpTo(talk, sources[0])) out.replaceChildren(errorBox("That message is not among the chat's latest 500."));
       },
     }, `Covers ${sources.length} message${sources.length === 1 ? "" : "s"}: show in the conversation`)
-    : h("span", { class: "meta" }, "Written by a person (no messages covered)");
+    : h("span", { class: "meta" }, "Covers no message (written by hand)");
   const card = h("li", { class: "card", "data-memo": memo.id },
     h("p", { class: "content" }, memo.content),
-    h("p", { class: "meta" }, `${date(memo.created_at)} · ${author(memo.provenance.extractor)}`),
+    h("p", { class: "meta" }, `${date(memo.created_at)} · by ${author(memo.provenance.extractor)}`),
     h("div", { class: "actions" }, span,
       h("button", { type: "button", class: "plain", onclick: () => editMemo(user, chat, memo, card, out) }, "Edit memo")),
     out);
