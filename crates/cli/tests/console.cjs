@@ -296,10 +296,16 @@ async function walkThrough(page, problems) {
   await page.getByText("User dana is now paused.").waitFor();
   await page.getByRole("button", { name: "Resume" }).click();
   await page.getByText("User dana is now active.").waitFor();
+  const json = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Export JSON" }).click();
+  const exported = await json;
+  assert.equal(exported.suggestedFilename(), "dana.json");
+  const copy = JSON.parse(fs.readFileSync(await exported.path(), "utf8"));
+  assert.ok(JSON.stringify(copy).includes("User lives in Porto."), "the JSON export holds the edited memory");
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Export MEMORY.md" }).click();
   assert.equal((await download).suggestedFilename(), "MEMORY.md");
-  assert.match(await page.locator("pre.export").textContent(), /Porto/);
+  assert.match(await page.locator("pre.export").textContent(), /- User lives in Porto/);
   const erase = page.getByRole("button", { name: "Erase for good" });
   assert.ok(await erase.isDisabled(), "erase waits for the typed confirmation");
   await page.getByLabel("Type the user id (dana) to confirm").fill("dan");
