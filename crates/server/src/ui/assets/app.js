@@ -742,7 +742,8 @@ async function privacy(user) {
       const text = typeof body === "string" ? body : JSON.stringify(body, null, 2);
       const url = URL.createObjectURL(new Blob([text], { type }));
       const a = h("a", { href: url, download: name }, `Download ${name}`);
-      out.replaceChildren(a, h("pre", { class: "export" }, clip(text, 4000)));
+      const note = text.length > 4000 ? h("p", { class: "meta" }, "The first 4,000 characters; the download holds all of it.") : null;
+      out.replaceChildren(a, note || "", h("pre", { class: "export" }, clip(text, 4000)));
       a.click();
     },
   }, `Export ${format === "json" ? "JSON" : "MEMORY.md"}`);
