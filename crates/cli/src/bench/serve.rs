@@ -344,21 +344,19 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
     ensure!(plan.seconds > 0.0, "--seconds must be positive");
     ensure!(plan.users > 0, "--users must be at least 1");
     ensure!(plan.weights.iter().sum::<u32>() > 0, "the operation weights must not all be 0");
-    let started = match &plan.url {
-        Some(_) => None,
+    let (started, base, key) = match &plan.url {
         None => {
             eprintln!("starting mnemo serve with the {} embedder", plan.embedder);
-            Some(start(config, plan.embedder, plan.workers)?)
+            let s = start(config, plan.embedder, plan.workers)?;
+            let (base, key) = (s.base.clone(), s.key.clone());
+            (Some(s), base, key)
         }
-    };
-    let (base, key, pid) = match (&started, &plan.url) {
-        (Some(s), _) => (s.base.clone(), s.key.clone(), Some(s.child.id())),
-        (None, Some(url)) => {
+        Some(url) => {
             let key = plan.key.clone().context("--url needs --key (or MNEMO_API_KEY): a key of the tenant to load")?;
-            (url.clone(), key, None)
+            (None, url.clone(), key)
         }
-        (None, None) => unreachable!("a server is started when no --url is given"),
     };
+    let pid = started.as_ref().map(|s| s.child.id());
     let seeder = Client::new(&base, &key, plan.timeout);
     let t = Instant::now();
     seed(&seeder, plan.users, plan.seed_messages)?;
