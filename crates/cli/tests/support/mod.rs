@@ -2,6 +2,8 @@
 //! with a data dir, keys, a server on a loopback port, the SDK's virtualenv, a deadline.
 #![allow(dead_code)] // each test binary uses its own part
 
+pub(crate) mod aged;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -72,9 +74,15 @@ impl Drop for Server {
 }
 
 pub(crate) fn serve(data: &Path) -> Server {
+    serve_with(data, &[])
+}
+
+/// [`serve`] with more environment variables (settings, `MNEMO_ADMIN_KEY`).
+pub(crate) fn serve_with(data: &Path, env: &[(&str, &str)]) -> Server {
     // The address is read from the default `info` log line, in text.
     let mut child = mnemo(data)
         .args(["serve", "--addr", "127.0.0.1:0"])
+        .envs(env.iter().copied())
         .env_remove("MNEMO_LOG")
         .env_remove("RUST_LOG")
         .env_remove("MNEMO_LOG_FORMAT")
