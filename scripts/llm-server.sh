@@ -222,8 +222,10 @@ start() {
     # One thread (-t 1): the tests share two cores with everything else. --jinja applies the
     # model's own chat template (or the one in MNEMO_LLM_SERVER_ARGS); a 4096-token context
     # holds the extraction prompt (about 2,000 tokens) with a batch and the reply.
+    # No setsid: the server stays in the caller's process group, so a test runner that kills a
+    # hung test's group stops its server too.
     # shellcheck disable=SC2086 # MNEMO_LLM_SERVER_ARGS is a list of arguments
-    setsid "$bin" -m "$gguf" --host 127.0.0.1 --port "$p" -t 1 -tb 1 -c 4096 -np 1 --jinja --no-webui \
+    "$bin" -m "$gguf" --host 127.0.0.1 --port "$p" -t 1 -tb 1 -c 4096 -np 1 --jinja --no-webui \
         ${MNEMO_LLM_SERVER_ARGS:-} >>"$RUN/server.log" 2>&1 </dev/null &
     echo $! >"$RUN/pid"
     local waited=0

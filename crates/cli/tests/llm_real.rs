@@ -90,23 +90,31 @@ fn text(o: &Output) -> (String, String) {
     (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 
+/// Seconds before a batch the heuristic stood in for is due again (doubled per attempt): not
+/// zero, or one pass would spend every attempt at once, but short enough to wait out.
+const RETRY_SECS: u64 = 1;
+
 /// `mnemo` with the LLM extractor at `base`: one call per request (a refused response format
-/// shows as a second), patient enough for a 135M model on one busy core, retries due at once,
-/// and only extraction asked of the model (no memos, summaries, reflections or episodes).
+/// shows as a second), patient enough for a 135M model on one busy core, quick retries, and
+/// only extraction asked of the model (no memos, summaries, reflections or episodes).
 fn mnemo(data: &Path, base: &str, args: &[&str]) -> (Output, String, String) {
+    // `maintain` runs over every chat; the other commands name the test's.
+    let scope: &[&str] =
+        if args[0] == "maintain" { &[] } else { &["--tenant", "acme", "--user", "dana", "--chat", "c1"] };
     let o = Command::new(env!("CARGO_BIN_EXE_mnemo"))
         .args(args)
-        .args(["--tenant", "acme", "--user", "dana", "--chat", "c1", "--data-dir"])
+        .args(scope)
+        .arg("--data-dir")
         .arg(data)
         .env("MNEMO_EMBEDDER", "hash")
         .env("MNEMO_EXTRACTOR", "llm")
         .env("MNEMO_LLM_BASE_URL", base)
         .env("MNEMO_LLM_MODEL", "smollm2-135m-instruct")
         .env("MNEMO_LLM_MAX_RETRIES", "0")
-        .env("MNEMO_LLM_TIMEOUT_SECS", "240")
-        .env("MNEMO_LLM_MAX_TOKENS", "384")
-        .env("MNEMO_BACKGROUND__RETRY_SECS", "0")
-        .env("MNEMO_BACKGROUND__INGEST_WAIT_SECS", "600")
+        .env("MNEMO_LLM_TIMEOUT_SECS", "600")
+        .env("MNEMO_LLM_MAX_TOKENS", "256")
+        .env("MNEMO_BACKGROUND__RETRY_SECS", RETRY_SECS.to_string())
+        .env("MNEMO_BACKGROUND__INGEST_WAIT_SECS", "900")
         .env("MNEMO_BACKGROUND__MEMO_EVERY", "0")
         .env("MNEMO_BACKGROUND__SUMMARIES", "false")
         .env("MNEMO_BACKGROUND__REFLECT_AFTER", "0")
@@ -143,9 +151,27 @@ fn sources(m: &Value) -> Vec<&str> {
     m["provenance"]["sources"].as_array().map(|s| s.iter().filter_map(Value::as_str).collect()).unwrap_or_default()
 }
 
+/// Waits until every batch that failed before `since` for at most its `attempt`th time is due
+/// again.
+fn wait_for_retries(since: std::time::Instant, attempt: u32) {
+    let due = std::time::Duration::from_secs(RETRY_SECS << (attempt - 1)) + std::time::Duration::from_millis(500);
+    std::thread::sleep(due.saturating_sub(since.elapsed()));
+}
+
+/// The `batch of N message(s): ...` line of a retry in a pass's text report: a retry that was
+/// applied, or one that failed with a reason.
+fn retry_line(report: &str) -> Option<&str> {
+    report.lines().find(|l| {
+        l.starts_with("batch of ") && (l.contains(": retried with the model (attempt") || l.contains(": retry "))
+    })
+}
+
 /// The batches of a pass that were first attempts (not retries of an earlier fallback).
 fn first_attempts(report: &Value) -> Vec<&Value> {
-    report["background"]["batches"].as_array().map(|b| b.iter().filter(|b| b["retry"] == false).collect()).unwrap_or_default()
+    report["background"]["batches"]
+        .as_array()
+        .map(|b| b.iter().filter(|b| b["retry"] == false).collect())
+        .unwrap_or_default()
 }
 
 /// What the model's batch says the real server did: one request, answered (llama-server
@@ -277,6 +303,7 @@ fn a_real_llama_server_loses_nothing_falls_back_when_stopped_and_is_retried_with
     // The server is stopped: the heuristic stands in and the queue records the failure.
     llama.stop();
     let report = ingest(&data, &llama.url, &second);
+    let failed_at = std::time::Instant::now();
     assert_eq!(report["appended"], 4, "{report}");
     let batches = first_attempts(&report);
     assert_eq!(batches.len(), 1, "{report}");
@@ -297,23 +324,23 @@ fn a_real_llama_server_loses_nothing_falls_back_when_stopped_and_is_retried_with
         "the passport task: {stood_in:#?}"
     );
 
-    // The server is back (same port): `mnemo maintain` retries the queued batch with it.
+    // The server is back (same port): once due, `mnemo maintain` retries the queued batch with
+    // it (the second half, and the first half too where the model's first reply was unusable).
     assert_eq!(llama.up(), llama.url);
+    wait_for_retries(failed_at, 2);
     let (_, maintained, _) = mnemo(&data, &llama.url, &["maintain"]);
     eprintln!("mnemo maintain:\n{maintained}");
-    assert!(
-        maintained.contains("batch of 4 message(s): retried with the model")
-            || maintained.contains("batch of 4 message(s): retry 2 failed ("),
-        "the stood-in batch was retried: {maintained}"
-    );
+    assert!(retry_line(&maintained).is_some(), "the stood-in batch was retried: {maintained}");
     for http in ["answered HTTP", "request to", "did not answer"] {
         assert!(!maintained.contains(http), "the retry reached llama-server: {maintained}");
     }
     let retried = memories(&data, &llama.url);
     assert_nothing_lost(&stood_in, &retried);
 
-    // The conversation is intact, each message once: sending it again appends and queues
-    // nothing, and changes no memory that the retry left.
+    // The conversation is intact, each message once: with the server stopped again (a batch
+    // the retry could not settle fails fast), sending it again appends and queues nothing and
+    // loses no memory.
+    llama.stop();
     for (file, count) in [(&first, 2), (&second, 4)] {
         let again = ingest(&data, &llama.url, file);
         assert_eq!((&again["appended"], &again["duplicates"]), (&Value::from(0), &Value::from(count)), "{again}");
@@ -347,6 +374,7 @@ fn a_real_model_answering_valid_json_that_proposes_nothing_leaves_every_fallback
     // The first answer proposes nothing where the heuristic finds memories: a failure, so the
     // heuristic stands in.
     let report = ingest(&data, &llama.url, &second_half(dir.path()));
+    let failed_at = std::time::Instant::now();
     let batches = first_attempts(&report);
     assert_eq!(batches.len(), 1, "{report}");
     assert_answered_with_json_schema(batches[0]);
@@ -361,9 +389,11 @@ fn a_real_model_answering_valid_json_that_proposes_nothing_leaves_every_fallback
     assert!(ids(&fallback).len() >= 3 && boundary(&fallback).is_some(), "{fallback:#?}");
 
     // The retry gets the same empty answer: nothing is replaced, every fallback memory stays.
+    wait_for_retries(failed_at, 1);
     let (_, maintained, _) = mnemo(&data, &llama.url, &["maintain"]);
     eprintln!("mnemo maintain:\n{maintained}");
-    assert!(maintained.contains("retry 2 failed (the reply proposed nothing"), "{maintained}");
+    let retry = retry_line(&maintained).unwrap_or_else(|| panic!("the fallback was retried: {maintained}"));
+    assert!(retry.contains(": retry 2 failed (the reply proposed nothing"), "{retry}");
     assert!(!maintained.contains("archived"), "{maintained}");
     let now = memories(&data, &llama.url);
     assert_eq!(ids(&now), ids(&fallback), "every fallback memory is still active");
