@@ -118,7 +118,9 @@ build() {
     echo "building llama-server (14 to 25 minutes on 2 cores; cached in $(dirname "$BIN"))..." >&2
     local started=$SECONDS
     # No web UI (LLAMA_USE_PREBUILT_UI would download it at build time), no HTTPS (the tests
-    # talk to 127.0.0.1), no tests, examples or other tools: only the server target is built.
+    # talk to 127.0.0.1; this llama.cpp has no curl option left, its HTTP client is the vendored
+    # cpp-httplib with LLAMA_OPENSSL for TLS), no tests, examples or other tools: only the
+    # server target is built.
     PATH="$TOOLS/bin:$PATH" nice -n 10 cmake -S "$src" -B "$stage/build" -G Ninja \
         -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
         -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
