@@ -9,6 +9,7 @@ mod ingest;
 mod locomo;
 mod maintain;
 mod recall;
+mod serve;
 mod sessions;
 mod skills;
 
@@ -244,6 +245,51 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value = "bench-results/maintain.json")]
         out: PathBuf,
     },
+    /// Bounded load on a real `mnemo serve` over loopback: a mix of ingest, recall and context
+    /// from N concurrent HTTP clients for a fixed time per concurrency; throughput, p50/p95/p99,
+    /// errors and the server's peak RSS per level. Starts the server (this binary, a temporary
+    /// data dir, a fresh key) unless --url is given. Exits 1 when any request failed.
+    Serve {
+        /// Concurrent clients (repeatable: --concurrency 1 --concurrency 8 --concurrency 32).
+        #[arg(long, default_values_t = [1usize, 8, 32])]
+        concurrency: Vec<usize>,
+        /// Seconds of load per concurrency.
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Relative weight of ingest (one message to POST /v1/messages).
+        #[arg(long, default_value_t = 20)]
+        ingest: u32,
+        /// Relative weight of POST /v1/recall.
+        #[arg(long, default_value_t = 40)]
+        recall: u32,
+        /// Relative weight of POST /v1/context.
+        #[arg(long, default_value_t = 40)]
+        context: u32,
+        /// Users seeded before the load; every request picks one.
+        #[arg(long, default_value_t = 20)]
+        users: usize,
+        /// Messages seeded per user.
+        #[arg(long, default_value_t = 20)]
+        seed_messages: usize,
+        /// Embedder of the started server: local (the real model, what users run) or hash.
+        #[arg(long, default_value = "local")]
+        embedder: EmbedderKind,
+        /// Async worker threads of the started server (`mnemo serve --workers`).
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Seconds a client waits for one answer before counting it an error.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// Load a running server instead of starting one (e.g. http://127.0.0.1:8080).
+        #[arg(long)]
+        url: Option<String>,
+        /// The tenant key for --url.
+        #[arg(long, env = "MNEMO_API_KEY", hide_env_values = true)]
+        key: Option<String>,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "bench-results/serve.json")]
+        out: PathBuf,
+    },
     /// What extraction keeps, judged against LoCoMo's own annotations: observation and event
     /// recall (cosine >= 0.6 with all-MiniLM-L6-v2, provenance in the annotated turns), event
     /// dates, precision, memories per 100 turns and time per message. With --latency-only, the
@@ -369,6 +415,36 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             *embedder,
             out,
         ),
+        BenchCommand::Serve {
+            concurrency,
+            seconds,
+            ingest,
+            recall,
+            context,
+            users,
+            seed_messages,
+            embedder,
+            workers,
+            timeout,
+            url,
+            key,
+            out,
+        } => serve::run(
+            config,
+            &serve::Plan {
+                url: url.clone(),
+                key: key.clone(),
+                concurrency: concurrency.clone(),
+                seconds: *seconds,
+                weights: [*ingest, *recall, *context],
+                users: *users,
+                seed_messages: *seed_messages,
+                embedder: *embedder,
+                workers: *workers,
+                timeout: std::time::Duration::from_secs((*timeout).max(1)),
+            },
+            out,
+        ),
         BenchCommand::Maintain { memories, users, pool, batch, out } => maintain::run(
             config,
             &maintain::Plan { memories: *memories, users: *users, pool: *pool, batch: *batch },
@@ -390,6 +466,21 @@ struct Dist {
 fn dist(v: &[f64]) -> Dist {
     let s = mnemo_eval::locomo::Summary::of(v);
     Dist { p50: s.p50, p95: s.p95, p99: s.p99, mean: s.mean, max: s.max }
+}
+
+/// A field of `/proc/<pid>/status` in MiB (Linux), e.g. "VmHWM" (peak) or "VmRSS" (now), for
+/// `pid` a process id or "self".
+fn proc_status_mib(pid: &str, field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+/// Resets the kernel's peak-RSS mark of `pid` (or "self") to its current RSS, so VmHWM read
+/// afterwards is the peak since this call (Linux 4.0+; elsewhere the process peak is reported).
+fn reset_peak_rss(pid: &str) {
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
 }
 
 /// Where a number was measured: results from a different machine are not comparable.

@@ -74,7 +74,7 @@ pub use write::{IngestReport, OpRecord};
 
 use mnemo_core::Tuning;
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
-use mnemo_models::{CachedEmbedder, ChatModel, Embedder};
+use mnemo_models::{BatchingEmbedder, CachedEmbedder, ChatModel, DEFAULT_MAX_BATCH, Embedder};
 use mnemo_store::{SqliteStore, Store};
 
 /// The backend the configuration selects: PostgreSQL for a `postgres://` URL, else the
@@ -146,7 +146,12 @@ impl Memory {
             config.llm.validate().map_err(|e| Error::Config { source_name: "[llm]".into(), reason: e.to_string() })?;
         }
         let store = open_store(&config)?;
-        let embedder = mnemo_models::open_embedder(&config.embedder)?;
+        let mut embedder = mnemo_models::open_embedder(&config.embedder)?;
+        // A model's runs are shared by concurrent callers (a server's requests); feature hashing
+        // costs less than the coordination.
+        if embedder.worth_caching() {
+            embedder = Arc::new(BatchingEmbedder::new(embedder, DEFAULT_MAX_BATCH));
+        }
         Ok(Self::from_parts(config, store, Some(embedder), Arc::new(SystemClock)))
     }
 

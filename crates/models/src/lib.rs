@@ -27,6 +27,7 @@
 // Libraries log through `tracing`; only the binary writes to stdout and stderr.
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
+mod batch;
 mod cache;
 mod chat;
 mod embedder;
@@ -38,6 +39,7 @@ mod local;
 mod openai;
 mod settings;
 
+pub use batch::{BatchingEmbedder, DEFAULT_MAX_BATCH};
 pub use cache::{CachedEmbedder, MAX_CACHED_TEXT_BYTES};
 /// The scripted OpenAI-compatible server on loopback that tests talk to (feature `test-server`).
 #[cfg(feature = "test-server")]

@@ -1,10 +1,13 @@
 //! Two tenants, two users: nothing one writes is visible to the other through any route, and a
-//! foreign id answers 404 exactly like an id that never existed.
+//! foreign id answers 404 exactly like an id that never existed. The fuzz at the end tries
+//! every route of the served OpenAPI document with every method and with the other tenant's,
+//! the other user's, made-up, malformed and huge ids, and compares the victims' data before and
+//! after.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{assert_error, call, dana_messages, fixture};
+use crate::common::{ADMIN, assert_error, call, dana_messages, fixture, request, send};
 
 fn contents(v: &Value, field: &str) -> String {
     v[field].as_array().map(|a| a.iter().map(|i| i["content"].to_string()).collect()).unwrap_or_default()
@@ -125,4 +128,308 @@ async fn users_of_one_tenant_do_not_see_each_other() {
     assert!(!contents(&recall, "items").contains("Lisbon") && !contents(&recall, "exact").contains("Debian"));
     let got = call(&f.app, "GET", &format!("/v1/memories/{id}?user_id=eve"), &f.a, None).await;
     assert_error(&got, StatusCode::NOT_FOUND, "not_found");
+}
+
+/// What one tenant wrote for the fuzz below: ids of every kind, and the marker that each
+/// user's (and the tenant's) text carries, which no answer to anyone else may contain.
+struct Seeded {
+    key: String,
+    users: [&'static str; 2],
+    /// Per user: memory, memo, document ids and the turn of a context call.
+    memories: Vec<String>,
+    memos: Vec<String>,
+    documents: Vec<String>,
+    turns: Vec<String>,
+    /// Tenant-wide provisional memories: candidates.
+    candidates: Vec<String>,
+    /// The secret marker of each user, then the tenant's.
+    secrets: Vec<String>,
+}
+
+fn chat_of(user: &str) -> String {
+    format!("{user}-chat")
+}
+
+fn secret_of(owner: &str) -> String {
+    format!("Zq{}Secret", owner.replace('-', ""))
+}
+
+/// The id under `pointer` of a 2xx answer to `method path`.
+async fn written(app: &axum::Router, key: &str, method: &str, path: &str, body: Value, pointer: &str) -> String {
+    let (status, out) = call(app, method, path, key, Some(body)).await;
+    assert!(status.is_success(), "{method} {path}: {status} {out}");
+    out.pointer(pointer).and_then(Value::as_str).unwrap_or_else(|| panic!("{path}: no {pointer} in {out}")).to_string()
+}
+
+/// Writes, for each of `users` of the tenant of `key`, a message, a memory, a memo, a
+/// user-owned document, an observation and a context call (a trace), and one tenant-wide
+/// candidate; every text carries its owner's secret marker.
+async fn seed(app: &axum::Router, key: &str, tenant: &str, users: [&'static str; 2]) -> Seeded {
+    let mut s = Seeded {
+        key: key.to_string(),
+        users,
+        memories: vec![],
+        memos: vec![],
+        documents: vec![],
+        turns: vec![],
+        candidates: vec![],
+        secrets: vec![],
+    };
+    for user in users {
+        let (secret, chat) = (secret_of(&format!("{tenant}{user}")), chat_of(user));
+        let messages = json!({"user_id": user, "chat_id": chat, "messages": [
+            {"id": format!("{user}-m1"), "role": "user", "content": format!("My name is {secret} and I live in Porto.")}
+        ]});
+        let (status, out) = call(app, "POST", "/v1/messages", key, Some(messages)).await;
+        assert_eq!(status, StatusCode::OK, "{out}");
+        let memory = json!({"user_id": user, "kind": "fact", "content": format!("{secret} keeps bees on the roof")});
+        s.memories.push(written(app, key, "POST", "/v1/memories", memory, "/verdict/memory_id").await);
+        let memo = json!({"user_id": user, "chat_id": chat, "text": format!("{secret} asked about the bees")});
+        s.memos.push(written(app, key, "POST", "/v1/memos", memo, "/id").await);
+        let document = json!({"user_id": user, "owner": "user", "kind": "note", "text": format!("{secret} hive inspection notes")});
+        s.documents.push(written(app, key, "POST", "/v1/documents", document, "/document/id").await);
+        let observation = json!({"user_id": user, "chat_id": chat, "tool": "edit_file", "outcome": "success", "args_summary": "hive.log",
+                                 "text": format!("{secret} edited the hive log")});
+        let (status, out) = call(app, "POST", "/v1/observations", key, Some(observation)).await;
+        assert_eq!(status, StatusCode::CREATED, "{out}");
+        let context = json!({"user_id": user, "chat_id": chat, "message": "What do I keep on the roof?"});
+        s.turns.push(written(app, key, "POST", "/v1/context", context, "/turn_id").await);
+        s.secrets.push(secret);
+    }
+    let secret = secret_of(tenant);
+    let candidate = json!({"kind": "fact", "content": format!("{secret}: the office is closed on holidays")});
+    s.candidates.push(written(app, key, "POST", "/v1/memories", candidate, "/memory/id").await);
+    s.secrets.push(secret);
+    s
+}
+
+/// Everything of `users` (and the tenant's candidates) that the routes can show, as the owner
+/// sees it: exports (less their time), memos, documents, observations, traces, user states.
+async fn snapshot(app: &axum::Router, s: &Seeded, users: &[&str]) -> Vec<Value> {
+    let mut shown = Vec::new();
+    let mut paths = vec!["/v1/candidates".to_string()];
+    for user in users {
+        let chat = chat_of(user);
+        paths.extend([
+            format!("/v1/users/{user}/export"),
+            format!("/v1/users/{user}"),
+            format!("/v1/memos?user_id={user}&chat_id={chat}"),
+            format!("/v1/documents?user_id={user}"),
+            format!("/v1/observations?user_id={user}"),
+            format!("/v1/memories?user_id={user}"),
+        ]);
+    }
+    paths.extend(s.turns.iter().map(|t| format!("/v1/traces/{t}")));
+    for path in paths {
+        let (status, mut out) = call(app, "GET", &path, &s.key, None).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {out}");
+        if let Some(o) = out.as_object_mut() {
+            o.remove("exported_at");
+        }
+        shown.push(json!({"path": path, "answer": out}));
+    }
+    shown
+}
+
+/// A minimal valid value of `schema` (references resolved in `doc`): required properties, plus
+/// the scope's user and chat wherever the schema has them, so the route gets past validation to
+/// the ids under test.
+fn example(doc: &Value, schema: &Value, name: &str, user: &str, chat: &str) -> Value {
+    if let Some(r) = schema["$ref"].as_str() {
+        let target = doc.pointer(&r.replace("#/", "/")).unwrap_or_else(|| panic!("unresolved {r}"));
+        return example(doc, target, name, user, chat);
+    }
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(first) = ["oneOf", "anyOf", "allOf"].iter().find_map(|k| schema[*k].as_array().and_then(|v| v.first()))
+    {
+        return example(doc, first, name, user, chat);
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec!["object"],
+    };
+    match types.into_iter().find(|t| *t != "null").unwrap_or("null") {
+        "string" => json!(match name {
+            "user_id" => user,
+            "chat_id" => chat,
+            "kind" => "fact",
+            _ => "fuzzing text about bees",
+        }),
+        "integer" => json!(1),
+        "number" => json!(0.5),
+        "boolean" => json!(false),
+        "array" => json!([]),
+        "null" => Value::Null,
+        _ => {
+            let required: Vec<&str> =
+                schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let mut out = serde_json::Map::new();
+            for (prop, sub) in schema["properties"].as_object().into_iter().flatten() {
+                if required.contains(&prop.as_str()) || prop == "user_id" || prop == "chat_id" {
+                    out.insert(prop.clone(), example(doc, sub, prop, user, chat));
+                }
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+/// Ids no store holds: a well-formed one never issued, malformed ones, injection and traversal
+/// attempts (percent-encoded, as they travel in a path), and a huge one.
+fn junk_ids() -> Vec<String> {
+    let mut ids: Vec<String> = [
+        "0",
+        "-1",
+        "not-an-id",
+        "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "%00",
+        "%27%20OR%201%3D1--",
+        "%F0%9F%90%9D",
+        "%ff%fe",
+        "mnemo_acme_",
+    ]
+    .map(String::from)
+    .into();
+    ids.push(mnemo::core::MemoryId::new().to_string());
+    ids.push("7".repeat(20_000));
+    ids
+}
+
+/// One fuzzing pass's attacker and victims.
+struct Attack<'a> {
+    /// The attacker's key.
+    key: &'a str,
+    /// The user the attacker names as its scope (query and body) wherever a route takes one.
+    user: &'a str,
+    /// Whether the key is another tenant's: then every route is scoped by it; within one tenant
+    /// only a route that takes a user is a user's (a trace, say, is the tenant's).
+    other_tenant: bool,
+    /// The values tried for each path parameter.
+    ids: Vec<String>,
+    /// The victims' object ids (memories, memos, documents, candidates, turns).
+    owned: Vec<String>,
+    /// The victims' secret markers.
+    secrets: &'a [String],
+    /// Path templates not to try.
+    skip: fn(&str) -> bool,
+}
+
+/// One fuzzing pass: every documented path with a parameter, every method, each parameter set
+/// to each of the attack's ids, asked with the attacker's key as its user. Asserts no answer is
+/// a server error or contains a victim's secret, and that a victim's object id in an `{id}` or
+/// `{turn_id}` parameter is never answered with success where the request is scoped. Returns
+/// the number of requests sent.
+async fn fuzz(app: &axum::Router, doc: &Value, attack: &Attack<'_>) -> usize {
+    let mut sent = 0;
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let Some(param) = template.split('{').nth(1).and_then(|p| p.split('}').next()) else { continue };
+        if (attack.skip)(template) {
+            continue;
+        }
+        for id in &attack.ids {
+            let path = template.replace(&format!("{{{param}}}"), id);
+            let chat = if param == "chat_id" { id.clone() } else { chat_of(attack.user) };
+            for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+                let op = &item[method.to_ascii_lowercase()];
+                let mut query = Vec::new();
+                for p in op["parameters"].as_array().into_iter().flatten().filter(|p| p["in"] == "query") {
+                    match p["name"].as_str() {
+                        Some("user_id") => query.push(format!("user_id={}", attack.user)),
+                        Some("chat_id") => query.push(format!("chat_id={}", chat_of(attack.user))),
+                        _ => {}
+                    }
+                }
+                let uri = if query.is_empty() { path.clone() } else { format!("{path}?{}", query.join("&")) };
+                let body = op
+                    .pointer("/requestBody/content/application~1json/schema")
+                    .map(|schema| example(doc, schema, "", attack.user, &chat));
+                let scoped = attack.other_tenant
+                    || query.iter().any(|q| q.starts_with("user_id="))
+                    || body.as_ref().is_some_and(|b| b.get("user_id").is_some());
+                let (status, out) = call(app, method, &uri, attack.key, body).await;
+                sent += 1;
+                let shown = out.to_string();
+                let at = format!("{method} {} ({} chars of id)", uri.chars().take(120).collect::<String>(), id.len());
+                assert!(!status.is_server_error(), "{at}: {status} {shown}");
+                for secret in attack.secrets {
+                    assert!(!shown.contains(secret), "{at}: {status} reveals {secret}: {shown}");
+                }
+                if scoped && (param == "id" || param == "turn_id") && attack.owned.contains(id) {
+                    assert!(!status.is_success(), "{at}: another's object answered {status}: {shown}");
+                }
+            }
+        }
+    }
+    sent
+}
+
+#[tokio::test]
+async fn no_route_reveals_or_changes_another_tenants_or_users_data_whatever_the_ids() {
+    let f = fixture();
+    let a = seed(&f.app, &f.a, "acme", ["ann", "amos"]).await;
+    let b = seed(&f.app, &f.b, "globex", ["bea", "bob"]).await;
+    let (status, doc) = send(&f.app, request("GET", "/openapi.json", None, None)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, keys) = send(&f.app, request("GET", "/v1/admin/keys", Some(ADMIN), None)).await;
+    let prefixes: Vec<String> = keys["items"]
+        .as_array()
+        .or(keys.as_array())
+        .unwrap_or_else(|| panic!("{keys}"))
+        .iter()
+        .filter_map(|k| k["prefix"].as_str().map(String::from))
+        .collect();
+    assert_eq!(prefixes.len(), 2, "{keys}");
+
+    let before_a = snapshot(&f.app, &a, &a.users).await;
+    let before_b = snapshot(&f.app, &b, &b.users).await;
+
+    // Tenant B with every id of tenant A's, and A's user and chat names as its own scope.
+    let objects: Vec<String> =
+        [&a.memories, &a.memos, &a.documents, &a.turns, &a.candidates].into_iter().flatten().cloned().collect();
+    let mut ids = objects.clone();
+    ids.extend(a.users.iter().map(|u| u.to_string()));
+    ids.extend(a.users.iter().map(|u| chat_of(u)));
+    ids.extend(prefixes.iter().cloned());
+    ids.extend(junk_ids());
+    let mut sent = 0;
+    for user in a.users {
+        let attack = Attack {
+            key: &b.key,
+            user,
+            other_tenant: true,
+            ids: ids.clone(),
+            owned: objects.clone(),
+            secrets: &a.secrets,
+            skip: |_| false,
+        };
+        sent += fuzz(&f.app, &doc, &attack).await;
+    }
+    // Tenant A's data, and B's other users', are byte for byte as they were.
+    assert!(snapshot(&f.app, &a, &a.users).await == before_a, "tenant B's requests changed tenant A's data");
+    assert!(snapshot(&f.app, &b, &b.users).await == before_b, "the fuzz changed tenant B's own users' data");
+
+    // Within tenant A, amos's scope with ann's ids. The routes named by a user (`{user_id}`)
+    // are the tenant's to manage for any of its users, and a candidate is the tenant's, not a
+    // user's: neither is another user's object.
+    let before_ann = snapshot(&f.app, &a, &["ann"]).await;
+    let ann: Vec<String> =
+        [&a.memories, &a.memos, &a.documents, &a.turns].into_iter().flat_map(|v| v.iter().take(1)).cloned().collect();
+    let mut ids = ann.clone();
+    ids.push(chat_of("ann"));
+    ids.extend(junk_ids());
+    let attack = Attack {
+        key: &a.key,
+        user: "amos",
+        other_tenant: false,
+        ids,
+        owned: ann,
+        secrets: std::slice::from_ref(&a.secrets[0]),
+        skip: |t| t.contains("{user_id}") || t.contains("/admin/"),
+    };
+    sent += fuzz(&f.app, &doc, &attack).await;
+    assert!(snapshot(&f.app, &a, &["ann"]).await == before_ann, "amos's requests changed ann's data");
+    assert!(sent > 1_000, "the fuzz covered the routes: {sent} requests");
 }

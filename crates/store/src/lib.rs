@@ -30,6 +30,7 @@ mod store;
 mod traces;
 pub mod transfer;
 mod users;
+mod vectors;
 
 pub use documents::Documents;
 pub use error::{Result, StoreError};

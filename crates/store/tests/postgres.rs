@@ -348,6 +348,57 @@ fn small_scopes_are_searched_exactly_and_big_ones_through_the_index() {
     assert_eq!(mine.len(), 60);
 }
 
+/// Exact search keeps a scope's vectors in process while the partition's version stands: a
+/// write through another handle (another server process) moves the version, and this handle's
+/// next search sees the write; after an erasure the user's recreated partition is never taken
+/// for the erased one, whatever versions this handle still holds.
+#[test]
+fn a_cached_scope_follows_writes_and_erasures_made_elsewhere() {
+    let Some((db, a)) = open_pg() else { return };
+    let b = PostgresStore::connect(db.url()).unwrap();
+    let dana = scope("acme", Some("dana"), None);
+    let rows = bulk(&a, &dana, 200, 3);
+    let q = pseudo_vector(42);
+    let first = a.vector(&dana, "test:8", &q, 5).unwrap();
+    assert_eq!(first.len(), 5);
+    assert_eq!(a.vector(&dana, "test:8", &q, 5).unwrap(), first, "the cached part answers the same");
+
+    // Through the other handle: the best hit is archived, and a row equal to the query added.
+    let exact = memory(&dana, Kind::Fact, "the query itself");
+    let cs = ChangeSet {
+        tenant: dana.tenant.clone(),
+        at: t0(),
+        changes: vec![
+            Change::SetStatus {
+                id: first[0].0,
+                status: mnemo_core::Status::Archived,
+                event: mnemo_core::HistoryEvent::Closed,
+                reason: "test".into(),
+                sources: vec![],
+            },
+            Change::Insert {
+                memory: exact.clone(),
+                embedding: Some(Embedding { model: "test:8".into(), vector: q.clone() }),
+                reason: "test".into(),
+            },
+        ],
+    };
+    b.apply(&cs).unwrap();
+    let after = a.vector(&dana, "test:8", &q, 5).unwrap();
+    assert_eq!(after[0].0, exact.id, "{after:?}");
+    assert!((after[0].1 - 1.0).abs() < 1e-5);
+    assert!(after.iter().all(|(id, _)| *id != first[0].0), "an archived row is still found");
+
+    // Erased through the other handle, then written again: only the new row is found.
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    b.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
+    assert!(a.vector(&dana, "test:8", &q, 5).unwrap().is_empty());
+    let again = bulk(&b, &dana, 1, 4);
+    let found = a.vector(&dana, "test:8", &q, 5).unwrap();
+    assert_eq!(found.iter().map(|x| x.0).collect::<Vec<_>>(), [again[0].0.id], "{found:?}");
+    assert!(rows.iter().all(|(m, _)| found.iter().all(|(id, _)| *id != m.id)));
+}
+
 fn hnsw_indexes(owner: &mut Client) -> Vec<String> {
     owner
         .query("SELECT indexname FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%hnsw%'", &[])

@@ -298,6 +298,32 @@ fn a_users_lexical_ranking_ignores_other_users_rows() {
     assert_eq!(store.lexical(&scope("acme", Some("user7"), None), &terms, 20).unwrap().len(), 10);
 }
 
+/// A query's lexical work is bounded for a very large user: when one of its words is in more
+/// rows than one query ranks (2,000), that word is left out and the rarer one ranks alone, for
+/// memories and messages alike; the same query over a small user ranks both words. Before the
+/// bound, the 2,100 rows saying "walk" were all ranked and filled the 50 results.
+#[test]
+fn a_word_most_of_a_large_users_rows_share_is_left_out_of_the_ranking() {
+    let (_d, store) = open_temp();
+    let dana = scope("acme", Some("dana"), None);
+    let chat = scope("acme", Some("dana"), Some("c1"));
+    let mut texts: Vec<String> = (0..2_100).map(|i| format!("Took a walk around the block, day {i}")).collect();
+    texts.extend((0..5).map(|i| format!("Took a walk with Mia, time {i}")));
+    insert_all(&*store, texts.iter().map(|t| memory(&dana, Kind::Event, t)).collect());
+    let msgs: Vec<Message> = texts.iter().enumerate().map(|(i, t)| msg(&chat, &format!("m{i}"), t, t0())).collect();
+    store.append_messages(&msgs).unwrap();
+    let terms = vec!["walk".to_string(), "mia".to_string()];
+    let memories = store.lexical(&dana, &terms, 50).unwrap();
+    assert_eq!(memories.len(), 5, "only the rows of the rare word are ranked: {}", memories.len());
+    assert_eq!(store.search_messages(&dana, &terms, 50).unwrap().len(), 5);
+    // Only the common word: too many rows to rank, no lexical hits (the vector half ranks them).
+    assert!(store.lexical(&dana, &["walk".to_string()], 50).unwrap().is_empty());
+
+    let eve = scope("acme", Some("eve"), None);
+    insert_all(&*store, texts[2_100..].iter().chain(&texts[..20]).map(|t| memory(&eve, Kind::Event, t)).collect());
+    assert_eq!(store.lexical(&eve, &terms, 50).unwrap().len(), 25, "a small user ranks every matching row");
+}
+
 /// A store written at schema 4 (FTS5 doing its own porter stemming, a `part` column holding the
 /// partition) answers lexical and archival searches after the upgrade to per-partition indexes:
 /// the migration rebuilds both from the rows, active memories and messages not withheld only.

@@ -21,7 +21,7 @@ use mnemo::store::{Change, ChangeSet, Embedding, Store};
 use mnemo::{Config, ManualClock, Memory};
 use serde::Serialize;
 
-use super::{Machine, Rng, command, machine, sentence, write_report};
+use super::{Machine, Rng, command, machine, proc_status_mib, reset_peak_rss, sentence, write_report};
 
 /// Memories of the one-in-a-hundred heavy users: beyond the default cap of 500 active.
 const HEAVY: usize = 800;
@@ -69,20 +69,6 @@ struct MaintainBench {
     first_run: Run,
     /// The same `maintain` again at the same time: must change nothing.
     second_run: Run,
-}
-
-/// A field of /proc/self/status in MiB (Linux), e.g. "VmHWM" (peak) or "VmRSS" (now).
-fn proc_mib(field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
-}
-
-/// Resets the kernel's peak-RSS mark to the current RSS, so VmHWM after a run is that run's
-/// peak (Linux 4.0+; elsewhere the process peak is reported).
-fn reset_peak() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// One synthetic row's shape: kind, status, creation, due date, expiry.
@@ -178,7 +164,7 @@ fn load(store: &dyn Store, plan: &Plan, now: DateTime<Utc>) -> Result<usize> {
 }
 
 fn timed(memory: &Memory) -> Result<Run> {
-    reset_peak();
+    reset_peak_rss("self");
     let started = Instant::now();
     let report = memory.maintain()?;
     let seconds = started.elapsed().as_secs_f64();
@@ -191,7 +177,7 @@ fn timed(memory: &Memory) -> Result<Run> {
         merged: report.consolidation.merged.len(),
         knowledge: report.consolidation.knowledge.len(),
         changes: report.summary(),
-        peak_rss_mib: proc_mib("VmHWM"),
+        peak_rss_mib: proc_status_mib("self", "VmHWM"),
     })
 }
 
@@ -213,7 +199,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, out: &Path) -> Result<()> {
     eprintln!("loaded {rows} memories in {load_seconds:.1} s; running maintain");
 
     let memory = Memory::from_parts(config, store, None, Arc::new(ManualClock::new(at)));
-    let rss_before_mib = proc_mib("VmRSS");
+    let rss_before_mib = proc_status_mib("self", "VmRSS");
     let first_run = timed(&memory)?;
     let second_run = timed(&memory)?;
     ensure!(

@@ -2,6 +2,8 @@
 //! with a data dir, keys, a server on a loopback port, the SDK's virtualenv, a deadline.
 #![allow(dead_code)] // each test binary uses its own part
 
+pub(crate) mod aged;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -75,7 +77,7 @@ pub(crate) fn serve(data: &Path) -> Server {
     serve_with(data, &[])
 }
 
-/// [`serve`] with extra environment variables (`MNEMO_ADMIN_KEY`, settings).
+/// [`serve`] with more environment variables (settings, `MNEMO_ADMIN_KEY`).
 pub(crate) fn serve_with(data: &Path, env: &[(&str, &str)]) -> Server {
     // The address is read from the default `info` log line, in text.
     let mut child = mnemo(data)

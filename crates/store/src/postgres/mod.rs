@@ -52,6 +52,7 @@ use self::rows::{get, vector_text};
 use crate::error::{Result, StoreError};
 use crate::rows::decode;
 use crate::sql::VISIBLE;
+use crate::vectors::VectorCache;
 
 pub use self::temp_db::TempDatabase;
 
@@ -79,6 +80,9 @@ pub struct PostgresStore {
     exact_scan_max: AtomicUsize,
     /// Scopes found bigger than that, and when: they go to the index for a while.
     big_scopes: Mutex<HashMap<[String; 4], Instant>>,
+    /// The vectors of scopes searched exactly, per partition, kept while the partition's version
+    /// in the database stands (the cache SQLite uses; see [`crate::vectors`]).
+    vectors: VectorCache,
 }
 
 /// The default of [`PostgresStore::set_exact_scan_max`].
@@ -146,6 +150,7 @@ impl PostgresStore {
             bulk: AtomicBool::new(false),
             exact_scan_max: AtomicUsize::new(EXACT_SCAN_MAX),
             big_scopes: Mutex::new(HashMap::new()),
+            vectors: VectorCache::default(),
         })
     }
 
@@ -284,17 +289,6 @@ fn tune_vector_search(tx: &mut Tx<'_>, limit: usize) -> Result<()> {
         &[&ef],
     )?;
     Ok(())
-}
-
-/// [`vector_sql`] without the index, for small scopes: every row of the scope scored exactly (the
-/// function form of the distance never matches the HNSW index), reading at most $8 rows, whose
-/// number comes back in the third column so the caller knows whether the scope fit.
-fn exact_vector_sql(dim: usize) -> String {
-    format!(
-        "WITH scoped AS MATERIALIZED (SELECT m.id, cosine_distance(m.embedding::vector({dim}), $6::text::vector({dim})) \
-         AS distance FROM memories m WHERE {VISIBLE} AND m.model = $5 AND m.status = 'active' LIMIT $8) \
-         SELECT id, (1 - distance)::real, (SELECT count(*) FROM scoped) FROM scoped ORDER BY distance, id LIMIT $7"
-    )
 }
 
 /// Nearest active memories visible to $1..$4 with vectors of model $5 to the query $6, at most

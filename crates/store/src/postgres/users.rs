@@ -66,5 +66,6 @@ impl Users for PostgresStore {
             insert(tx, &encode::deletion(tenant, event, &counts))?;
             Ok(counts)
         })
+        .inspect(|_| self.vectors.forget_user(t, u))
     }
 }

@@ -123,11 +123,14 @@ pub(crate) const VISIBLE: &str =
 
 /// Bumps the version of a partition (parameters 1 to 4) that gained or lost recallable rows, so
 /// caches of other processes reload it. PostgreSQL's; SQLite's bump also reports the versions
-/// its vector cache follows, and never reuses one (`sqlite::apply::bump_partition`).
+/// its vector cache follows (`sqlite::apply::bump_partition`). A new row starts at the current
+/// time in microseconds, as SQLite's does: its key may have had a row before (deleted by an
+/// erasure) whose versions another process still caches, and that row cannot have counted past
+/// the time of its last write, so a version never repeats.
 #[cfg(feature = "postgres")]
 pub(crate) const BUMP_PARTITION: &str = "INSERT INTO partitions (tenant, agent, user_id, chat, version) \
-     VALUES ($1, $2, $3, $4, 1) ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET \
-     version = partitions.version + 1";
+     VALUES ($1, $2, $3, $4, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
+     ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET version = partitions.version + 1";
 
 #[cfg(test)]
 mod tests {

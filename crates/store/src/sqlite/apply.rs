@@ -12,7 +12,6 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::fts;
 use super::rows::{blob_vector, execute, insert, query_opt, vector_blob};
-use super::vectors::{Moved, VectorChange};
 use crate::error::{Result, StoreError};
 use crate::memories::{ChangeSet, Embedding};
 use crate::messages::owner_key;
@@ -20,6 +19,7 @@ use crate::plan::apply::{self as plan, PartKey, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{Row, decode, json, ms};
 use crate::sql::Dialect;
+use crate::vectors::{Moved, VectorChange};
 
 fn sql(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite { op: "apply", source: e }

@@ -78,10 +78,63 @@ pub(crate) fn search_memories(
     limit: usize,
 ) -> rusqlite::Result<Vec<(MemoryId, f32)>> {
     let partitions = populated_partitions(conn, scope)?;
-    match lexicon::query(&partitions, terms) {
+    match bounded_query(conn, "memory_fts", &partitions, terms)? {
         Some(expr) => ranked(conn, ("memory_fts", "memories"), &expr, limit),
         None => Ok(Vec::new()),
     }
+}
+
+/// Most rows one lexical query ranks.
+///
+/// `bm25()` costs a lookup of the row's length for every row the expression matches, so a query
+/// whose words are common in a very large user's memories (100,000 of them) ranked tens of
+/// thousands of rows: 20 ms, as much as the rest of recall. Below this bound nothing changes;
+/// above it, the commonest terms are left out of the expression (see [`within_bound`]). A term
+/// that many rows share weighs little in BM25 (its IDF is low) and the vector half still ranks
+/// those rows, so recall loses little; a user with fewer rows than this never sees a difference.
+const MAX_RANKED_ROWS: usize = 2_000;
+
+/// The MATCH expression of `terms` over `partitions` in `index`, bounded to about
+/// [`MAX_RANKED_ROWS`] matching rows: each term's rows are counted (a count stops past the
+/// bound, so the check never walks a long doclist to its end) and the rarest terms kept while
+/// their rows fit. A small user's terms all fit, and the expression is the whole query's.
+fn bounded_query(
+    conn: &Connection,
+    index: &str,
+    partitions: &[String],
+    terms: &[String],
+) -> rusqlite::Result<Option<String>> {
+    let mut counted = Vec::with_capacity(terms.len());
+    for term in terms {
+        if let Some(expr) = lexicon::query(partitions, std::slice::from_ref(term)) {
+            counted.push((matching_rows(conn, index, &expr)?, term.clone()));
+        }
+    }
+    Ok(lexicon::query(partitions, &within_bound(counted, MAX_RANKED_ROWS)))
+}
+
+/// Rows of `index` matching `expr`, counted up to one past [`MAX_RANKED_ROWS`].
+fn matching_rows(conn: &Connection, index: &str, expr: &str) -> rusqlite::Result<usize> {
+    conn.prepare_cached(&format!("SELECT count(*) FROM (SELECT 1 FROM {index} WHERE {index} MATCH ?1 LIMIT ?2)"))?
+        .query_row(params![expr, (MAX_RANKED_ROWS + 1) as i64], |r| r.get::<_, i64>(0))
+        .map(|n| n as usize)
+}
+
+/// The terms to rank, rarest first, while their rows add up to at most `bound` (a row matching
+/// two terms counts twice, so the sum errs on the side of fewer rows). Empty when even the rarest
+/// term matches more than `bound` rows: such a query has no lexical signal worth its cost.
+fn within_bound<T>(mut counted: Vec<(usize, T)>, bound: usize) -> Vec<T> {
+    counted.sort_by_key(|(n, _)| *n);
+    let mut total = 0;
+    let mut kept = Vec::new();
+    for (n, term) in counted {
+        total += n;
+        if total > bound {
+            break;
+        }
+        kept.push(term);
+    }
+    kept
 }
 
 /// The ids of the rows of `table` whose entry in `index` matches `expr`, best BM25 first, with
@@ -130,8 +183,23 @@ pub(crate) fn search_messages(
     terms: &[String],
     limit: usize,
 ) -> rusqlite::Result<Vec<(MessageId, f32)>> {
-    match lexicon::query(&[partition], terms) {
+    match bounded_query(conn, "message_fts", &[partition.to_string()], terms)? {
         Some(expr) => ranked(conn, ("message_fts", "messages"), &expr, limit),
         None => Ok(Vec::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within_bound;
+
+    #[test]
+    fn the_rarest_terms_are_kept_while_their_rows_fit_the_bound() {
+        let counted = vec![(900, "walk"), (40, "lisbon"), (1_500, "today"), (300, "sister")];
+        assert_eq!(within_bound(counted.clone(), 2_000), ["lisbon", "sister", "walk"]);
+        assert_eq!(within_bound(counted.clone(), 340), ["lisbon", "sister"]);
+        assert_eq!(within_bound(counted.clone(), 5_000), ["lisbon", "sister", "walk", "today"]);
+        assert!(within_bound(counted, 39).is_empty());
+        assert!(within_bound(Vec::<(usize, &str)>::new(), 10).is_empty());
     }
 }

@@ -7,7 +7,7 @@ use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{params, params_from_iter};
 
 use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
-use super::{SqliteStore, fts, vectors};
+use super::{SqliteStore, fts};
 use crate::Messages;
 use crate::error::{Result, StoreError};
 use crate::messages::{MessageVectors, archive, owner_key, said_ms};
@@ -135,9 +135,9 @@ impl Messages for SqliteStore {
                     got: query.len(),
                 });
             }
-            let whole = vectors::dot(&blob_vector(&blob), query);
+            let whole = crate::vectors::dot(&blob_vector(&blob), query);
             let closest = passages.map_or(whole, |p| {
-                blob_vector(&p).chunks_exact(query.len()).map(|v| vectors::dot(v, query)).fold(whole, f32::max)
+                blob_vector(&p).chunks_exact(query.len()).map(|v| crate::vectors::dot(v, query)).fold(whole, f32::max)
             });
             scored.push((id, closest));
         }

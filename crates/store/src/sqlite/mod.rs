@@ -25,8 +25,8 @@ use std::sync::Mutex;
 use mnemo_core::Memory;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use self::vectors::VectorCache;
 use crate::error::{Result, StoreError};
+use crate::vectors::VectorCache;
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
 const READERS: usize = 4;
@@ -36,7 +36,7 @@ pub struct SqliteStore {
     path: PathBuf,
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
-    vectors: VectorCache,
+    pub(crate) vectors: VectorCache,
 }
 
 impl std::fmt::Debug for SqliteStore {

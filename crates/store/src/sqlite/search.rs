@@ -4,7 +4,7 @@ use mnemo_core::{MemoryId, Scope};
 use rusqlite::params_from_iter;
 
 use super::rows::parse;
-use super::{SqliteStore, fts};
+use super::{SqliteStore, fts, vectors};
 use crate::Search;
 use crate::error::{Result, StoreError};
 use crate::sql::{Dialect, VISIBLE};
@@ -21,11 +21,15 @@ impl Search for SqliteStore {
     }
 
     fn vector(&self, scope: &Scope, model: &str, query: &[f32], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
-        self.read(|conn| self.vectors.search(conn, scope, model, query, limit))
+        // No bound on a part's size: the in-process scan is SQLite's only vector search.
+        self.read(|conn| {
+            let found = self.vectors.search(&mut vectors::Parts(conn), scope, model, (query, limit), usize::MAX)?;
+            Ok(found.unwrap_or_default())
+        })
     }
 
     fn cosines(&self, scope: &Scope, model: &str, query: &[f32], ids: &[MemoryId]) -> Result<Vec<(MemoryId, f32)>> {
-        self.read(|conn| self.vectors.cosines(conn, scope, model, query, ids))
+        self.read(|conn| self.vectors.cosines(&mut vectors::Parts(conn), scope, model, query, ids))
     }
 
     fn substring(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<MemoryId>> {

@@ -1,0 +1,407 @@
+//! `mnemo bench serve`: bounded load on a real `mnemo serve` over loopback. A mixed workload
+//! (ingest of messages, recall, context) from N concurrent HTTP clients for a fixed time, at
+//! each requested concurrency, with throughput, latency percentiles, errors and the server's
+//! peak resident memory per level.
+//!
+//! By default the server is this binary started as a child on a temporary data directory with
+//! a fresh tenant key and the chosen embedder, so its RSS can be read from `/proc`; `--url` and
+//! `--key` aim the same workload at a server started elsewhere instead.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail, ensure};
+use mnemo::Config;
+use mnemo::models::EmbedderKind;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{
+    Dist, Machine, Rng, SUBJECTS, THINGS, command, dist, machine, proc_status_mib, reset_peak_rss, synthetic_messages,
+    write_report,
+};
+
+/// Error descriptions kept per level: enough to see what went wrong, not a log.
+const ERROR_SAMPLES: usize = 5;
+
+/// What a run does.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// A server to target instead of starting one (`http://host:port`).
+    pub(super) url: Option<String>,
+    /// The tenant key for `url`.
+    pub(super) key: Option<String>,
+    /// Concurrent clients, one level after another.
+    pub(super) concurrency: Vec<usize>,
+    /// Duration of each level.
+    pub(super) seconds: f64,
+    /// Relative weights of ingest, recall and context.
+    pub(super) weights: [u32; 3],
+    /// Users seeded before the load (the load's requests pick among them).
+    pub(super) users: usize,
+    /// Messages seeded per user.
+    pub(super) seed_messages: usize,
+    /// Embedder of the started server.
+    pub(super) embedder: EmbedderKind,
+    /// Async worker threads of the started server.
+    pub(super) workers: usize,
+    /// Client-side limit on one request; a request past it counts as an error.
+    pub(super) timeout: Duration,
+}
+
+/// The three operations of the mix, in the order of `Plan::weights`.
+const OPS: [&str; 3] = ["ingest", "recall", "context"];
+
+#[derive(Debug, Serialize)]
+struct OpStats {
+    requests: usize,
+    throughput_rps: f64,
+    errors: usize,
+    latency_ms: Dist,
+}
+
+#[derive(Debug, Serialize)]
+struct Level {
+    concurrency: usize,
+    seconds: f64,
+    requests: usize,
+    throughput_rps: f64,
+    /// Non-2xx answers and transport failures (timeouts included).
+    errors: usize,
+    /// Every request's latency, errors included.
+    latency_ms: Dist,
+    operations: BTreeMap<&'static str, OpStats>,
+    /// The first few errors, described.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    error_samples: Vec<String>,
+    /// The server's peak resident set during this level (VmHWM, reset before it), MiB; absent
+    /// for a server this run did not start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_peak_rss_mib: Option<f64>,
+    /// The server's resident set when the level ended, MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_rss_after_mib: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct ServeReport {
+    benchmark: &'static str,
+    machine: Machine,
+    command: String,
+    /// `started` (a child `mnemo serve` on a temporary data dir) or `url`.
+    server: &'static str,
+    /// The started server's embedder; `None` for `--url`, whose embedder this run cannot see.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedder: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_workers: Option<usize>,
+    weights: BTreeMap<&'static str, u32>,
+    users: usize,
+    seed_messages_per_user: usize,
+    seed_seconds: f64,
+    seconds_per_level: f64,
+    timeout_seconds: f64,
+    levels: Vec<Level>,
+    errors: usize,
+}
+
+/// A `mnemo serve` child on a temporary data dir, killed when dropped.
+struct Started {
+    child: Child,
+    base: String,
+    key: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts this binary as `mnemo serve` on loopback with `config` (data dir and embedder
+/// replaced) written to the temporary dir, after creating a tenant key there.
+fn start(mut config: Config, embedder: EmbedderKind, workers: usize) -> Result<Started> {
+    let dir = tempfile::tempdir()?;
+    config.data_dir = dir.path().to_path_buf();
+    config.embedder.kind = embedder;
+    let config_path = dir.path().join("mnemo.toml");
+    std::fs::write(&config_path, toml::to_string_pretty(&config)?)?;
+    let keys = mnemo_server::KeyStore::open(&mnemo_server::key_file(dir.path()))?;
+    let (key, _) = keys.create("bench")?;
+    drop(keys);
+    let mut child = Command::new(std::env::current_exe()?)
+        .arg("--config")
+        .arg(&config_path)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--addr", "127.0.0.1:0", "--workers", &workers.to_string()])
+        // Settings from the environment override the file: the embedder asked for wins, and the
+        // address is read back from the default text log line.
+        .env("MNEMO_EMBEDDER", embedder.as_str())
+        .env("MNEMO_LOG", "info")
+        .env("MNEMO_LOG_FORMAT", "text")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting mnemo serve")?;
+    let mut lines = BufReader::new(child.stderr.take().context("the server's stderr")?).lines();
+    let mut said = Vec::new();
+    let addr = loop {
+        match lines.next() {
+            Some(Ok(line)) => match line.split("listening on http://").nth(1) {
+                Some(addr) => break addr.trim().to_string(),
+                None => said.push(line),
+            },
+            _ => {
+                let _ = child.kill();
+                bail!("mnemo serve exited before listening:\n{}", said.join("\n"));
+            }
+        }
+    };
+    // Keep draining its stderr so the server never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Ok(Started { child, base: format!("http://{addr}"), key, _dir: dir })
+}
+
+/// One client's HTTP connection (kept alive across requests) and key.
+struct Client {
+    agent: ureq::Agent,
+    base: String,
+    auth: String,
+}
+
+impl Client {
+    fn new(base: &str, key: &str, timeout: Duration) -> Self {
+        let agent =
+            ureq::Agent::config_builder().timeout_global(Some(timeout)).http_status_as_error(false).build().new_agent();
+        Self { agent, base: base.trim_end_matches('/').to_string(), auth: format!("Bearer {key}") }
+    }
+
+    /// POSTs JSON; `Err` describes a non-2xx answer or a transport failure.
+    fn post(&self, path: &str, body: &Value) -> Result<(), String> {
+        let sent = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .header("authorization", &self.auth)
+            .header("content-type", "application/json")
+            .send(body.to_string());
+        match sent {
+            Ok(mut resp) if resp.status().is_success() => {
+                // Read the whole body: the latency is the client's, answer included.
+                resp.body_mut().read_to_vec().map(drop).map_err(|e| format!("reading the answer: {e}"))
+            }
+            Ok(mut resp) => {
+                let text = resp.body_mut().read_to_string().unwrap_or_default();
+                Err(format!("{} {}", resp.status().as_u16(), text.chars().take(200).collect::<String>()))
+            }
+            Err(e) => Err(format!("transport: {e}")),
+        }
+    }
+}
+
+fn user(i: usize) -> String {
+    format!("bench-user-{i}")
+}
+
+fn chat(i: usize) -> String {
+    format!("bench-chat-{i}")
+}
+
+fn messages_body(user_index: usize, messages: &[(String, String)]) -> Value {
+    let messages: Vec<Value> =
+        messages.iter().map(|(id, text)| json!({"id": id, "role": "user", "content": text})).collect();
+    json!({"user_id": user(user_index), "chat_id": chat(user_index), "messages": messages})
+}
+
+/// Seeds every user with `per_user` messages, ten to a request.
+fn seed(client: &Client, users: usize, per_user: usize) -> Result<()> {
+    for u in 0..users {
+        let texts = synthetic_messages(per_user, 0x5EED ^ u as u64);
+        let batch: Vec<(String, String)> =
+            texts.into_iter().enumerate().map(|(i, t)| (format!("seed-{u}-{i}"), t)).collect();
+        for chunk in batch.chunks(10) {
+            client.post("/v1/messages", &messages_body(u, chunk)).map_err(|e| anyhow::anyhow!("seeding: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// What one client measured: per operation, latencies and error count; a few descriptions.
+#[derive(Default)]
+struct Tally {
+    latencies: [Vec<f64>; 3],
+    errors: [usize; 3],
+    samples: Vec<String>,
+}
+
+/// One client's loop until `deadline`: picks an operation by weight and a user at random.
+fn client_loop(client: &Client, plan: &Plan, level: usize, id: usize, deadline: Instant) -> Tally {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (((level as u64) << 32) | id as u64));
+    let total: u32 = plan.weights.iter().sum();
+    let mut tally = Tally::default();
+    for i in 0.. {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let mut pick = (rng.next() % u64::from(total)) as u32;
+        let op = plan
+            .weights
+            .iter()
+            .position(|&w| {
+                if pick < w {
+                    true
+                } else {
+                    pick -= w;
+                    false
+                }
+            })
+            .unwrap_or(0);
+        let u = (rng.next() % plan.users as u64) as usize;
+        let (path, body) = match op {
+            0 => {
+                let text = synthetic_messages(1, rng.next()).remove(0);
+                ("/v1/messages", messages_body(u, &[(format!("load-c{level}-t{id}-{i}"), text)]))
+            }
+            1 => {
+                let query = format!("What about my {} and {}?", rng.pick(SUBJECTS), rng.pick(THINGS));
+                ("/v1/recall", json!({"user_id": user(u), "chat_id": chat(u), "query": query}))
+            }
+            _ => {
+                let message = format!("Can you remind me what I said about {}?", rng.pick(THINGS));
+                ("/v1/context", json!({"user_id": user(u), "chat_id": chat(u), "message": message}))
+            }
+        };
+        let t = Instant::now();
+        let got = client.post(path, &body);
+        tally.latencies[op].push(t.elapsed().as_secs_f64() * 1e3);
+        if let Err(e) = got {
+            tally.errors[op] += 1;
+            if tally.samples.len() < ERROR_SAMPLES {
+                tally.samples.push(format!("{} {path}: {e}", OPS[op]));
+            }
+        }
+    }
+    tally
+}
+
+/// Level number `index`: `concurrency` clients for `plan.seconds`, with the server's peak RSS
+/// if known.
+fn level(base: &str, key: &str, plan: &Plan, index: usize, concurrency: usize, pid: Option<u32>) -> Level {
+    if let Some(pid) = pid {
+        reset_peak_rss(&pid.to_string());
+    }
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(plan.seconds);
+    let tallies: Vec<Tally> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..concurrency)
+            .map(|id| s.spawn(move || client_loop(&Client::new(base, key, plan.timeout), plan, index, id, deadline)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect()
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let mut operations = BTreeMap::new();
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for (op, name) in OPS.iter().enumerate() {
+        let lat: Vec<f64> = tallies.iter().flat_map(|t| t.latencies[op].iter().copied()).collect();
+        let errs: usize = tallies.iter().map(|t| t.errors[op]).sum();
+        errors += errs;
+        operations.insert(
+            *name,
+            OpStats {
+                requests: lat.len(),
+                throughput_rps: lat.len() as f64 / seconds,
+                errors: errs,
+                latency_ms: dist(&lat),
+            },
+        );
+        all.extend(lat);
+    }
+    let error_samples = tallies.iter().flat_map(|t| t.samples.iter().cloned()).take(ERROR_SAMPLES).collect();
+    let proc = |field| pid.and_then(|p| proc_status_mib(&p.to_string(), field));
+    Level {
+        concurrency,
+        seconds,
+        requests: all.len(),
+        throughput_rps: all.len() as f64 / seconds,
+        errors,
+        latency_ms: dist(&all),
+        operations,
+        error_samples,
+        server_peak_rss_mib: proc("VmHWM"),
+        server_rss_after_mib: proc("VmRSS"),
+    }
+}
+
+pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
+    ensure!(!plan.concurrency.is_empty() && plan.concurrency.iter().all(|&c| c > 0), "--concurrency must be >= 1");
+    ensure!(plan.seconds > 0.0, "--seconds must be positive");
+    ensure!(plan.users > 0, "--users must be at least 1");
+    ensure!(plan.weights.iter().sum::<u32>() > 0, "the operation weights must not all be 0");
+    let (started, base, key) = match &plan.url {
+        None => {
+            eprintln!("starting mnemo serve with the {} embedder", plan.embedder);
+            let s = start(config, plan.embedder, plan.workers)?;
+            let (base, key) = (s.base.clone(), s.key.clone());
+            (Some(s), base, key)
+        }
+        Some(url) => {
+            let key = plan.key.clone().context("--url needs --key (or MNEMO_API_KEY): a key of the tenant to load")?;
+            (None, url.clone(), key)
+        }
+    };
+    let pid = started.as_ref().map(|s| s.child.id());
+    let seeder = Client::new(&base, &key, plan.timeout);
+    let t = Instant::now();
+    seed(&seeder, plan.users, plan.seed_messages)?;
+    let seed_seconds = t.elapsed().as_secs_f64();
+    eprintln!("seeded {} users x {} messages in {seed_seconds:.1} s", plan.users, plan.seed_messages);
+
+    let mut levels = Vec::new();
+    for (index, &c) in plan.concurrency.iter().enumerate() {
+        let l = level(&base, &key, plan, index, c, pid);
+        println!(
+            "concurrency {:>3}: {:>6} requests in {:.1} s = {:>7.1} req/s; p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms; \
+             {} errors; server peak RSS {}",
+            c,
+            l.requests,
+            l.seconds,
+            l.throughput_rps,
+            l.latency_ms.p50,
+            l.latency_ms.p95,
+            l.latency_ms.p99,
+            l.errors,
+            l.server_peak_rss_mib.map_or("n/a".to_string(), |m| format!("{m:.0} MiB")),
+        );
+        for s in &l.error_samples {
+            println!("    {s}");
+        }
+        levels.push(l);
+    }
+    let errors = levels.iter().map(|l| l.errors).sum();
+    let report = ServeReport {
+        benchmark: "serve",
+        machine: machine(),
+        command: command(),
+        server: if started.is_some() { "started" } else { "url" },
+        embedder: started.is_some().then(|| plan.embedder.to_string()),
+        server_workers: started.is_some().then_some(plan.workers),
+        weights: OPS.iter().copied().zip(plan.weights).collect(),
+        users: plan.users,
+        seed_messages_per_user: plan.seed_messages,
+        seed_seconds,
+        seconds_per_level: plan.seconds,
+        timeout_seconds: plan.timeout.as_secs_f64(),
+        levels,
+        errors,
+    };
+    write_report(out, &report)?;
+    ensure!(errors == 0, "{errors} request(s) failed under load (described in {})", out.display());
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! Micro-batching: concurrent callers of one embedder share model runs.
+//!
+//! A server embeds a few texts per request, from many requests at once. A model run costs a
+//! fixed overhead plus a share per text, so eight requests of one sentence each take much longer
+//! one after another than as one batch of eight. [`BatchingEmbedder`] combines them without a
+//! timer: a caller that finds the model idle runs at once (a lone request waits for nothing); a
+//! caller that finds it busy queues its texts, and when the run in progress ends, the first
+//! waiter takes everything queued by then (up to a cap) as the next batch and hands every caller
+//! its own vectors. If a combined run fails, each caller of it runs its own texts alone, so one
+//! bad input never fails another request and every caller gets its own error.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use crate::embedder::Embedder;
+use crate::error::Result;
+
+/// Texts one combined run takes at most (a batch larger than this gains nothing on a CPU and
+/// pads short texts to the longest).
+pub const DEFAULT_MAX_BATCH: usize = 32;
+
+/// What became of one queued request.
+enum Outcome {
+    /// Its vectors, in the order of its texts.
+    Done(Vec<Vec<f32>>),
+    /// The combined run failed: the caller runs its own texts alone.
+    Alone,
+}
+
+#[derive(Default)]
+struct State {
+    /// Requests not yet taken into a run: (ticket, texts).
+    queue: VecDeque<(u64, Vec<String>)>,
+    /// Outcomes not yet collected by their callers.
+    done: HashMap<u64, Outcome>,
+    /// A combined run is in progress.
+    running: bool,
+    next_ticket: u64,
+    /// Combined runs made and requests they served: what the tests and operators can check.
+    runs: u64,
+    served: u64,
+}
+
+/// Wraps an embedder so concurrent `embed` calls share model runs (see the module header).
+pub struct BatchingEmbedder {
+    inner: Arc<dyn Embedder>,
+    max_batch: usize,
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl BatchingEmbedder {
+    /// Wraps `inner`; a combined run takes at most `max_batch` texts (a request larger than that
+    /// still runs, alone).
+    pub fn new(inner: Arc<dyn Embedder>, max_batch: usize) -> Self {
+        Self { inner, max_batch: max_batch.max(1), state: Mutex::default(), wake: Condvar::new() }
+    }
+
+    /// The wrapped embedder.
+    pub fn inner(&self) -> &Arc<dyn Embedder> {
+        &self.inner
+    }
+
+    /// Model runs made so far and the requests they served (served / runs is the mean batch,
+    /// in requests).
+    pub fn runs(&self) -> (u64, u64) {
+        let st = self.lock();
+        (st.runs, st.served)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic inside a model run is caught before it can poison the lock (see `lead`), so a
+        // poisoned lock means a bug in this file; its state is still consistent between steps.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes queued requests into one run, runs it without the lock, and posts every outcome.
+    fn lead<'a>(&'a self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        let mut batch: Vec<(u64, Vec<String>)> = Vec::new();
+        let mut texts = 0;
+        while let Some((_, front)) = st.queue.front() {
+            if !batch.is_empty() && texts + front.len() > self.max_batch {
+                break;
+            }
+            texts += front.len();
+            batch.extend(st.queue.pop_front());
+        }
+        st.running = true;
+        drop(st);
+        let flat: Vec<&str> = batch.iter().flat_map(|(_, t)| t.iter().map(String::as_str)).collect();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.embed(&flat)));
+        let mut st = self.lock();
+        st.running = false;
+        st.runs += 1;
+        st.served += batch.len() as u64;
+        match result {
+            Ok(Ok(vectors)) if vectors.len() == flat.len() => {
+                let mut vectors = vectors.into_iter();
+                for (ticket, t) in batch {
+                    st.done.insert(ticket, Outcome::Done(vectors.by_ref().take(t.len()).collect()));
+                }
+            }
+            _ => {
+                for (ticket, _) in batch {
+                    st.done.insert(ticket, Outcome::Alone);
+                }
+            }
+        }
+        self.wake.notify_all();
+        st
+    }
+}
+
+impl Embedder for BatchingEmbedder {
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut st = self.lock();
+        let ticket = st.next_ticket;
+        st.next_ticket += 1;
+        st.queue.push_back((ticket, texts.iter().map(|t| t.to_string()).collect()));
+        loop {
+            match st.done.remove(&ticket) {
+                Some(Outcome::Done(vectors)) => return Ok(vectors),
+                Some(Outcome::Alone) => {
+                    drop(st);
+                    return self.inner.embed(texts);
+                }
+                None if !st.running => st = self.lead(st),
+                None => st = self.wake.wait(st).unwrap_or_else(|e| e.into_inner()),
+            }
+        }
+    }
+
+    fn worth_caching(&self) -> bool {
+        self.inner.worth_caching()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Barrier};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::error::ModelError;
+    use crate::hash::HashEmbedder;
+
+    /// The hashing embedder, slowed down and counting its runs, failing any batch with "boom".
+    struct Slow {
+        inner: HashEmbedder,
+        runs: AtomicUsize,
+        largest: AtomicUsize,
+    }
+
+    impl Embedder for Slow {
+        fn id(&self) -> &str {
+            self.inner.id()
+        }
+        fn dim(&self) -> usize {
+            self.inner.dim()
+        }
+        fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            self.runs.fetch_add(1, Ordering::SeqCst);
+            self.largest.fetch_max(texts.len(), Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
+            if texts.contains(&"boom") {
+                return Err(ModelError::Inference("boom".into()));
+            }
+            self.inner.embed(texts)
+        }
+    }
+
+    fn slow() -> Arc<Slow> {
+        Arc::new(Slow { inner: HashEmbedder::new(64), runs: AtomicUsize::new(0), largest: AtomicUsize::new(0) })
+    }
+
+    #[test]
+    fn concurrent_callers_share_runs_and_each_gets_its_own_vectors() {
+        let model = slow();
+        let batching = Arc::new(BatchingEmbedder::new(model.clone(), DEFAULT_MAX_BATCH));
+        let callers = 16;
+        let start = Arc::new(Barrier::new(callers));
+        let handles: Vec<_> = (0..callers)
+            .map(|i| {
+                let (b, start) = (batching.clone(), start.clone());
+                std::thread::spawn(move || {
+                    let texts = [format!("caller {i} first"), format!("caller {i} second")];
+                    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                    start.wait();
+                    (refs.iter().map(|t| t.to_string()).collect::<Vec<_>>(), b.embed(&refs).unwrap())
+                })
+            })
+            .collect();
+        let reference = HashEmbedder::new(64);
+        for h in handles {
+            let (texts, vectors) = h.join().unwrap();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            assert_eq!(vectors, reference.embed(&refs).unwrap(), "a caller got another's vectors");
+        }
+        let runs = model.runs.load(Ordering::SeqCst);
+        assert!(runs < callers, "{runs} runs for {callers} concurrent callers: nothing was shared");
+        assert!(model.largest.load(Ordering::SeqCst) <= DEFAULT_MAX_BATCH);
+        assert_eq!(batching.runs(), (runs as u64, callers as u64));
+    }
+
+    #[test]
+    fn a_lone_caller_runs_at_once_and_an_empty_call_runs_nothing() {
+        let model = slow();
+        let batching = BatchingEmbedder::new(model.clone(), 4);
+        assert!(batching.embed(&[]).unwrap().is_empty());
+        assert_eq!(model.runs.load(Ordering::SeqCst), 0);
+        // Larger than the cap: still one run, alone.
+        let texts = ["a", "b", "c", "d", "e", "f"];
+        assert_eq!(batching.embed(&texts).unwrap(), HashEmbedder::new(64).embed(&texts).unwrap());
+        assert_eq!(model.runs.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_failed_combined_run_fails_only_the_caller_whose_text_failed_it() {
+        let batching = Arc::new(BatchingEmbedder::new(slow(), DEFAULT_MAX_BATCH));
+        let start = Arc::new(Barrier::new(6));
+        let handles: Vec<_> = (0..6)
+            .map(|i| {
+                let (b, start) = (batching.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let text = if i == 3 { "boom".to_string() } else { format!("fine {i}") };
+                    (i, b.embed(&[&text]))
+                })
+            })
+            .collect();
+        for h in handles {
+            let (i, result) = h.join().unwrap();
+            assert_eq!(result.is_err(), i == 3, "caller {i}: {result:?}");
+        }
+    }
+}

@@ -1,0 +1,709 @@
+//! Exact vector search within scope, over an in-process cache of each ownership partition
+//! (per-user sets are small, so exact scoring beats approximate indexes), for both backends:
+//! each supplies its partitions through [`PartSource`].
+//!
+//! A cached part is stamped with its partition's `version`, which every apply that changes the
+//! partition's recallable rows moves in its transaction, from any process; a reader uses a part
+//! only while the stamp is the version the database shows. A write of this handle does not
+//! discard the part: the change set reports what it did to each partition's vectors
+//! ([`Moved`]), and after the commit, under the writer's lock (so in commit order), a part at
+//! the version the write moved from gets that delta and the new version. Any other gap (another
+//! process or handle wrote, an import) fails the check and the part is reloaded, as before. A
+//! partition row created again after an erasure starts at the current time in microseconds, so
+//! versions never repeat and a stale part of an erased user cannot pass for current.
+//!
+//! Readers scan parts through `Arc`s outside any lock, so vectors live in chunks of [`CHUNK`]
+//! behind their own `Arc`s: a delta changes a part nobody holds in place, and copies only the
+//! chunk list, the id index and the chunks it touches of one a reader holds, never the part.
+//!
+//! The scan runs over an int8 copy of the vectors (it is bound by memory bandwidth) and rescores
+//! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
+//! be ordered differently.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mnemo_core::{MemoryId, Scope};
+
+use crate::error::{Result, StoreError};
+use crate::plan::apply::PartKey;
+
+/// Rows per chunk: what a delta copies when a reader still holds the chunk it changes
+/// (256 vectors of 384 dimensions are under half a megabyte with their int8 copy).
+const CHUNK: usize = 256;
+
+/// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
+const SHORTLIST_SLACK: usize = 32;
+
+/// Up to [`CHUNK`] vectors of one part, stored flat for cache-friendly scans.
+#[derive(Clone, Default)]
+struct Chunk {
+    ids: Vec<MemoryId>,
+    data: Vec<f32>,
+    /// int8 copy of `data`, each vector scaled so its largest component is ±127.
+    quantized: Vec<i8>,
+    /// Per-vector scale: `data ≈ quantized / scale`.
+    scales: Vec<f32>,
+}
+
+impl Chunk {
+    fn push(&mut self, id: MemoryId, v: &[f32]) {
+        self.ids.push(id);
+        self.data.extend_from_slice(v);
+        self.scales.push(quantize(v, &mut self.quantized));
+    }
+
+    fn set(&mut self, row: usize, v: &[f32]) {
+        let dim = v.len();
+        self.data[row * dim..(row + 1) * dim].copy_from_slice(v);
+        let mut q = Vec::with_capacity(dim);
+        self.scales[row] = quantize(v, &mut q);
+        self.quantized[row * dim..(row + 1) * dim].copy_from_slice(&q);
+    }
+
+    /// Removes `row` by moving the last row into its place; returns the id that moved, if any.
+    fn swap_remove(&mut self, row: usize, dim: usize) -> Option<MemoryId> {
+        let last = self.ids.len() - 1;
+        if row != last {
+            self.data.copy_within(last * dim..(last + 1) * dim, row * dim);
+            self.quantized.copy_within(last * dim..(last + 1) * dim, row * dim);
+        }
+        self.data.truncate(last * dim);
+        self.quantized.truncate(last * dim);
+        self.scales.swap_remove(row);
+        self.ids.swap_remove(row);
+        (row != last).then(|| self.ids[row])
+    }
+}
+
+/// One partition's active vectors of one model, as of `version`.
+#[derive(Clone)]
+struct Part {
+    version: i64,
+    /// 0 while the part is empty and no vector fixed it.
+    dim: usize,
+    chunks: Vec<Arc<Chunk>>,
+    /// Where each id's vector is: (chunk, row).
+    index: HashMap<MemoryId, (u32, u32)>,
+}
+
+impl Part {
+    fn new(version: i64) -> Self {
+        Self { version, dim: 0, chunks: Vec::new(), index: HashMap::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The vector of the `row`-th entry of chunk `c`.
+    fn vector(&self, c: usize, row: usize) -> &[f32] {
+        &self.chunks[c].data[row * self.dim..(row + 1) * self.dim]
+    }
+
+    /// Adds or replaces `id`'s vector; false (nothing changed) when its dimension is not the
+    /// part's, which the store's own check makes impossible short of a corrupt row.
+    fn put(&mut self, id: MemoryId, v: &[f32]) -> bool {
+        if self.dim == 0 && self.index.is_empty() {
+            self.dim = v.len();
+        }
+        if v.len() != self.dim {
+            return false;
+        }
+        if let Some(&(c, row)) = self.index.get(&id) {
+            Arc::make_mut(&mut self.chunks[c as usize]).set(row as usize, v);
+            return true;
+        }
+        if self.chunks.last().is_none_or(|c| c.ids.len() >= CHUNK) {
+            self.chunks.push(Arc::new(Chunk::default()));
+        }
+        let c = self.chunks.len() - 1;
+        let chunk = Arc::make_mut(&mut self.chunks[c]);
+        self.index.insert(id, (c as u32, chunk.ids.len() as u32));
+        chunk.push(id, v);
+        true
+    }
+
+    fn remove(&mut self, id: MemoryId) {
+        let Some((c, row)) = self.index.remove(&id) else { return };
+        let chunk = Arc::make_mut(&mut self.chunks[c as usize]);
+        if let Some(moved) = chunk.swap_remove(row as usize, self.dim) {
+            self.index.insert(moved, (c, row));
+        }
+        self.repack_if_sparse();
+    }
+
+    /// Rewrites the chunks full once removals left them less than half full on average, so a
+    /// part that lived through many supersessions scans as few chunks as a fresh one.
+    fn repack_if_sparse(&mut self) {
+        if self.chunks.len() <= 2 * self.len().div_ceil(CHUNK) + 1 {
+            return;
+        }
+        let mut packed = Part::new(self.version);
+        packed.dim = self.dim;
+        for chunk in &self.chunks {
+            for (row, id) in chunk.ids.iter().enumerate() {
+                packed.put(*id, &chunk.data[row * self.dim..(row + 1) * self.dim]);
+            }
+        }
+        *self = packed;
+    }
+}
+
+/// What a committed change set did to the recallable vectors of one partition, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum VectorChange<'a> {
+    /// The memory is recallable with this vector of `model` (new, re-embedded, or made active
+    /// again); a vector it had of another model is gone (a memory has one).
+    Put {
+        /// The memory.
+        id: MemoryId,
+        /// The vector's model.
+        model: Cow<'a, str>,
+        /// The vector.
+        vector: Cow<'a, [f32]>,
+    },
+    /// The memory is no longer recallable (superseded, archived, ...).
+    Remove(MemoryId),
+}
+
+/// A partition version this handle moved in a committed transaction, and what moved it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Moved<'a> {
+    /// The partition.
+    pub(crate) partition: PartKey,
+    /// Its version before (none: the transaction created its row).
+    pub(crate) from: Option<i64>,
+    /// Its version after.
+    pub(crate) to: i64,
+    /// Every change to its vectors, in order.
+    pub(crate) changes: Vec<VectorChange<'a>>,
+}
+
+/// The cache, shared by all readers of one store handle: per partition, per model.
+#[derive(Default)]
+pub(crate) struct VectorCache {
+    parts: Mutex<HashMap<PartKey, HashMap<String, Arc<Part>>>>,
+    /// Parts loaded from the database, for tests that tell a delta from a reload.
+    loads: AtomicUsize,
+}
+
+/// Quantises one vector to int8 with its own scale.
+fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if max > 0.0 { 127.0 / max } else { 1.0 };
+    out.extend(v.iter().map(|x| (x * scale).round().clamp(-127.0, 127.0) as i8));
+    scale
+}
+
+/// Integer dot product; integer addition is associative, so this vectorises. Inlined into
+/// [`approximate`]'s loop, which is compiled once per instruction set the CPU may have.
+#[inline(always)]
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum()
+}
+
+/// The int8 dot product of `query` with every vector of `quantized` (rows of `dim`), into `out`.
+///
+/// The scan is the whole cost of recall's vector half for a large user (100,000 vectors are
+/// 38 MB of int8). Built for the baseline x86_64 target, the loop widens bytes with SSE2 only;
+/// `pulp` runs it in a copy compiled for AVX2 when the CPU has it (chosen once, at run time, so
+/// the binary still runs anywhere), which is about three times faster.
+fn approximate(arch: pulp::Arch, quantized: &[i8], dim: usize, query: &[i8], out: &mut Vec<i32>) {
+    out.clear();
+    arch.dispatch(
+        #[inline(always)]
+        || out.extend(quantized.chunks_exact(dim).map(|v| dot_i8(v, query))),
+    );
+}
+
+/// The `n` best entries offered, by a score that is not `Ord` (`f32`): a min-heap of `n`, so
+/// a scan of a large part keeps what it needs and no more (offering is O(1) for the many
+/// entries below the worst kept one).
+struct Best<T> {
+    n: usize,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Ranked<T>>>,
+}
+
+/// An entry of [`Best`], ordered by its score alone (`total_cmp`).
+struct Ranked<T>(f32, T);
+
+impl<T> PartialEq for Ranked<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.total_cmp(&other.0).is_eq()
+    }
+}
+impl<T> Eq for Ranked<T> {}
+impl<T> PartialOrd for Ranked<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T> Ord for Ranked<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+impl<T> Best<T> {
+    fn new(n: usize) -> Self {
+        Self { n, heap: std::collections::BinaryHeap::with_capacity(n + 1) }
+    }
+
+    fn offer(&mut self, score: f32, item: T) {
+        if self.n == 0 {
+            return;
+        }
+        if self.heap.len() == self.n {
+            match self.heap.peek() {
+                Some(std::cmp::Reverse(worst)) if worst.0.total_cmp(&score).is_lt() => {
+                    self.heap.pop();
+                }
+                _ => return,
+            }
+        }
+        self.heap.push(std::cmp::Reverse(Ranked(score, item)));
+    }
+
+    fn into_items(self) -> impl Iterator<Item = T> {
+        self.heap.into_iter().map(|std::cmp::Reverse(Ranked(_, item))| item)
+    }
+}
+
+/// Dot product with independent accumulators so the compiler can vectorise it.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let tail: f32 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Where a backend's partitions come from: the versions the database shows, and one
+/// partition's vectors. SQLite reads them from a reader connection, PostgreSQL from a tenant's
+/// read transaction; the cache and the scan are the same for both.
+pub(crate) trait PartSource {
+    /// Every partition visible to `scope` (tenant × {none, agent} × {none, user} × {none, chat})
+    /// that has ever held a memory, with its version.
+    fn versions(&mut self, scope: &Scope) -> Result<Vec<(PartKey, i64)>>;
+
+    /// One partition's version and its active vectors of `model`, read from one snapshot (the
+    /// vectors are those of that version, or newer: a part must never claim a version newer than
+    /// its rows). [`Loaded::TooBig`] past `max` rows, [`Loaded::Gone`] when the partition was
+    /// erased since [`PartSource::versions`] listed it.
+    fn load(&mut self, key: &PartKey, model: &str, max: usize) -> Result<Loaded>;
+}
+
+/// What [`PartSource::load`] found.
+pub(crate) enum Loaded {
+    /// The partition's version and its vectors, in a stable order.
+    Part(i64, Vec<(MemoryId, Vec<f32>)>),
+    /// More rows than the caller will keep in memory: its backend searches it another way.
+    TooBig,
+    /// No such partition any more.
+    Gone,
+}
+
+impl VectorCache {
+    /// The current parts visible to the scope, reloading any whose version moved without this
+    /// handle's delta; None when one holds more than `max` vectors.
+    fn visible(
+        &self,
+        src: &mut dyn PartSource,
+        scope: &Scope,
+        model: &str,
+        max: usize,
+    ) -> Result<Option<Vec<Arc<Part>>>> {
+        let listed = src.versions(scope)?;
+        let mut out = Vec::with_capacity(listed.len());
+        for (key, version) in listed {
+            let cached = self.lock().get(&key).and_then(|models| models.get(model)).cloned();
+            match cached {
+                Some(p) if p.version == version => out.push(p),
+                _ => match src.load(&key, model, max)? {
+                    Loaded::Part(version, rows) => out.push(self.keep(key, model, version, rows)?),
+                    Loaded::TooBig => return Ok(None),
+                    Loaded::Gone => {}
+                },
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// Builds a loaded part and caches it unless a newer one got there first.
+    fn keep(&self, key: PartKey, model: &str, version: i64, rows: Vec<(MemoryId, Vec<f32>)>) -> Result<Arc<Part>> {
+        let mut part = Part::new(version);
+        for (id, v) in rows {
+            if !part.put(id, &v) {
+                return Err(StoreError::Dimension { model: model.to_string(), expected: part.dim, got: v.len() });
+            }
+        }
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        let part = Arc::new(part);
+        let mut parts = self.lock();
+        let slot = parts.entry(key).or_default().entry(model.to_string()).or_insert_with(|| part.clone());
+        // Versions of one partition only grow, even across an erasure: the larger one is newer.
+        if slot.version < version {
+            *slot = part.clone();
+        }
+        Ok(part)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PartKey, HashMap<String, Arc<Part>>>> {
+        self.parts.lock().expect("vector cache lock")
+    }
+
+    /// Brings this handle's parts along with partition versions it just moved: a part at the
+    /// version a move started from gets the move's changes and its version; any other part of
+    /// those partitions is left to the version check (it is stale, or already current).
+    ///
+    /// Called after the commit, under the writer's lock, so moves arrive in commit order.
+    pub(crate) fn advance(&self, moved: &[Moved<'_>]) {
+        let mut parts = self.lock();
+        for m in moved {
+            let Some(from) = m.from else { continue };
+            let Some(models) = parts.get_mut(&m.partition) else { continue };
+            models.retain(|model, part| {
+                if part.version != from {
+                    return true;
+                }
+                let part = Arc::make_mut(part);
+                for change in &m.changes {
+                    match change {
+                        VectorChange::Put { id, model: of, vector } if of == model => {
+                            if !part.put(*id, vector) {
+                                return false;
+                            }
+                        }
+                        VectorChange::Put { id, .. } | VectorChange::Remove(id) => part.remove(*id),
+                    }
+                }
+                part.version = m.to;
+                true
+            });
+        }
+    }
+
+    /// Drops every cached partition of one user of a tenant (after an erasure: the bytes should
+    /// not outlive the rows even in memory).
+    pub(crate) fn forget_user(&self, tenant: &str, user: &str) {
+        self.lock().retain(|k, _| !(k[0] == tenant && k[2] == user));
+    }
+
+    /// Parts loaded from the database so far.
+    #[cfg(test)]
+    pub(crate) fn loads(&self) -> usize {
+        self.loads.load(Ordering::Relaxed)
+    }
+
+    /// Top `limit` by cosine (vectors are normalised, so dot = cosine).
+    /// None when a visible partition holds more than `max` vectors (the backend's own index
+    /// serves it).
+    pub(crate) fn search(
+        &self,
+        src: &mut dyn PartSource,
+        scope: &Scope,
+        model: &str,
+        (query, limit): (&[f32], usize),
+        max: usize,
+    ) -> Result<Option<Vec<(MemoryId, f32)>>> {
+        let mut qq = Vec::with_capacity(query.len());
+        let qscale = quantize(query, &mut qq);
+        let Some(parts) = self.visible(src, scope, model, max)? else { return Ok(None) };
+        // Approximate scan, keeping the shortlist's (part, chunk, row) by approximate cosine.
+        let arch = pulp::Arch::new();
+        let mut best = Best::new(limit.saturating_add(SHORTLIST_SLACK));
+        let mut dots = Vec::with_capacity(CHUNK);
+        for (pi, part) in parts.iter().enumerate() {
+            check_dim(model, part.dim, query.len())?;
+            for (ci, chunk) in part.chunks.iter().enumerate() {
+                approximate(arch, &chunk.quantized, part.dim.max(1), &qq, &mut dots);
+                for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
+                    best.offer(*d as f32 / (s * qscale), (pi as u32, ci as u32, row as u32));
+                }
+            }
+        }
+        let mut scored: Vec<(MemoryId, f32)> = best
+            .into_items()
+            .map(|(pi, ci, row)| {
+                let (p, ci, row) = (&parts[pi as usize], ci as usize, row as usize);
+                (p.chunks[ci].ids[row], dot(p.vector(ci, row), query))
+            })
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(limit);
+        Ok(Some(scored))
+    }
+
+    /// Cosines of specific ids (those without a vector of this model are omitted).
+    pub(crate) fn cosines(
+        &self,
+        src: &mut dyn PartSource,
+        scope: &Scope,
+        model: &str,
+        query: &[f32],
+        ids: &[MemoryId],
+    ) -> Result<Vec<(MemoryId, f32)>> {
+        let parts = self.visible(src, scope, model, usize::MAX)?.unwrap_or_default();
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            for p in &parts {
+                if let Some(&(c, row)) = p.index.get(id) {
+                    check_dim(model, p.dim, query.len())?;
+                    out.push((*id, dot(p.vector(c as usize, row as usize), query)));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn check_dim(model: &str, expected: usize, got: usize) -> Result<()> {
+    if expected != 0 && expected != got {
+        return Err(StoreError::Dimension { model: model.to_string(), expected, got });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use chrono::{DateTime, Utc};
+    use mnemo_core::{HistoryEvent, Kind, Memory, MemoryId, Scope, Status};
+    use proptest::prelude::*;
+
+    use super::{CHUNK, Part};
+    use crate::sqlite::SqliteStore;
+    use crate::{Change, ChangeSet, Embedding, Memories, Search, Users};
+
+    #[test]
+    fn int8_cosines_track_f32_cosines() {
+        let mk = |seed: u32| -> Vec<f32> {
+            let v: Vec<f32> =
+                (0..384).map(|i| (((i as u32).wrapping_mul(2654435761) ^ seed) % 1000) as f32 / 500.0 - 1.0).collect();
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / n).collect()
+        };
+        let (a, b) = (mk(7), mk(11));
+        let (mut qa, mut qb) = (Vec::new(), Vec::new());
+        let (sa, sb) = (super::quantize(&a, &mut qa), super::quantize(&b, &mut qb));
+        let approx = super::dot_i8(&qa, &qb) as f32 / (sa * sb);
+        assert!((approx - super::dot(&a, &b)).abs() < 0.02, "{approx} vs {}", super::dot(&a, &b));
+    }
+
+    #[test]
+    fn dot_matches_the_naive_sum() {
+        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
+        let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.1).collect();
+        let naive: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert!((super::dot(&a, &b) - naive).abs() < 1e-4);
+    }
+
+    /// A part holds exactly `expected`: every id once, where its index says, with its vector and
+    /// that vector's int8 copy.
+    fn assert_holds(part: &Part, expected: &HashMap<MemoryId, Vec<f32>>) {
+        assert_eq!(part.len(), expected.len());
+        let mut seen = 0;
+        for (c, chunk) in part.chunks.iter().enumerate() {
+            assert!(chunk.ids.len() <= CHUNK);
+            assert_eq!(chunk.data.len(), chunk.ids.len() * part.dim);
+            assert_eq!(chunk.quantized.len(), chunk.data.len());
+            assert_eq!(chunk.scales.len(), chunk.ids.len());
+            for (row, id) in chunk.ids.iter().enumerate() {
+                seen += 1;
+                assert_eq!(part.index.get(id), Some(&(c as u32, row as u32)), "index of {id}");
+                let v = &expected[id];
+                assert_eq!(part.vector(c, row), v.as_slice());
+                let mut q = Vec::new();
+                let scale = super::quantize(v, &mut q);
+                assert_eq!(&chunk.quantized[row * part.dim..(row + 1) * part.dim], q.as_slice());
+                assert_eq!(chunk.scales[row], scale);
+            }
+        }
+        assert_eq!(seen, expected.len());
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put(usize, f32),
+        Remove(usize),
+        /// A reader takes the part as it stands: later ops must not show through.
+        Snapshot,
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        // More ids than two chunks hold, and removals frequent enough to trigger repacking.
+        let op = prop_oneof![
+            4 => (0..700usize, -1.0f32..1.0).prop_map(|(i, x)| Op::Put(i, x)),
+            3 => (0..700usize).prop_map(Op::Remove),
+            1 => Just(Op::Snapshot),
+        ];
+        proptest::collection::vec(op, 0..2500)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Any sequence of adds, replacements and removals leaves a part holding what a reference
+        /// map holds, and a reader's earlier `Arc` keeps what it saw.
+        #[test]
+        fn deltas_keep_a_part_equal_to_a_reference(ops in ops()) {
+            let ids: Vec<MemoryId> = (0..700).map(|_| MemoryId::new()).collect();
+            let mut part = Part::new(1);
+            let mut reference: HashMap<MemoryId, Vec<f32>> = HashMap::new();
+            let mut snapshots = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Put(i, x) => {
+                        let v = vec![x, 1.0, -0.5, i as f32 / 700.0];
+                        prop_assert!(part.put(ids[i], &v));
+                        reference.insert(ids[i], v);
+                    }
+                    Op::Remove(i) => {
+                        part.remove(ids[i]);
+                        reference.remove(&ids[i]);
+                    }
+                    Op::Snapshot => snapshots.push((std::sync::Arc::new(part.clone()), reference.clone())),
+                }
+            }
+            assert_holds(&part, &reference);
+            prop_assert!(part.chunks.len() <= 2 * part.len().div_ceil(CHUNK) + 1, "{} chunks", part.chunks.len());
+            for (snapshot, expected) in &snapshots {
+                assert_holds(snapshot, expected);
+            }
+            // A part takes the dimension of its first vector (an empty run of ops gave it none);
+            // after that, another dimension is refused.
+            prop_assert!(part.put(ids[0], &[0.0, 1.0, 0.0, 0.0]));
+            prop_assert!(!part.put(ids[0], &[1.0, 0.0]), "another dimension is refused");
+        }
+    }
+
+    fn t0() -> DateTime<Utc> {
+        "2026-03-02T09:00:00Z".parse().unwrap()
+    }
+
+    /// A deterministic unit vector; distinct seeds are far apart.
+    fn unit(seed: usize) -> Vec<f32> {
+        let mut x = (seed as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let v: Vec<f32> = (0..16)
+            .map(|_| {
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+            })
+            .collect();
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    fn insert(owner: &Scope, seed: usize, status: Status) -> (Memory, Change) {
+        let mut m = Memory::new(owner.clone(), Kind::Fact, format!("User fact number {seed}"), t0());
+        m.status = status;
+        let e = Embedding { model: "test:16".into(), vector: unit(seed) };
+        (m.clone(), Change::Insert { memory: m, embedding: Some(e), reason: "r".into() })
+    }
+
+    fn set_status(id: MemoryId, status: Status) -> Change {
+        Change::SetStatus { id, status, event: HistoryEvent::Closed, reason: "r".into(), sources: vec![] }
+    }
+
+    fn apply(store: &SqliteStore, owner: &Scope, changes: Vec<Change>) {
+        store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: t0(), changes }).unwrap();
+    }
+
+    fn top(store: &SqliteStore, owner: &Scope, seed: usize) -> Vec<MemoryId> {
+        store.vector(owner, "test:16", &unit(seed), 3).unwrap().into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Every write kind of this handle reaches the cached part without reloading it, and leaves
+    /// it answering as a handle that loads from the file does.
+    #[test]
+    fn this_handles_writes_update_the_cache_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let store = SqliteStore::open(&path).unwrap();
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let rows: Vec<(Memory, Change)> = (0..40).map(|i| insert(&owner, i, Status::Active)).collect();
+        apply(&store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
+        assert_eq!(top(&store, &owner, 3)[0], rows[3].0.id);
+        let loads = store.vectors.loads();
+
+        // Insert, then a supersession as the engine writes it (new row, old one superseded).
+        let (fresh, add) = insert(&owner, 100, Status::Active);
+        apply(&store, &owner, vec![add]);
+        assert_eq!(top(&store, &owner, 100)[0], fresh.id);
+        let (newer, add) = insert(&owner, 101, Status::Active);
+        apply(&store, &owner, vec![add, set_status(rows[5].0.id, Status::Superseded { by: newer.id })]);
+        assert!(!top(&store, &owner, 5).contains(&rows[5].0.id), "a superseded memory left the cache");
+        assert_eq!(top(&store, &owner, 101)[0], newer.id);
+        // Archive (forget, close), re-embed, and a provisional memory made active.
+        apply(&store, &owner, vec![set_status(rows[6].0.id, Status::Archived)]);
+        assert!(!top(&store, &owner, 6).contains(&rows[6].0.id));
+        let reembed = Embedding { model: "test:16".into(), vector: unit(200) };
+        apply(&store, &owner, vec![Change::SetEmbedding { id: rows[7].0.id, embedding: reembed }]);
+        assert_eq!(top(&store, &owner, 200)[0], rows[7].0.id);
+        let (provisional, add) = insert(&owner, 300, Status::Provisional);
+        apply(&store, &owner, vec![add]);
+        assert!(!top(&store, &owner, 300).contains(&provisional.id));
+        apply(&store, &owner, vec![set_status(provisional.id, Status::Active)]);
+        assert_eq!(top(&store, &owner, 300)[0], provisional.id);
+        assert_eq!(store.vectors.loads(), loads, "no write of this handle made it reload");
+
+        let reference = SqliteStore::open(&path).unwrap();
+        for seed in (0..40).chain([100, 101, 200, 300]) {
+            assert_eq!(
+                store.vector(&owner, "test:16", &unit(seed), 10).unwrap(),
+                reference.vector(&owner, "test:16", &unit(seed), 10).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn another_handles_write_makes_this_one_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let (a, b) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let (first, add) = insert(&owner, 1, Status::Active);
+        apply(&a, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![first.id]);
+        let loads = a.vectors.loads();
+        let (second, add) = insert(&owner, 2, Status::Active);
+        apply(&b, &owner, vec![add, set_status(first.id, Status::Archived)]);
+        assert_eq!(top(&a, &owner, 2), vec![second.id], "the other handle's insert and archive are seen");
+        assert_eq!(a.vectors.loads(), loads + 1);
+        // And this handle's next write lands on the reloaded part in place again.
+        let (third, add) = insert(&owner, 3, Status::Active);
+        apply(&a, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 3)[0], third.id);
+        assert_eq!(a.vectors.loads(), loads + 1);
+    }
+
+    /// An erasure deletes the partition's row and a later write creates it again: a cache of
+    /// another handle holding the erased user's part must not take the new row's version for its
+    /// own (with versions restarting at 1, both were 1 here).
+    #[test]
+    fn a_partition_recreated_after_an_erasure_is_not_mistaken_for_the_old_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let (a, b) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let (erased, add) = insert(&owner, 1, Status::Active);
+        apply(&b, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![erased.id]);
+        let event = crate::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+        b.erase_user(&owner.tenant, owner.user.as_ref().unwrap(), &event).unwrap();
+        let (after, add) = insert(&owner, 2, Status::Active);
+        apply(&b, &owner, vec![add]);
+        assert_eq!(top(&a, &owner, 1), vec![after.id], "the erased memory's vector is gone from the other cache");
+    }
+}
