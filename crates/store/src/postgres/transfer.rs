@@ -207,7 +207,11 @@ impl Transfer for PostgresStore {
         let mut client = self.pool.connect().map_err(pg("bulk load"))?;
         schema::ensure_vector_indexes(&mut client)?;
         self.bulk.store(false, Ordering::SeqCst);
-        Ok(())
+        // Until autovacuum passes, the loaded rows' pages are not marked all-visible and the
+        // planner's statistics predate them: the lexical half's index-only scans would visit the
+        // heap for every row (10,000 rows of a user: 12 ms instead of 6). Finish the job now,
+        // as pg_restore's users are told to.
+        client.batch_execute("VACUUM (ANALYZE) memories, messages").map_err(pg("bulk load"))
     }
 
     /// How many rows each table of [`TABLES`] holds, across tenants.
