@@ -95,15 +95,20 @@ pub(crate) fn search_memories(
 const MAX_RANKED_ROWS: usize = 2_000;
 
 /// The MATCH expression of `terms` over `partitions` in `index`, bounded to about
-/// [`MAX_RANKED_ROWS`] matching rows: each term's rows are counted (a count stops past the
-/// bound, so the check never walks a long doclist to its end) and the rarest terms kept while
-/// their rows fit. A small user's terms all fit, and the expression is the whole query's.
+/// [`MAX_RANKED_ROWS`] matching rows. One bounded count of the whole expression settles the
+/// usual case (a user of ordinary size: one statement, however many terms); past the bound, each
+/// term's rows are counted (each count stops past the bound, so the check never walks a long
+/// doclist to its end) and the rarest terms kept while their rows fit.
 fn bounded_query(
     conn: &Connection,
     index: &str,
     partitions: &[String],
     terms: &[String],
 ) -> rusqlite::Result<Option<String>> {
+    let Some(all) = lexicon::query(partitions, terms) else { return Ok(None) };
+    if matching_rows(conn, index, &all)? <= MAX_RANKED_ROWS {
+        return Ok(Some(all));
+    }
     let mut counted = Vec::with_capacity(terms.len());
     for term in terms {
         if let Some(expr) = lexicon::query(partitions, std::slice::from_ref(term)) {
