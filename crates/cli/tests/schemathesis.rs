@@ -8,10 +8,13 @@
 //! (`MNEMO_SCHEMATHESIS_VENV`, default `~/.cache/mnemo/schemathesis-venv`). Without it the test
 //! skips with a message, except under CI (`CI` set), where it fails instead.
 
-use std::io::Read;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use support::wait_with_deadline;
 
 /// The version `scripts/schemathesis.sh` pins.
 const VERSION: &str = "4.32.5";
@@ -47,7 +50,7 @@ fn venv() -> Option<PathBuf> {
 fn schemathesis_finds_no_server_error_and_no_schema_violation() {
     let Some(venv) = venv() else { return };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/schemathesis.sh");
-    let mut child = Command::new("bash")
+    let child = Command::new("bash")
         .arg(&script)
         .arg("run")
         .env("MNEMO_BIN", env!("CARGO_BIN_EXE_mnemo"))
@@ -57,34 +60,10 @@ fn schemathesis_finds_no_server_error_and_no_schema_violation() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run scripts/schemathesis.sh");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let (started, limit) = (Instant::now(), Duration::from_secs(480));
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if started.elapsed() > limit {
-            // The script's own cleanup (the server) runs on its EXIT trap; kill ends it too.
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    // The script's own cleanup (the server) runs on its EXIT trap; the deadline's kill ends it too.
+    let limit = Duration::from_secs(480);
+    let (ok, out, err) = wait_with_deadline(child, limit);
     let report = format!("--- stdout\n{out}\n--- stderr\n{err}");
-    let status = status.unwrap_or_else(|| panic!("schemathesis ran past {limit:?}\n{report}"));
-    assert!(status.success(), "schemathesis found problems\n{report}");
+    assert!(ok, "schemathesis found problems or ran past {limit:?}\n{report}");
     assert!(out.contains("No issues found") && out.contains("generated"), "{report}");
 }
