@@ -156,6 +156,10 @@ pub(crate) enum BenchCommand {
         /// Keep every question's outcome in the JSON.
         #[arg(long)]
         per_question: bool,
+        /// Keep each conversation's ingested store in DIR and reuse it on later runs with the same
+        /// ingestion settings (for trying read-path changes; empty DIR after changing ingestion).
+        #[arg(long, value_name = "DIR")]
+        stores: Option<std::path::PathBuf>,
     },
     /// Research persistence: N documents stored one `store_document` call at a time, then
     /// `search_documents`, `similar_documents` and the store's nearest-neighbour read timed in
@@ -368,6 +372,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             no_speaker_prefix,
             no_captions,
             per_question,
+            stores,
         } => {
             let options = mnemo_eval::locomo::LocomoOptions {
                 budgets: budgets.clone(),
@@ -380,6 +385,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
                     captions: !no_captions,
                 },
                 per_question: *per_question,
+                stores: stores.clone(),
             };
             locomo::run(config, data, json.as_deref(), *embedder, &options)
         }

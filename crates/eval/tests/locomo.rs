@@ -191,3 +191,31 @@ fn a_missing_or_malformed_file_says_what_and_where() {
     let e = Dataset::parse(Path::new("x.json"), text).unwrap_err().to_string();
     assert_eq!(e, "x.json: c9: question 1: \"category\" must be a small integer");
 }
+
+#[test]
+fn kept_stores_are_reused_with_the_same_outcomes_and_not_under_other_settings() {
+    let data = Dataset::load(&fixture()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = LocomoOptions { per_question: true, stores: Some(dir.path().to_path_buf()), ..options() };
+    let go = |config: &Config| {
+        let mut lines = Vec::new();
+        let run = run_locomo(&data, config, &embedder(), &o, &mut |l| lines.push(l.to_string())).unwrap();
+        (run, lines)
+    };
+    let (first, lines) = go(&config());
+    assert!(lines.iter().any(|l| l.starts_with("tiny-1: 2 sessions, 7 turns ingested")), "{lines:?}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "one kept store per conversation");
+    let (again, lines) = go(&config());
+    assert!(lines.iter().filter(|l| l.contains("reused the store")).count() == 2, "{lines:?}");
+    assert_eq!(first.questions, again.questions, "a kept store answers as the one just ingested");
+    let stats = |r: &LocomoRun| r.conversations.iter().map(|c| (c.turns, c.active_memories)).collect::<Vec<_>>();
+    assert_eq!(stats(&first), stats(&again));
+    // A ranking knob leaves the kept stores usable; one ingestion reads does not.
+    let mut reranked = config();
+    reranked.ranking.session_cohesion = 0.0;
+    assert!(go(&reranked).1.iter().any(|l| l.contains("reused the store")));
+    let mut other = config();
+    other.ranking.max_passages = 0;
+    assert!(!go(&other).1.iter().any(|l| l.contains("reused the store")));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+}

@@ -3,6 +3,8 @@
 //! budget and `recall()` for the top k, each mapped back to dialog turns through provenance; the
 //! BM25 baseline over the same turns beside it.
 
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -11,7 +13,7 @@ use mnemo::models::Embedder;
 use mnemo::store::{ListFilter, SqliteStore};
 use mnemo::{Config, ManualClock, Memory};
 use mnemo_core::{NewMessage, Role, Scope, StatusKind, tokens};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::bm25::{self, Bm25};
 use super::data::{Conversation, Dataset, TurnRendering};
@@ -39,6 +41,13 @@ pub struct LocomoOptions {
     pub rendering: TurnRendering,
     /// Keep each question's outcome in the report (for finding what retrieval misses).
     pub per_question: bool,
+    /// A directory of ingested conversations to reuse (`--stores DIR`): each conversation is
+    /// ingested once into a copy kept there, under a name that carries its sample id and a
+    /// fingerprint of the settings ingestion reads, and later runs ask their questions of a
+    /// fresh copy of it. For trying read-path changes without paying for ingestion each time;
+    /// the fingerprint cannot see a change to the ingestion code itself, so empty the
+    /// directory after one.
+    pub stores: Option<PathBuf>,
 }
 
 impl Default for LocomoOptions {
@@ -51,6 +60,7 @@ impl Default for LocomoOptions {
             questions: None,
             rendering: TurnRendering::default(),
             per_question: false,
+            stores: None,
         }
     }
 }
@@ -100,7 +110,7 @@ pub struct QuestionOutcome {
 }
 
 /// What ingesting one conversation took and produced.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationStats {
     /// The sample id.
     pub sample_id: String,
@@ -291,6 +301,78 @@ pub(super) fn ingest_conversation(
     Ok(Ingested { memory, stats, _dir: tmp })
 }
 
+/// `conv` from `stores` when an earlier run left it there under the same fingerprint (copied
+/// into a fresh directory, so questions never write into the kept copy); otherwise ingested,
+/// and kept there for the next run.
+fn reuse_or_ingest(
+    conv: &Conversation,
+    config: &Config,
+    embedder: Arc<dyn Embedder>,
+    rendering: TurnRendering,
+    stores: &Path,
+    progress: Progress<'_>,
+) -> Result<Ingested, LocomoError> {
+    let id = conv.sample_id.as_str();
+    let io = |source: std::io::Error| LocomoError::TempDir { conversation: id.to_string(), source };
+    let kept = stores.join(format!("{id}-{:016x}", ingest_fingerprint(config, embedder.id(), rendering)));
+    let stats_file = kept.join("stats.json");
+    if !stats_file.exists() {
+        let ingested = ingest_conversation(conv, config, embedder, rendering, progress)?;
+        let partial = kept.with_extension("partial");
+        let _ = std::fs::remove_dir_all(&partial);
+        copy_dir(ingested._dir.path(), &partial).map_err(io)?;
+        let stats = serde_json::to_vec_pretty(&ingested.stats).expect("stats serialise");
+        std::fs::write(partial.join("stats.json"), stats).map_err(io)?;
+        std::fs::rename(&partial, &kept).map_err(io)?;
+        return Ok(ingested);
+    }
+    let tmp = tempfile::tempdir().map_err(io)?;
+    copy_dir(&kept, tmp.path()).map_err(io)?;
+    let bad = |e: serde_json::Error| io(std::io::Error::other(format!("{}: {e}", stats_file.display())));
+    let mut stats: ConversationStats = serde_json::from_slice(&std::fs::read(&stats_file).map_err(io)?).map_err(bad)?;
+    stats.ingest_seconds = 0.0;
+    let mut config = config.clone();
+    config.data_dir = tmp.path().to_path_buf();
+    config.database_url = None;
+    let store = SqliteStore::open(config.db_path()).map_err(|e| engine_error(id, "opening its kept store")(e.into()))?;
+    let last = conv.sessions.iter().map(|s| s.at).max().unwrap_or(conv.sessions[0].at);
+    let clock = Arc::new(ManualClock::new(last + Duration::hours(1)));
+    let memory = Memory::from_parts(config, Arc::new(store), Some(embedder), clock);
+    progress(&format!("{id}: reused the store ingested earlier in {}", kept.display()));
+    Ok(Ingested { memory, stats, _dir: tmp })
+}
+
+/// What ingestion reads from the settings (everything but where the store is, and the read
+/// path's ranking and assembly, less the two ranking settings applied when a message is
+/// embedded), the embedder and the rendering, hashed: a kept store is reused only under the
+/// same fingerprint.
+fn ingest_fingerprint(config: &Config, embedder: &str, rendering: TurnRendering) -> u64 {
+    let mut c = config.clone();
+    c.data_dir = PathBuf::new();
+    c.database_url = None;
+    c.assembly = Default::default();
+    let (turn_context, max_passages) = (c.ranking.turn_context, c.ranking.max_passages);
+    c.ranking = Default::default();
+    c.ranking.turn_context = turn_context;
+    c.ranking.max_passages = max_passages;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(&c).expect("the config serialises").hash(&mut h);
+    (embedder, rendering.speaker_prefix, rendering.captions).hash(&mut h);
+    h.finish()
+}
+
+/// Copies the files of `from` (one level: a store's database and its journals) into `to`.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
 fn run_conversation(
     conv: &Conversation,
     config: &Config,
@@ -302,7 +384,10 @@ fn run_conversation(
     let id = conv.sample_id.clone();
     let engine = |during: String| engine_error(&id, during);
     let queries: Arc<dyn Embedder> = Arc::new(OncePerQuestion::new(Arc::clone(embedder)));
-    let Ingested { memory, mut stats, _dir } = ingest_conversation(conv, config, queries, options.rendering, progress)?;
+    let Ingested { memory, mut stats, _dir } = match &options.stores {
+        Some(stores) => reuse_or_ingest(conv, config, queries, options.rendering, stores, progress)?,
+        None => ingest_conversation(conv, config, queries, options.rendering, progress)?,
+    };
     let scope = |chat: &str| chat_scope(conv, Some(chat));
     let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(options.rendering)).collect();
 
