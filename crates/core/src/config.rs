@@ -220,6 +220,14 @@ pub struct RankingTuning {
     /// between them, and a question about either finds the passage's own vector closer.
     /// Applied when a message is indexed, so a change reaches new messages.
     pub max_passages: usize,
+    /// Share of a user's messages a query word must stand in to count as common
+    /// ([`crate::common`]): the dense half then embeds the query with and without it, averaged,
+    /// so a speaker label or the name of the person a whole conversation is with no longer
+    /// outweighs the words that tell messages apart; 0 turns it off.
+    pub common_term_share: f32,
+    /// Messages a user needs before any word counts as common: in a short history a share is a
+    /// topic, not a label.
+    pub common_term_min_messages: usize,
 }
 
 impl Default for RankingTuning {
@@ -249,6 +257,8 @@ impl Default for RankingTuning {
             period_candidates: 10,
             session_cohesion: 0.1,
             max_passages: 8,
+            common_term_share: 0.3,
+            common_term_min_messages: 50,
         }
     }
 }
@@ -398,6 +408,7 @@ impl Tuning {
             ("ranking.turn_context", self.ranking.turn_context),
             ("ranking.period_boost", self.ranking.period_boost),
             ("ranking.session_cohesion", self.ranking.session_cohesion),
+            ("ranking.common_term_share", self.ranking.common_term_share),
             ("decay.min_strength", self.decay.min_strength),
             ("documents.similar_threshold", self.documents.similar_threshold),
         ];

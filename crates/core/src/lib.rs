@@ -10,6 +10,7 @@
 
 pub mod archive;
 pub mod assemble;
+pub mod common;
 pub mod config;
 pub mod consolidate;
 pub mod decay;

@@ -7,6 +7,7 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, Utc};
 use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
+use mnemo_core::common;
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::period::{self, Period};
 use mnemo_core::recall::ExactReason;
@@ -130,14 +131,36 @@ impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
         let lexical = self.store.lexical(scope, &query_terms(query), limit);
-        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query))
+        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query, None))
     }
 
-    /// The query's vector and what it took, or why there is none.
-    fn embed_query(&self, query: &str) -> QueryVector {
+    /// The query's vector and what it took, or why there is none. With `without` (the query
+    /// less the words most of the user's messages share, [`common`]), both are embedded in one
+    /// call and their vectors averaged.
+    fn embed_query(&self, query: &str, without: Option<&str>) -> QueryVector {
         let started = Instant::now();
-        let vector = self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string()));
+        let vector = match without {
+            Some(w) => self.embed(&[query, w]).and_then(|v| match v.as_slice() {
+                [a, b] => Ok(common::blend(a, b).unwrap_or_else(|| a.clone())),
+                _ => Err("the model returned no vector for one of the query's two forms".to_string()),
+            }),
+            None => self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string())),
+        };
         QueryVector { vector, micros: started.elapsed().as_micros() as u64 }
+    }
+
+    /// `query` without the words most of the user's messages share ([`common`]), when it has
+    /// any and there is a model to embed it: counted over the archive archival recall searches.
+    fn without_common_terms(&self, scope: &Scope, query: &str) -> Result<Option<String>> {
+        if self.embedder.is_none() || self.tuning.ranking.common_term_share <= 0.0 {
+            return Ok(None);
+        }
+        let terms = query_terms(query);
+        if terms.is_empty() {
+            return Ok(None);
+        }
+        let spread = self.store.term_spread(&self.archive_scope(scope), &terms)?;
+        Ok(common::without_terms(query, &common::common_terms(&terms, &spread, &self.tuning)))
     }
 
     /// Path B's candidates from the lexical half's hits and the query's vector: the vector
@@ -250,9 +273,18 @@ impl Memory {
         let names = self.user_names(scope)?;
         let user_query = as_user_query(query, &names);
         let period = period::asked(query, now);
+        // Counting the query's words over the user's messages is bounded and cheap next to
+        // the model, so it goes before the embedding rather than beside it. Failing, it costs
+        // the query its blend, not the turn.
+        let mut problems = None;
+        let without = self.without_common_terms(scope, &user_query).unwrap_or_else(|e| {
+            crate::add_problem(&mut problems, format!("common words: {e}"));
+            None
+        });
         std::thread::scope(|s| {
             // Without an embedder there is nothing to wait for, so no thread.
-            let pending = self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query)));
+            let pending =
+                self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query, without.as_deref())));
             let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
             let candidates = self.tuning.ranking.candidates;
             let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
@@ -269,13 +301,16 @@ impl Memory {
                 Some(thread) => thread
                     .join()
                     .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 }),
-                None => self.embed_query(&user_query),
+                None => self.embed_query(&user_query, None),
             };
             let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
             let mut ranked = rank(found.list, &exclude, k, now, period.as_ref(), &self.tuning);
             reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
             let mut degraded = found.degraded;
+            if let Some(problem) = problems {
+                crate::add_problem(&mut degraded, problem);
+            }
             let excerpts = match message_lexical.and_then(|lexical| {
                 let wanted = (verbatim, excerpts, period.as_ref());
                 self.excerpts(scope, &lexical, found.query_vector.as_deref(), wanted)

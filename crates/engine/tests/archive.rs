@@ -236,3 +236,43 @@ fn a_message_that_talks_about_two_things_is_found_by_either() {
     let off = found(0).expect("found by vector");
     assert!((off - whole).abs() < 1e-4, "{off} vs {whole}");
 }
+
+/// The hashing embedder, keeping every single- or two-text call (a query's) it was asked.
+struct Recording(HashEmbedder, std::sync::Mutex<Vec<Vec<String>>>);
+
+impl Embedder for Recording {
+    fn id(&self) -> &str {
+        self.0.id()
+    }
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn embed(&self, texts: &[&str]) -> mnemo::models::Result<Vec<Vec<f32>>> {
+        if texts.len() <= 2 {
+            self.1.lock().unwrap().push(texts.iter().map(|t| t.to_string()).collect());
+        }
+        self.0.embed(texts)
+    }
+}
+
+#[test]
+fn a_word_most_of_the_users_messages_share_is_weighed_down_in_the_querys_vector() {
+    let asked = |messages: usize, share: f32| {
+        let recording = Arc::new(Recording(HashEmbedder::new(384), Default::default()));
+        let f = configured(Some(recording.clone()), |c| c.ranking.common_term_share = share);
+        let lines: Vec<String> = (0..messages)
+            .map(|i| if i % 3 == 0 { format!("Ben: day {i} was fine") } else { format!("Ann: entry {i} of the log") })
+            .collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        f.say(&chat("dana", "c1"), &lines);
+        recording.1.lock().unwrap().clear();
+        f.memory.recall(&chat("dana", "c2"), "What does Ann do to unwind?", Some(5)).unwrap();
+        recording.1.lock().unwrap().clone()
+    };
+    // "Ann" stands in two thirds of 60 messages: the query is embedded with and without it, in
+    // one call; "Ben" (a third) stays, and is not in the query anyway.
+    assert_eq!(asked(60, 0.3), vec![vec!["What does Ann do to unwind?", "What does do to unwind?"]]);
+    // Too few messages to tell a label from a topic, or the setting off: the query as asked.
+    assert_eq!(asked(30, 0.3), vec![vec!["What does Ann do to unwind?"]]);
+    assert_eq!(asked(60, 0.0), vec![vec!["What does Ann do to unwind?"]]);
+}

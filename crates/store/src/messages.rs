@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::common::TermSpread;
 use mnemo_core::{Message, MessageId, Scope};
 
 use crate::error::Result;
@@ -33,6 +34,13 @@ pub trait Messages {
     /// with a BM25-style score (higher is better), best first. Extraction keeps what is worth
     /// keeping; this finds what was merely said. Withheld messages are never found.
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>>;
+
+    /// How widely each of `terms` is spread over the messages `search_messages` would search:
+    /// of the latest [`mnemo_core::common::SAMPLE`] at most (never a withheld one), how many
+    /// were looked at and how many contain each term, matched as the lexical half matches it.
+    /// What counts as common is the engine's call ([`mnemo_core::common`]); this only counts,
+    /// and its cost is bounded by the sample however large the user.
+    fn term_spread(&self, scope: &Scope, terms: &[String]) -> Result<TermSpread>;
 
     /// The messages right around each of `ids` in its own chat: up to `span` before it and
     /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's

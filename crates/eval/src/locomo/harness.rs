@@ -334,7 +334,8 @@ fn reuse_or_ingest(
     let mut config = config.clone();
     config.data_dir = tmp.path().to_path_buf();
     config.database_url = None;
-    let store = SqliteStore::open(config.db_path()).map_err(|e| engine_error(id, "opening its kept store")(e.into()))?;
+    let store =
+        SqliteStore::open(config.db_path()).map_err(|e| engine_error(id, "opening its kept store")(e.into()))?;
     let last = conv.sessions.iter().map(|s| s.at).max().unwrap_or(conv.sessions[0].at);
     let clock = Arc::new(ManualClock::new(last + Duration::hours(1)));
     let memory = Memory::from_parts(config, Arc::new(store), Some(embedder), clock);

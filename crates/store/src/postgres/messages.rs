@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_array_text, vector_text};
@@ -70,6 +71,30 @@ impl Messages for PostgresStore {
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
         self.read("search messages", t, |tx| {
             tx.query(&sql, &params)?.iter().map(|r| Ok((r.parse(0)?, r.real(1)?))).collect()
+        })
+    }
+
+    fn term_spread(&self, scope: &Scope, terms: &[String]) -> Result<TermSpread> {
+        let Some([t, a, u, c]) = archive(scope) else { return Ok(TermSpread::default()) };
+        // The latest messages come from `messages_by_user_at` (migration 15); each term is
+        // matched as `search_messages` matches it.
+        let counts: String = (0..terms.len())
+            .map(|i| format!(", count(*) FILTER (WHERE tsv @@ phraseto_tsquery('english', ${}))", i + 6))
+            .collect();
+        let sql = format!(
+            "SELECT count(*){counts} FROM (SELECT tsv FROM messages \
+             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND $5 IN ('', chat) AND NOT withheld \
+             ORDER BY at DESC, id DESC LIMIT $4) latest"
+        );
+        let sample = SAMPLE as i64;
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &sample, &c];
+        params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
+        self.read("term spread", t, |tx| {
+            let row = tx.query_one(&sql, &params)?;
+            Ok(TermSpread {
+                messages: row.count(0)?,
+                containing: (1..=terms.len()).map(|i| row.count(i)).collect::<Result<_>>()?,
+            })
         })
     }
 

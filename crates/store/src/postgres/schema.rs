@@ -436,6 +436,11 @@ ALTER TABLE messages ADD COLUMN passages vector[];
     r#"
 ALTER TABLE memories ADD COLUMN metadata text;
 "#,
+    // 15: a user's latest messages in order, across chats: how widely a query's words are spread
+    // over them (`Messages::term_spread`) reads a bounded stretch instead of sorting them all.
+    r#"
+CREATE INDEX messages_by_user_at ON messages (tenant, agent, user_id, at DESC, id DESC) WHERE NOT withheld;
+"#,
 ];
 
 /// The schema version this build writes.

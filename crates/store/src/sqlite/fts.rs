@@ -2,8 +2,9 @@
 //! (messages not withheld). Every row is written and every search made through here, so a row's
 //! body (partition-prefixed stems, see [`lexicon`]) is built in one place.
 
+use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::{MemoryId, MessageId, Scope};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::lexicon;
 use super::rows::{message_partition, parse, partition_token};
@@ -192,6 +193,40 @@ pub(crate) fn search_messages(
         Some(expr) => ranked(conn, ("message_fts", "messages"), &expr, limit),
         None => Ok(Vec::new()),
     }
+}
+
+/// How widely each of `terms` is spread over the latest [`SAMPLE`] unwithheld messages of
+/// `owner`'s archive (`partition` is its token): the rowid where that stretch starts is read
+/// once from the user's index, and every count stops there, so the cost is bounded by the
+/// sample whatever the user's size.
+pub(crate) fn term_spread(
+    conn: &Connection,
+    owner: [&str; 4],
+    partition: &str,
+    terms: &[String],
+) -> rusqlite::Result<TermSpread> {
+    let [t, a, u, c] = owner;
+    const WITHIN: &str =
+        "FROM messages WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND ?4 IN ('', chat) AND withheld = 0";
+    let from: i64 = conn
+        .prepare_cached(&format!("SELECT rowid {WITHIN} ORDER BY rowid DESC LIMIT 1 OFFSET ?5"))?
+        .query_row(params![t, a, u, c, (SAMPLE - 1) as i64], |r| r.get(0))
+        .optional()?
+        .unwrap_or(i64::MIN);
+    let messages: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM (SELECT 1 {WITHIN} AND rowid >= ?5)"))?
+        .query_row(params![t, a, u, c, from], |r| r.get(0))?;
+    let mut containing = Vec::with_capacity(terms.len());
+    for term in terms {
+        let n: i64 = match lexicon::query(&[partition], std::slice::from_ref(term)) {
+            Some(expr) => conn
+                .prepare_cached("SELECT count(*) FROM message_fts WHERE message_fts MATCH ?1 AND rowid >= ?2")?
+                .query_row(params![expr, from], |r| r.get(0))?,
+            None => 0,
+        };
+        containing.push(n as usize);
+    }
+    Ok(TermSpread { messages: messages as usize, containing })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::common::TermSpread;
 use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{params, params_from_iter};
 
@@ -81,6 +82,13 @@ impl Messages for SqliteStore {
         self.read(|conn| {
             fts::search_messages(conn, &partition, terms, limit).map_err(StoreError::sql("search messages"))
         })
+    }
+
+    fn term_spread(&self, scope: &Scope, terms: &[String]) -> Result<TermSpread> {
+        let Some(owner) = archive(scope) else { return Ok(TermSpread::default()) };
+        let [t, a, u, c] = owner;
+        let partition = message_partition(t, a, u, c);
+        self.read(|conn| fts::term_spread(conn, owner, &partition, terms).map_err(StoreError::sql("term spread")))
     }
 
     fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {

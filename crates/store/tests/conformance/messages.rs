@@ -1,6 +1,7 @@
 //! [`Messages`](mnemo_store::Messages): the trace, and archival recall over it.
 
 use chrono::Duration;
+use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::{MessageId, Scope};
 use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors, Store, StoreError};
 
@@ -237,4 +238,49 @@ pub(crate) fn message_ids_are_scoped_to_user_and_chat(store: &dyn Store) {
         |s: &Scope| -> Vec<String> { store.chat_messages(s, 0, 10).unwrap().into_iter().map(|m| m.content).collect() };
     assert_eq!(queued(&dana), ["Dana's greyhound is called Biscuit"]);
     assert_eq!(queued(&eve), ["Eve's greyhound is called Pepper"]);
+}
+
+/// A term's spread counts the user's unwithheld messages that contain it, matched (stemmed) as
+/// the lexical half matches it, within the archive the scope reaches, over the latest
+/// [`SAMPLE`] messages only.
+pub(crate) fn terms_are_counted_over_the_users_latest_messages(store: &dyn Store) {
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    let c2 = scope("acme", Some("dana"), Some("c2"));
+    let dana = scope("acme", Some("dana"), None);
+    let second = |i: i64| t0() + Duration::seconds(i);
+    let mut batch: Vec<_> = (0..10)
+        .map(|i| {
+            let text = if i < 2 { "Ann: the pottery classes start soon" } else { "Ann: nothing much" };
+            msg(&c1, &format!("a{i}"), text, second(i))
+        })
+        .collect();
+    batch.extend((0..5).map(|i| {
+        msg(&c2, &format!("b{i}"), if i == 0 { "Ben: did Ann call?" } else { "Ben: busy day" }, second(10 + i))
+    }));
+    store.append_messages(&batch).unwrap();
+    store.append_messages(&[msg(&scope("acme", Some("eve"), Some("c1")), "e", "Ann: pottery", second(20))]).unwrap();
+    store.append_messages(&[msg(&scope("evil", Some("dana"), Some("c1")), "x", "Ann: pottery", second(20))]).unwrap();
+    let terms: Vec<String> = ["ann", "class", "absent"].map(String::from).to_vec();
+    let spread = |s: &Scope| store.term_spread(s, &terms).unwrap();
+    assert_eq!(spread(&dana), TermSpread { messages: 15, containing: vec![11, 2, 0] });
+    // A scope naming a chat counts that chat only; a scope without a user has no archive.
+    assert_eq!(spread(&c2), TermSpread { messages: 5, containing: vec![1, 0, 0] });
+    assert_eq!(spread(&scope("acme", None, None)), TermSpread::default());
+    // A withheld message counts no more.
+    let withhold = ChangeSet {
+        tenant: c1.tenant.clone(),
+        at: t0(),
+        changes: vec![Change::Withhold { owner: c1, messages: vec![MessageId::new("a0").unwrap()] }],
+    };
+    store.apply(&withhold).unwrap();
+    assert_eq!(spread(&dana), TermSpread { messages: 14, containing: vec![10, 1, 0] });
+
+    // Past the sample, only the latest messages are counted: the oldest say "zebra".
+    let zoe = scope("acme", Some("zoe"), Some("c1"));
+    let mut many: Vec<_> = (0..20).map(|i| msg(&zoe, &format!("z{i}"), "Zoe: a zebra", second(i))).collect();
+    many.extend((0..SAMPLE).map(|i| msg(&zoe, &format!("n{i}"), "Zoe: news", second(100 + i as i64))));
+    store.append_messages(&many).unwrap();
+    let zoe_terms: Vec<String> = vec!["zebra".into(), "zoe".into()];
+    let latest = store.term_spread(&scope("acme", Some("zoe"), None), &zoe_terms).unwrap();
+    assert_eq!(latest, TermSpread { messages: SAMPLE, containing: vec![0, SAMPLE] });
 }

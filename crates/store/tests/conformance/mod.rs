@@ -135,6 +135,7 @@ macro_rules! backends {
                     adjacent_messages_stay_in_their_chat,
                     message_ids_are_scoped_to_user_and_chat,
                     a_message_is_as_close_as_its_closest_passage,
+                    terms_are_counted_over_the_users_latest_messages,
                 );
                 backends!(@concern $open; memories:
                     memories_round_trip,
