@@ -48,6 +48,41 @@ impl Planted {
     }
 }
 
+/// Every file under `dir`, however deep, as lower-cased (lossy) text with its path: what the
+/// tests read to prove that no planted value reached storage (database, WAL, anything beside).
+pub fn file_texts(dir: &std::path::Path) -> std::io::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            out.extend(file_texts(&path)?);
+        } else {
+            let bytes = std::fs::read(&path)?.to_ascii_lowercase();
+            out.push((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    Ok(out)
+}
+
+/// The planted values that any of `haystacks` (name, lower-cased text: files, or rows read as
+/// text) still holds in any of their [`needles`](Planted::needles), each named with its
+/// format, the form found, where, and the text around it, so a failure says what leaked.
+pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in planted {
+        for needle in p.needles() {
+            for (name, hay) in haystacks {
+                if let Some(at) = hay.find(&needle) {
+                    let from = (0..=at.saturating_sub(80)).rev().find(|&i| hay.is_char_boundary(i)).unwrap_or(0);
+                    let around: String = hay[from..].chars().take(160 + needle.len()).collect();
+                    out.push(format!("{} {:?} (as {needle:?}) in {name}: …{around:?}…", p.format, p.value));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A small deterministic generator (splitmix64): no dependency, same values on every machine.
 struct Rng(u64);
 
