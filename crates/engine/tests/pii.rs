@@ -85,7 +85,8 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
         queries[0].1 += 1;
         queries[1].1 += 1;
         if i % 4 == 0 {
-            memory.put_policy(&user, &format!("note-{i}"), &p.sentence, json!({ "detail": p.recognisable() })).unwrap();
+            let value = json!({ "detail": p.recognisable(), format!("about {}", p.recognisable()): true });
+            memory.put_policy(&user, &format!("note-{i}"), &p.sentence, value).unwrap();
             queries[2].1 += 1;
         }
         if i % 4 == 1 {

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use mnemo::models::HashEmbedder;
-use mnemo::store::SqliteStore;
+use mnemo::store::{SqliteStore, Store};
 use mnemo::{Config, Memory, SystemClock};
 use mnemo_server::{AppState, KeyStore};
 use serde_json::Value;
@@ -31,10 +31,16 @@ pub(crate) fn fixture() -> Fixture {
 
 /// [`fixture`] with settings changed from the defaults by `tune`.
 pub(crate) fn configured(tune: impl FnOnce(&mut Config)) -> Fixture {
+    on_store(tune, |config| Arc::new(SqliteStore::open(config.db_path()).unwrap()))
+}
+
+/// [`configured`] over the store `open` makes for the settings (PostgreSQL, say); the key
+/// store and any other file stay in the fixture's data directory.
+pub(crate) fn on_store(tune: impl FnOnce(&mut Config), open: impl FnOnce(&Config) -> Arc<dyn Store>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
     tune(&mut config);
-    let store = Arc::new(SqliteStore::open(config.db_path()).unwrap());
+    let store = open(&config);
     let memory =
         Arc::new(Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(SystemClock)));
     let keys = KeyStore::open(&dir.path().join("keys.db")).unwrap();
