@@ -92,6 +92,37 @@ async fn metrics_keep_one_series_for_every_unknown_method() {
     assert!(text.contains(r#"method="other""#), "{text}");
 }
 
+/// A scan of 2,000 made-up paths, at the root and under every prefix the server routes (the
+/// API, mem0's, the proxy's, the console's), leaves `/metrics` with one `unmatched` route
+/// series, never one per path: a probe's path is not a label value.
+#[tokio::test]
+async fn metrics_keep_one_series_for_every_unknown_path() {
+    let f = fixture();
+    let prefixes =
+        ["/", "/v1/", "/v1/memories/x/y/", "/mem0/", "/mem0/v9/", "/openai/", "/ui/", "/mcp/", "/memories/x/y/"];
+    for i in 0..2_000 {
+        let path = format!("{}probe{}", prefixes[i % prefixes.len()], mnemo::core::MemoryId::new());
+        let method = ["GET", "POST", "DELETE"][i % 3];
+        let (status, _) = send(&f.app, request(method, &path, Some(&f.a), None)).await;
+        assert!(status.is_client_error() || status == StatusCode::NOT_IMPLEMENTED, "{method} {path}: {status}");
+    }
+    let (_, metrics) = send(&f.app, request("GET", "/metrics", None, None)).await;
+    let text = metrics.as_str().unwrap();
+    assert!(!text.contains("probe"), "{text}");
+    let routes: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("mnemo_http_requests_total{"))
+        .filter_map(|l| l.split("route=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(routes, ["unmatched"].into(), "one series, not one per path");
+    let counted: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("mnemo_http_requests_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(counted, 2_000, "every request was counted: {text}");
+}
+
 /// A tenant past `limits.requests_per_second` is answered 429 with `Retry-After`, on the native
 /// routes and the compatibility surfaces alike, and another tenant is not held back by it.
 #[tokio::test]
