@@ -7,7 +7,7 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{ADMIN, assert_error, call, dana_messages, fixture, request, send};
+use crate::common::{ADMIN, assert_error, call, dana_messages, example, fixture, request, send};
 
 fn contents(v: &Value, field: &str) -> String {
     v[field].as_array().map(|a| a.iter().map(|i| i["content"].to_string()).collect()).unwrap_or_default()
@@ -229,52 +229,6 @@ async fn snapshot(app: &axum::Router, s: &Seeded, users: &[&str]) -> Vec<Value> 
         shown.push(json!({"path": path, "answer": out}));
     }
     shown
-}
-
-/// A minimal valid value of `schema` (references resolved in `doc`): required properties, plus
-/// the scope's user and chat wherever the schema has them, so the route gets past validation to
-/// the ids under test.
-fn example(doc: &Value, schema: &Value, name: &str, user: &str, chat: &str) -> Value {
-    if let Some(r) = schema["$ref"].as_str() {
-        let target = doc.pointer(&r.replace("#/", "/")).unwrap_or_else(|| panic!("unresolved {r}"));
-        return example(doc, target, name, user, chat);
-    }
-    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
-        return first.clone();
-    }
-    if let Some(first) = ["oneOf", "anyOf", "allOf"].iter().find_map(|k| schema[*k].as_array().and_then(|v| v.first()))
-    {
-        return example(doc, first, name, user, chat);
-    }
-    let types: Vec<&str> = match &schema["type"] {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => vec!["object"],
-    };
-    match types.into_iter().find(|t| *t != "null").unwrap_or("null") {
-        "string" => json!(match name {
-            "user_id" => user,
-            "chat_id" => chat,
-            "kind" => "fact",
-            _ => "fuzzing text about bees",
-        }),
-        "integer" => json!(1),
-        "number" => json!(0.5),
-        "boolean" => json!(false),
-        "array" => json!([]),
-        "null" => Value::Null,
-        _ => {
-            let required: Vec<&str> =
-                schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            let mut out = serde_json::Map::new();
-            for (prop, sub) in schema["properties"].as_object().into_iter().flatten() {
-                if required.contains(&prop.as_str()) || prop == "user_id" || prop == "chat_id" {
-                    out.insert(prop.clone(), example(doc, sub, prop, user, chat));
-                }
-            }
-            Value::Object(out)
-        }
-    }
 }
 
 /// Ids no store holds: a well-formed one never issued, malformed ones, injection and traversal
