@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Duration;
-use mnemo::core::pii::samples::{self, FORMATS, Planted, generate, leaks};
+use mnemo::core::pii::samples::{self, FORMATS, Planted, leaks, mark};
 use mnemo::core::trace::TraceEnvelope;
 use mnemo::core::{Draft, Kind, Memory as Row, Message, MessageId, NewMessage, Role};
 use mnemo::models::HashEmbedder;
@@ -23,17 +23,8 @@ use crate::common::{chat, sqlite_with_embedder, t0};
 /// Values planted per test: every format six times (different values and sentences).
 const PLANTED: usize = FORMATS * 6;
 
-/// A word planted beside each value: the file must hold it (the sentence was stored), and
-/// must not hold the value.
-fn mark(i: usize) -> String {
-    format!("plantmark{i:04}x")
-}
-
 fn planted(seed: u64) -> Vec<Planted> {
-    let p = generate(PLANTED, seed);
-    let formats: std::collections::BTreeSet<&str> = p.iter().map(|p| p.format).collect();
-    assert!(p.len() >= 200 && formats.len() >= 20, "{} values in {} formats", p.len(), formats.len());
-    p
+    samples::planted(PLANTED, seed)
 }
 
 fn messages(lines: &[String], role: Role, at: chrono::DateTime<chrono::Utc>) -> Vec<NewMessage> {
@@ -116,20 +107,7 @@ fn planted_values_reach_no_file_under_the_data_directory() {
     let planted = planted(0x15);
     let calls = plant_everywhere(&f.memory, &planted);
     let texts = samples::file_texts(&f.memory.config().data_dir).unwrap();
-    // The sentences were stored (their marks are there), only without the values.
-    let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
-    for i in [0, PLANTED / 2, PLANTED - 1] {
-        assert!(all.contains(&mark(i)), "the test must see what was stored: {} missing", mark(i));
-    }
-    assert!(all.contains("[redacted "), "placeholders are stored where values were");
-    let leaks = leaks(&texts, &planted);
-    assert!(
-        leaks.is_empty(),
-        "{} of {} planted values reached storage through {calls:?}:\n{}",
-        leaks.len(),
-        planted.len(),
-        leaks.join("\n")
-    );
+    samples::assert_stored_redacted(&texts, &planted, &calls);
     eprintln!("pii: {} values in {FORMATS} formats, {} files scanned, paths {calls:?}", planted.len(), texts.len());
 }
 
@@ -308,7 +286,5 @@ fn planted_values_reach_no_postgres_row() {
     plant_everywhere(&memory, &planted);
     let rows = db.rows_as_text().unwrap();
     assert!(rows.len() >= 10, "every table: {:?}", rows.iter().map(|(t, _)| t).collect::<Vec<_>>());
-    assert!(rows.iter().any(|(_, t)| t.contains(&mark(0))), "the test must see what was stored");
-    let leaks = leaks(&rows, &planted);
-    assert!(leaks.is_empty(), "{} planted values in PostgreSQL rows:\n{}", leaks.len(), leaks.join("\n"));
+    samples::assert_stored_redacted(&rows, &planted, &"every path, into PostgreSQL");
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, header};
-use mnemo::core::pii::samples::{self, FORMATS, Planted, generate, leaks};
+use mnemo::core::pii::samples::{self, FORMATS, Planted, mark};
 use mnemo_models::testing::{ScriptedServer, completion};
 use serde_json::{Value, json};
 
@@ -27,17 +27,8 @@ const PLANTED: usize = FORMATS * 5;
 /// The chat the proxied turns name (`X-Mnemo-Chat`), so the test can wait for their ingestion.
 const PROXY_CHAT: &str = "proxied";
 
-/// A word planted beside each value: storage must hold it (the sentence was stored), and must
-/// not hold the value.
-fn mark(i: usize) -> String {
-    format!("plantmark{i:04}x")
-}
-
 fn planted(seed: u64) -> Vec<Planted> {
-    let p = generate(PLANTED, seed);
-    let formats: std::collections::BTreeSet<&str> = p.iter().map(|p| p.format).collect();
-    assert!(p.len() >= 200 && formats.len() >= 20, "{} values in {} formats", p.len(), formats.len());
-    p
+    samples::planted(PLANTED, seed)
 }
 
 /// An upstream for the proxy that answers every chat by quoting the user's message back, so
@@ -222,25 +213,6 @@ async fn wait_for_proxied_turns(f: &Fixture, turns: usize) {
     }
 }
 
-/// Asserts that the stored text (files, or rows) holds the marks of the planted sentences and
-/// placeholders where the values were, and none of the values.
-#[track_caller]
-fn assert_no_leak(stored: &[(String, String)], planted: &[Planted], calls: &BTreeMap<&'static str, [usize; 2]>) {
-    let all: String = stored.iter().map(|(_, t)| t.as_str()).collect();
-    for i in [0, planted.len() / 2, planted.len() - 1] {
-        assert!(all.contains(&mark(i)), "the test must see what was stored: {} missing", mark(i));
-    }
-    assert!(all.matches("[redacted ").count() >= planted.len(), "placeholders are stored where values were");
-    let leaks = leaks(stored, planted);
-    assert!(
-        leaks.is_empty(),
-        "{} of {} planted values reached storage through {calls:?}:\n{}",
-        leaks.len(),
-        planted.len(),
-        leaks.join("\n")
-    );
-}
-
 #[tokio::test]
 async fn pii_through_every_route_and_tool_reaches_no_file() {
     let upstream = echoing_upstream();
@@ -250,7 +222,7 @@ async fn pii_through_every_route_and_tool_reaches_no_file() {
     let planted = planted(0x1505);
     let calls = plant_everywhere(&f, &planted).await;
     let files = samples::file_texts(&f.memory.config().data_dir).unwrap();
-    assert_no_leak(&files, &planted, &calls);
+    samples::assert_stored_redacted(&files, &planted, &calls);
     eprintln!("pii: {} values in {FORMATS} formats, {} files scanned, calls {calls:?}", planted.len(), files.len());
     drop(upstream);
 }
@@ -273,6 +245,6 @@ fn pii_through_every_route_and_tool_reaches_no_postgres_row() {
     let mut stored = db.rows_as_text().unwrap();
     assert!(stored.len() >= 10, "every table: {:?}", stored.iter().map(|(t, _)| t).collect::<Vec<_>>());
     stored.extend(samples::file_texts(&f.memory.config().data_dir).unwrap());
-    assert_no_leak(&stored, &planted, &calls);
+    samples::assert_stored_redacted(&stored, &planted, &calls);
     drop(upstream);
 }
