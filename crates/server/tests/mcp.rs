@@ -62,7 +62,7 @@ pub(crate) async fn initialize(app: &Router, key: &str, version: &str) -> (Strin
 }
 
 /// A request in a session; returns the HTTP status and the JSON-RPC reply.
-async fn rpc(app: &Router, key: &str, session: &str, method: &str, params: Value) -> (StatusCode, Value) {
+pub(crate) async fn rpc(app: &Router, key: &str, session: &str, method: &str, params: Value) -> (StatusCode, Value) {
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let (status, _, body) = send(app, post(Some(key), Some(session), &msg.to_string())).await;
     (status, body)
