@@ -49,17 +49,10 @@ fn row(m: &mut Row) {
     }
 }
 
-/// A client's key-value data with every string in it redacted, however deeply nested.
+/// A client's key-value data with every string in it, keys included, redacted, however deeply
+/// nested.
 fn metadata(data: &mut mnemo_core::Metadata) {
-    fn value(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::String(s) => *s = text(s),
-            serde_json::Value::Array(items) => items.iter_mut().for_each(value),
-            serde_json::Value::Object(map) => map.values_mut().for_each(value),
-            _ => {}
-        }
-    }
-    data.values_mut().for_each(value);
+    object(data, true);
 }
 
 /// A change set with every text redacted.
@@ -131,12 +124,19 @@ fn json(v: &mut serde_json::Value, all: bool) {
     match v {
         Value::String(s) if all => *s = text(s),
         Value::Array(items) => items.iter_mut().for_each(|i| json(i, all)),
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                json(v, all || ENVELOPE_TEXT.contains(&k.as_str()));
-            }
-        }
+        Value::Object(map) => object(map, all),
         _ => {}
+    }
+}
+
+/// Redacts an object's values as [`json`] does and, where every string is text (`all`: a
+/// client's metadata, a policy's value), its keys too: a client may key its data by what it
+/// would otherwise have put in a value (`{"card 4111 ...": true}`). Two keys that redact alike
+/// become one, the later value kept.
+fn object(map: &mut serde_json::Map<String, serde_json::Value>, all: bool) {
+    for (k, mut v) in std::mem::take(map) {
+        json(&mut v, all || ENVELOPE_TEXT.contains(&k.as_str()));
+        map.insert(if all { text(&k) } else { k }, v);
     }
 }
 

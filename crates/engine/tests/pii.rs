@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::Duration;
-use mnemo::core::pii::samples::{FORMATS, Planted, generate};
+use mnemo::core::pii::samples::{self, FORMATS, Planted, leaks, mark};
 use mnemo::core::trace::TraceEnvelope;
 use mnemo::core::{Draft, Kind, Memory as Row, Message, MessageId, NewMessage, Role};
 use mnemo::models::HashEmbedder;
@@ -18,44 +18,13 @@ use mnemo::store::{Change, ChangeSet, SqliteStore};
 use mnemo::{ManualClock, Memory, Scope};
 use serde_json::json;
 
-use crate::common::{chat, files, sqlite_with_embedder, t0};
+use crate::common::{chat, sqlite_with_embedder, t0};
 
 /// Values planted per test: every format six times (different values and sentences).
 const PLANTED: usize = FORMATS * 6;
 
-/// A word planted beside each value: the file must hold it (the sentence was stored), and
-/// must not hold the value.
-fn mark(i: usize) -> String {
-    format!("plantmark{i:04}x")
-}
-
 fn planted(seed: u64) -> Vec<Planted> {
-    let p = generate(PLANTED, seed);
-    let formats: std::collections::BTreeSet<&str> = p.iter().map(|p| p.format).collect();
-    assert!(p.len() >= 200 && formats.len() >= 20, "{} values in {} formats", p.len(), formats.len());
-    p
-}
-
-/// Files (or rows) as text, and the planted values any of them still holds.
-fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in planted {
-        for needle in p.needles() {
-            for (name, hay) in haystacks {
-                if let Some(at) = hay.find(&needle) {
-                    let from = (0..=at.saturating_sub(80)).rev().find(|&i| hay.is_char_boundary(i)).unwrap_or(0);
-                    let around: String = hay[from..].chars().take(160 + needle.len()).collect();
-                    out.push(format!("{} {:?} (as {needle:?}) in {name}: …{around:?}…", p.format, p.value));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Every file under the directory, lower-cased, as (lossy) text.
-fn file_texts(dir: &std::path::Path) -> Vec<(String, String)> {
-    files(dir).into_iter().map(|(n, b)| (n, String::from_utf8_lossy(&b).into_owned())).collect()
+    samples::planted(PLANTED, seed)
 }
 
 fn messages(lines: &[String], role: Role, at: chrono::DateTime<chrono::Utc>) -> Vec<NewMessage> {
@@ -107,7 +76,8 @@ fn plant_everywhere(memory: &Memory, planted: &[Planted]) -> Vec<(&'static str, 
         queries[0].1 += 1;
         queries[1].1 += 1;
         if i % 4 == 0 {
-            memory.put_policy(&user, &format!("note-{i}"), &p.sentence, json!({ "detail": p.recognisable() })).unwrap();
+            let value = json!({ "detail": p.recognisable(), format!("about {}", p.recognisable()): true });
+            memory.put_policy(&user, &format!("note-{i}"), &p.sentence, value).unwrap();
             queries[2].1 += 1;
         }
         if i % 4 == 1 {
@@ -136,21 +106,8 @@ fn planted_values_reach_no_file_under_the_data_directory() {
     let f = sqlite_with_embedder(Some(Arc::new(HashEmbedder::new(384))));
     let planted = planted(0x15);
     let calls = plant_everywhere(&f.memory, &planted);
-    let texts = file_texts(&f.memory.config().data_dir);
-    // The sentences were stored (their marks are there), only without the values.
-    let all: String = texts.iter().map(|(_, t)| t.as_str()).collect();
-    for i in [0, PLANTED / 2, PLANTED - 1] {
-        assert!(all.contains(&mark(i)), "the test must see what was stored: {} missing", mark(i));
-    }
-    assert!(all.contains("[redacted "), "placeholders are stored where values were");
-    let leaks = leaks(&texts, &planted);
-    assert!(
-        leaks.is_empty(),
-        "{} of {} planted values reached storage through {calls:?}:\n{}",
-        leaks.len(),
-        planted.len(),
-        leaks.join("\n")
-    );
+    let texts = samples::file_texts(&f.memory.config().data_dir).unwrap();
+    samples::assert_stored_redacted(&texts, &planted, &calls);
     eprintln!("pii: {} values in {FORMATS} formats, {} files scanned, paths {calls:?}", planted.len(), texts.len());
 }
 
@@ -207,7 +164,7 @@ fn planted_values_in_model_replies_and_errors_reach_no_file() {
     memory.synthesize().unwrap();
     let asked: Vec<usize> = calls.iter().map(|c| c.load(Ordering::SeqCst)).collect();
     assert!(asked[0] >= PLANTED / 8 && asked[1] > 0 && asked[2] > 0, "extraction, memos, summaries: {asked:?}");
-    let texts = file_texts(dir.path());
+    let texts = samples::file_texts(dir.path()).unwrap();
     let leaks = leaks(&texts, &planted);
     assert!(leaks.is_empty(), "{} planted values reached storage:\n{}", leaks.len(), leaks.join("\n"));
     drop(server);
@@ -248,7 +205,10 @@ fn a_copy_of_a_store_that_kept_pii_holds_none() {
             source.put_policy(&policy).unwrap();
         }
     }
-    assert!(!leaks(&file_texts(old.path()), &planted).is_empty(), "the source must hold the values first");
+    assert!(
+        !leaks(&samples::file_texts(old.path()).unwrap(), &planted).is_empty(),
+        "the source must hold the values first"
+    );
 
     let new = tempfile::tempdir().unwrap();
     let target = SqliteStore::open(new.path().join("mnemo.db")).unwrap();
@@ -258,7 +218,7 @@ fn a_copy_of_a_store_that_kept_pii_holds_none() {
     }
     target.finish_bulk_load().unwrap();
     assert_eq!(target.counts().unwrap()["messages"], PLANTED as u64);
-    let leaks = leaks(&file_texts(new.path()), &planted);
+    let leaks = leaks(&samples::file_texts(new.path()).unwrap(), &planted);
     assert!(leaks.is_empty(), "{} planted values were copied:\n{}", leaks.len(), leaks.join("\n"));
 }
 
@@ -324,27 +284,7 @@ fn planted_values_reach_no_postgres_row() {
         Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(ManualClock::new(t0())));
     let planted = planted(0x18);
     plant_everywhere(&memory, &planted);
-    let mut client = db.client().unwrap();
-    let tables: Vec<String> = client
-        .query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()", &[])
-        .unwrap()
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    assert!(tables.len() >= 10, "{tables:?}");
-    let rows: Vec<(String, String)> = tables
-        .iter()
-        .map(|t| {
-            let text: Vec<String> = client
-                .query(&format!("SELECT t::text FROM \"{t}\" t"), &[])
-                .unwrap()
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            (t.clone(), text.join("\n").to_lowercase())
-        })
-        .collect();
-    assert!(rows.iter().any(|(_, t)| t.contains(&mark(0))), "the test must see what was stored");
-    let leaks = leaks(&rows, &planted);
-    assert!(leaks.is_empty(), "{} planted values in PostgreSQL rows:\n{}", leaks.len(), leaks.join("\n"));
+    let rows = db.rows_as_text().unwrap();
+    assert!(rows.len() >= 10, "every table: {:?}", rows.iter().map(|(t, _)| t).collect::<Vec<_>>());
+    samples::assert_stored_redacted(&rows, &planted, &"every path, into PostgreSQL");
 }

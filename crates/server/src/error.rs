@@ -171,6 +171,7 @@ impl From<mnemo::core::CoreError> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(r: JsonRejection) -> Self {
         match r {
+            JsonRejection::JsonDataError(e) if integer_out_of_range(&e.body_text()) => ApiError::Invalid(e.body_text()),
             JsonRejection::JsonDataError(e) => ApiError::InvalidBody(e.body_text()),
             JsonRejection::JsonSyntaxError(e) => ApiError::MalformedJson(e.body_text()),
             JsonRejection::MissingJsonContentType(e) => ApiError::UnsupportedMediaType(e.body_text()),
@@ -178,6 +179,19 @@ impl From<JsonRejection> for ApiError {
             other => ApiError::MalformedJson(other.body_text()),
         }
     }
+}
+
+/// Whether a body's shape error is a number sent for an integer field that the field's type
+/// cannot hold: negative, or past its range (which JSON reads as a float). That is a value out
+/// of range, answered 400 naming the field like every other range check (`top_k` of 2^63 and
+/// of 2^64 alike), not a body of the wrong shape. serde says so only in words, as
+/// "invalid value: integer `-1`, expected usize".
+fn integer_out_of_range(message: &str) -> bool {
+    let number = message.contains("invalid value: integer `") || message.contains("invalid type: floating point `");
+    let integer = ["usize", "u64", "u32", "u16", "u8", "isize", "i64", "i32", "i16", "i8"]
+        .iter()
+        .any(|t| message.contains(&format!("expected {t} ")) || message.ends_with(&format!("expected {t}")));
+    number && integer
 }
 
 impl From<QueryRejection> for ApiError {

@@ -300,3 +300,26 @@ async fn edit_clear_and_memos_over_http() {
     let (_, left) = call(&f.app, "GET", "/v1/memories?user_id=dana&status=active", &f.a, None).await;
     assert!(left["items"].as_array().unwrap().is_empty(), "{left}");
 }
+
+/// People say "ok" twice: two identical messages without ids in one batch are two messages,
+/// and sending that batch again (at the same times) appends nothing. Without `at` each turn is
+/// stamped on arrival, so a batch sent again later is another pair of turns (see `MessageIn`).
+#[tokio::test]
+async fn identical_messages_without_ids_are_two_and_the_same_batch_again_appends_nothing() {
+    let f = fixture();
+    let ok = json!({"role": "user", "content": "ok", "at": "2026-03-02T09:00:00Z"});
+    let batch = json!({"user_id": "dana", "chat_id": "c1", "messages": [ok, ok]});
+    for (appended, duplicates) in [(2, 0), (0, 2), (0, 2)] {
+        let (status, report) = call(&f.app, "POST", "/v1/messages", &f.a, Some(batch.clone())).await;
+        assert_eq!(status, StatusCode::OK, "{report}");
+        assert_eq!((&report["appended"], &report["duplicates"]), (&json!(appended), &json!(duplicates)), "{report}");
+    }
+    let (_, stored) = call(&f.app, "GET", "/v1/messages?user_id=dana&chat_id=c1", &f.a, None).await;
+    let contents: Vec<&Value> = stored["items"].as_array().unwrap().iter().map(|m| &m["content"]).collect();
+    assert_eq!(contents, [&json!("ok"), &json!("ok")], "{stored}");
+
+    let unstamped = json!({"user_id": "dana", "chat_id": "c2", "messages": [
+        {"role": "user", "content": "ok"}, {"role": "user", "content": "ok"}]});
+    let (status, report) = call(&f.app, "POST", "/v1/messages", &f.a, Some(unstamped)).await;
+    assert_eq!((status, &report["appended"]), (StatusCode::OK, &json!(2)), "{report}");
+}

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use mnemo::models::HashEmbedder;
-use mnemo::store::SqliteStore;
+use mnemo::store::{SqliteStore, Store};
 use mnemo::{Config, Memory, SystemClock};
 use mnemo_server::{AppState, KeyStore};
 use serde_json::Value;
@@ -31,10 +31,16 @@ pub(crate) fn fixture() -> Fixture {
 
 /// [`fixture`] with settings changed from the defaults by `tune`.
 pub(crate) fn configured(tune: impl FnOnce(&mut Config)) -> Fixture {
+    on_store(tune, |config| Arc::new(SqliteStore::open(config.db_path()).unwrap()))
+}
+
+/// [`configured`] over the store `open` makes for the settings (PostgreSQL, say); the key
+/// store and any other file stay in the fixture's data directory.
+pub(crate) fn on_store(tune: impl FnOnce(&mut Config), open: impl FnOnce(&Config) -> Arc<dyn Store>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
     tune(&mut config);
-    let store = Arc::new(SqliteStore::open(config.db_path()).unwrap());
+    let store = open(&config);
     let memory =
         Arc::new(Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(SystemClock)));
     let keys = KeyStore::open(&dir.path().join("keys.db")).unwrap();
@@ -92,4 +98,100 @@ pub(crate) fn dana_messages(user: &str, chat: &str) -> Value {
             {"id": "m3", "role": "user", "content": "I prefer short answers, please."}
         ]
     })
+}
+
+/// A minimal valid value of `schema` (references resolved in `doc`): required properties, plus
+/// the scope's user and chat wherever the schema has them, so the route gets past validation to
+/// the ids under test.
+pub(crate) fn example(doc: &Value, schema: &Value, name: &str, user: &str, chat: &str) -> Value {
+    let schema = resolved(doc, schema);
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(first) = ["oneOf", "anyOf", "allOf"].iter().find_map(|k| schema[*k].as_array().and_then(|v| v.first()))
+    {
+        return example(doc, first, name, user, chat);
+    }
+    let types = types(schema);
+    let kind = if types.is_empty() { "object" } else { types.into_iter().find(|t| *t != "null").unwrap_or("null") };
+    match kind {
+        "string" => serde_json::json!(match name {
+            "user_id" => user,
+            "chat_id" => chat,
+            "kind" => "fact",
+            _ => "fuzzing text about bees",
+        }),
+        "integer" => serde_json::json!(1),
+        "number" => serde_json::json!(0.5),
+        "boolean" => serde_json::json!(false),
+        "array" => serde_json::json!([]),
+        "null" => Value::Null,
+        _ => {
+            let required: Vec<&str> =
+                schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let mut out = serde_json::Map::new();
+            for (prop, sub) in schema["properties"].as_object().into_iter().flatten() {
+                if required.contains(&prop.as_str()) || prop == "user_id" || prop == "chat_id" {
+                    out.insert(prop.clone(), example(doc, sub, prop, user, chat));
+                }
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+/// `schema` with a reference resolved in `doc` (the OpenAPI document, or a tool's input schema).
+fn resolved<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(r) => resolved(doc, doc.pointer(&r.replace("#/", "/")).unwrap_or_else(|| panic!("unresolved {r}"))),
+        None => schema,
+    }
+}
+
+/// The JSON types a schema allows (`["integer", "null"]`); none for a reference or a union.
+pub(crate) fn types(schema: &Value) -> Vec<&str> {
+    match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    }
+}
+
+/// Where the properties `keep` picks (by name and resolved schema) sit in a value of `schema`:
+/// the property names down to each, `[]` for an array's items.
+pub(crate) fn fields(doc: &Value, schema: &Value, keep: &dyn Fn(&str, &Value) -> bool) -> Vec<Vec<String>> {
+    fn walk(
+        doc: &Value,
+        schema: &Value,
+        at: &[String],
+        keep: &dyn Fn(&str, &Value) -> bool,
+        out: &mut Vec<Vec<String>>,
+    ) {
+        let schema = resolved(doc, schema);
+        if at.last().is_some_and(|name| keep(name, schema)) {
+            out.push(at.to_vec());
+        }
+        if types(schema).contains(&"array") {
+            walk(doc, &schema["items"], &[at, &["[]".to_string()]].concat(), keep, out);
+        }
+        for (prop, sub) in schema["properties"].as_object().into_iter().flatten() {
+            walk(doc, sub, &[at, std::slice::from_ref(prop)].concat(), keep, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(doc, schema, &[], keep, &mut out);
+    out
+}
+
+/// An [`example`] of `schema` with `value` at `field` (see [`fields`]), objects and one-item
+/// arrays made on the way down.
+pub(crate) fn with_value(doc: &Value, schema: &Value, field: &[String], value: Value, user: &str, chat: &str) -> Value {
+    let schema = resolved(doc, schema);
+    let Some((head, rest)) = field.split_first() else { return value };
+    if head == "[]" {
+        return Value::Array(vec![with_value(doc, &schema["items"], rest, value, user, chat)]);
+    }
+    let mut out = example(doc, schema, "", user, chat);
+    out[head] = with_value(doc, &schema["properties"][head], rest, value, user, chat);
+    out
 }

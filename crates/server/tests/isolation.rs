@@ -1,13 +1,15 @@
 //! Two tenants, two users: nothing one writes is visible to the other through any route, and a
 //! foreign id answers 404 exactly like an id that never existed. The fuzz at the end tries
 //! every route of the served OpenAPI document with every method and with the other tenant's,
-//! the other user's, made-up, malformed and huge ids, and compares the victims' data before and
-//! after.
+//! the other user's, made-up, malformed and huge ids, in path parameters, query strings and
+//! request bodies, then mem0's routes and the MCP tools the same way, and compares the victims'
+//! data before and after.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{ADMIN, assert_error, call, dana_messages, fixture, request, send};
+use crate::common::{ADMIN, assert_error, call, dana_messages, example, fields, fixture, request, send, with_value};
+use crate::mcp::{V2025_06, initialize, rpc};
 
 fn contents(v: &Value, field: &str) -> String {
     v[field].as_array().map(|a| a.iter().map(|i| i["content"].to_string()).collect()).unwrap_or_default()
@@ -231,52 +233,6 @@ async fn snapshot(app: &axum::Router, s: &Seeded, users: &[&str]) -> Vec<Value> 
     shown
 }
 
-/// A minimal valid value of `schema` (references resolved in `doc`): required properties, plus
-/// the scope's user and chat wherever the schema has them, so the route gets past validation to
-/// the ids under test.
-fn example(doc: &Value, schema: &Value, name: &str, user: &str, chat: &str) -> Value {
-    if let Some(r) = schema["$ref"].as_str() {
-        let target = doc.pointer(&r.replace("#/", "/")).unwrap_or_else(|| panic!("unresolved {r}"));
-        return example(doc, target, name, user, chat);
-    }
-    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
-        return first.clone();
-    }
-    if let Some(first) = ["oneOf", "anyOf", "allOf"].iter().find_map(|k| schema[*k].as_array().and_then(|v| v.first()))
-    {
-        return example(doc, first, name, user, chat);
-    }
-    let types: Vec<&str> = match &schema["type"] {
-        Value::String(t) => vec![t.as_str()],
-        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => vec!["object"],
-    };
-    match types.into_iter().find(|t| *t != "null").unwrap_or("null") {
-        "string" => json!(match name {
-            "user_id" => user,
-            "chat_id" => chat,
-            "kind" => "fact",
-            _ => "fuzzing text about bees",
-        }),
-        "integer" => json!(1),
-        "number" => json!(0.5),
-        "boolean" => json!(false),
-        "array" => json!([]),
-        "null" => Value::Null,
-        _ => {
-            let required: Vec<&str> =
-                schema["required"].as_array().map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            let mut out = serde_json::Map::new();
-            for (prop, sub) in schema["properties"].as_object().into_iter().flatten() {
-                if required.contains(&prop.as_str()) || prop == "user_id" || prop == "chat_id" {
-                    out.insert(prop.clone(), example(doc, sub, prop, user, chat));
-                }
-            }
-            Value::Object(out)
-        }
-    }
-}
-
 /// Ids no store holds: a well-formed one never issued, malformed ones, injection and traversal
 /// attempts (percent-encoded, as they travel in a path), and a huge one.
 fn junk_ids() -> Vec<String> {
@@ -317,6 +273,57 @@ struct Attack<'a> {
     skip: fn(&str) -> bool,
 }
 
+impl Attack<'_> {
+    /// Asserts that one answer, to a request with `id` in it, is no server error, holds no
+    /// victim's secret and, where the id names a victim's object in a scoped request
+    /// (`names_theirs`), is no success (a `null` is mem0's server's "not found").
+    #[track_caller]
+    fn judge(&self, at: &str, id: &str, status: StatusCode, out: &Value, names_theirs: bool) {
+        let shown = out.to_string();
+        let at = format!("{at} ({} chars of id)", id.len());
+        assert!(!status.is_server_error(), "{at}: {status} {shown}");
+        for secret in self.secrets {
+            assert!(!shown.contains(secret), "{at}: {status} reveals {secret}: {shown}");
+        }
+        if names_theirs && self.owned.iter().any(|o| o == id) {
+            assert!(!status.is_success() || out.is_null(), "{at}: another's object answered {status}: {shown}");
+        }
+    }
+
+    /// Whether a body or query field is one to put the attack's ids in, and whether it then
+    /// names an object (`Some(true)`) or a scope (`Some(false)`). A scope (`user_id`, `chat_id`,
+    /// `agent_id`) only across tenants: within one, naming any of its users is the tenant's
+    /// right. A message's own `id` names nothing stored before and is no slot.
+    fn slot(&self, field: &[String]) -> Option<bool> {
+        let name = field.last()?.as_str();
+        if field.iter().any(|f| f == "messages") {
+            return None;
+        }
+        match name {
+            "id" | "ids" | "memory_id" => Some(true),
+            "user_id" | "chat_id" | "agent_id" if self.other_tenant => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Values of `schema` (references resolved in `doc`): an example with one of the attack's
+    /// ids in one [slot](Self::slot), for every id and slot (and a held item's every kind),
+    /// each with its id and whether the slot names an object.
+    fn filled(&self, doc: &Value, schema: &Value, kinds: &[Value]) -> Vec<(&str, Value, bool)> {
+        let chat = chat_of(self.user);
+        let mut out = Vec::new();
+        for field in fields(doc, schema, &|_, _| true) {
+            let Some(object) = self.slot(&field) else { continue };
+            for id in &self.ids {
+                let value = if field.last().is_some_and(|f| f == "ids") { json!([id]) } else { json!(id) };
+                let filled = with_value(doc, schema, &field, value, self.user, &chat);
+                out.extend(each_kind(filled, kinds).into_iter().map(|v| (id.as_str(), v, object)));
+            }
+        }
+        out
+    }
+}
+
 /// One fuzzing pass: every documented path with a parameter, every method, each parameter set
 /// to each of the attack's ids, asked with the attacker's key as its user. Asserts no answer is
 /// a server error or contains a victim's secret, and that a victim's object id in an `{id}` or
@@ -351,16 +358,195 @@ async fn fuzz(app: &axum::Router, doc: &Value, attack: &Attack<'_>) -> usize {
                     || body.as_ref().is_some_and(|b| b.get("user_id").is_some());
                 let (status, out) = call(app, method, &uri, attack.key, body).await;
                 sent += 1;
-                let shown = out.to_string();
-                let at = format!("{method} {} ({} chars of id)", uri.chars().take(120).collect::<String>(), id.len());
-                assert!(!status.is_server_error(), "{at}: {status} {shown}");
-                for secret in attack.secrets {
-                    assert!(!shown.contains(secret), "{at}: {status} reveals {secret}: {shown}");
-                }
-                if scoped && (param == "id" || param == "turn_id") && attack.owned.contains(id) {
-                    assert!(!status.is_success(), "{at}: another's object answered {status}: {shown}");
+                let at = format!("{method} {}", uri.chars().take(120).collect::<String>());
+                let names_theirs = scoped && (param == "id" || param == "turn_id");
+                attack.judge(&at, id, status, &out, names_theirs);
+            }
+        }
+    }
+    sent
+}
+
+/// A path template with its parameters set to the attacker's own values (a made-up object id).
+fn own_path(template: &str, user: &str) -> String {
+    template
+        .replace("{id}", &mnemo::core::MemoryId::new().to_string())
+        .replace("{turn_id}", &mnemo::core::MemoryId::new().to_string())
+        .replace("{chat_id}", &chat_of(user))
+        .replace("{user_id}", user)
+}
+
+/// What a held item (of a context-usage report) may be, from the document.
+fn held_kinds(doc: &Value) -> Vec<Value> {
+    doc.pointer("/components/schemas/HeldKindName/enum").and_then(Value::as_array).unwrap().clone()
+}
+
+/// `body` once for each kind its held item may be, so each kind's ids are tried; or as it is.
+fn each_kind(body: Value, kinds: &[Value]) -> Vec<Value> {
+    if body.pointer("/items/0/kind").is_none() {
+        return vec![body];
+    }
+    kinds
+        .iter()
+        .map(|kind| {
+            let mut body = body.clone();
+            body["items"][0]["kind"] = kind.clone();
+            body
+        })
+        .collect()
+}
+
+/// The second fuzzing pass: every documented operation with its path its own, each id of the
+/// attack put in each query parameter and body field that names a scope or an object (see
+/// [`Attack::slot`]; a held item's, once for each kind it may be). Returns the requests sent.
+async fn fuzz_fields(app: &axum::Router, doc: &Value, attack: &Attack<'_>) -> usize {
+    let kinds = held_kinds(doc);
+    let chat = chat_of(attack.user);
+    let mut sent = 0;
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        if (attack.skip)(template) || template.contains("/admin/") {
+            continue;
+        }
+        let path = own_path(template, attack.user);
+        for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+            let op = &item[method.to_ascii_lowercase()];
+            let query: Vec<&str> = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+            let own_query = |name: &str| match name {
+                "user_id" => Some(attack.user.to_string()),
+                "chat_id" => Some(chat.clone()),
+                _ => None,
+            };
+            let schema = op.pointer("/requestBody/content/application~1json/schema");
+            let own_body = schema.map(|s| example(doc, s, "", attack.user, &chat));
+            // The requests: the query with one parameter set to the id, or the body with one field.
+            let mut tries: Vec<(&str, String, Option<Value>, bool)> = Vec::new();
+            let with = |name: &str, id: &str| {
+                let q: Vec<String> = query
+                    .iter()
+                    .filter_map(|n| {
+                        if *n == name { Some(id.to_string()) } else { own_query(n) }.map(|v| format!("{n}={v}"))
+                    })
+                    .collect();
+                if q.is_empty() { path.clone() } else { format!("{path}?{}", q.join("&")) }
+            };
+            for id in &attack.ids {
+                for name in query.iter().filter(|n| attack.slot(&[n.to_string()]).is_some()) {
+                    tries.push((id, with(name, id), own_body.clone(), false));
                 }
             }
+            for (id, body, object) in schema.map(|s| attack.filled(doc, s, &kinds)).unwrap_or_default() {
+                tries.push((id, with("", ""), Some(body), object));
+            }
+            for (id, uri, body, object) in tries {
+                let shown_body = body.as_ref().map(|b| b.to_string().chars().take(160).collect::<String>());
+                let (status, out) = call(app, method, &uri, attack.key, body).await;
+                sent += 1;
+                let at = format!("{method} {} {shown_body:?}", uri.chars().take(120).collect::<String>());
+                attack.judge(&at, id, status, &out, object);
+            }
+        }
+    }
+    sent
+}
+
+/// mem0's routes (not in the document), the platform's under `/mem0` and the self-hosted
+/// server's at the root, each with `{id}` in its path, query or body, and whether the id there
+/// names an object (a memory, an add's event) rather than a scope.
+const MEM0: &[(&str, &str, Option<&str>, bool)] = &[
+    ("GET", "/mem0/v1/memories/{id}/", None, true),
+    ("PUT", "/mem0/v1/memories/{id}/", Some(r#"{"text": "fuzzing text about bees"}"#), true),
+    ("DELETE", "/mem0/v1/memories/{id}/", None, true),
+    ("GET", "/mem0/v1/memories/{id}/history/", None, true),
+    ("GET", "/mem0/v1/event/{id}/", None, true),
+    (
+        "PUT",
+        "/mem0/v1/batch/",
+        Some(r#"{"memories": [{"memory_id": "{id}", "text": "fuzzing text about bees"}]}"#),
+        true,
+    ),
+    ("DELETE", "/mem0/v1/batch/", Some(r#"{"memories": [{"memory_id": "{id}"}]}"#), true),
+    ("POST", "/mem0/v1/feedback/", Some(r#"{"memory_id": "{id}", "feedback": "POSITIVE"}"#), true),
+    ("POST", "/mem0/v3/memories/", Some(r#"{"filters": {"user_id": "{id}"}}"#), false),
+    ("POST", "/mem0/v2/memories/", Some(r#"{"filters": {"OR": [{"user_id": "{id}"}, {"run_id": "{id}"}]}}"#), false),
+    (
+        "POST",
+        "/mem0/v3/memories/search/",
+        Some(r#"{"query": "bees on the roof", "filters": {"user_id": "{id}"}}"#),
+        false,
+    ),
+    ("POST", "/mem0/v2/memories/search/", Some(r#"{"query": "bees on the roof", "agent_id": "{id}"}"#), false),
+    (
+        "POST",
+        "/mem0/v3/memories/add/",
+        Some(r#"{"messages": "I keep bees", "user_id": "{id}", "infer": false}"#),
+        false,
+    ),
+    ("POST", "/mem0/v1/memories/", Some(r#"{"messages": "I keep bees", "user_id": "{id}", "run_id": "{id}"}"#), false),
+    ("DELETE", "/mem0/v1/memories/?user_id={id}", None, false),
+    ("DELETE", "/mem0/v2/entities/user/{id}/", None, false),
+    ("DELETE", "/mem0/v2/entities/run/{id}/", None, false),
+    ("GET", "/memories/{id}", None, true),
+    ("PUT", "/memories/{id}", Some(r#"{"text": "fuzzing text about bees"}"#), true),
+    ("DELETE", "/memories/{id}", None, true),
+    ("GET", "/memories/{id}/history", None, true),
+    ("GET", "/memories?user_id={id}", None, false),
+    ("DELETE", "/memories?run_id={id}", None, false),
+    ("POST", "/search", Some(r#"{"query": "bees on the roof", "user_id": "{id}"}"#), false),
+    (
+        "POST",
+        "/memories",
+        Some(r#"{"messages": [{"role": "user", "content": "I keep bees"}], "user_id": "{id}"}"#),
+        false,
+    ),
+];
+
+/// The third pass, across tenants only (mem0's routes act for the tenant, whichever of its
+/// users a memory is): every route of [`MEM0`] with each id. Returns the requests sent.
+async fn fuzz_mem0(app: &axum::Router, attack: &Attack<'_>) -> usize {
+    let mut sent = 0;
+    for (method, template, body, object) in MEM0 {
+        for id in &attack.ids {
+            let uri = template.replace("{id}", id);
+            let body = body.map(|b| serde_json::from_str::<Value>(&b.replace("{id}", id)).unwrap());
+            let (status, out) = call(app, method, &uri, attack.key, body).await;
+            sent += 1;
+            attack.judge(&format!("{method} {}", uri.chars().take(120).collect::<String>()), id, status, &out, *object);
+        }
+    }
+    sent
+}
+
+/// The fourth pass: every MCP tool, in a session of the attacker's key, with each id in each
+/// argument that names a scope or an object (see [`Attack::slot`]; the tools' input schemas
+/// walked as the document's are). A tool's failure counts as a refusal, an internal one as a
+/// server error. Returns the calls made.
+async fn fuzz_tools(app: &axum::Router, doc: &Value, attack: &Attack<'_>) -> usize {
+    let kinds = held_kinds(doc);
+    let (session, _) = initialize(app, attack.key, V2025_06).await;
+    let (_, listed) = rpc(app, attack.key, &session, "tools/list", json!({})).await;
+    let mut sent = 0;
+    for tool in listed["result"]["tools"].as_array().unwrap() {
+        let (name, schema) = (tool["name"].as_str().unwrap(), &tool["inputSchema"]);
+        for (id, arguments, object) in attack.filled(schema, schema, &kinds) {
+            let at = format!("tool {name} {}", arguments.to_string().chars().take(160).collect::<String>());
+            let call = json!({"name": name, "arguments": arguments});
+            let (status, reply) = rpc(app, attack.key, &session, "tools/call", call).await;
+            sent += 1;
+            let text = reply["result"]["content"][0]["text"].as_str().unwrap_or_default();
+            let internal = reply["error"]["code"] == -32603 || text.starts_with("internal error");
+            let refused = reply["error"].is_object() || reply["result"]["isError"] == true;
+            let status = match (internal, refused) {
+                (true, _) => StatusCode::INTERNAL_SERVER_ERROR,
+                (false, true) if status.is_success() => StatusCode::BAD_REQUEST,
+                _ => status,
+            };
+            attack.judge(&at, id, status, &reply, object);
         }
     }
     sent
@@ -407,8 +593,28 @@ async fn no_route_reveals_or_changes_another_tenants_or_users_data_whatever_the_
         };
         sent += fuzz(&f.app, &doc, &attack).await;
     }
+    // A third tenant with the same ids in query strings and bodies, on mem0's routes and in the
+    // MCP tools' arguments: these passes write (documents shared by a tenant's users, mem0's
+    // adds), so the attacker is one whose data the test does not compare.
+    let (status, created) =
+        send(&f.app, request("POST", "/v1/admin/keys", Some(ADMIN), Some(&json!({"tenant": "initech"})))).await;
+    assert!(status.is_success(), "{created}");
+    let third = created["key"].as_str().unwrap_or_else(|| panic!("{created}")).to_string();
+    let secrets: Vec<String> = a.secrets.iter().chain(&b.secrets).cloned().collect();
+    let attack = Attack {
+        key: &third,
+        user: a.users[0],
+        other_tenant: true,
+        ids: ids.clone(),
+        owned: objects.clone(),
+        secrets: &secrets,
+        skip: |_| false,
+    };
+    sent += fuzz_fields(&f.app, &doc, &attack).await;
+    sent += fuzz_mem0(&f.app, &attack).await;
+    sent += fuzz_tools(&f.app, &doc, &attack).await;
     // Tenant A's data, and B's other users', are byte for byte as they were.
-    assert!(snapshot(&f.app, &a, &a.users).await == before_a, "tenant B's requests changed tenant A's data");
+    assert!(snapshot(&f.app, &a, &a.users).await == before_a, "the other tenants' requests changed tenant A's data");
     assert!(snapshot(&f.app, &b, &b.users).await == before_b, "the fuzz changed tenant B's own users' data");
 
     // Within tenant A, amos's scope with ann's ids. The routes named by a user (`{user_id}`)
@@ -430,6 +636,8 @@ async fn no_route_reveals_or_changes_another_tenants_or_users_data_whatever_the_
         skip: |t| t.contains("{user_id}") || t.contains("/admin/"),
     };
     sent += fuzz(&f.app, &doc, &attack).await;
+    sent += fuzz_fields(&f.app, &doc, &attack).await;
+    sent += fuzz_tools(&f.app, &doc, &attack).await;
     assert!(snapshot(&f.app, &a, &["ann"]).await == before_ann, "amos's requests changed ann's data");
     assert!(sent > 1_000, "the fuzz covered the routes: {sent} requests");
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{assert_error, call, fixture, request, send};
+use crate::common::{assert_error, call, example, fields, fixture, request, send, types, with_value};
 
 #[track_caller]
 fn names(got: &(StatusCode, Value), field: &str) {
@@ -92,6 +92,37 @@ async fn metrics_keep_one_series_for_every_unknown_method() {
     assert!(text.contains(r#"method="other""#), "{text}");
 }
 
+/// A scan of 2,000 made-up paths, at the root and under every prefix the server routes (the
+/// API, mem0's, the proxy's, the console's), leaves `/metrics` with one `unmatched` route
+/// series, never one per path: a probe's path is not a label value.
+#[tokio::test]
+async fn metrics_keep_one_series_for_every_unknown_path() {
+    let f = fixture();
+    let prefixes =
+        ["/", "/v1/", "/v1/memories/x/y/", "/mem0/", "/mem0/v9/", "/openai/", "/ui/", "/mcp/", "/memories/x/y/"];
+    for i in 0..2_000 {
+        let path = format!("{}probe{}", prefixes[i % prefixes.len()], mnemo::core::MemoryId::new());
+        let method = ["GET", "POST", "DELETE"][i % 3];
+        let (status, _) = send(&f.app, request(method, &path, Some(&f.a), None)).await;
+        assert!(status.is_client_error() || status == StatusCode::NOT_IMPLEMENTED, "{method} {path}: {status}");
+    }
+    let (_, metrics) = send(&f.app, request("GET", "/metrics", None, None)).await;
+    let text = metrics.as_str().unwrap();
+    assert!(!text.contains("probe"), "{text}");
+    let routes: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("mnemo_http_requests_total{"))
+        .filter_map(|l| l.split("route=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(routes, ["unmatched"].into(), "one series, not one per path");
+    let counted: u64 = text
+        .lines()
+        .filter(|l| l.starts_with("mnemo_http_requests_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(counted, 2_000, "every request was counted: {text}");
+}
+
 /// A tenant past `limits.requests_per_second` is answered 429 with `Retry-After`, on the native
 /// routes and the compatibility surfaces alike, and another tenant is not held back by it.
 #[tokio::test]
@@ -133,4 +164,111 @@ async fn no_rate_is_set_by_default() {
     for _ in 0..200 {
         assert_eq!(call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await.0, StatusCode::OK);
     }
+}
+
+/// Integers out of every type's range: negative, 2^63, 2^64 and far past it (a float to JSON).
+const OUT_OF_RANGE: [&str; 4] =
+    ["-1", "9223372036854775808", "18446744073709551616", "9999999999999999999999999999999999999999"];
+
+/// Every integer a client can send on the HTTP API, from the served OpenAPI document (each
+/// integer query parameter and body field, nested ones included) and mem0's routes, answers
+/// 400 naming the field when it is negative, 2^63, 2^64 or larger still: never a server error,
+/// never a body-shape 422 for what is a number out of range.
+#[tokio::test]
+async fn every_integer_out_of_range_answers_400_naming_the_field() {
+    let f = fixture();
+    let (_, doc) = send(&f.app, request("GET", "/openapi.json", None, None)).await;
+    let memory = json!({"user_id": "dana", "kind": "fact", "content": "Dana keeps bees on the roof"});
+    let (_, added) = call(&f.app, "POST", "/v1/memories", &f.a, Some(memory)).await;
+    let held = added["verdict"]["memory_id"].as_str().unwrap().to_string();
+    let (mut tried, mut wrong) = (Vec::new(), Vec::new());
+    for (template, item) in doc["paths"].as_object().unwrap() {
+        let path = template
+            .replace("{id}", &mnemo::core::MemoryId::new().to_string())
+            .replace("{chat_id}", "c1")
+            .replace("{user_id}", "dana")
+            .replace("{turn_id}", "t1")
+            .replace("{prefix}", "mnemo_acme_x");
+        for (method, op) in item.as_object().unwrap() {
+            let method = method.to_ascii_uppercase();
+            let key = if template.contains("/admin/") { crate::common::ADMIN } else { f.a.as_str() };
+            let body_schema = op.pointer("/requestBody/content/application~1json/schema");
+            let body = body_schema.map(|s| example(&doc, s, "", "dana", "c1").to_string());
+            let params = op["parameters"].as_array().cloned().unwrap_or_default();
+            for p in params.iter().filter(|p| p["in"] == "query" && p["schema"]["type"] == "integer") {
+                let name = p["name"].as_str().unwrap();
+                for bad in OUT_OF_RANGE {
+                    let uri = format!("{path}?user_id=dana&chat_id=c1&{name}={bad}");
+                    let got = send_raw(&f, &method, &uri, key, body.clone()).await;
+                    tried.push(format!("{method} {template}?{name}"));
+                    wrong.extend(not_naming(&got, "/message", name).map(|w| format!("{method} {uri}: {w}")));
+                }
+            }
+            let Some(schema) = body_schema else { continue };
+            for field in fields(&doc, schema, &|_, s| types(s).contains(&"integer")) {
+                let name = field.last().unwrap().clone();
+                let mut placeholder = with_value(&doc, schema, &field, json!("__INT__"), "dana", "c1");
+                // A held item names a memory the user holds, so the check reaches its tokens.
+                if let Some(item) = placeholder.pointer_mut("/items/0") {
+                    item["id"] = json!(held);
+                }
+                let placeholder = placeholder.to_string();
+                for bad in OUT_OF_RANGE {
+                    let body = placeholder.replace("\"__INT__\"", bad);
+                    let got = send_raw(&f, &method, &path, key, Some(body.clone())).await;
+                    tried.push(format!("{method} {template} {}", field.join(".")));
+                    wrong.extend(not_naming(&got, "/message", &name).map(|w| format!("{method} {path} {body}: {w}")));
+                }
+            }
+        }
+    }
+    // mem0's routes (not in the document), in mem0's error shape.
+    let search = r#"{"query": "bees", "filters": {"user_id": "dana"}, "top_k": __INT__}"#;
+    let mem0 = [
+        ("POST", "/mem0/v3/memories/?page=__INT__", Some(r#"{"filters": {"user_id": "dana"}}"#), "page"),
+        ("POST", "/mem0/v3/memories/?page_size=__INT__", Some(r#"{"filters": {"user_id": "dana"}}"#), "page_size"),
+        ("POST", "/mem0/v3/memories/search/", Some(search), "top_k"),
+        ("POST", "/search", Some(r#"{"query": "bees", "user_id": "dana", "top_k": __INT__}"#), "top_k"),
+        ("GET", "/memories?user_id=dana&top_k=__INT__", None, "top_k"),
+    ];
+    for (method, uri, body, name) in mem0 {
+        for bad in OUT_OF_RANGE {
+            let (uri, body) = (uri.replace("__INT__", bad), body.map(|b| b.replace("__INT__", bad)));
+            let got = send_raw(&f, method, &uri, &f.a, body.clone()).await;
+            tried.push(format!("{method} {uri}"));
+            wrong.extend(not_naming(&got, "/detail", name).map(|w| format!("{method} {uri} {body:?}: {w}")));
+        }
+    }
+    let requests = tried.len();
+    tried.dedup();
+    assert!(tried.len() >= 20, "the walk found the integers: {tried:?}");
+    assert!(
+        wrong.is_empty(),
+        "{} of {requests} requests were not a 400 naming the field:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// A request whose JSON body is sent as written (numbers past what `serde_json::Value` holds).
+async fn send_raw(
+    f: &crate::common::Fixture,
+    method: &str,
+    uri: &str,
+    key: &str,
+    body: Option<String>,
+) -> (StatusCode, Value) {
+    let b = axum::http::Request::builder().method(method).uri(uri).header("authorization", format!("Bearer {key}"));
+    let req = match body {
+        Some(text) => b.header("content-type", "application/json").body(axum::body::Body::from(text)).unwrap(),
+        None => b.body(axum::body::Body::empty()).unwrap(),
+    };
+    send(&f.app, req).await
+}
+
+/// What is wrong with an answer that must be a 400 naming `field` in `text_at` (`/message`
+/// natively, `/detail` on mem0's routes); `None` when it is one.
+fn not_naming(got: &(StatusCode, Value), text_at: &str, field: &str) -> Option<String> {
+    let text = got.1.pointer(text_at).and_then(Value::as_str).unwrap_or_default();
+    (got.0 != StatusCode::BAD_REQUEST || !text.contains(field)).then(|| format!("{} {}", got.0, got.1))
 }

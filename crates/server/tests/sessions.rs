@@ -140,13 +140,13 @@ async fn bad_reports_and_rotations_are_4xx_and_write_nothing() {
         report(10, 100, &json!([{"kind": "messages", "id": "m1"}])),
         report(10, 100, &json!([{"kind": "messages", "ids": ["m9"]}])),
         report(10, 100, &json!([{"kind": "memory", "id": peanut}, {"kind": "memory", "id": peanut}])),
+        json!({"user_id": "dana", "used_tokens": -1, "capacity_tokens": 10}),
     ];
     for body in bad_request {
         let got = usage(body.clone()).await;
         assert_error(&got, StatusCode::BAD_REQUEST, "invalid_request");
     }
     for body in [
-        json!({"user_id": "dana", "used_tokens": -1, "capacity_tokens": 10}),
         json!({"user_id": "dana", "used_tokens": 1, "capacity_tokens": 10, "items": [{"kind": "skill", "id": "x"}]}),
         json!({"user_id": "dana", "used_tokens": 1, "capacity_tokens": 10, "tenant": "globex"}),
     ] {

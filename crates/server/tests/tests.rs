@@ -15,6 +15,7 @@ mod mem0;
 mod observations;
 mod openai_proxy;
 mod openapi;
+mod pii;
 mod privacy;
 mod sessions;
 mod socket;

@@ -48,6 +48,83 @@ impl Planted {
     }
 }
 
+/// What a test that no PII reaches storage plants: `n` values of [`generate`], checked to be
+/// at least 200 in at least 20 formats, so the proof covers enough of each.
+///
+/// # Panics
+/// When `n` is too small for that.
+pub fn planted(n: usize, seed: u64) -> Vec<Planted> {
+    let p = generate(n, seed);
+    let formats: std::collections::BTreeSet<&str> = p.iter().map(|p| p.format).collect();
+    assert!(p.len() >= 200 && formats.len() >= 20, "{} values in {} formats", p.len(), formats.len());
+    p
+}
+
+/// A word a test plants beside the `i`-th value: storage must hold it (the sentence was
+/// stored), and must not hold the value.
+pub fn mark(i: usize) -> String {
+    format!("plantmark{i:04}x")
+}
+
+/// Asserts what a PII test expects of storage read as text (files, or rows): the marks of the
+/// planted sentences are there (the sentences were stored, see [`mark`]), with at least one
+/// placeholder per value, and no value is in any form. `through` names the paths planted
+/// through, for the failure.
+///
+/// # Panics
+/// When a mark or the placeholders are missing, or a value is found.
+#[track_caller]
+pub fn assert_stored_redacted(stored: &[(String, String)], planted: &[Planted], through: &dyn std::fmt::Debug) {
+    let all: String = stored.iter().map(|(_, t)| t.as_str()).collect();
+    for i in [0, planted.len() / 2, planted.len() - 1] {
+        assert!(all.contains(&mark(i)), "the test must see what was stored: {} missing", mark(i));
+    }
+    assert!(all.matches("[redacted ").count() >= planted.len(), "placeholders are stored where values were");
+    let leaks = leaks(stored, planted);
+    assert!(
+        leaks.is_empty(),
+        "{} of {} planted values reached storage through {through:?}:\n{}",
+        leaks.len(),
+        planted.len(),
+        leaks.join("\n")
+    );
+}
+
+/// Every file under `dir`, however deep, as lower-cased (lossy) text with its path: what the
+/// tests read to prove that no planted value reached storage (database, WAL, anything beside).
+pub fn file_texts(dir: &std::path::Path) -> std::io::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            out.extend(file_texts(&path)?);
+        } else {
+            let bytes = std::fs::read(&path)?.to_ascii_lowercase();
+            out.push((path.display().to_string(), String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    Ok(out)
+}
+
+/// The planted values that any of `haystacks` (name, lower-cased text: files, or rows read as
+/// text) still holds in any of their [`needles`](Planted::needles), each named with its
+/// format, the form found, where, and the text around it, so a failure says what leaked.
+pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in planted {
+        for needle in p.needles() {
+            for (name, hay) in haystacks {
+                if let Some(at) = hay.find(&needle) {
+                    let from = (0..=at.saturating_sub(80)).rev().find(|&i| hay.is_char_boundary(i)).unwrap_or(0);
+                    let around: String = hay[from..].chars().take(160 + needle.len()).collect();
+                    out.push(format!("{} {:?} (as {needle:?}) in {name}: …{around:?}…", p.format, p.value));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A small deterministic generator (splitmix64): no dependency, same values on every machine.
 struct Rng(u64);
 

@@ -14,7 +14,9 @@ use super::{KindName, UserStateName, VerdictOut};
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageIn {
-    /// Your id for the message; re-sending an id is a no-op. Derived from the content if absent.
+    /// Your id for the message; re-sending an id is a no-op. Derived from the role, `at` and the
+    /// content if absent (identical turns of one batch each get their own): a batch sent again
+    /// is a no-op when its messages carry ids or `at`; without either, each is a new turn.
     #[serde(default)]
     pub id: Option<String>,
     /// Who spoke: `user`, `assistant`, `system` or `tool`.

@@ -8,11 +8,12 @@ use axum::Router;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post, put};
+use mnemo::core::limits::check_count;
 use mnemo::core::{MemoryId, Metadata, Scope};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Entity, Filter, Ids, Params, Segment, Shape, memory_id, run};
+use super::{Body, Caller, Detail, Entity, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -106,8 +107,6 @@ struct Page {
     page_size: Option<usize>,
 }
 
-/// Largest page of a listing.
-const MAX_PAGE_SIZE: usize = 1000;
 /// Page size when none is asked for.
 const DEFAULT_PAGE_SIZE: usize = 100;
 
@@ -126,6 +125,9 @@ async fn get_all(
     if number == 0 || !(1..=MAX_PAGE_SIZE).contains(&size) {
         return Err(ApiError::Invalid(format!("page starts at 1 and page_size is within 1..={MAX_PAGE_SIZE}")).into());
     }
+    // A page past `limits.max_offset` rows, as a native listing's offset.
+    let last = state.memory.config().limits.max_offset / size + 1;
+    check_count("page", number, 1, last, "limits.max_offset").map_err(ApiError::from)?;
     let rows = run(&state, move |m| super::matching(m, &tenant, &filter)).await?;
     let count = rows.len();
     let start = (number - 1).saturating_mul(size).min(count);

@@ -21,6 +21,7 @@ use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
+use mnemo::core::limits::{check_count, check_query};
 use mnemo::core::{
     Draft, HistoryEvent, Kind, Memory as Row, MemoryId, Metadata, NewMessage, Role, Scope, Status, StatusKind,
     TenantId, Verdict,
@@ -307,6 +308,13 @@ pub(crate) fn search(
     top_k: Option<usize>,
     threshold: Option<f32>,
 ) -> Result<Vec<(Row, f32)>, ApiError> {
+    // Checked before any work, as recall checks them: the answer must not depend on whether
+    // the filter matches anyone (a `top_k` of 2^63 was a 400 for a known user, a 200 else).
+    let limits = &memory.config().limits;
+    check_query("query", query, limits)?;
+    if let Some(k) = top_k {
+        check_count("top_k", k, 1, limits.max_top_k, "limits.max_top_k")?;
+    }
     let mut best: HashMap<MemoryId, (Row, f32)> = HashMap::new();
     for owner in memory.owners(tenant)?.into_iter().filter(|o| o.user.is_some() && filter.may_hold_for(o)) {
         let recalled = memory.recall(&owner, query, top_k)?;
@@ -324,6 +332,9 @@ pub(crate) fn search(
     ranked.truncate(top_k.unwrap_or(memory.config().tuning().ranking.default_top_k));
     Ok(ranked)
 }
+
+/// The largest page of a listing (and the most a self-hosted listing's `top_k` keeps).
+pub(crate) const MAX_PAGE_SIZE: usize = 1000;
 
 /// A memory id from a path.
 pub(crate) fn memory_id(id: &str) -> Result<MemoryId, ApiError> {

@@ -7,10 +7,11 @@ use axum::Router;
 use axum::extract::State;
 use axum::routing::{get, post};
 use mnemo::core::Metadata;
+use mnemo::core::limits::check_count;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Filter, Ids, Params, Segment, Shape, memory_id, run};
+use super::{Body, Caller, Detail, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -99,6 +100,9 @@ async fn list(
     Params(q): Params<ListQuery>,
 ) -> Result<axum::Json<Value>, Detail> {
     let top_k = q.top_k;
+    if let Some(k) = top_k {
+        check_count("top_k", k, 1, MAX_PAGE_SIZE, "the largest page of a listing").map_err(ApiError::from)?;
+    }
     let ids = OssIds { user_id: q.user_id, agent_id: q.agent_id, run_id: q.run_id };
     let (ids, everything) = match ids.required() {
         Ok(ids) => (ids, false),

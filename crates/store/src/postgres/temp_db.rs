@@ -70,6 +70,27 @@ impl TempDatabase {
             reason: format!("cannot connect: {}", server_message(&e)),
         })
     }
+
+    /// Every table of the database with all its rows, each row in PostgreSQL's text form, one
+    /// per line, lower-cased: what tests read to prove that a value reached no row, whatever
+    /// table or column a change put it in.
+    pub fn rows_as_text(&self) -> Result<Vec<(String, String)>> {
+        let mut client = self.client()?;
+        let failed = |source| StoreError::Postgres { op: "read every row", source };
+        let tables: Vec<String> = client
+            .query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()", &[])
+            .map_err(failed)?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut out = Vec::with_capacity(tables.len());
+        for table in tables {
+            let rows = client.query(&format!("SELECT t::text FROM \"{table}\" t"), &[]).map_err(failed)?;
+            let text: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0).to_lowercase()).collect();
+            out.push((table, text.join("\n")));
+        }
+        Ok(out)
+    }
 }
 
 impl std::fmt::Debug for TempDatabase {
