@@ -290,6 +290,11 @@ pub(crate) enum BenchCommand {
         /// The tenant key for --url.
         #[arg(long, env = "MNEMO_API_KEY", hide_env_values = true)]
         key: Option<String>,
+        /// Ingest LoCoMo's turns (this file, e.g. ../shared/data/locomo10.json) in order, each to
+        /// its conversation's user and session, instead of synthetic messages: the texts
+        /// `mnemo bench embed --data` and `bench ingest --data` embed, so the three compare.
+        #[arg(long)]
+        data: Option<PathBuf>,
         /// Where to write the JSON results.
         #[arg(long, default_value = "bench-results/serve.json")]
         out: PathBuf,
@@ -434,6 +439,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             timeout,
             url,
             key,
+            data,
             out,
         } => serve::run(
             config,
@@ -448,6 +454,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
                 embedder: *embedder,
                 workers: *workers,
                 timeout: std::time::Duration::from_secs((*timeout).max(1)),
+                corpus: data.as_deref().map(ingest::turns).transpose()?,
             },
             out,
         ),

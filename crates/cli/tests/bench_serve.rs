@@ -12,13 +12,15 @@ use serde_json::Value;
 
 use support::{mnemo, wait_with_deadline};
 
-/// Runs a short `mnemo bench serve` (hash embedder, two levels) with `env` set; returns whether
-/// it succeeded, its output, and the report it wrote.
-fn bench_serve(dir: &Path, env: &[(&str, &str)]) -> (bool, String, Value) {
+/// Runs a short `mnemo bench serve` (hash embedder, two levels) with `env` set and `extra`
+/// arguments; returns whether it succeeded, its output, and the report it wrote.
+fn bench_serve(dir: &Path, env: &[(&str, &str)], extra: &[&str]) -> (bool, String, Value) {
     let out = dir.join("serve.json");
     let child = mnemo(dir)
         .args(["bench", "serve", "--embedder", "hash", "--seconds", "3", "--concurrency", "1", "--concurrency", "2"])
-        .args(["--users", "3", "--seed-messages", "5", "--out"])
+        .args(["--users", "3", "--seed-messages", "5"])
+        .args(extra)
+        .arg("--out")
         .arg(&out)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -33,7 +35,7 @@ fn bench_serve(dir: &Path, env: &[(&str, &str)]) -> (bool, String, Value) {
 #[test]
 fn a_short_load_run_has_no_errors_and_a_well_formed_report() {
     let dir = tempfile::tempdir().unwrap();
-    let (ok, output, report) = bench_serve(dir.path(), &[]);
+    let (ok, output, report) = bench_serve(dir.path(), &[], &[]);
     assert!(ok, "{output}");
     assert_eq!(report["benchmark"], "serve");
     assert_eq!(report["server"], "started");
@@ -62,7 +64,7 @@ fn refused_requests_are_counted_described_and_fail_the_run() {
     let dir = tempfile::tempdir().unwrap();
     // The started server inherits these: a burst that covers the seeding, then 5 requests/s.
     let limits = [("MNEMO_LIMITS__REQUESTS_PER_SECOND", "5"), ("MNEMO_LIMITS__REQUEST_BURST", "10")];
-    let (ok, output, report) = bench_serve(dir.path(), &limits);
+    let (ok, output, report) = bench_serve(dir.path(), &limits, &[]);
     assert!(!ok, "a run with failed requests exits non-zero: {output}");
     assert!(output.contains("failed under load"), "{output}");
     let errors = report["errors"].as_u64().unwrap();
@@ -72,4 +74,22 @@ fn refused_requests_are_counted_described_and_fail_the_run() {
     let samples = level["error_samples"].as_array().unwrap();
     assert!(!samples.is_empty() && samples.len() <= 5, "{level}");
     assert!(samples.iter().all(|s| s.as_str().unwrap().contains("429")), "{level}");
+}
+
+#[test]
+fn ingest_only_from_locomo_turns_sends_them_in_order_and_again_under_new_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../eval/tests/fixtures/locomo-tiny.json");
+    let data = fixture.to_str().unwrap();
+    let only_ingest = ["--ingest", "1", "--recall", "0", "--context", "0", "--data", data];
+    let (ok, output, report) = bench_serve(dir.path(), &[], &only_ingest);
+    assert!(ok, "{output}");
+    assert_eq!(report["ingest_corpus"], "locomo turns (9)", "{report}");
+    for level in report["levels"].as_array().unwrap() {
+        let ops = &level["operations"];
+        assert_eq!(ops["recall"]["requests"], 0, "{level}");
+        // Nine turns in seconds of load: the corpus came round again, under new ids, unrefused.
+        assert!(ops["ingest"]["requests"].as_u64().unwrap() > 9, "{level}");
+        assert_eq!(level["errors"], 0, "{level}");
+    }
 }

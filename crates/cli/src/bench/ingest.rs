@@ -84,6 +84,18 @@ fn locomo_corpus(path: &Path) -> Result<Vec<Session>> {
     Ok(out)
 }
 
+/// LoCoMo's turns in order, each with the user and chat it is ingested into and its id: what
+/// `mnemo bench serve --data` sends one request at a time.
+pub(super) fn turns(path: &Path) -> Result<Vec<(String, String, NewMessage)>> {
+    Ok(locomo_corpus(path)?
+        .into_iter()
+        .flat_map(|s| {
+            let (user, chat) = (s.scope.user.map(|u| u.to_string()), s.scope.chat.map(|c| c.to_string()));
+            s.messages.into_iter().map(move |m| (user.clone().unwrap_or_default(), chat.clone().unwrap_or_default(), m))
+        })
+        .collect())
+}
+
 fn synthetic_corpus(n: usize) -> Result<Vec<Session>> {
     let start: DateTime<Utc> = "2026-03-02T09:00:00Z".parse()?;
     let lines = synthetic_messages(n, 42);

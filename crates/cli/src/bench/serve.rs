@@ -11,10 +11,12 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use mnemo::Config;
+use mnemo::core::NewMessage;
 use mnemo::models::EmbedderKind;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -50,6 +52,9 @@ pub(super) struct Plan {
     pub(super) workers: usize,
     /// Client-side limit on one request; a request past it counts as an error.
     pub(super) timeout: Duration,
+    /// Messages an ingest sends instead of synthetic ones (`--data`): LoCoMo's turns, each with
+    /// its user and chat, taken in order by whichever client ingests next.
+    pub(super) corpus: Option<Vec<(String, String, NewMessage)>>,
 }
 
 /// The three operations of the mix, in the order of `Plan::weights`.
@@ -101,6 +106,8 @@ struct ServeReport {
     weights: BTreeMap<&'static str, u32>,
     users: usize,
     seed_messages_per_user: usize,
+    /// Where ingested messages came from: LoCoMo's file (`--data`) or synthetic.
+    ingest_corpus: String,
     seed_seconds: f64,
     seconds_per_level: f64,
     timeout_seconds: f64,
@@ -241,7 +248,13 @@ struct Tally {
 }
 
 /// One client's loop until `deadline`: picks an operation by weight and a user at random.
-fn client_loop(client: &Client, plan: &Plan, level: usize, id: usize, deadline: Instant) -> Tally {
+fn client_loop(
+    client: &Client,
+    plan: &Plan,
+    cursor: &AtomicUsize,
+    (level, id): (usize, usize),
+    deadline: Instant,
+) -> Tally {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (((level as u64) << 32) | id as u64));
     let total: u32 = plan.weights.iter().sum();
     let mut tally = Tally::default();
@@ -264,10 +277,21 @@ fn client_loop(client: &Client, plan: &Plan, level: usize, id: usize, deadline: 
             .unwrap_or(0);
         let u = (rng.next() % plan.users as u64) as usize;
         let (path, body) = match op {
-            0 => {
-                let text = synthetic_messages(1, rng.next()).remove(0);
-                ("/v1/messages", messages_body(u, &[(format!("load-c{level}-t{id}-{i}"), text)]))
-            }
+            0 => match &plan.corpus {
+                Some(turns) => {
+                    // Past the end, the corpus again under new ids: every request still appends.
+                    let n = cursor.fetch_add(1, Ordering::Relaxed);
+                    let (user, chat, m) = &turns[n % turns.len()];
+                    let id = format!("{}#{}", m.id.as_deref().unwrap_or("turn"), n / turns.len());
+                    let at = m.at.map(|t| t.to_rfc3339());
+                    let message = json!({"id": id, "role": "user", "content": m.content, "at": at});
+                    ("/v1/messages", json!({"user_id": user, "chat_id": chat, "messages": [message]}))
+                }
+                None => {
+                    let text = synthetic_messages(1, rng.next()).remove(0);
+                    ("/v1/messages", messages_body(u, &[(format!("load-c{level}-t{id}-{i}"), text)]))
+                }
+            },
             1 => {
                 let query = format!("What about my {} and {}?", rng.pick(SUBJECTS), rng.pick(THINGS));
                 ("/v1/recall", json!({"user_id": user(u), "chat_id": chat(u), "query": query}))
@@ -292,7 +316,13 @@ fn client_loop(client: &Client, plan: &Plan, level: usize, id: usize, deadline: 
 
 /// Level number `index`: `concurrency` clients for `plan.seconds`, with the server's peak RSS
 /// if known.
-fn level(base: &str, key: &str, plan: &Plan, index: usize, concurrency: usize, pid: Option<u32>) -> Level {
+fn level(
+    (base, key): (&str, &str),
+    plan: &Plan,
+    cursor: &AtomicUsize,
+    (index, concurrency): (usize, usize),
+    pid: Option<u32>,
+) -> Level {
     if let Some(pid) = pid {
         reset_peak_rss(&pid.to_string());
     }
@@ -300,7 +330,10 @@ fn level(base: &str, key: &str, plan: &Plan, index: usize, concurrency: usize, p
     let deadline = started + Duration::from_secs_f64(plan.seconds);
     let tallies: Vec<Tally> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..concurrency)
-            .map(|id| s.spawn(move || client_loop(&Client::new(base, key, plan.timeout), plan, index, id, deadline)))
+            .map(|id| {
+                let client = Client::new(base, key, plan.timeout);
+                s.spawn(move || client_loop(&client, plan, cursor, (index, id), deadline))
+            })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect()
     });
@@ -364,8 +397,9 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
     eprintln!("seeded {} users x {} messages in {seed_seconds:.1} s", plan.users, plan.seed_messages);
 
     let mut levels = Vec::new();
+    let cursor = AtomicUsize::new(0);
     for (index, &c) in plan.concurrency.iter().enumerate() {
-        let l = level(&base, &key, plan, index, c, pid);
+        let l = level((&base, &key), plan, &cursor, (index, c), pid);
         println!(
             "concurrency {:>3}: {:>6} requests in {:.1} s = {:>7.1} req/s; p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms; \
              {} errors; server peak RSS {}",
@@ -395,6 +429,7 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
         weights: OPS.iter().copied().zip(plan.weights).collect(),
         users: plan.users,
         seed_messages_per_user: plan.seed_messages,
+        ingest_corpus: plan.corpus.as_ref().map_or("synthetic".to_string(), |c| format!("locomo turns ({})", c.len())),
         seed_seconds,
         seconds_per_level: plan.seconds,
         timeout_seconds: plan.timeout.as_secs_f64(),
