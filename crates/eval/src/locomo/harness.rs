@@ -478,13 +478,15 @@ fn run_conversation(
     Ok(())
 }
 
-/// The real embedder, except that a single text embedded again right after itself is answered
-/// from the previous call: the harness asks each question at every budget and once more for
-/// recall, and an application would embed it once. Only the latest single text is kept, so the
-/// vectors are exactly the model's; batches (ingest) always pass through.
+/// The real embedder, except that a query embedded again right after itself is answered from
+/// the previous call: the harness asks each question at every budget and once more for recall,
+/// and an application would embed it once. A query is a call of one text, or of two (the
+/// query and its form without the words most messages share, which recall averages); only the
+/// latest call is kept, so the vectors are exactly the model's; larger batches (ingest) always
+/// pass through.
 struct OncePerQuestion {
     inner: Arc<dyn Embedder>,
-    last: Mutex<Option<(String, Vec<f32>)>>,
+    last: Mutex<Option<(Vec<String>, Vec<Vec<f32>>)>>,
 }
 
 impl OncePerQuestion {
@@ -503,13 +505,15 @@ impl Embedder for OncePerQuestion {
     }
 
     fn embed(&self, texts: &[&str]) -> mnemo::models::Result<Vec<Vec<f32>>> {
-        let [text] = texts else { return self.inner.embed(texts) };
+        if texts.is_empty() || texts.len() > 2 {
+            return self.inner.embed(texts);
+        }
         let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, v)) = last.as_ref().filter(|(t, _)| t == text) {
-            return Ok(vec![v.clone()]);
+        if let Some((_, v)) = last.as_ref().filter(|(t, _)| t.iter().map(String::as_str).eq(texts.iter().copied())) {
+            return Ok(v.clone());
         }
         let v = self.inner.embed(texts)?;
-        *last = v.first().map(|v| (text.to_string(), v.clone()));
+        *last = Some((texts.iter().map(|t| t.to_string()).collect(), v.clone()));
         Ok(v)
     }
 }
@@ -550,9 +554,13 @@ mod tests {
         e.embed(&["another question"]).unwrap();
         e.embed(&["where is Clara moving?"]).unwrap();
         assert_eq!(inner.1.load(Ordering::SeqCst), 3, "only the latest text is kept");
-        e.embed(&["x", "y"]).unwrap();
-        e.embed(&["x", "y"]).unwrap();
-        assert_eq!(inner.1.load(Ordering::SeqCst), 7, "batches always reach the model");
+        e.embed(&["x", "y", "z"]).unwrap();
+        e.embed(&["x", "y", "z"]).unwrap();
+        assert_eq!(inner.1.load(Ordering::SeqCst), 9, "batches always reach the model");
+        // A query with its form without the common words is one query.
+        e.embed(&["what does Ann do?", "what does do?"]).unwrap();
+        e.embed(&["what does Ann do?", "what does do?"]).unwrap();
+        assert_eq!(inner.1.load(Ordering::SeqCst), 11);
         assert_eq!((e.id(), e.dim()), (inner.id(), 64));
     }
 }
