@@ -99,7 +99,7 @@ mod tests {
         assert_eq!(cut(text, &[10..17, 22..31]), "What does do, way?");
         // Unordered, overlapping, out of bounds or off a boundary: what can be cut is.
         assert_eq!(cut(text, &[22..31, 10..17, 12..14, 30..99]), "What does do, way?");
-        assert_eq!(cut("né à Paris", &[1..2]), "né à Paris");
+        assert_eq!(cut("né à Paris", std::slice::from_ref(&(1..2))), "né à Paris");
         assert_eq!(cut("anything", &[]), "anything");
     }
 

@@ -486,8 +486,11 @@ fn run_conversation(
 /// pass through.
 struct OncePerQuestion {
     inner: Arc<dyn Embedder>,
-    last: Mutex<Option<(Vec<String>, Vec<Vec<f32>>)>>,
+    last: Mutex<Option<QueryCall>>,
 }
+
+/// The texts of one query call and the vectors the model gave them.
+type QueryCall = (Vec<String>, Vec<Vec<f32>>);
 
 impl OncePerQuestion {
     fn new(inner: Arc<dyn Embedder>) -> Self {
