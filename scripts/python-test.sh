@@ -8,7 +8,7 @@
 #   scripts/python-test.sh -k thread    # extra arguments go to pytest
 #
 # The wheel is built with the dev profile into the same target directory as the workspace's
-# tests, so it reuses the dependencies that build compiled (candle, tokenizers, SQLite) rather
+# tests, so it reuses the dependencies that build compiled (tokenizers, SQLite) rather
 # than compiling them again; scripts/build-python.sh builds the optimised wheel for
 # distribution. PostgreSQL: MNEMO_TEST_DATABASE_URL, else the server scripts/pg.sh runs.
 set -euo pipefail

@@ -3,7 +3,7 @@
 //!
 //! Backends:
 //! - [`LocalEmbedder`] (feature `local`, on by default): all-MiniLM-L6-v2 or another
-//!   BERT-family model run in-process on the CPU with candle; fetch it with
+//!   BERT-family model run in-process on the CPU (our own encoder); fetch it with
 //!   [`fetch_model`] or `scripts/fetch-model.sh`.
 //! - [`OpenAiEmbedder`]: any OpenAI-compatible `POST /embeddings` endpoint.
 //! - [`HashEmbedder`]: deterministic feature hashing, for tests and model-less setups.
@@ -28,6 +28,8 @@
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 mod batch;
+#[cfg(feature = "local")]
+mod bert;
 mod cache;
 mod chat;
 mod embedder;

@@ -1,0 +1,716 @@
+//! The encoder of a BERT-family model (all-MiniLM-L6-v2 by default), run on the CPU in plain
+//! Rust: token, position and segment embeddings, then self-attention and feed-forward layers.
+//!
+//! Why not a tensor library: a query is about ten tokens, and a general matrix multiply packs
+//! every weight matrix into its own layout on every call, which was two thirds of the time a
+//! query took. Here the weights are laid out once, at load, the way the products read them
+//! (each output's row of inputs contiguous); the texts of a batch are laid end to end, never
+//! padded to the longest, and attention stays within each text; the products run in a copy
+//! of the code compiled for AVX2 and FMA when the CPU has them (chosen at run time by `pulp`,
+//! so the binary still runs anywhere).
+
+use std::ops::Range;
+
+use pulp::{Arch, Simd, WithSimd};
+use rayon::prelude::*;
+use safetensors::{Dtype, SafeTensors};
+use serde::Deserialize;
+
+/// What the encoder needs from the model's `config.json` (Hugging Face's BERT configuration).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Config {
+    vocab_size: usize,
+    pub(crate) hidden_size: usize,
+    num_hidden_layers: usize,
+    num_attention_heads: usize,
+    intermediate_size: usize,
+    #[serde(default = "default_act")]
+    hidden_act: String,
+    pub(crate) max_position_embeddings: usize,
+    #[serde(default = "default_type_vocab")]
+    type_vocab_size: usize,
+    #[serde(default = "default_eps")]
+    layer_norm_eps: f64,
+    #[serde(default)]
+    model_type: Option<String>,
+    #[serde(default)]
+    position_embedding_type: Option<String>,
+}
+
+fn default_act() -> String {
+    "gelu".to_owned()
+}
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+
+/// The feed-forward layer's nonlinearity, by the names Hugging Face configurations use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Activation {
+    /// `gelu`: the exact form, with the error function (BERT, MiniLM).
+    Gelu,
+    /// `gelu_new`, `gelu_pytorch_tanh`, `gelu_approximate`: the tanh approximation.
+    GeluTanh,
+    /// `relu`.
+    Relu,
+}
+
+impl Activation {
+    fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "gelu" => Ok(Self::Gelu),
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_approximate" | "gelu_fast" => Ok(Self::GeluTanh),
+            "relu" => Ok(Self::Relu),
+            other => Err(format!("hidden_act {other:?} is not supported (gelu, gelu_new, gelu_pytorch_tanh or relu)")),
+        }
+    }
+}
+
+/// A dense layer: `weight` holds one row of `inputs` values per output.
+struct Linear {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    inputs: usize,
+}
+
+impl Linear {
+    fn outputs(&self) -> usize {
+        self.bias.len()
+    }
+
+    /// `x` (rows of `inputs`) times the weights, plus the bias: rows of `outputs()`.
+    ///
+    /// Spread over the CPU's threads when there is enough work: a batch by blocks of rows, a
+    /// query (a few rows) by halves of the outputs, each half reading only its own weights.
+    fn forward(&self, arch: Arch, x: &[f32]) -> Vec<f32> {
+        let (k, n) = (self.inputs, self.outputs());
+        let rows = x.len() / k;
+        let mut out = vec![0.0; rows * n];
+        let threads = rayon::current_num_threads();
+        if threads < 2 || rows * n * k < PARALLEL_WORK {
+            arch.dispatch(Product { x, w: &self.weight, bias: &self.bias, k, out: &mut out });
+        } else if rows >= 2 * BLOCK {
+            out.par_chunks_mut(BLOCK * n).zip(x.par_chunks(BLOCK * k)).for_each(|(out, x)| {
+                arch.dispatch(Product { x, w: &self.weight, bias: &self.bias, k, out });
+            });
+        } else {
+            let per = n.div_ceil(threads).next_multiple_of(TILE_COLS);
+            let parts: Vec<(usize, Vec<f32>)> = (0..n)
+                .step_by(per)
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(|c0| {
+                    let c1 = (c0 + per).min(n);
+                    let mut part = vec![0.0; rows * (c1 - c0)];
+                    let (w, bias) = (&self.weight[c0 * k..c1 * k], &self.bias[c0..c1]);
+                    arch.dispatch(Product { x, w, bias, k, out: &mut part });
+                    (c0, part)
+                })
+                .collect();
+            for (c0, part) in parts {
+                let width = part.len() / rows;
+                for (row, src) in out.chunks_exact_mut(n).zip(part.chunks_exact(width)) {
+                    row[c0..c0 + width].copy_from_slice(src);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Layer normalisation's scale and shift.
+struct Norm {
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Norm {
+    /// Normalises every row of `x` in place.
+    fn apply(&self, x: &mut [f32], eps: f32) {
+        let n = self.weight.len();
+        for row in x.chunks_exact_mut(n) {
+            let mean = row.iter().sum::<f32>() / n as f32;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n as f32;
+            let inv = 1.0 / (var + eps).sqrt();
+            for ((v, w), b) in row.iter_mut().zip(&self.weight).zip(&self.bias) {
+                *v = (*v - mean) * inv * w + b;
+            }
+        }
+    }
+}
+
+/// One transformer layer; query, key and value share one product (their rows end to end).
+struct Layer {
+    qkv: Linear,
+    attention_out: Linear,
+    attention_norm: Norm,
+    intermediate: Linear,
+    output: Linear,
+    output_norm: Norm,
+}
+
+/// A loaded encoder.
+pub(crate) struct Bert {
+    word: Vec<f32>,
+    position: Vec<f32>,
+    token_type: Vec<f32>,
+    embedding_norm: Norm,
+    layers: Vec<Layer>,
+    hidden: usize,
+    heads: usize,
+    max_positions: usize,
+    vocab: usize,
+    type_vocab: usize,
+    activation: Activation,
+    eps: f32,
+    arch: Arch,
+}
+
+impl std::fmt::Debug for Bert {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bert")
+            .field("hidden", &self.hidden)
+            .field("layers", &self.layers.len())
+            .field("heads", &self.heads)
+            .field("activation", &self.activation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One text to encode: its token ids and segment (token type) ids, of equal length.
+pub(crate) struct Tokens<'a> {
+    pub(crate) ids: &'a [u32],
+    pub(crate) types: &'a [u32],
+}
+
+impl Bert {
+    /// Reads the weights a BERT checkpoint names (with or without the `bert.` prefix, layer
+    /// norms as `weight`/`bias` or `gamma`/`beta`, in f32, f16 or bf16) and lays them out.
+    pub(crate) fn load(config: &Config, weights: &[u8]) -> Result<Self, String> {
+        let activation = Activation::parse(&config.hidden_act)?;
+        if let Some(kind) = config.position_embedding_type.as_deref().filter(|k| *k != "absolute") {
+            return Err(format!("position_embedding_type {kind:?} is not supported (absolute only)"));
+        }
+        let hidden = config.hidden_size;
+        let heads = config.num_attention_heads;
+        if heads == 0 || hidden % heads != 0 {
+            return Err(format!("hidden_size {hidden} is not a multiple of num_attention_heads {heads}"));
+        }
+        let st = SafeTensors::deserialize(weights).map_err(|e| e.to_string())?;
+        let t = Weights::new(&st, config.model_type.as_deref())?;
+        let intermediate = config.intermediate_size;
+        let linear = |name: &str, outputs: usize, inputs: usize| -> Result<Linear, String> {
+            Ok(Linear {
+                weight: t.get(&format!("{name}.weight"), &[outputs, inputs])?,
+                bias: t.get(&format!("{name}.bias"), &[outputs])?,
+                inputs,
+            })
+        };
+        let layers = (0..config.num_hidden_layers)
+            .map(|i| {
+                let p = format!("encoder.layer.{i}");
+                let q = linear(&format!("{p}.attention.self.query"), hidden, hidden)?;
+                let k = linear(&format!("{p}.attention.self.key"), hidden, hidden)?;
+                let v = linear(&format!("{p}.attention.self.value"), hidden, hidden)?;
+                let qkv = Linear {
+                    weight: [q.weight, k.weight, v.weight].concat(),
+                    bias: [q.bias, k.bias, v.bias].concat(),
+                    inputs: hidden,
+                };
+                Ok(Layer {
+                    qkv,
+                    attention_out: linear(&format!("{p}.attention.output.dense"), hidden, hidden)?,
+                    attention_norm: t.norm(&format!("{p}.attention.output.LayerNorm"), hidden)?,
+                    intermediate: linear(&format!("{p}.intermediate.dense"), intermediate, hidden)?,
+                    output: linear(&format!("{p}.output.dense"), hidden, intermediate)?,
+                    output_norm: t.norm(&format!("{p}.output.LayerNorm"), hidden)?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Self {
+            word: t.get("embeddings.word_embeddings.weight", &[config.vocab_size, hidden])?,
+            position: t.get("embeddings.position_embeddings.weight", &[config.max_position_embeddings, hidden])?,
+            token_type: t.get("embeddings.token_type_embeddings.weight", &[config.type_vocab_size, hidden])?,
+            embedding_norm: t.norm("embeddings.LayerNorm", hidden)?,
+            layers,
+            hidden,
+            heads,
+            max_positions: config.max_position_embeddings,
+            vocab: config.vocab_size,
+            type_vocab: config.type_vocab_size,
+            activation,
+            // The configured epsilon (1e-12 for BERT) is below f32's resolution of a variance
+            // near 1 but not of a tiny one, so it is kept as given.
+            #[allow(clippy::cast_possible_truncation)]
+            eps: config.layer_norm_eps as f32,
+            arch: Arch::new(),
+        })
+    }
+
+    /// The mean of each text's last hidden states (every token, [CLS] and [SEP] included, as
+    /// sentence-transformers pools), not yet normalised.
+    pub(crate) fn pooled(&self, texts: &[Tokens<'_>]) -> Result<Vec<Vec<f32>>, String> {
+        let h = self.hidden;
+        let mut spans = Vec::with_capacity(texts.len());
+        let mut x = Vec::new();
+        for t in texts {
+            if t.ids.len() != t.types.len() || t.ids.len() > self.max_positions {
+                return Err(format!("{} tokens for {} positions", t.ids.len(), self.max_positions));
+            }
+            let start = x.len() / h;
+            for (pos, (&id, &ty)) in t.ids.iter().zip(t.types).enumerate() {
+                let (id, ty) = (id as usize, ty as usize);
+                if id >= self.vocab || ty >= self.type_vocab {
+                    return Err(format!("token {id} (type {ty}) is outside the model's vocabulary"));
+                }
+                let word = &self.word[id * h..][..h];
+                let position = &self.position[pos * h..][..h];
+                let segment = &self.token_type[ty * h..][..h];
+                x.extend(word.iter().zip(position).zip(segment).map(|((a, b), c)| a + b + c));
+            }
+            spans.push(start..x.len() / h);
+        }
+        self.embedding_norm.apply(&mut x, self.eps);
+        for layer in &self.layers {
+            x = self.layer(layer, &x, &spans);
+        }
+        Ok(spans
+            .iter()
+            .map(|span| {
+                let mut sum = vec![0.0f32; h];
+                for row in x[span.start * h..span.end * h].chunks_exact(h) {
+                    sum.iter_mut().zip(row).for_each(|(s, v)| *s += v);
+                }
+                let n = span.len().max(1) as f32;
+                sum.iter_mut().for_each(|s| *s /= n);
+                sum
+            })
+            .collect())
+    }
+
+    fn layer(&self, layer: &Layer, x: &[f32], spans: &[Range<usize>]) -> Vec<f32> {
+        let qkv = layer.qkv.forward(self.arch, x);
+        let mut context = vec![0.0; x.len()];
+        // Each text attends to itself only, so texts go to threads whole.
+        let mut rest = context.as_mut_slice();
+        let mut outs = Vec::with_capacity(spans.len());
+        for span in spans {
+            let (head, tail) = rest.split_at_mut(span.len() * self.hidden);
+            outs.push((span.start, head));
+            rest = tail;
+        }
+        let (arch, hidden, heads) = (self.arch, self.hidden, self.heads);
+        outs.into_par_iter().for_each(|(start, out)| {
+            arch.dispatch(Attention { qkv: &qkv[start * 3 * hidden..], hidden, heads, rows: out.len() / hidden, out });
+        });
+        let mut attended = layer.attention_out.forward(self.arch, &context);
+        attended.iter_mut().zip(x).for_each(|(a, r)| *a += r);
+        layer.attention_norm.apply(&mut attended, self.eps);
+        let mut inner = layer.intermediate.forward(self.arch, &attended);
+        let activation = self.activation;
+        inner.par_chunks_mut(BLOCK * self.hidden).for_each(|values| arch.dispatch(Activate { activation, values }));
+        let mut out = layer.output.forward(self.arch, &inner);
+        out.iter_mut().zip(&attended).for_each(|(o, r)| *o += r);
+        layer.output_norm.apply(&mut out, self.eps);
+        out
+    }
+}
+
+/// Named tensors of a checkpoint, with the prefix its names carry.
+struct Weights<'a> {
+    st: &'a SafeTensors<'a>,
+    prefix: String,
+}
+
+impl<'a> Weights<'a> {
+    fn new(st: &'a SafeTensors<'a>, model_type: Option<&str>) -> Result<Self, String> {
+        let probe = "embeddings.word_embeddings.weight";
+        let mut prefixes = vec![String::new()];
+        prefixes.extend(model_type.map(|m| format!("{m}.")));
+        prefixes.push("bert.".to_owned());
+        prefixes
+            .into_iter()
+            .find(|p| st.tensor(&format!("{p}{probe}")).is_ok())
+            .map(|prefix| Self { st, prefix })
+            .ok_or_else(|| format!("no tensor named {probe} (with or without a model prefix): not a BERT checkpoint"))
+    }
+
+    fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
+        let full = format!("{}{name}", self.prefix);
+        let view = self.st.tensor(&full).map_err(|_| format!("tensor {full} is missing"))?;
+        if view.shape() != shape {
+            return Err(format!("tensor {full} has shape {:?}, expected {shape:?}", view.shape()));
+        }
+        let bytes = view.data();
+        Ok(match view.dtype() {
+            Dtype::F32 => bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+            Dtype::F16 => bytes.chunks_exact(2).map(|b| f16_to_f32(u16::from_le_bytes([b[0], b[1]]))).collect(),
+            Dtype::BF16 => bytes
+                .chunks_exact(2)
+                .map(|b| f32::from_bits(u32::from(u16::from_le_bytes([b[0], b[1]])) << 16))
+                .collect(),
+            other => return Err(format!("tensor {full} is {other:?}; f32, f16 or bf16 expected")),
+        })
+    }
+
+    fn norm(&self, name: &str, n: usize) -> Result<Norm, String> {
+        let pair = |w: &str, b: &str| -> Result<Norm, String> {
+            Ok(Norm { weight: self.get(&format!("{name}.{w}"), &[n])?, bias: self.get(&format!("{name}.{b}"), &[n])? })
+        };
+        pair("weight", "bias").or_else(|e| pair("gamma", "beta").map_err(|_| e))
+    }
+}
+
+/// IEEE half precision to single (exact: every f16 is an f32).
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    match exp {
+        0 => {
+            let v = man as f32 * (1.0 / 16_777_216.0); // subnormal: man × 2^-24
+            if sign == 0 { v } else { -v }
+        }
+        31 => f32::from_bits(sign | 0x7f80_0000 | (man << 13)),
+        _ => f32::from_bits(sign | ((exp + 112) << 23) | (man << 13)),
+    }
+}
+
+/// Rows and outputs of a tile: 4 × 2 accumulators, plus the 4 + 2 registers their operands
+/// take, fit AVX2's 16. The rows left over take tiles of 1 × 8, 2 × 4 or 3 × 3, so that there
+/// are always eight or nine independent sums in flight to cover the multiply-add's latency.
+const TILE_ROWS: usize = 4;
+const TILE_COLS: usize = 2;
+/// Multiply-adds of a product below which one thread does it all (waking others costs more).
+const PARALLEL_WORK: usize = 1 << 20;
+/// Rows and outputs per block, so that a block's inputs and weights stay in the L2 cache while
+/// every tile of the block reads them.
+const BLOCK: usize = 64;
+
+/// `out = x · wᵀ + bias`, `x` rows of `k`, `w` one row of `k` per output.
+struct Product<'a> {
+    x: &'a [f32],
+    w: &'a [f32],
+    bias: &'a [f32],
+    k: usize,
+    out: &'a mut [f32],
+}
+
+impl WithSimd for Product<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Self { x, w, bias, k, out } = self;
+        let n = bias.len();
+        let rows = x.len() / k;
+        for row_block in (0..rows).step_by(BLOCK) {
+            let row_end = (row_block + BLOCK).min(rows);
+            for col_block in (0..n).step_by(BLOCK) {
+                let cols = col_block..(col_block + BLOCK).min(n);
+                let mut r = row_block;
+                while r + TILE_ROWS <= row_end {
+                    tile::<S, TILE_ROWS, TILE_COLS>(simd, x, k, r, w, cols.clone(), bias, out);
+                    r += TILE_ROWS;
+                }
+                match row_end - r {
+                    1 => tile::<S, 1, 8>(simd, x, k, r, w, cols, bias, out),
+                    2 => tile::<S, 2, 4>(simd, x, k, r, w, cols, bias, out),
+                    3 => tile::<S, 3, 3>(simd, x, k, r, w, cols, bias, out),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// `R` rows of `x` against the outputs `cols`, `C` outputs at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn tile<S: Simd, const R: usize, const C: usize>(
+    simd: S,
+    x: &[f32],
+    k: usize,
+    r: usize,
+    w: &[f32],
+    cols: Range<usize>,
+    bias: &[f32],
+    out: &mut [f32],
+) {
+    let n = bias.len();
+    let rows: [&[f32]; R] = std::array::from_fn(|i| &x[(r + i) * k..][..k]);
+    let xs: [(&[S::f32s], &[f32]); R] = rows.map(|s| S::as_simd_f32s(s));
+    let lanes = xs[0].0.len();
+    // Cut to the same length, so the compiler can drop the bounds checks of the inner loop.
+    let xv: [&[S::f32s]; R] = std::array::from_fn(|i| &xs[i].0[..lanes]);
+    let mut c = cols.start;
+    while c < cols.end {
+        let width = (cols.end - c).min(C);
+        let wr: [&[f32]; C] = std::array::from_fn(|j| &w[(c + j.min(width - 1)) * k..][..k]);
+        let ws: [(&[S::f32s], &[f32]); C] = wr.map(|s| S::as_simd_f32s(s));
+        let wv: [&[S::f32s]; C] = std::array::from_fn(|j| &ws[j].0[..lanes]);
+        let mut acc = [[simd.splat_f32s(0.0); C]; R];
+        for i in 0..lanes {
+            let wi: [S::f32s; C] = std::array::from_fn(|j| wv[j][i]);
+            for (a, x) in acc.iter_mut().zip(&xv) {
+                let xi = x[i];
+                for (aj, wj) in a.iter_mut().zip(wi) {
+                    *aj = simd.mul_add_f32s(xi, wj, *aj);
+                }
+            }
+        }
+        for (ri, (a, xr)) in acc.iter().zip(&xs).enumerate() {
+            for j in 0..width {
+                let tail: f32 = xr.1.iter().zip(ws[j].1).map(|(p, q)| p * q).sum();
+                out[(r + ri) * n + c + j] = simd.reduce_sum_f32s(a[j]) + tail + bias[c + j];
+            }
+        }
+        c += width;
+    }
+}
+
+/// Self-attention within one text of `rows` tokens: `qkv` holds each token's query, key and
+/// value (each `hidden` wide, `heads` heads of `hidden / heads`); `out` gets each token's
+/// context.
+struct Attention<'a> {
+    qkv: &'a [f32],
+    hidden: usize,
+    heads: usize,
+    rows: usize,
+    out: &'a mut [f32],
+}
+
+impl WithSimd for Attention<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Self { qkv, hidden, heads, rows, out } = self;
+        let d = hidden / heads;
+        #[allow(clippy::cast_precision_loss)]
+        let scale = 1.0 / (d as f32).sqrt();
+        // Plain loops, no closures: a closure would be compiled without the CPU's features.
+        let width = 3 * hidden;
+        let mut scores = vec![0.0; rows];
+        for head in 0..heads {
+            let (q0, k0, v0) = (head * d, hidden + head * d, 2 * hidden + head * d);
+            for i in 0..rows {
+                let q = &qkv[i * width + q0..][..d];
+                for (j, score) in scores.iter_mut().enumerate() {
+                    *score = dot(simd, q, &qkv[j * width + k0..][..d]) * scale;
+                }
+                softmax(&mut scores);
+                let ctx = &mut out[i * hidden + head * d..][..d];
+                for (j, p) in scores.iter().enumerate() {
+                    for (c, v) in ctx.iter_mut().zip(&qkv[j * width + v0..][..d]) {
+                        *c += p * v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn dot<S: Simd>(simd: S, a: &[f32], b: &[f32]) -> f32 {
+    let (ah, at) = S::as_simd_f32s(a);
+    let (bh, bt) = S::as_simd_f32s(b);
+    let mut acc = simd.splat_f32s(0.0);
+    for (x, y) in ah.iter().zip(bh) {
+        acc = simd.mul_add_f32s(*x, *y, acc);
+    }
+    let mut tail = 0.0;
+    for (x, y) in at.iter().zip(bt) {
+        tail += x * y;
+    }
+    simd.reduce_sum_f32s(acc) + tail
+}
+
+#[inline(always)]
+fn softmax(v: &mut [f32]) {
+    let mut max = f32::NEG_INFINITY;
+    for x in v.iter() {
+        max = max.max(*x);
+    }
+    let mut sum = 0.0;
+    for x in v.iter_mut() {
+        *x = exp(*x - max);
+        sum += *x;
+    }
+    for x in v.iter_mut() {
+        *x /= sum;
+    }
+}
+
+/// The feed-forward nonlinearity over a buffer; branch-free, so it vectorises in the
+/// dispatched copy. (Plain loops: a closure would be compiled without the CPU's features.)
+struct Activate<'a> {
+    activation: Activation,
+    values: &'a mut [f32],
+}
+
+impl WithSimd for Activate<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) {
+        match self.activation {
+            Activation::Gelu => {
+                for x in self.values {
+                    *x = gelu(*x);
+                }
+            }
+            Activation::GeluTanh => {
+                for x in self.values {
+                    *x = gelu_tanh(*x);
+                }
+            }
+            Activation::Relu => {
+                for x in self.values {
+                    *x = x.max(0.0);
+                }
+            }
+        }
+    }
+}
+
+/// `x · Φ(x)`, with Φ through the complementary error function (Numerical Recipes' `erfcc`,
+/// fractional error below 1.2e-7).
+#[inline(always)]
+fn gelu(x: f32) -> f32 {
+    let z = (x * std::f32::consts::FRAC_1_SQRT_2).abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -1.265_512_2
+        + t * (1.000_023_7
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_204 + t * (1.488_515_9 + t * (-0.822_152_2 + t * 0.170_872_77))))))));
+    let erfc = t * exp(-z * z + poly);
+    // erfc(-a) = 2 - erfc(a); Φ(x) = 1 - erfc(x/√2)/2 for x ≥ 0.
+    let half = 0.5 * erfc;
+    let phi = if x >= 0.0 { 1.0 - half } else { half };
+    x * phi
+}
+
+#[inline(always)]
+fn gelu_tanh(x: f32) -> f32 {
+    let u = 0.797_884_6 * (x + 0.044_715 * x * x * x);
+    // tanh(u) = 1 - 2 / (e^{2u} + 1)
+    let tanh = 1.0 - 2.0 / (exp(2.0 * u) + 1.0);
+    0.5 * x * (1.0 + tanh)
+}
+
+/// e^x without a library call, so loops over it vectorise: 2^n · e^r with r in [-ln2/2, ln2/2]
+/// and a degree-6 polynomial (Cephes' `expf`, relative error about 1e-7).
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)]
+fn exp(x: f32) -> f32 {
+    let x = x.clamp(-87.0, 88.0);
+    let n = (x * std::f32::consts::LOG2_E).round_ties_even();
+    let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
+    let p = 1.987_569_1e-4;
+    let p = p * r + 1.398_199_9e-3;
+    let p = p * r + 8.333_452e-3;
+    let p = p * r + 4.166_579_6e-2;
+    let p = p * r + 1.666_666_5e-1;
+    let p = p * r + 5e-1;
+    let e = p * r * r + r + 1.0;
+    e * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_matches_the_library_across_the_range() {
+        for i in -870..=880 {
+            let x = i as f32 / 10.0;
+            let (ours, std) = (exp(x), x.exp());
+            assert!(((ours - std) / std).abs() < 3e-7, "exp({x}): {ours} vs {std}");
+        }
+    }
+
+    #[test]
+    fn gelu_matches_its_definition() {
+        // Φ from a high-precision erf (f64 series), against the f32 approximation.
+        fn erf(x: f64) -> f64 {
+            let mut sum = 0.0;
+            let mut term = x;
+            for n in 0..200 {
+                sum += term / f64::from(2 * n + 1);
+                term *= -x * x / f64::from(n + 1);
+            }
+            sum * 2.0 / std::f64::consts::PI.sqrt()
+        }
+        for i in -60..=60 {
+            let x = f64::from(i) / 10.0;
+            let want = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
+            let got = f64::from(gelu(x as f32));
+            assert!((got - want).abs() < 2e-6 * (1.0 + x.abs()), "gelu({x}): {got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn half_precision_converts_exactly() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x7bff), 65504.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(f16_to_f32(0x8000), -0.0);
+        assert!(f16_to_f32(0x7c00).is_infinite());
+        assert!(f16_to_f32(0x7e00).is_nan());
+    }
+
+    #[test]
+    fn the_product_matches_a_plain_loop_for_every_shape() {
+        let arch = Arch::new();
+        for (rows, k, n) in [(1, 8, 1), (3, 5, 3), (4, 16, 2), (7, 37, 5), (9, 64, 130), (70, 24, 66)] {
+            let x: Vec<f32> = (0..rows * k).map(|i| ((i * 7 % 13) as f32 - 6.0) / 7.0).collect();
+            let w: Vec<f32> = (0..n * k).map(|i| ((i * 5 % 11) as f32 - 5.0) / 5.0).collect();
+            let bias: Vec<f32> = (0..n).map(|i| i as f32 / 10.0).collect();
+            let layer = Linear { weight: w.clone(), bias: bias.clone(), inputs: k };
+            let got = layer.forward(arch, &x);
+            for r in 0..rows {
+                for o in 0..n {
+                    let want: f32 = (0..k).map(|i| x[r * k + i] * w[o * k + i]).sum::<f32>() + bias[o];
+                    let g = got[r * n + o];
+                    assert!((g - want).abs() < 1e-4, "{rows}x{k}x{n} at ({r},{o}): {g} vs {want}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn attention_stays_within_each_text() {
+        // Two texts of two tokens, one head of width 2: a token's context mixes only its own
+        // text's values, weighted by the softmax of its scores.
+        let hidden = 2;
+        let mut qkv = Vec::new();
+        for t in 0..4 {
+            let v = t as f32;
+            qkv.extend([1.0, 0.0]); // query
+            qkv.extend([v, 0.0]); // key
+            qkv.extend([v * 10.0, 1.0]); // value
+        }
+        let mut out = vec![0.0; 4 * hidden];
+        let (first, second) = out.split_at_mut(2 * hidden);
+        Arch::new().dispatch(Attention { qkv: &qkv, hidden, heads: 1, rows: 2, out: first });
+        Arch::new().dispatch(Attention { qkv: &qkv[2 * 3 * hidden..], hidden, heads: 1, rows: 2, out: second });
+        let scale = 1.0 / 2f32.sqrt();
+        for (span, keys) in [(0..2usize, [0.0f32, 1.0]), (2..4, [2.0, 3.0])] {
+            let e: Vec<f32> = keys.iter().map(|k| (k * scale).exp()).collect();
+            let s: f32 = e.iter().sum();
+            let want = (e[0] * keys[0] * 10.0 + e[1] * keys[1] * 10.0) / s;
+            for i in span {
+                assert!((out[i * hidden] - want).abs() < 1e-4, "token {i}: {} vs {want}", out[i * hidden]);
+                assert!((out[i * hidden + 1] - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+}
