@@ -160,6 +160,11 @@ pub(crate) enum BenchCommand {
         /// ingestion settings (for trying read-path changes; empty DIR after changing ingestion).
         #[arg(long, value_name = "DIR")]
         stores: Option<std::path::PathBuf>,
+        /// Embed the question again in every call instead of once per question, so the
+        /// latencies are each call's own wall time, the embedding running beside the store's
+        /// reads as it does in an application (slower: for latency runs).
+        #[arg(long)]
+        embed_each_call: bool,
     },
     /// Research persistence: N documents stored one `store_document` call at a time, then
     /// `search_documents`, `similar_documents` and the store's nearest-neighbour read timed in
@@ -378,6 +383,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             no_captions,
             per_question,
             stores,
+            embed_each_call,
         } => {
             let options = mnemo_eval::locomo::LocomoOptions {
                 budgets: budgets.clone(),
@@ -391,6 +397,7 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
                 },
                 per_question: *per_question,
                 stores: stores.clone(),
+                embed_each_call: *embed_each_call,
             };
             locomo::run(config, data, json.as_deref(), *embedder, &options)
         }

@@ -183,6 +183,7 @@ impl LocomoReport {
                 "speaker_prefix": o.rendering.speaker_prefix,
                 "captions": o.rendering.captions,
                 "conversations_skipped": o.skip,
+                "embed_each_call": o.embed_each_call,
                 "conversations_limit": o.conversations,
                 "questions_limit": o.questions,
                 "overall_categories": OVERALL_CATEGORIES,
@@ -270,7 +271,12 @@ impl LocomoReport {
             let (m, x) = (&self.mnemo.tokens[&b.to_string()], &self.bm25.tokens[&b.to_string()]);
             let _ = writeln!(s, "{b:>6}  {:>12.0} {:>8.0}  {:>12.0} {:>8.0}", m.mean, m.p95, x.mean, x.p95);
         }
-        let _ = writeln!(s, "\nLatency in process (ms): context() p50 / p95, and excluding the query embedding");
+        let how = if self.run.options.embed_each_call {
+            "each call's wall time, its question embedded in the call"
+        } else {
+            "each call's own time plus its question's one embedding"
+        };
+        let _ = writeln!(s, "\nLatency in process (ms, {how}): context() p50 / p95, and excluding the query embedding");
         for (i, b) in self.budget_order.iter().enumerate() {
             let (a, e) = (Summary::of(&r.context_ms[i]), Summary::of(&r.context_ms_excluding_embedding[i]));
             let _ = writeln!(
