@@ -113,8 +113,14 @@ pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String>
     let mut out = Vec::new();
     for p in planted {
         for needle in p.needles() {
+            let digits_only = needle.bytes().all(|b| b.is_ascii_digit());
             for (name, hay) in haystacks {
-                if let Some(at) = hay.find(&needle) {
+                let found = hay.match_indices(&needle).map(|(at, _)| at).find(|&at| {
+                    // A number inside a long run of letters and digits is part of a random id
+                    // ("m-419f9f2ad219267c9976" holds "219267"), not the planted value.
+                    !(digits_only && within_identifier(hay.as_bytes(), at, needle.len()))
+                });
+                if let Some(at) = found {
                     let from = (0..=at.saturating_sub(80)).rev().find(|&i| hay.is_char_boundary(i)).unwrap_or(0);
                     let around: String = hay[from..].chars().take(160 + needle.len()).collect();
                     out.push(format!("{} {:?} (as {needle:?}) in {name}: …{around:?}…", p.format, p.value));
@@ -123,6 +129,15 @@ pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String>
         }
     }
     out
+}
+
+/// Whether `hay[at..at + len]` lies in a run of ASCII letters and digits at least 16 long and
+/// at least 8 longer than itself: an identifier, such as a memory's random id.
+fn within_identifier(hay: &[u8], at: usize, len: usize) -> bool {
+    let start = hay[..at].iter().rev().take_while(|b| b.is_ascii_alphanumeric()).count();
+    let end = hay[at + len..].iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+    let run = start + len + end;
+    run >= 16 && run >= len + 8
 }
 
 /// A small deterministic generator (splitmix64): no dependency, same values on every machine.
