@@ -219,3 +219,20 @@ fn kept_stores_are_reused_with_the_same_outcomes_and_not_under_other_settings() 
     assert!(!go(&other).1.iter().any(|l| l.contains("reused the store")));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
 }
+
+/// `--embed-each-call` changes how latency is counted, never what is found: the same outcomes,
+/// and every call timed (context at each budget, recall once per question).
+#[test]
+fn embedding_each_call_finds_the_same_and_times_every_call() {
+    let once = run(&LocomoOptions { per_question: true, ..options() });
+    let each = run(&LocomoOptions { per_question: true, embed_each_call: true, ..options() });
+    assert_eq!(once.questions, each.questions);
+    let asked = each.questions.len();
+    assert!(asked > 0);
+    for per_budget in &each.context_ms {
+        assert_eq!(per_budget.len(), asked);
+        assert!(per_budget.iter().all(|ms| ms.is_finite() && *ms >= 0.0));
+    }
+    assert_eq!(each.recall_ms.len(), asked);
+    assert_eq!(each.query_embedding_ms.len(), asked);
+}
