@@ -160,9 +160,10 @@ pub(crate) enum BenchCommand {
         /// ingestion settings (for trying read-path changes; empty DIR after changing ingestion).
         #[arg(long, value_name = "DIR")]
         stores: Option<std::path::PathBuf>,
-        /// Embed the question again in every call instead of once per question, so the
-        /// latencies are each call's own wall time, the embedding running beside the store's
-        /// reads as it does in an application (slower: for latency runs).
+        /// Time each call's own wall time with its question embedded inside the call, beside
+        /// the store's reads, as in an application (the engine's cache of recent texts answers
+        /// the question's later budgets, so the first budget's figure is the end-to-end one);
+        /// by default one embedding per question is added to every call's time.
         #[arg(long)]
         embed_each_call: bool,
     },

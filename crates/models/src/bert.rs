@@ -161,9 +161,6 @@ pub(crate) struct Bert {
     layers: Vec<Layer>,
     hidden: usize,
     heads: usize,
-    max_positions: usize,
-    vocab: usize,
-    type_vocab: usize,
     activation: Activation,
     eps: f32,
     arch: Arch,
@@ -238,12 +235,7 @@ impl Bert {
             layers,
             hidden,
             heads,
-            max_positions: config.max_position_embeddings,
-            vocab: config.vocab_size,
-            type_vocab: config.type_vocab_size,
             activation,
-            // The configured epsilon (1e-12 for BERT) is below f32's resolution of a variance
-            // near 1 but not of a tiny one, so it is kept as given.
             #[allow(clippy::cast_possible_truncation)]
             eps: config.layer_norm_eps as f32,
             arch: Arch::new(),
@@ -254,16 +246,18 @@ impl Bert {
     /// sentence-transformers pools), not yet normalised.
     pub(crate) fn pooled(&self, texts: &[Tokens<'_>]) -> Result<Vec<Vec<f32>>, String> {
         let h = self.hidden;
+        // The tables' sizes, from the tables themselves (their shapes were checked at load).
+        let (positions, vocab, types) = (self.position.len() / h, self.word.len() / h, self.token_type.len() / h);
         let mut spans = Vec::with_capacity(texts.len());
         let mut x = Vec::new();
         for t in texts {
-            if t.ids.len() != t.types.len() || t.ids.len() > self.max_positions {
-                return Err(format!("{} tokens for {} positions", t.ids.len(), self.max_positions));
+            if t.ids.len() != t.types.len() || t.ids.len() > positions {
+                return Err(format!("{} tokens for {positions} positions", t.ids.len()));
             }
             let start = x.len() / h;
             for (pos, (&id, &ty)) in t.ids.iter().zip(t.types).enumerate() {
                 let (id, ty) = (id as usize, ty as usize);
-                if id >= self.vocab || ty >= self.type_vocab {
+                if id >= vocab || ty >= types {
                     return Err(format!("token {id} (type {ty}) is outside the model's vocabulary"));
                 }
                 let word = &self.word[id * h..][..h];

@@ -48,9 +48,11 @@ pub struct LocomoOptions {
     /// the fingerprint cannot see a change to the ingestion code itself, so empty the
     /// directory after one.
     pub stores: Option<PathBuf>,
-    /// Embed each question in every call (`--embed-each-call`), so each call's latency is its
-    /// own wall time, the embedding overlapping the store's reads as in an application; by
-    /// default a question is embedded once and its embedding time added to every call's.
+    /// Time each call as an application sees it (`--embed-each-call`): its own wall time, the
+    /// question embedded inside the call, beside the store's reads. The engine's own cache of
+    /// recent texts still answers a question asked again, as it would in an application, so
+    /// the first budget's call is the one that embeds. By default the harness embeds a
+    /// question once and adds that time to every call's own.
     pub embed_each_call: bool,
 }
 
