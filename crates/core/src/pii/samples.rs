@@ -116,9 +116,12 @@ pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String>
             let digits_only = needle.bytes().all(|b| b.is_ascii_digit());
             for (name, hay) in haystacks {
                 let found = hay.match_indices(&needle).map(|(at, _)| at).find(|&at| {
-                    // A number inside a long run of letters and digits is part of a random id
-                    // ("m-419f9f2ad219267c9976" holds "219267"), not the planted value.
-                    !(digits_only && within_identifier(hay.as_bytes(), at, needle.len()))
+                    // A number inside a longer number (a timestamp's "…03.777972355z" holds
+                    // "779723") or inside a long run of letters and digits (the random id
+                    // "m-419f9f2ad219267c9976" holds "219267") is not the planted value.
+                    let bytes = hay.as_bytes();
+                    !(digits_only
+                        && (within_number(bytes, at, needle.len()) || within_identifier(bytes, at, needle.len())))
                 });
                 if let Some(at) = found {
                     let from = (0..=at.saturating_sub(80)).rev().find(|&i| hay.is_char_boundary(i)).unwrap_or(0);
@@ -129,6 +132,11 @@ pub fn leaks(haystacks: &[(String, String)], planted: &[Planted]) -> Vec<String>
         }
     }
     out
+}
+
+/// Whether `hay[at..at + len]` has a digit right before or after it: part of a longer number.
+fn within_number(hay: &[u8], at: usize, len: usize) -> bool {
+    (at > 0 && hay[at - 1].is_ascii_digit()) || hay.get(at + len).is_some_and(u8::is_ascii_digit)
 }
 
 /// Whether `hay[at..at + len]` lies in a run of ASCII letters and digits at least 16 long and
