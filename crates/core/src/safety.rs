@@ -3,9 +3,10 @@
 //! on it (a recipe, a hike, a trip, a medicine) even when the request does not name it — and
 //! stay out of turns it has nothing to do with.
 //!
-//! Pure: the engine asks [`query_domains`] what a request is about, searches the user's memories
-//! for [`SEARCH_WORDS`] only when it is about something a constraint can bear on, and keeps the
-//! memories whose [`constraint_domains`] meet the request's.
+//! Pure: a store keeps each memory's [`constraint_domains`] beside it when it is written; the
+//! engine asks [`query_domains`] what a request is about and, only when it is about something a
+//! constraint can bear on, asks the store for the user's memories whose domains meet the
+//! request's. Finding them is a lookup, never a search over everything the user said.
 
 use std::sync::OnceLock;
 
@@ -48,6 +49,17 @@ impl Domains {
     /// Whether the two sets share a domain.
     pub fn meets(self, other: Domains) -> bool {
         self.0 & other.0 != 0
+    }
+
+    /// The set as stored beside a memory (one bit per [`Domain`], in declaration order), so a
+    /// store finds a user's constraints by a column instead of searching their words.
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The set a store kept with [`Domains::bits`]; bits of no domain are dropped.
+    pub fn from_bits(bits: u8) -> Self {
+        Domains(bits & ((1 << Domain::ALL.len()) - 1))
     }
 
     /// The domains in the set, in declaration order.
@@ -99,13 +111,6 @@ const CONSTRAINT_WORDS: &[(&str, &[Domain])] = &[
         &[Domain::Medication, Domain::Food, Domain::Travel],
     ),
 ];
-
-/// Words to search the user's memories for when a request is in a domain (the lexical index
-/// stems them as it stems memories).
-pub const SEARCH_WORDS: &str = "allergic allergy allergies anaphylaxis epipen intolerant intolerance celiac coeliac \
-     gluten lactose diabetic diabetes insulin vegan vegetarian pescatarian halal kosher eat asthma inhaler heart \
-     pacemaker epilepsy epileptic seizures pressure pregnant wheelchair mobility crutches blind deaf hearing knee \
-     injury arthritis vertigo heights claustrophobic medication warfarin immunocompromised chemo";
 
 fn request_res() -> &'static Vec<(Domain, Regex)> {
     static RE: OnceLock<Vec<(Domain, Regex)>> = OnceLock::new();
@@ -172,13 +177,13 @@ mod tests {
     }
 
     #[test]
-    fn every_constraint_word_family_is_searchable() {
-        // Each constraint family has at least one of its words among the search words, so the
-        // lexical search can find a memory of that family.
-        let search: Vec<&str> = SEARCH_WORDS.split_whitespace().collect();
-        for (p, _) in CONSTRAINT_WORDS {
-            let re = Regex::new(&format!(r"(?i)\b(?:{p})")).unwrap();
-            assert!(search.iter().any(|w| re.is_match(w)), "no search word for {p}");
+    fn stored_bits_give_back_the_set() {
+        for content in ["User is allergic to peanuts", "User is pregnant", "User has asthma", "User likes tea"] {
+            let d = constraint_domains(content);
+            assert_eq!(Domains::from_bits(d.bits()), d, "{content}");
         }
+        // Bits of no domain (a store written by a later version) are dropped, not misread.
+        assert_eq!(Domains::from_bits(0xF0), Domains::NONE);
+        assert!(Domains::from_bits(0xFF).meets(query_domains("a recipe for dinner")));
     }
 }

@@ -122,7 +122,8 @@ fn reconsolidate<'a>(
 /// Open loops a planning question brings at most (the soonest due first).
 const PLANNING_LOOPS: usize = 10;
 
-/// Memories the safety search reads at most (constraints are few; this bounds the work).
+/// Constraints the safety half reads at most, newest first (a user has a handful; this bounds
+/// the work for one who has stated many).
 const SAFETY_CANDIDATES: usize = 20;
 
 fn turn_id() -> String {
@@ -357,16 +358,9 @@ impl Memory {
         if domains.is_empty() {
             return Ok(());
         }
-        let hits = self.store.lexical(scope, &query_terms(safety::SEARCH_WORDS), SAFETY_CANDIDATES)?;
-        let ids: Vec<MemoryId> = hits.into_iter().map(|(id, _)| id).collect();
         let present: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
-        for m in self.store.get_many(scope, &ids)? {
-            let bears = safety::constraint_domains(&m.content).meets(domains);
-            if bears
-                && !present.contains(&m.id)
-                && mnemo_core::lifecycle::is_live(&m, now)
-                && m.surface != Surface::Avoid
-            {
+        for m in self.store.constraints(scope, domains, SAFETY_CANDIDATES)? {
+            if !present.contains(&m.id) && mnemo_core::lifecycle::is_live(&m, now) && m.surface != Surface::Avoid {
                 exact.items.push(RecallItem {
                     memory: m,
                     exact: Some(ExactReason::Safety),

@@ -4,6 +4,7 @@
 //! change can happen without leaving its trace.
 
 use chrono::{DateTime, Utc};
+use mnemo_core::safety::Domains;
 use mnemo_core::{
     HistoryEntry, HistoryEvent, Kind, Link, Memory, MemoryId, MessageId, Scope, Status, StatusKind, TenantId,
 };
@@ -149,6 +150,12 @@ pub trait Memories {
     /// Path A's raw material: active memories visible to the scope that are pinned, of an exact
     /// kind (preference, protocol), or open loops due by `due_by`.
     fn exact_candidates(&self, scope: &Scope, due_by: DateTime<Utc>) -> Result<Vec<Memory>>;
+
+    /// Path A's safety half: active memories visible to the scope that state a constraint
+    /// bearing on any of `domains` (an allergy, for a recipe), newest first, at most `limit`.
+    /// Each row's domains were kept when it was written (`safety::constraint_domains` of its
+    /// content), so this is an index lookup however many memories the user has.
+    fn constraints(&self, scope: &Scope, domains: Domains, limit: usize) -> Result<Vec<Memory>>;
 
     /// A page of every memory in the store, across tenants, whose status is one of `statuses`,
     /// ordered by id after `after`: how jobs walk the whole store resumably.

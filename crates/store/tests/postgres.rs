@@ -538,6 +538,27 @@ fn reconnecting_keeps_everything_and_refuses_a_future_schema() {
     assert!(err.contains("newer"), "{err}");
 }
 
+/// Memories stored before constraints were kept (version 16) get theirs from the migration, in
+/// pages, so the safety half finds an allergy said long before the upgrade.
+#[test]
+fn upgrading_to_version_16_keeps_the_constraints_of_earlier_memories() {
+    let Some((db, store)) = open_pg() else { return };
+    let dana = scope("acme", Some("dana"), None);
+    let peanuts = memory(&dana, Kind::Profile, "User is allergic to peanuts");
+    let tea = memory(&dana, Kind::Preference, "User likes green tea");
+    insert(&store, &peanuts, None);
+    insert(&store, &tea, None);
+    drop(store);
+    raw(&db)
+        .batch_execute(
+            "ALTER TABLE memories DROP COLUMN constraints; DELETE FROM schema_migrations WHERE version >= 16",
+        )
+        .unwrap();
+    let again = PostgresStore::connect(db.url()).unwrap();
+    let found = again.constraints(&dana, mnemo_core::safety::query_domains("a dessert for the party"), 10).unwrap();
+    assert_eq!(found.into_iter().map(|m| m.id).collect::<Vec<_>>(), vec![peanuts.id]);
+}
+
 #[test]
 fn servers_starting_together_migrate_once() {
     let Some(db) = temp_db() else { return };

@@ -216,13 +216,38 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         .unwrap()
         .execute_batch(
             "DROP TABLE observations; DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
-             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; ALTER TABLE memories DROP COLUMN metadata; PRAGMA user_version = 1;",
+             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; ALTER TABLE memories DROP COLUMN metadata; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 1;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();
     let hits = s.search_messages(&scope("acme", Some("dana"), None), &["greyhound".into()], 5).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(s.search_messages(&chat, &["greyhound".into()], 5).unwrap().len(), 1);
+}
+
+/// Memories stored before constraints were kept (schema 13) get theirs from the migration, so
+/// the safety half finds an allergy said long before the upgrade.
+#[test]
+fn upgrading_from_schema_13_keeps_the_constraints_of_earlier_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let dana = scope("acme", Some("dana"), None);
+    let peanuts = memory(&dana, Kind::Profile, "User is allergic to peanuts");
+    let tea = memory(&dana, Kind::Preference, "User likes green tea");
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        insert(&s, &peanuts, None);
+        insert(&s, &tea, None);
+    }
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 13;",
+        )
+        .unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    let found = s.constraints(&dana, mnemo_core::safety::query_domains("a dessert for the party"), 10).unwrap();
+    assert_eq!(found.into_iter().map(|m| m.id).collect::<Vec<_>>(), vec![peanuts.id]);
 }
 
 /// Writes many memories in one change set (one commit, not one fsync each).
@@ -383,7 +408,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
                SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
              INSERT INTO message_fts (rowid, content, part) \
                SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
-             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; ALTER TABLE memories DROP COLUMN metadata; PRAGMA user_version = 4;",
+             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; ALTER TABLE memories DROP COLUMN metadata; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 4;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();

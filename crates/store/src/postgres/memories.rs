@@ -2,6 +2,7 @@
 //! the cross-tenant scan runs as the jobs role.
 
 use chrono::{DateTime, Utc};
+use mnemo_core::safety::Domains;
 use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Scope, StatusKind, TenantId};
 
 use super::{Actor, PostgresStore, apply, ids_text};
@@ -91,6 +92,12 @@ impl Memories for PostgresStore {
                AND m.kind = 'open_loop' AND m.due_at IS NOT NULL AND m.due_at <= $5"
         );
         self.query_memories("exact candidates", t, &sql, &[&t, &a, &u, &c, &ms(due_by)])
+    }
+
+    fn constraints(&self, scope: &Scope, domains: Domains, limit: usize) -> Result<Vec<Memory>> {
+        let [t, a, u, c] = scope.key_parts();
+        let (bits, limit) = (i32::from(domains.bits()), limit as i64);
+        self.query_memories("constraints", t, &sql::constraints(), &[&t, &a, &u, &c, &bits, &limit])
     }
 
     fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>> {

@@ -8,7 +8,7 @@ use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_array_text, vector_text};
-use super::{PostgresStore, terms_tsquery};
+use super::{PostgresStore, terms_cte};
 use crate::Messages;
 use crate::error::{Result, StoreError};
 use crate::messages::{MessageVectors, archive, owner_key, said_ms};
@@ -59,12 +59,12 @@ impl Messages for PostgresStore {
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
         let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
-        let query = terms_tsquery(6, terms.len());
+        let query = terms_cte(6, terms.len());
         // The user's words come from the covering btree `messages_lexical` (migration 6).
         let sql = format!(
-            "SELECT id, ts_rank_cd(tsv, {query})::real AS score FROM messages \
-             WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND $5 IN ('', chat) AND NOT withheld \
-             AND tsv @@ ({query}) ORDER BY score DESC, id LIMIT $4"
+            "{query} SELECT m.id, ts_rank_cd(m.tsv, q.q)::real AS score FROM q, messages m \
+             WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 AND $5 IN ('', m.chat) AND NOT m.withheld \
+             AND m.tsv @@ q.q ORDER BY score DESC, m.id LIMIT $4"
         );
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
@@ -78,11 +78,10 @@ impl Messages for PostgresStore {
         let Some([t, a, u, c]) = archive(scope) else { return Ok(TermSpread::default()) };
         // The latest messages come from `messages_by_user_at` (migration 15); each term is
         // matched as `search_messages` matches it.
-        let counts: String = (0..terms.len())
-            .map(|i| format!(", count(*) FILTER (WHERE tsv @@ phraseto_tsquery('english', ${}))", i + 6))
-            .collect();
+        let query = terms_cte(6, terms.len());
+        let counts: String = (1..=terms.len()).map(|i| format!(", count(*) FILTER (WHERE tsv @@ q.q{i})")).collect();
         let sql = format!(
-            "SELECT count(*){counts} FROM (SELECT tsv FROM messages \
+            "{query} SELECT count(*){counts} FROM q, (SELECT tsv FROM messages \
              WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND $5 IN ('', chat) AND NOT withheld \
              ORDER BY at DESC, id DESC LIMIT $4) latest"
         );

@@ -9,7 +9,7 @@ use mnemo_core::{MemoryId, Scope};
 
 use super::pool::Tx;
 use super::rows::{get, vector_text};
-use super::{BIG_SCOPE_TTL, PostgresStore, ids_text, terms_tsquery, tune_vector_search, vector_sql};
+use super::{BIG_SCOPE_TTL, PostgresStore, ids_text, terms_cte, tune_vector_search, vector_sql};
 use crate::Search;
 use crate::error::{Result, StoreError};
 use crate::plan::apply::PartKey;
@@ -23,12 +23,12 @@ impl Search for PostgresStore {
             return Ok(Vec::new());
         }
         let [t, a, u, c] = scope.key_parts();
-        let query = terms_tsquery(6, terms.len());
+        let query = terms_cte(6, terms.len());
         // Scope and status in the WHERE clause, so ranking only ever sees rows the caller may see;
         // the scope's ids and words come from the covering btree `memories_lexical` (migration 6).
         let sql = format!(
-            "SELECT m.id, ts_rank_cd(m.tsv, {query})::real AS score FROM memories m \
-             WHERE {VISIBLE} AND m.status = 'active' AND m.tsv @@ ({query}) ORDER BY score DESC, m.id LIMIT $5"
+            "{query} SELECT m.id, ts_rank_cd(m.tsv, q.q)::real AS score FROM q, memories m \
+             WHERE {VISIBLE} AND m.status = 'active' AND m.tsv @@ q.q ORDER BY score DESC, m.id LIMIT $5"
         );
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &c, &limit];

@@ -23,7 +23,8 @@ pub(crate) struct Insert {
     pub(crate) values: Vec<Value>,
 }
 
-/// The columns of a memory row, every one the domain type has.
+/// The columns of a memory row: every one the domain type has, then what the store derives
+/// from them (`constraints`, the domains a constraint in the content bears on).
 pub(crate) const MEMORY: &[&str] = &[
     "id",
     "tenant",
@@ -59,6 +60,7 @@ pub(crate) const MEMORY: &[&str] = &[
     "sensitivity",
     "rule",
     "metadata",
+    "constraints",
 ];
 
 /// A memory row exactly as given: a live insert and an import write it through the same list.
@@ -99,7 +101,15 @@ pub(crate) fn memory(m: &Memory) -> Vec<Value> {
         m.sensitivity.as_str().into(),
         m.provenance.rule.clone().into(),
         m.metadata.as_ref().map(json).into(),
+        Value::Int(i32::from(constraint_bits(&m.content))),
     ]
+}
+
+/// The `constraints` column of a memory with this content: how `Memories::constraints` finds a
+/// user's allergies and conditions without searching their words. Also what a migration fills
+/// older rows with, so every row's column comes from the same function.
+pub(crate) fn constraint_bits(content: &str) -> u8 {
+    mnemo_core::safety::constraint_domains(content).bits()
 }
 
 /// The columns of a message row, withheld flag last.

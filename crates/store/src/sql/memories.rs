@@ -1,12 +1,22 @@
 //! Memory statements whose logic both backends share; searches and scope-filtered lists, which
 //! each backend tunes for its planner, live with the backend.
 
-use super::Dialect;
+use super::{Dialect, VISIBLE};
 use crate::rows::MEMORY_COLUMNS;
 
 /// Memory `$2` of tenant `$1`, any status.
 pub(crate) fn get() -> String {
     format!("SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.tenant = $1 AND m.id = $2")
+}
+
+/// Active memories visible to `$1`..`$4` whose kept constraint domains meet the set `$5`,
+/// newest first, at most `$6` (`Memories::constraints`). `constraints <> 0` lets the planner use
+/// the partial index of the rows that state a constraint, so the lookup never reads the rest.
+pub(crate) fn constraints() -> String {
+    format!(
+        "SELECT {MEMORY_COLUMNS} FROM memories m WHERE {VISIBLE} AND m.status = 'active' \
+         AND m.constraints <> 0 AND (m.constraints & $5) <> 0 ORDER BY m.created_at DESC, m.id LIMIT $6"
+    )
 }
 
 /// The distinct owners of tenant `$1`'s provisional, active and stale memories, sorted, read

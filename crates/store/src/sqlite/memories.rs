@@ -1,6 +1,7 @@
 //! Memories on SQLite: reads by id, scope, hash and key, history, links, and change sets.
 
 use chrono::{DateTime, Utc};
+use mnemo_core::safety::Domains;
 use mnemo_core::{HistoryEntry, Kind, Link, Memory, MemoryId, Scope, StatusKind, TenantId};
 use rusqlite::{params, params_from_iter};
 
@@ -94,6 +95,12 @@ impl Memories for SqliteStore {
                AND m.status = 'active' AND m.kind = 'open_loop' AND m.due_at IS NOT NULL AND m.due_at <= ?5"
         );
         self.query_memories("exact candidates", &sql, params![t, a, u, c, ms(due_by)])
+    }
+
+    fn constraints(&self, scope: &Scope, domains: Domains, limit: usize) -> Result<Vec<Memory>> {
+        let [t, a, u, c] = scope.key_parts();
+        let sql = Dialect::Sqlite.sql(&sql::constraints()).into_owned();
+        self.query_memories("constraints", &sql, params![t, a, u, c, domains.bits(), limit as i64])
     }
 
     fn scan(&self, statuses: &[StatusKind], after: Option<MemoryId>, limit: usize) -> Result<Vec<Memory>> {

@@ -356,6 +356,14 @@ ALTER TABLE message_embeddings ADD COLUMN passages BLOB;
     r#"
 ALTER TABLE memories ADD COLUMN metadata TEXT;
 "#,
+    // 14: the domains a constraint in a memory bears on (`safety::constraint_domains`, one bit
+    // per domain; 0 for a memory that states none), so the safety half of recall looks a user's
+    // constraints up instead of searching their words. Computed in Rust: the migration fills
+    // the older rows (`CONSTRAINTS_BACKFILL`).
+    r#"
+ALTER TABLE memories ADD COLUMN constraints INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX memories_constraints ON memories (tenant, user_id, agent, chat) WHERE status = 'active' AND constraints <> 0;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are
@@ -365,6 +373,9 @@ const LEXICAL_REBUILD: usize = 5;
 /// The version whose migration rebuilds `messages`, which `message_embeddings` refers to: it
 /// runs with foreign keys off (SQLite's way to rebuild a referenced table), checked before commit.
 const MESSAGES_REBUILD: usize = 7;
+
+/// The version whose migration fills `memories.constraints` for the rows stored before it.
+const CONSTRAINTS_BACKFILL: usize = 14;
 
 /// The schema version this build writes.
 pub(crate) const LATEST: i64 = MIGRATIONS.len() as i64;
@@ -399,10 +410,28 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         if i + 1 == LEXICAL_REBUILD {
             fts::rebuild(&tx).map_err(StoreError::sql("migrate: rebuild the lexical indexes"))?;
         }
+        if i + 1 == CONSTRAINTS_BACKFILL {
+            backfill_constraints(&tx).map_err(StoreError::sql("migrate: fill memories.constraints"))?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(StoreError::sql("migrate"))?;
         tx.commit().map_err(StoreError::sql("migrate"))?;
         if rebuild {
             conn.pragma_update(None, "foreign_keys", true).map_err(StoreError::sql("migrate"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives every stored memory the constraint domains its content bears on. Only the few rows
+/// that state a constraint are written; rows are streamed, not collected.
+fn backfill_constraints(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let mut update = tx.prepare("UPDATE memories SET constraints = ?2 WHERE rowid = ?1")?;
+    let mut select = tx.prepare("SELECT rowid, content FROM memories")?;
+    let mut rows = select.query([])?;
+    while let Some(r) = rows.next()? {
+        let bits = crate::rows::encode::constraint_bits(&r.get::<_, String>(1)?);
+        if bits != 0 {
+            update.execute(rusqlite::params![r.get::<_, i64>(0)?, bits])?;
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ use mnemo_core::{HistoryEvent, Kind, MemoryId, MessageId, Status, StatusKind, Su
 use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, Store, StoreError};
 
 use super::{axis, changes, correction, envelope, insert, insertion, memory, scope, t0};
+use mnemo_core::Memory;
 
 pub(crate) fn memories_round_trip(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
@@ -126,6 +127,46 @@ pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn 
     got.sort();
     want.sort();
     assert_eq!(got, want);
+}
+
+/// The safety half's lookup: a user's memories that state a constraint bearing on the request's
+/// domains, newest first, never another user's, a superseded one or one that states none.
+pub(crate) fn constraints_are_looked_up_by_the_domains_they_bear_on(store: &dyn Store) {
+    use mnemo_core::safety::{Domains, constraint_domains, query_domains};
+    let dana = scope("acme", Some("dana"), None);
+    let at = |m: Memory, hours: i64| Memory { created_at: t0() + Duration::hours(hours), ..m };
+    let peanuts = at(memory(&dana, Kind::Profile, "User is allergic to peanuts"), 1);
+    let asthma = at(memory(&dana, Kind::Profile, "User has asthma and carries an inhaler"), 2);
+    let hiking = at(memory(&dana, Kind::Preference, "User loves hiking in the Alps"), 3);
+    let vegan = at(memory(&dana, Kind::Profile, "User is vegan"), 4);
+    let in_chat = at(memory(&scope("acme", Some("dana"), Some("c1")), Kind::Profile, "User is pregnant"), 5);
+    let eves = at(memory(&scope("acme", Some("eve"), None), Kind::Profile, "User is diabetic"), 6);
+    for m in [&peanuts, &asthma, &hiking, &vegan, &in_chat, &eves] {
+        insert(store, m, None);
+    }
+    let eats_fish = at(memory(&dana, Kind::Profile, "User eats fish again"), 7);
+    store
+        .apply(&ChangeSet {
+            tenant: dana.tenant.clone(),
+            at: t0(),
+            changes: correction(&vegan, &eats_fish, axis(0, 1, 0.0), "m2"),
+        })
+        .unwrap();
+    let found = |scope: &mnemo_core::Scope, request: &str, limit: usize| -> Vec<MemoryId> {
+        store.constraints(scope, query_domains(request), limit).unwrap().into_iter().map(|m| m.id).collect()
+    };
+    assert_eq!(found(&dana, "a recipe for dinner", 10), vec![peanuts.id], "the superseded diet is gone");
+    assert_eq!(found(&dana, "a workout plan", 10), vec![asthma.id]);
+    assert_eq!(found(&dana, "which painkiller for a headache", 10), vec![asthma.id, peanuts.id], "newest first");
+    assert_eq!(found(&dana, "which painkiller for a headache", 1), vec![asthma.id]);
+    assert!(found(&dana, "fix my SQL query", 10).is_empty());
+    // A chat sees the user's constraints and its own; another user's never.
+    let c1 = scope("acme", Some("dana"), Some("c1"));
+    assert_eq!(found(&c1, "a recipe for dinner", 10), vec![in_chat.id, peanuts.id]);
+    assert_eq!(found(&scope("acme", Some("eve"), None), "a recipe for dinner", 10), vec![eves.id]);
+    // The row read back states the domains its content bears on.
+    let got = store.constraints(&dana, Domains::from_bits(0xFF), 10).unwrap();
+    assert!(got.iter().all(|m| !constraint_domains(&m.content).is_empty()) && got.len() == 2, "{got:?}");
 }
 
 /// A fail point between write and commit (and one after the first change) leaves nothing of the

@@ -143,6 +143,7 @@ macro_rules! backends {
                     a_failed_change_set_writes_nothing,
                     reinforcement_counts_sessions_distinctly,
                     exact_candidates_are_pinned_exact_kinds_and_due_loops,
+                    constraints_are_looked_up_by_the_domains_they_bear_on,
                     fail_points_before_commit_leave_nothing_half_written,
                     metadata_round_trips_and_is_replaced_and_owners_are_listed,
                 );
