@@ -590,6 +590,39 @@ fn user_text_never_breaks_the_lexical_query() {
     assert_eq!(store.lexical(&owner, &["cats".into(), "(".into()], 10).unwrap().len(), 1);
 }
 
+/// A word few of the user's rows hold weighs more than one most of them share, as BM25 weighs
+/// it on SQLite, for memories and messages alike; a row with both words ranks above either.
+#[test]
+fn a_rarer_word_weighs_more_within_a_users_rows() {
+    let Some((_db, store)) = open_pg() else { return };
+    let dana = scope("acme", Some("dana"), None);
+    let chat = scope("acme", Some("dana"), Some("c1"));
+    let texts = [
+        "Dana takes bread to her oboe lesson",
+        "Dana plays the oboe",
+        "Dana bakes bread weekly",
+        "Dana buys bread at the market on Saturdays",
+        "Dana shares bread with neighbours",
+        "Dana lives in Porto",
+    ];
+    let memories: Vec<Memory> = texts.iter().map(|t| memory(&dana, Kind::Event, t)).collect();
+    for m in &memories {
+        insert(&store, m, None);
+    }
+    let messages: Vec<Message> = texts.iter().enumerate().map(|(i, t)| msg(&chat, &format!("d{i}"), t)).collect();
+    store.append_messages(&messages).unwrap();
+    let terms = vec!["bread".to_string(), "oboe".to_string()];
+    let hits = store.lexical(&dana, &terms, 10).unwrap();
+    let ids: Vec<MemoryId> = hits.iter().map(|h| h.0).collect();
+    assert_eq!(ids[..2], [memories[0].id, memories[1].id], "{hits:?}");
+    assert_eq!(hits.len(), 5, "{hits:?}");
+    assert!(hits[1].1 > hits[2].1, "the oboe alone outweighs the bread alone: {hits:?}");
+    let found: Vec<String> =
+        store.search_messages(&dana, &terms, 10).unwrap().into_iter().map(|h| h.0.to_string()).collect();
+    assert_eq!(found[..2], ["d0", "d1"], "{found:?}");
+    assert_eq!(found.len(), 5);
+}
+
 #[test]
 fn keyed_memories_are_found_by_the_words_their_key_stands_for() {
     let Some((_db, store)) = open_pg() else { return };

@@ -8,7 +8,7 @@ use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_array_text, vector_text};
-use super::{PostgresStore, terms_cte};
+use super::{PostgresStore, lexical_sql, terms_cte};
 use crate::Messages;
 use crate::error::{Result, StoreError};
 use crate::messages::{MessageVectors, archive, owner_key, said_ms};
@@ -59,13 +59,10 @@ impl Messages for PostgresStore {
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {
         let Some([t, a, u, c]) = archive(scope).filter(|_| !terms.is_empty()) else { return Ok(Vec::new()) };
-        let query = terms_cte(6, terms.len());
         // The user's words come from the covering btree `messages_lexical` (migration 6).
-        let sql = format!(
-            "{query} SELECT m.id, ts_rank_cd(m.tsv, q.q)::real AS score FROM q, messages m \
-             WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 AND $5 IN ('', m.chat) AND NOT m.withheld \
-             AND m.tsv @@ q.q ORDER BY score DESC, m.id LIMIT $4"
-        );
+        let rows = "messages m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 AND $5 IN ('', m.chat) \
+                    AND NOT m.withheld";
+        let sql = lexical_sql(rows, 6, terms.len(), 4);
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));

@@ -1,5 +1,5 @@
-//! Recall's candidate paths on PostgreSQL: `ts_rank_cd` over the tsvector, exact or HNSW vector
-//! search by scope size, substrings.
+//! Recall's candidate paths on PostgreSQL: the tsvector's matches weighed by how rare their terms
+//! are, exact or HNSW vector search by scope size, substrings.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -9,7 +9,7 @@ use mnemo_core::{MemoryId, Scope};
 
 use super::pool::Tx;
 use super::rows::{get, vector_text};
-use super::{BIG_SCOPE_TTL, PostgresStore, ids_text, terms_cte, tune_vector_search, vector_sql};
+use super::{BIG_SCOPE_TTL, PostgresStore, ids_text, lexical_sql, tune_vector_search, vector_sql};
 use crate::Search;
 use crate::error::{Result, StoreError};
 use crate::plan::apply::PartKey;
@@ -23,13 +23,10 @@ impl Search for PostgresStore {
             return Ok(Vec::new());
         }
         let [t, a, u, c] = scope.key_parts();
-        let query = terms_cte(6, terms.len());
         // Scope and status in the WHERE clause, so ranking only ever sees rows the caller may see;
         // the scope's ids and words come from the covering btree `memories_lexical` (migration 6).
-        let sql = format!(
-            "{query} SELECT m.id, ts_rank_cd(m.tsv, q.q)::real AS score FROM q, memories m \
-             WHERE {VISIBLE} AND m.status = 'active' AND m.tsv @@ q.q ORDER BY score DESC, m.id LIMIT $5"
-        );
+        let rows = format!("memories m WHERE {VISIBLE} AND m.status = 'active'");
+        let sql = lexical_sql(&rows, 6, terms.len(), 5);
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &c, &limit];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
