@@ -18,7 +18,8 @@ use mnemo_core::safety;
 use mnemo_core::text::{as_user_query, query_terms};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
 use mnemo_core::{
-    Kind, MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, StatusKind, Surface, UserState,
+    Kind, Memory as Row, MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, StatusKind,
+    Surface, UserState,
 };
 use mnemo_models::{blend, cut};
 use mnemo_store::ListFilter;
@@ -126,6 +127,9 @@ const PLANNING_LOOPS: usize = 10;
 /// the work for one who has stated many).
 const SAFETY_CANDIDATES: usize = 20;
 
+/// The lexical half's hits (or why there are none), and the rows of those already read.
+type LexicalHits = (std::result::Result<Vec<(MemoryId, f32)>, mnemo_store::StoreError>, Vec<Row>);
+
 fn turn_id() -> String {
     format!("turn-{}", MemoryId::new())
 }
@@ -134,7 +138,7 @@ impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
         let lexical = self.store.lexical(scope, &query_terms(query), limit);
-        self.fuse_candidates(scope, query, limit, lexical, self.embed_query(query, &[]))
+        self.fuse_candidates(scope, query, limit, (lexical, Vec::new()), self.embed_query(query, &[]))
     }
 
     /// The query's vector and what it took, or why there is none. With `common` (the byte
@@ -167,14 +171,15 @@ impl Memory {
         Ok(common::common_spans(query, &common::common_terms(&terms, &spread, &self.tuning)))
     }
 
-    /// Path B's candidates from the lexical half's hits and the query's vector: the vector
-    /// half, cosines for lexical hits it missed, and the substring rung when both failed.
+    /// Path B's candidates from the lexical half's hits (with those of their rows already read)
+    /// and the query's vector: the vector half, cosines for lexical hits it missed, and the
+    /// substring rung when both failed.
     fn fuse_candidates(
         &self,
         scope: &Scope,
         query: &str,
         limit: usize,
-        lexical: std::result::Result<Vec<(MemoryId, f32)>, mnemo_store::StoreError>,
+        (lexical, read): LexicalHits,
         embedded: QueryVector,
     ) -> Result<Found> {
         let terms = query_terms(query);
@@ -246,9 +251,12 @@ impl Memory {
             return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros, query_vector: qvec });
         }
         ids.sort();
-        let rows = self.store.get_many(scope, &ids)?;
-        let list = rows
-            .into_iter()
+        let mut rows: HashMap<MemoryId, Row> = read.into_iter().map(|m| (m.id, m)).collect();
+        let unread: Vec<MemoryId> = ids.iter().filter(|id| !rows.contains_key(id)).copied().collect();
+        rows.extend(self.store.get_many(scope, &unread)?.into_iter().map(|m| (m.id, m)));
+        let list = ids
+            .iter()
+            .filter_map(|id| rows.remove(id))
             .map(|m| Candidate { lexical: lex.get(&m.id).copied(), vector: vec.get(&m.id).copied(), memory: m })
             .collect();
         Ok(Found {
@@ -291,6 +299,16 @@ impl Memory {
             let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
             let candidates = self.tuning.ranking.candidates;
             let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
+            // The lexical hits' rows are read while the query is embedded, so only the vector
+            // half's other hits are read after it. A failed read here is left to that later
+            // read, which tries those rows again and reports the failure.
+            let read = match (&lexical, &pending) {
+                (Ok(hits), Some(_)) => {
+                    let ids: Vec<MemoryId> = hits.iter().map(|(id, _)| *id).collect();
+                    self.store.get_many(scope, &ids).unwrap_or_default()
+                }
+                _ => Vec::new(),
+            };
             let message_lexical = self.message_lexical(scope, query, excerpts);
             let mut exact = select_exact(
                 self.store.exact_candidates(scope, due_by)?,
@@ -306,7 +324,7 @@ impl Memory {
                     .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 }),
                 None => self.embed_query(&user_query, &[]),
             };
-            let found = self.fuse_candidates(scope, &user_query, candidates, lexical, embedded)?;
+            let found = self.fuse_candidates(scope, &user_query, candidates, (lexical, read), embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
             let mut ranked = rank(found.list, &exclude, k, now, period.as_ref(), &self.tuning);
             reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));

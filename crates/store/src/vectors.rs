@@ -37,6 +37,10 @@ const CHUNK: usize = 256;
 /// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
 const SHORTLIST_SLACK: usize = 32;
 
+/// Rows from which one search scans in two halves on two threads (below it, starting a second
+/// thread costs about what it saves).
+const PARALLEL_SCAN_ROWS: usize = 4_096;
+
 /// Up to [`CHUNK`] vectors of one part, stored flat for cache-friendly scans.
 #[derive(Clone, Default)]
 struct Chunk {
@@ -268,7 +272,11 @@ impl<T> Best<T> {
     }
 
     fn into_items(self) -> impl Iterator<Item = T> {
-        self.heap.into_iter().map(|std::cmp::Reverse(Ranked(_, item))| item)
+        self.into_scored().map(|(_, item)| item)
+    }
+
+    fn into_scored(self) -> impl Iterator<Item = (f32, T)> {
+        self.heap.into_iter().map(|std::cmp::Reverse(Ranked(score, item))| (score, item))
     }
 }
 
@@ -417,19 +425,46 @@ impl VectorCache {
         let mut qq = Vec::with_capacity(query.len());
         let qscale = quantize(query, &mut qq);
         let Some(parts) = self.visible(src, scope, model, max)? else { return Ok(None) };
-        // Approximate scan, keeping the shortlist's (part, chunk, row) by approximate cosine.
-        let arch = pulp::Arch::new();
-        let mut best = Best::new(limit.saturating_add(SHORTLIST_SLACK));
-        let mut dots = Vec::with_capacity(CHUNK);
-        for (pi, part) in parts.iter().enumerate() {
+        for part in &parts {
             check_dim(model, part.dim, query.len())?;
-            for (ci, chunk) in part.chunks.iter().enumerate() {
+        }
+        // Approximate scan, keeping the shortlist's (part, chunk, row) by approximate cosine.
+        let shortlist = limit.saturating_add(SHORTLIST_SLACK);
+        let chunks: Vec<(u32, u32)> = parts
+            .iter()
+            .enumerate()
+            .flat_map(|(pi, p)| (0..p.chunks.len()).map(move |ci| (pi as u32, ci as u32)))
+            .collect();
+        let scan = |chunks: &[(u32, u32)]| {
+            let arch = pulp::Arch::new();
+            let mut best = Best::new(shortlist);
+            let mut dots = Vec::with_capacity(CHUNK);
+            for &(pi, ci) in chunks {
+                let (part, chunk) = (&parts[pi as usize], &parts[pi as usize].chunks[ci as usize]);
                 approximate(arch, &chunk.quantized, part.dim.max(1), &qq, &mut dots);
                 for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
-                    best.offer(*d as f32 / (s * qscale), (pi as u32, ci as u32, row as u32));
+                    best.offer(*d as f32 / (s * qscale), (pi, ci, row as u32));
                 }
             }
-        }
+            best
+        };
+        // A large scope's scan in two halves at once: after the query's embedding nothing else
+        // runs, and 10,000 vectors took 0.8 ms of one core. The second half's shortlist is
+        // offered to the first's in scan order, so ties fall as in one pass.
+        let rows: usize = parts.iter().map(|p| p.len()).sum();
+        let best = match rows >= PARALLEL_SCAN_ROWS {
+            true => {
+                let (first, second) = chunks.split_at(chunks.len() / 2);
+                let (mut best, rest) = rayon::join(|| scan(first), || scan(second));
+                let mut rest: Vec<(f32, (u32, u32, u32))> = rest.into_scored().collect();
+                rest.sort_by_key(|(_, at)| *at);
+                for (score, at) in rest {
+                    best.offer(score, at);
+                }
+                best
+            }
+            false => scan(&chunks),
+        };
         let mut scored: Vec<(MemoryId, f32)> = best
             .into_items()
             .map(|(pi, ci, row)| {
@@ -664,6 +699,27 @@ mod tests {
                 store.vector(&owner, "test:16", &unit(seed), 10).unwrap(),
                 reference.vector(&owner, "test:16", &unit(seed), 10).unwrap()
             );
+        }
+    }
+
+    /// A scope past the split point is scanned in two halves; what it finds is what an exact
+    /// scan of every vector finds, for queries near rows of either half.
+    #[test]
+    fn a_large_scope_scanned_in_halves_finds_the_exact_best() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
+        let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
+        let n = super::PARALLEL_SCAN_ROWS + 904;
+        let rows: Vec<(Memory, Change)> = (0..n).map(|i| insert(&owner, i, Status::Active)).collect();
+        apply(&store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
+        for seed in [3, n / 2 - 1, n / 2 + 1, n - 2, n + 7] {
+            let query = unit(seed);
+            let mut exact: Vec<(MemoryId, f32)> =
+                rows.iter().enumerate().map(|(i, (m, _))| (m.id, super::dot(&unit(i), &query))).collect();
+            exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let found = store.vector(&owner, "test:16", &query, 10).unwrap();
+            let ids = |v: &[(MemoryId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
+            assert_eq!(ids(&found), ids(&exact[..10]), "query near row {seed}");
         }
     }
 
