@@ -132,26 +132,19 @@ impl BatchingEmbedder {
         st.stats.embedded += distinct.len() as u64;
         match result {
             Ok(Ok(vectors)) if vectors.len() == distinct.len() => {
-                let mut this_run: HashMap<String, Vec<f32>> =
+                // Every text this run answers: what it embedded, then what the last run had.
+                let mut answered: HashMap<String, Vec<f32>> =
                     distinct.into_iter().map(str::to_string).zip(vectors).collect();
-                for (ticket, texts) in &batch {
-                    let mut out = Vec::with_capacity(texts.len());
-                    for t in texts {
-                        // Every text of the run was embedded by it or by the last run.
-                        let v = match this_run.get(t) {
-                            Some(v) => v.clone(),
-                            None => {
-                                let v = recent.get(t).expect("a text the run skipped was in the last run").clone();
-                                this_run.insert(t.clone(), v.clone());
-                                v
-                            }
-                        };
-                        out.push(v);
+                for t in batch.iter().flat_map(|(_, texts)| texts) {
+                    if !answered.contains_key(t) {
+                        answered.insert(t.clone(), recent[t].clone());
                     }
-                    st.done.insert(*ticket, Outcome::Done(out));
                 }
-                // Every text this run answered, so one asked for run after run is embedded once.
-                st.recent = this_run;
+                for (ticket, texts) in &batch {
+                    st.done.insert(*ticket, Outcome::Done(texts.iter().map(|t| answered[t].clone()).collect()));
+                }
+                // Kept whole, so a text asked for run after run is embedded once.
+                st.recent = answered;
             }
             _ => {
                 for (ticket, _) in &batch {

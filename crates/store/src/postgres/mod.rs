@@ -315,16 +315,17 @@ fn vector_sql(dim: usize) -> String {
 /// membership test per term and row and one logarithm per term.
 fn lexical_sql(rows: &str, first: usize, n: usize, limit: usize) -> String {
     let cte = terms_cte(first, n);
-    let weights: String = (1..=n)
+    let weights: Vec<String> = (1..=n)
         .map(|i| {
             let has = format!("count(*) FILTER (WHERE h.tsv @@ q.q{i})");
-            format!(", ln(1 + (count(*) - {has} + 0.5::float8) / ({has} + 0.5::float8)) AS w{i}")
+            format!("ln(1 + (count(*) - {has} + 0.5::float8) / ({has} + 0.5::float8)) AS w{i}")
         })
         .collect();
+    let weights = weights.join(", ");
     let score: String = (1..=n).map(|i| format!(" + CASE WHEN h.tsv @@ q.q{i} THEN w.w{i} ELSE 0 END")).collect();
     format!(
         "{cte}, hits AS MATERIALIZED (SELECT m.id, m.tsv FROM q, {rows} AND m.tsv @@ q.q), \
-         w AS (SELECT count(*) AS n{weights} FROM q, hits h) \
+         w AS (SELECT {weights} FROM q, hits h) \
          SELECT h.id, (0{score})::real AS score FROM q, w, hits h ORDER BY score DESC, h.id LIMIT ${limit}"
     )
 }

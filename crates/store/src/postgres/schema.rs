@@ -443,7 +443,7 @@ CREATE INDEX messages_by_user_at ON messages (tenant, agent, user_id, at DESC, i
 "#,
     // 16: the domains a constraint in a memory bears on (`safety::constraint_domains`, one bit
     // per domain; 0 for a memory that states none), so the safety half of recall looks a user's
-    // constraints up: searching their words cost 45 ms at 10,000 memories, since under
+    // constraints up: searching their words cost 43 ms at 10,000 memories, since under
     // row-level security every row's tsvector is tested against the 45 words one by one.
     // Computed in Rust: the migration fills the older rows (`CONSTRAINTS_BACKFILL`).
     r#"
