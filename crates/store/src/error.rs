@@ -95,7 +95,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// Wraps a driver error with the operation it interrupted.
-    pub(crate) fn sql(op: &'static str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    pub(crate) fn sql(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError + Copy {
         move |source| StoreError::Sqlite { op, source }
     }
 }

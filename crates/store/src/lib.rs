@@ -15,6 +15,7 @@ mod documents;
 mod error;
 mod lock;
 mod memories;
+mod message_vectors;
 mod messages;
 mod observations;
 mod plan;

@@ -216,7 +216,7 @@ fn upgrading_from_schema_1_indexes_earlier_messages() {
         .unwrap()
         .execute_batch(
             "DROP TABLE observations; DROP TABLE installation; DROP TABLE document_vectors; DROP TABLE documents; DROP TABLE user_states; DROP TABLE extraction_queue; DROP TABLE chat_progress; DROP TABLE message_fts; DROP TABLE message_embeddings; DROP INDEX messages_by_user; \
-             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; ALTER TABLE memories DROP COLUMN metadata; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 1;",
+             ALTER TABLE messages DROP COLUMN withheld; ALTER TABLE memories DROP COLUMN rule; ALTER TABLE memories DROP COLUMN metadata; DROP TABLE message_versions; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 1;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();
@@ -242,12 +242,69 @@ fn upgrading_from_schema_13_keeps_the_constraints_of_earlier_memories() {
     rusqlite::Connection::open(&path)
         .unwrap()
         .execute_batch(
-            "DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 13;",
+            "DROP TABLE message_versions; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 13;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();
     let found = s.constraints(&dana, mnemo_core::safety::query_domains("a dessert for the party"), 10).unwrap();
     assert_eq!(found.into_iter().map(|m| m.id).collect::<Vec<_>>(), vec![peanuts.id]);
+}
+
+/// Messages embedded before the users' message versions existed (schema 14) are found after the
+/// upgrade: the migration gives every user with vectors a version to stamp the cache with.
+#[test]
+fn upgrading_from_schema_14_finds_messages_embedded_before_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let chat = scope("acme", Some("dana"), Some("c1"));
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        s.append_messages(&[msg(&chat, "d1", "We adopted a greyhound", t0())]).unwrap();
+        s.embed_messages(&chat, &[(MessageId::new("d1").unwrap(), embedding(axis(0, 1, 0.0)).into())]).unwrap();
+    }
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE message_versions; PRAGMA user_version = 14;")
+        .unwrap();
+    let s = SqliteStore::open(&path).unwrap();
+    let near = s.nearest_messages(&chat.without_chat(), "test:8", &axis(0, 1, 0.0), 5, None).unwrap();
+    assert_eq!(near.len(), 1);
+}
+
+/// Every write of another handle to a user's message vectors reaches this handle's cached copy
+/// of them: a new vector, a withheld message, an erasure, and a user written again after it.
+#[test]
+fn another_handles_message_writes_reach_this_handles_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let (a, b) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+    let chat = scope("acme", Some("dana"), Some("c1"));
+    let dana = chat.without_chat();
+    let id = |s: &str| MessageId::new(s).unwrap();
+    let found = |q: Vec<f32>| -> Vec<String> {
+        let hits = a.nearest_messages(&dana, "test:8", &q, 5, None).unwrap();
+        hits.into_iter().map(|(m, _)| m.as_str().to_owned()).collect()
+    };
+    let say = |s: &SqliteStore, name: &str, v: Vec<f32>| {
+        s.append_messages(&[msg(&chat, name, "a turn", t0())]).unwrap();
+        s.embed_messages(&chat, &[(id(name), embedding(v).into())]).unwrap();
+    };
+    say(&b, "d1", axis(0, 1, 0.0));
+    assert_eq!(found(axis(0, 1, 0.0)), ["d1"]);
+    say(&b, "d2", axis(2, 3, 0.0));
+    assert_eq!(found(axis(2, 3, 0.0))[0], "d2", "the other handle's new vector is seen");
+    let withhold = Change::Withhold { owner: chat.clone(), messages: vec![id("d1")] };
+    b.apply(&ChangeSet { tenant: chat.tenant.clone(), at: t0(), changes: vec![withhold] }).unwrap();
+    assert_eq!(found(axis(0, 1, 0.0)), ["d2"], "the withheld message is gone");
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    b.erase_user(&chat.tenant, chat.user.as_ref().unwrap(), &event).unwrap();
+    assert!(found(axis(2, 3, 0.0)).is_empty(), "an erased user's vectors are gone");
+    say(&b, "d3", axis(4, 5, 0.0));
+    assert_eq!(found(axis(2, 3, 0.0)), ["d3"], "only what was said after the erasure");
+}
+
+fn embedding(vector: Vec<f32>) -> Embedding {
+    Embedding { model: "test:8".into(), vector }
 }
 
 /// Writes many memories in one change set (one commit, not one fsync each).
@@ -408,7 +465,7 @@ fn upgrading_from_schema_4_rebuilds_the_lexical_indexes() {
                SELECT rowid, content, 'zp0000000000000000' FROM memories WHERE status = 'active'; \
              INSERT INTO message_fts (rowid, content, part) \
                SELECT rowid, content, 'zp0000000000000000 zp0000000000000001' FROM messages WHERE withheld = 0; \
-             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; ALTER TABLE memories DROP COLUMN metadata; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 4;",
+             ALTER TABLE memories DROP COLUMN rule; ALTER TABLE message_embeddings DROP COLUMN passages; ALTER TABLE memories DROP COLUMN metadata; DROP TABLE message_versions; DROP INDEX memories_constraints; ALTER TABLE memories DROP COLUMN constraints; PRAGMA user_version = 4;",
         )
         .unwrap();
     let s = SqliteStore::open(&path).unwrap();

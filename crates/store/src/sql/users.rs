@@ -16,7 +16,7 @@ pub(crate) const OWNED_BY_USER: [&str; 8] =
     ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states", "documents", "observations"];
 
 /// Deletes the rows of user `$2` of tenant `$1` from `table` (one of [`OWNED_BY_USER`], or
-/// `partitions`: a user id can itself be personal data, an e-mail address).
+/// `partitions` or `message_versions`: a user id can itself be personal data, an e-mail address).
 pub(crate) fn delete_owned(table: &str) -> String {
     format!("DELETE FROM {table} WHERE tenant = $1 AND user_id = $2")
 }

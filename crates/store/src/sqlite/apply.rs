@@ -137,17 +137,21 @@ pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<M
             Write::Withhold { owner, messages } => {
                 let [_, u, c] = owner_key(owner);
                 for id in *messages {
-                    let rowids: Vec<i64> = tx
+                    let rows: Vec<(i64, String)> = tx
                         .prepare_cached(
-                            "SELECT rowid FROM messages WHERE tenant = ?1 AND id = ?2 AND ?3 IN ('', user_id) \
-                             AND ?4 IN ('', chat)",
+                            "SELECT rowid, user_id FROM messages WHERE tenant = ?1 AND id = ?2 \
+                             AND ?3 IN ('', user_id) AND ?4 IN ('', chat)",
                         )
                         .and_then(|mut s| {
-                            s.query_map(params![cs.tenant.as_str(), id.as_str(), u, c], |r| r.get(0))?.collect()
+                            s.query_map(params![cs.tenant.as_str(), id.as_str(), u, c], |r| {
+                                Ok((r.get(0)?, r.get(1)?))
+                            })?
+                            .collect()
                         })
                         .map_err(sql)?;
-                    for rowid in rowids {
+                    for (rowid, user) in rows {
                         withhold_row(tx, rowid)?;
+                        bump_messages(tx, cs.tenant.as_str(), &user)?;
                     }
                 }
             }
@@ -189,37 +193,50 @@ fn stored_vector(tx: &Transaction<'_>, id: MemoryId, rowid: i64) -> Result<Optio
 }
 
 /// Moves a partition's version inside `tx`: (before, after), before being none when this creates
-/// its row. A new row starts at the current time in microseconds rather than at 1: its key may
-/// have had a row before (deleted by an erasure) whose versions another process still holds in
-/// its cache, and that row cannot have counted past the time of its last write, one write at a
-/// time, so a version of the new row never equals one of the old.
+/// its row (see [`bump_version`]).
 pub(crate) fn bump_partition(tx: &Transaction<'_>, [t, a, u, c]: &PartKey) -> Result<(Option<i64>, i64)> {
+    bump_version(tx, "partitions", &[("tenant", t), ("agent", a), ("user_id", u), ("chat", c)])
+}
+
+/// Moves a user's message version inside `tx`, as [`bump_partition`] a partition's: the stamp
+/// of the user's message vectors in every handle's cache ([`crate::message_vectors`]).
+pub(crate) fn bump_messages(tx: &Transaction<'_>, tenant: &str, user: &str) -> Result<(Option<i64>, i64)> {
+    bump_version(tx, "message_versions", &[("tenant", tenant), ("user_id", user)])
+}
+
+/// Moves the version of the row of `table` that `key` (column, value) names: (before, after),
+/// before being none when this creates the row. A new row starts at the current time in
+/// microseconds rather than at 1: its key may have had a row before (deleted by an erasure)
+/// whose versions another process still holds in its cache, and that row cannot have counted
+/// past the time of its last write, one write at a time, so a version of the new row never
+/// equals one of the old.
+fn bump_version(tx: &Transaction<'_>, table: &str, key: &[(&str, &str)]) -> Result<(Option<i64>, i64)> {
+    let columns: Vec<&str> = key.iter().map(|(c, _)| *c).collect();
+    let at = |i: usize| format!("?{}", i + 1);
+    let found = columns.iter().enumerate().map(|(i, c)| format!("{c} = {}", at(i))).collect::<Vec<_>>().join(" AND ");
+    let values = key.iter().map(|(_, v)| v as &dyn rusqlite::ToSql);
     let before: Option<i64> = tx
-        .prepare_cached(
-            "SELECT version FROM partitions WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4",
-        )
-        .and_then(|mut s| s.query_row(params![t, a, u, c], |r| r.get(0)).optional())
+        .prepare_cached(&format!("SELECT version FROM {table} WHERE {found}"))
+        .and_then(|mut s| s.query_row(rusqlite::params_from_iter(values.clone()), |r| r.get(0)).optional())
         .map_err(sql)?;
     let after = match before {
-        Some(v) => {
-            tx.prepare_cached(
-                "UPDATE partitions SET version = ?5 WHERE tenant = ?1 AND agent = ?2 AND user_id = ?3 AND chat = ?4",
-            )
-            .and_then(|mut s| s.execute(params![t, a, u, c, v + 1]))
-            .map_err(sql)?;
-            v + 1
-        }
+        Some(v) => v + 1,
         None => {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-            let start = i64::try_from(now.as_micros()).unwrap_or(i64::MAX >> 1).max(1);
-            tx.prepare_cached(
-                "INSERT INTO partitions (tenant, agent, user_id, chat, version) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )
-            .and_then(|mut s| s.execute(params![t, a, u, c, start]))
-            .map_err(sql)?;
-            start
+            i64::try_from(now.as_micros()).unwrap_or(i64::MAX >> 1).max(1)
         }
     };
+    let version = at(key.len());
+    let write = match before {
+        Some(_) => format!("UPDATE {table} SET version = {version} WHERE {found}"),
+        None => {
+            let places = (0..key.len()).map(at).collect::<Vec<_>>().join(", ");
+            format!("INSERT INTO {table} ({}, version) VALUES ({places}, {version})", columns.join(", "))
+        }
+    };
+    tx.prepare_cached(&write)
+        .and_then(|mut s| s.execute(rusqlite::params_from_iter(values.chain([&after as &dyn rusqlite::ToSql]))))
+        .map_err(sql)?;
     Ok((before, after))
 }
 

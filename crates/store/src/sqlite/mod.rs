@@ -26,6 +26,7 @@ use mnemo_core::Memory;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::{Result, StoreError};
+use crate::message_vectors::MessageVectorCache;
 use crate::vectors::VectorCache;
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
@@ -37,6 +38,8 @@ pub struct SqliteStore {
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
     pub(crate) vectors: VectorCache,
+    /// Archival recall's vectors of each user's messages ([`crate::message_vectors`]).
+    pub(crate) message_vectors: MessageVectorCache,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -86,7 +89,13 @@ impl SqliteStore {
                 Ok(Mutex::new(c))
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { path, writer: Mutex::new(writer), readers, vectors: VectorCache::default() })
+        Ok(Self {
+            path,
+            writer: Mutex::new(writer),
+            readers,
+            vectors: VectorCache::default(),
+            message_vectors: MessageVectorCache::default(),
+        })
     }
 
     /// The database file.

@@ -364,6 +364,20 @@ ALTER TABLE memories ADD COLUMN metadata TEXT;
 ALTER TABLE memories ADD COLUMN constraints INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX memories_constraints ON memories (tenant, user_id, agent, chat) WHERE status = 'active' AND constraints <> 0;
 "#,
+    // 15: a version per user that every write of the user's message vectors moves (stored,
+    // withheld, erased, imported), so each handle's in-process copy of them
+    // (`crate::message_vectors`) is used only while current. Users with vectors stored before
+    // it start at 1; a row made later starts at the time in microseconds (see `bump_version`).
+    r#"
+CREATE TABLE message_versions (
+    tenant  TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (tenant, user_id)
+) WITHOUT ROWID;
+INSERT INTO message_versions (tenant, user_id, version)
+    SELECT DISTINCT m.tenant, m.user_id, 1 FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid;
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

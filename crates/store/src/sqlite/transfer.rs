@@ -9,7 +9,7 @@ use mnemo_core::{MemoryId, TenantId};
 use rusqlite::{OptionalExtension, Transaction, params, params_from_iter};
 
 use super::SqliteStore;
-use super::apply::{bump_partition, insert_memory};
+use super::apply::{bump_messages, bump_partition, insert_memory};
 use super::fts;
 use super::rows::{insert, query, query_opt, vector_blob};
 use crate::Embedding;
@@ -117,6 +117,7 @@ fn write_batch(tx: &Transaction<'_>, plan: &plan::Plan<'_>, dims: &mut HashMap<S
                     s.execute(params![rowid, v.model, v.vector.len() as i64, vector_blob(&v.vector), passages])
                 })
                 .map_err(&e)?;
+                bump_messages(tx, t, u)?;
             }
             Step::Memory { memory, embedding } => {
                 let rowid = insert_memory(tx, memory)?;
@@ -224,8 +225,9 @@ mod tests {
     use super::{SqliteStore, TABLES};
 
     /// Tables a copy does not move because the importing backend rebuilds them from the rows it
-    /// imports: the FTS5 indexes (with their shadow tables) and the partition versions.
-    const REBUILT: &[&str] = &["memory_fts", "message_fts", "partitions"];
+    /// imports: the FTS5 indexes (with their shadow tables), the partition versions and the
+    /// users' message versions.
+    const REBUILT: &[&str] = &["memory_fts", "message_fts", "partitions", "message_versions"];
 
     /// Tables every store makes for itself with its schema and a copy leaves alone: the
     /// installation's secrets (the erasure subject key) stay with the installation that made

@@ -63,12 +63,15 @@ impl Users for SqliteStore {
             for table in sql::OWNED_BY_USER {
                 counts.insert(table.into(), exec(&Dialect::Sqlite.sql(&sql::delete_owned(table)), &[&t, &u])?);
             }
-            exec(&Dialect::Sqlite.sql(&sql::delete_owned("partitions")), &[&t, &u])?;
+            for versions in ["partitions", "message_versions"] {
+                exec(&Dialect::Sqlite.sql(&sql::delete_owned(versions)), &[&t, &u])?;
+            }
             tx.execute_batch("DELETE FROM erasing;").map_err(StoreError::sql("erase user"))?;
             insert(tx, "erase user", &encode::deletion(tenant, event, &counts))?;
             Ok(counts)
         })?;
         self.vectors.forget_user(t, u);
+        self.message_vectors.forget_user(t, u);
         // Purge what the files could still hold: merge the lexical index's segments (dropping
         // deleted tokens), rewrite the database without free pages, and empty the WAL.
         let conn = self.writer.lock().expect("writer lock");
