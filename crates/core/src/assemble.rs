@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use chrono::NaiveDate;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::Excerpt;
@@ -270,7 +271,10 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
         }
     }
     let terms = Terms::weighted(input.query_terms, contenders.iter().map(Contender::text));
-    let contenders = contenders.into_iter().map(|c| c.tiered(&terms)).collect();
+    // Each contender's three levels (its focus, gist and their token counts) are most of
+    // assembly's time and independent of each other: spread over the cores the embedding model
+    // has just let go of.
+    let contenders = contenders.into_par_iter().map(|c| c.tiered(&terms)).collect();
     let placed = shed(&mut plan, contenders, reserve);
     // Excerpts read oldest first, as a story.
     if let Some((_, items, _)) = plan.sections.iter_mut().find(|(n, _, _)| *n == SectionName::Excerpt) {

@@ -80,8 +80,6 @@ pub(crate) struct Found {
     pub(crate) mode: RecallMode,
     pub(crate) degraded: Option<String>,
     pub(crate) embed_micros: u64,
-    /// The query's vector, when the embedder gave one (archival recall reuses it).
-    pub(crate) query_vector: Option<Vec<f32>>,
 }
 
 /// The query's vector (or why there is none) and the time the model took.
@@ -248,7 +246,7 @@ impl Memory {
                 .collect();
             let degraded =
                 Some(if problems.is_empty() { "no lexical or vector hits".to_string() } else { problems.join("; ") });
-            return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros, query_vector: qvec });
+            return Ok(Found { list, mode: RecallMode::Substring, degraded, embed_micros });
         }
         ids.sort();
         let mut rows: HashMap<MemoryId, Row> = read.into_iter().map(|m| (m.id, m)).collect();
@@ -259,13 +257,7 @@ impl Memory {
             .filter_map(|id| rows.remove(id))
             .map(|m| Candidate { lexical: lex.get(&m.id).copied(), vector: vec.get(&m.id).copied(), memory: m })
             .collect();
-        Ok(Found {
-            list,
-            mode,
-            degraded: (!problems.is_empty()).then(|| problems.join("; ")),
-            embed_micros,
-            query_vector: qvec,
-        })
+        Ok(Found { list, mode, degraded: (!problems.is_empty()).then(|| problems.join("; ")), embed_micros })
     }
 
     /// Path A, path B's top `k`, and up to `excerpts` archival excerpts (none of `verbatim`,
@@ -324,18 +316,28 @@ impl Memory {
                     .unwrap_or_else(|_| QueryVector { vector: Err("the embedding thread panicked".into()), micros: 0 }),
                 None => self.embed_query(&user_query, &[]),
             };
+            // Archival recall needs only the query's vector, so it runs beside fusion and
+            // ranking, on the core the model has just let go of.
+            let query_vector = embedded.vector.as_ref().ok().cloned();
+            let period = period.as_ref();
+            let archival = s.spawn(move || {
+                message_lexical.and_then(|lexical| {
+                    self.excerpts(scope, &lexical, query_vector.as_deref(), (verbatim, excerpts, period))
+                })
+            });
             let found = self.fuse_candidates(scope, &user_query, candidates, (lexical, read), embedded)?;
             let exclude: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
-            let mut ranked = rank(found.list, &exclude, k, now, period.as_ref(), &self.tuning);
+            let mut ranked = rank(found.list, &exclude, k, now, period, &self.tuning);
             reconsolidate(scope, query, now, exact.items.iter_mut().chain(ranked.items.iter_mut()));
             let mut degraded = found.degraded;
             if let Some(problem) = problems {
                 crate::add_problem(&mut degraded, problem);
             }
-            let excerpts = match message_lexical.and_then(|lexical| {
-                let wanted = (verbatim, excerpts, period.as_ref());
-                self.excerpts(scope, &lexical, found.query_vector.as_deref(), wanted)
-            }) {
+            let archival = match archival.join() {
+                Ok(found) => found.map_err(|e| e.to_string()),
+                Err(_) => Err("the archival recall thread panicked".to_string()),
+            };
+            let excerpts = match archival {
                 Ok(e) => e,
                 // The conversation's index failing must not take the memories' answer down with it.
                 Err(e) => {

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use mnemo_core::trace::{TraceEnvelope, TraceOp};
 use mnemo_core::{MemoryId, Scope, TenantId};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use super::SqliteStore;
 use super::rows::{execute, insert, query, query_opt};
@@ -19,32 +19,36 @@ impl Traces for SqliteStore {
         let turn = turn::plan(env, accessed);
         let tenant = env.scope.tenant.as_str();
         let session = env.scope.chat.as_ref().map(|c| c.as_str());
+        // The touched ids as JSON arrays, so that one cached statement of each kind records any
+        // turn: three statements per memory took 0.6 ms of a 30-memory turn.
+        let ids = json_list(turn.touched.iter().map(|(id, _)| id.to_string()));
+        let surfaced = json_list(turn.touched.iter().filter(|(_, s)| *s).map(|(id, _)| id.to_string()));
         self.write("record turn", |tx| {
             insert(tx, "record turn", &turn.envelope)?;
-            for (id, surfaced) in &turn.touched {
-                let rowid: Option<i64> = tx
-                    .prepare_cached("SELECT rowid FROM memories WHERE tenant = ?1 AND id = ?2")
-                    .and_then(|mut s| s.query_row(params![tenant, id.to_string()], |r| r.get(0)).optional())
-                    .map_err(StoreError::sql("record turn"))?;
-                let Some(rowid) = rowid else { continue };
-                let new_session = match session {
-                    Some(s) => execute(
-                        tx,
-                        "record turn",
-                        "INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) VALUES (?1, ?2)",
-                        params![rowid, s],
-                    )?,
-                    None => 0,
-                };
-                execute(
-                    tx,
-                    "record turn",
-                    "UPDATE memories SET access_count = access_count + 1, last_accessed = ?1, \
-                     distinct_sessions = distinct_sessions + ?2, \
-                     last_surfaced = CASE WHEN ?3 THEN ?1 ELSE last_surfaced END WHERE rowid = ?4",
-                    params![ms(env.at), new_session as i64, surfaced, rowid],
-                )?;
+            if turn.touched.is_empty() {
+                return Ok(());
             }
+            // The rows this turn's session is new to: their distinct sessions count it once.
+            let fresh: Vec<i64> = match session {
+                Some(s) => tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO memory_sessions (memory_rowid, session) \
+                         SELECT rowid, ?3 FROM memories WHERE tenant = ?1 AND id IN (SELECT value FROM json_each(?2)) \
+                         RETURNING memory_rowid",
+                    )
+                    .and_then(|mut stmt| stmt.query_map(params![tenant, ids, s], |r| r.get(0))?.collect())
+                    .map_err(StoreError::sql("record turn"))?,
+                None => Vec::new(),
+            };
+            execute(
+                tx,
+                "record turn",
+                "UPDATE memories SET access_count = access_count + 1, last_accessed = ?1, \
+                 distinct_sessions = distinct_sessions + (rowid IN (SELECT value FROM json_each(?4))), \
+                 last_surfaced = CASE WHEN id IN (SELECT value FROM json_each(?5)) THEN ?1 ELSE last_surfaced END \
+                 WHERE tenant = ?2 AND id IN (SELECT value FROM json_each(?3))",
+                params![ms(env.at), tenant, ids, json_list(fresh), surfaced],
+            )?;
             Ok(())
         })
     }
@@ -86,4 +90,9 @@ impl Traces for SqliteStore {
             execute(tx, "sweep traces", sql, params![op.as_str(), ms(before), limit]).map(|n| n as u64)
         })
     }
+}
+
+/// Values as one JSON array, the argument of `json_each`.
+fn json_list<T: serde::Serialize>(values: impl IntoIterator<Item = T>) -> String {
+    serde_json::to_string(&values.into_iter().collect::<Vec<T>>()).expect("a list of strings or numbers serialises")
 }

@@ -104,6 +104,39 @@ pub(crate) fn reinforcement_counts_sessions_distinctly(store: &dyn Store) {
     assert_eq!(got.updated_at, t0() + Duration::hours(3));
 }
 
+/// Recording turns moves the access statistics of every memory a turn touched, and only
+/// theirs: each access counts, a session counts once per memory, only placed memories get a
+/// last-surfaced time, and ids of another tenant or of no memory are passed over.
+pub(crate) fn recorded_turns_move_the_statistics_of_what_they_touched(store: &dyn Store) {
+    let owner = scope("acme", Some("dana"), None);
+    let [a, b, c] =
+        ["User likes tea", "User lives in Porto", "User plays chess"].map(|t| memory(&owner, Kind::Profile, t));
+    let other = memory(&scope("globex", Some("dana"), None), Kind::Profile, "User likes tea");
+    for m in [&a, &b, &c, &other] {
+        insert(store, m, None);
+    }
+    let turn = |n: i64, chat: Option<&str>, accessed: &[MemoryId], surfaced: Vec<MemoryId>| {
+        let at = t0() + Duration::hours(n);
+        let env = envelope(&format!("turn-{n}"), &scope("acme", Some("dana"), chat), TraceOp::Context, at, surfaced);
+        store.record_turn(&env, accessed).unwrap();
+    };
+    // A's last turn only returned it; B's last turn placed it; C was never touched.
+    turn(1, Some("c1"), &[a.id, b.id, MemoryId::new(), other.id], vec![a.id]);
+    turn(2, Some("c1"), &[a.id], vec![b.id]);
+    turn(3, Some("c2"), &[a.id, b.id], vec![]);
+    turn(4, None, &[a.id], vec![]);
+    let got = |m: &Memory| store.get(&m.owner.tenant, m.id).unwrap().unwrap();
+    let (a, b, c, other) = (got(&a), got(&b), got(&c), got(&other));
+    assert_eq!((a.access_count, a.distinct_sessions), (4, 2), "c1 counts once, c2 once, no chat none");
+    assert_eq!((b.access_count, b.distinct_sessions), (3, 2));
+    assert_eq!((c.access_count, c.distinct_sessions), (0, 0));
+    assert_eq!((other.access_count, other.distinct_sessions), (0, 0), "another tenant's memory is untouched");
+    assert_eq!(a.last_accessed, Some(t0() + Duration::hours(4)));
+    assert_eq!(a.last_surfaced, Some(t0() + Duration::hours(1)));
+    assert_eq!(b.last_surfaced, Some(t0() + Duration::hours(2)));
+    assert_eq!((c.last_accessed, c.last_surfaced), (None, None));
+}
+
 pub(crate) fn exact_candidates_are_pinned_exact_kinds_and_due_loops(store: &dyn Store) {
     let owner = scope("acme", Some("dana"), None);
     let mut pref = memory(&owner, Kind::Preference, "User prefers short answers");

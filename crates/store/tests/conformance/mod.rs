@@ -142,6 +142,7 @@ macro_rules! backends {
                     status_changes_history_and_links,
                     a_failed_change_set_writes_nothing,
                     reinforcement_counts_sessions_distinctly,
+                    recorded_turns_move_the_statistics_of_what_they_touched,
                     exact_candidates_are_pinned_exact_kinds_and_due_loops,
                     constraints_are_looked_up_by_the_domains_they_bear_on,
                     fail_points_before_commit_leave_nothing_half_written,
