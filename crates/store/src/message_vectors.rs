@@ -99,7 +99,7 @@ impl Archive {
         if self.entries.is_empty() && self.dim == 0 {
             self.dim = dim;
         }
-        if dim != self.dim || dim == 0 || entry.vectors.len() % dim != 0 || entry.vectors.is_empty() {
+        if dim != self.dim || dim == 0 || !entry.vectors.len().is_multiple_of(dim) || entry.vectors.is_empty() {
             return Err(StoreError::Dimension { model: self.model.clone(), expected: self.dim, got: dim });
         }
         self.bytes += entry.bytes();
@@ -279,7 +279,7 @@ impl MessageVectorCache {
     /// the version the write moved from gets its vectors (and loses those a message had of
     /// another model) and its version; a stale one is dropped. Called after the commit, under
     /// the writer's lock, so writes arrive in commit order.
-    pub(crate) fn advance(&self, tenant: &str, user: &str, stored: Stored) {
+    pub(crate) fn advance(&self, tenant: &str, user: &str, stored: &Stored) {
         let mut slots = self.lock();
         let keys: Vec<Key> = slots.map.keys().filter(|(t, u, _)| t == tenant && u == user).cloned().collect();
         for key in keys {
@@ -424,7 +424,7 @@ mod tests {
             to: 6,
             entries: vec![("m".into(), 1, entry(2, "", "", 0, &[9.0])), ("m".into(), 1, entry(3, "", "", 0, &[3.0]))],
         };
-        cache.advance("t", "u", stored);
+        cache.advance("t", "u", &stored);
         let a = cache.current("t", "u", "m", 6).expect("patched to the new version");
         assert_eq!(ids(&a.nearest(ALL, &[1.0], 9).unwrap()), ["m2", "m3", "m1"]);
         let other = cache.current("t", "u", "other", 6).expect("the other model's archive moves too");
@@ -432,12 +432,12 @@ mod tests {
         assert!(cache.current("t", "v", "m", 9).is_some(), "another user's archive is untouched");
 
         // A write the cache missed (another handle's): the next one cannot be patched in.
-        cache.advance("t", "u", Stored { from: Some(7), to: 8, entries: vec![] });
+        cache.advance("t", "u", &Stored { from: Some(7), to: 8, entries: vec![] });
         assert!(cache.current("t", "u", "m", 8).is_none());
         assert!(cache.current("t", "u", "m", 6).is_none(), "the stale archive is gone");
         // Held by a reader: dropped, not copied.
         let held = cache.keep("t", "u", archive("m", 8, 1..3));
-        cache.advance("t", "u", Stored { from: Some(8), to: 9, entries: vec![] });
+        cache.advance("t", "u", &Stored { from: Some(8), to: 9, entries: vec![] });
         assert!(cache.current("t", "u", "m", 9).is_none());
         drop(held);
     }

@@ -50,7 +50,7 @@ impl Messages for SqliteStore {
             return Ok(());
         }
         let [t, u, c] = owner_key(owner);
-        let stored = self.write_then(
+        self.write_then(
             "embed messages",
             |tx| {
                 let err = StoreError::sql("embed messages");
@@ -101,11 +101,10 @@ impl Messages for SqliteStore {
             },
             |stored| {
                 for (user, s) in stored {
-                    self.message_vectors.advance(t, &user, s);
+                    self.message_vectors.advance(t, &user, &s);
                 }
             },
-        );
-        stored
+        )
     }
 
     fn search_messages(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MessageId, f32)>> {

@@ -186,6 +186,11 @@ mod tests {
             }
         };
         runs(&store.writer.lock().unwrap());
-        store.read(|conn| Ok(runs(conn))).unwrap();
+        store
+            .read(|conn| {
+                runs(conn);
+                Ok(())
+            })
+            .unwrap();
     }
 }
