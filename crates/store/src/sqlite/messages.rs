@@ -250,16 +250,7 @@ pub(super) fn passages_blob(passages: &[Vec<f32>]) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// How SQLite plans `sql` (the detail column of each step), with every parameter bound.
-    fn plan(store: &SqliteStore, sql: &str, args: impl rusqlite::Params) -> Vec<String> {
-        store
-            .read(|conn| {
-                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", Dialect::Sqlite.sql(sql))).unwrap();
-                let steps = stmt.query_map(args, |r| r.get::<_, String>(3)).unwrap();
-                Ok(steps.map(|s| s.unwrap()).collect())
-            })
-            .unwrap()
-    }
+    use crate::sqlite::tests::plan;
 
     #[test]
     fn messages_named_by_id_are_found_by_their_id_not_by_walking_the_tenant() {

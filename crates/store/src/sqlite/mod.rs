@@ -161,10 +161,22 @@ fn placeholders(n: usize, first: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use rusqlite::StatementStatus;
 
     use super::*;
+    use crate::sql::Dialect;
+
+    /// How SQLite plans `sql` (the detail column of each step), with every parameter bound.
+    pub(crate) fn plan(store: &SqliteStore, sql: &str, args: impl rusqlite::Params) -> Vec<String> {
+        store
+            .read(|conn| {
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", Dialect::Sqlite.sql(sql))).unwrap();
+                let steps = stmt.query_map(args, |r| r.get::<_, String>(3)).unwrap();
+                Ok(steps.map(|s| s.unwrap()).collect())
+            })
+            .unwrap()
+    }
 
     /// A cached statement run again with new parameters is not planned again, on the writer or
     /// on a reader: neither for its `LIMIT` nor for a value compared to an indexed column.

@@ -104,6 +104,7 @@ fn json_list<T: serde::Serialize>(values: impl IntoIterator<Item = T>) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sqlite::tests::plan;
 
     /// Recording a turn finds each touched memory by its id, never by walking the tenant: a
     /// plan that scanned `memories` took seconds per turn in a million-row tenant.
@@ -111,15 +112,8 @@ mod tests {
     fn a_turns_memories_are_found_by_id() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
-        for sql in [NEW_SESSIONS, ACCESSED] {
-            let steps: Vec<String> = store
-                .read(|conn| {
-                    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-                    let nulls = vec![rusqlite::types::Null; stmt.parameter_count()];
-                    let steps = stmt.query_map(rusqlite::params_from_iter(nulls), |r| r.get::<_, String>(3)).unwrap();
-                    Ok(steps.map(|s| s.unwrap()).collect())
-                })
-                .unwrap();
+        for (sql, params) in [(NEW_SESSIONS, 3), (ACCESSED, 5)] {
+            let steps = plan(&store, sql, rusqlite::params_from_iter(vec![rusqlite::types::Null; params]));
             let on_memories: Vec<&String> = steps.iter().filter(|s| s.contains(" m ") || s.ends_with(" m")).collect();
             assert!(!on_memories.is_empty(), "{steps:#?}");
             let walks = |s: &&String| s.starts_with("SCAN m") || s.contains("(tenant=?)");
