@@ -153,8 +153,11 @@ impl Messages for SqliteStore {
         let (from, to) = said_ms(said);
         let reach = Reach { agent: a, chat: c, from, to };
         let archive = self.read(|conn| {
-            let version = message_version(conn, t, u)?;
-            let Some(version) = version else { return Ok(None) };
+            let Some(version) = message_version(conn, t, u)? else {
+                // Nothing stored, or erased by another handle: a copy held here goes too.
+                self.message_vectors.forget_user(t, u);
+                return Ok(None);
+            };
             if let Some(current) = self.message_vectors.current(t, u, model, version) {
                 return Ok(Some(current));
             }
@@ -310,5 +313,11 @@ mod tests {
         assert!(!near(&store, 2).iter().any(|(m, _)| *m == id(2)), "a withheld message is never found");
         assert_eq!(store.message_vectors.loads(), 2);
         assert_eq!(near(&store, 4), near(&reference, 4));
+
+        // Erased through another handle: this one's copy of the vectors is dropped too.
+        let event = crate::DeletionEvent { subject: "s".into(), at: t0, digest: "d".into() };
+        crate::Users::erase_user(&reference, &chat.tenant, chat.user.as_ref().unwrap(), &event).unwrap();
+        assert!(near(&store, 4).is_empty());
+        assert_eq!(store.message_vectors.held(), 0, "no erased vector stays in memory");
     }
 }
