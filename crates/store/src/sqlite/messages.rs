@@ -9,7 +9,7 @@ use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use super::apply::bump_messages;
-use super::rows::{message_partition, parse, query, vector_blob};
+use super::rows::{blob_vector, message_partition, parse, query, vector_blob};
 use super::{SqliteStore, fts};
 use crate::Messages;
 use crate::error::{Result, StoreError};
@@ -219,10 +219,8 @@ fn load_archive(conn: &Connection, tenant: &str, user: &str, model: &str) -> Res
                     .map(Option::unwrap_or_default)
                     .map_err(|e| rusqlite::Error::FromSqlConversionFailure(idx, value.data_type(), Box::new(e)))
             };
-            let vectors = [blob(6)?, blob(7)?]
-                .into_iter()
-                .flat_map(|b| b.chunks_exact(4).map(|x| f32::from_le_bytes([x[0], x[1], x[2], x[3]])))
-                .collect();
+            let mut vectors = blob_vector(blob(6)?);
+            vectors.extend(blob_vector(blob(7)?));
             let (agent, chat): (String, String) = (r.get(2)?, r.get(3)?);
             let entry = Entry {
                 rowid: r.get(0)?,
@@ -230,7 +228,7 @@ fn load_archive(conn: &Connection, tenant: &str, user: &str, model: &str) -> Res
                 agent: agent.into(),
                 chat: chat.into(),
                 at: r.get(4)?,
-                vectors,
+                vectors: vectors.into(),
             };
             Ok((r.get::<_, i64>(5)? as usize, entry))
         };
