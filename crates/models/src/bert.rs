@@ -69,14 +69,37 @@ impl Activation {
     }
 }
 
-/// A dense layer: `weight` holds one row of `inputs` values per output.
+/// A dense layer, its weights packed at load for the product's register tile.
+///
+/// `packed` holds the outputs in panels of `panel` (two of the CPU's vectors): for each panel,
+/// input by input, the panel's weights of that input side by side, zero past the last output.
+/// The product then reads each weight once per tile of rows, as whole vectors, and never sums
+/// across a vector's lanes.
 struct Linear {
-    weight: Vec<f32>,
+    packed: Vec<f32>,
     bias: Vec<f32>,
     inputs: usize,
+    panel: usize,
 }
 
 impl Linear {
+    /// Packs `weight` (one row of `inputs` values per output, as checkpoints store it) for the
+    /// vectors of `arch`.
+    fn new(arch: Arch, weight: &[f32], bias: Vec<f32>, inputs: usize) -> Self {
+        let panel = 2 * arch.dispatch(Lanes);
+        let n = bias.len();
+        debug_assert_eq!(weight.len(), n * inputs);
+        let mut packed = vec![0.0; n.next_multiple_of(panel) * inputs];
+        for (p, block) in packed.chunks_exact_mut(panel * inputs).enumerate() {
+            for (i, at) in block.chunks_exact_mut(panel).enumerate() {
+                for (j, w) in at.iter_mut().enumerate().take(n.saturating_sub(p * panel)) {
+                    *w = weight[(p * panel + j) * inputs + i];
+                }
+            }
+        }
+        Self { packed, bias, inputs, panel }
+    }
+
     fn outputs(&self) -> usize {
         self.bias.len()
     }
@@ -84,20 +107,20 @@ impl Linear {
     /// `x` (rows of `inputs`) times the weights, plus the bias: rows of `outputs()`.
     ///
     /// Spread over the CPU's threads when there is enough work: a batch by blocks of rows, a
-    /// query (a few rows) by halves of the outputs, each half reading only its own weights.
+    /// query (a few rows) by the panels of outputs, each thread reading only its own weights.
     fn forward(&self, arch: Arch, x: &[f32]) -> Vec<f32> {
-        let (k, n) = (self.inputs, self.outputs());
+        let (k, n, panel) = (self.inputs, self.outputs(), self.panel);
         let rows = x.len() / k;
         let mut out = vec![0.0; rows * n];
         let threads = rayon::current_num_threads();
         if threads < 2 || rows * n * k < PARALLEL_WORK {
-            arch.dispatch(Product { x, w: &self.weight, bias: &self.bias, k, out: &mut out });
+            self.product(arch, x, 0..n, &mut out);
         } else if rows >= 2 * BLOCK {
             out.par_chunks_mut(BLOCK * n).zip(x.par_chunks(BLOCK * k)).for_each(|(out, x)| {
-                arch.dispatch(Product { x, w: &self.weight, bias: &self.bias, k, out });
+                self.product(arch, x, 0..n, out);
             });
         } else {
-            let per = n.div_ceil(threads).next_multiple_of(TILE_COLS);
+            let per = n.div_ceil(panel).div_ceil(threads) * panel;
             let parts: Vec<(usize, Vec<f32>)> = (0..n)
                 .step_by(per)
                 .collect::<Vec<_>>()
@@ -105,8 +128,7 @@ impl Linear {
                 .map(|c0| {
                     let c1 = (c0 + per).min(n);
                     let mut part = vec![0.0; rows * (c1 - c0)];
-                    let (w, bias) = (&self.weight[c0 * k..c1 * k], &self.bias[c0..c1]);
-                    arch.dispatch(Product { x, w, bias, k, out: &mut part });
+                    self.product(arch, x, c0..c1, &mut part);
                     (c0, part)
                 })
                 .collect();
@@ -118,6 +140,13 @@ impl Linear {
             }
         }
         out
+    }
+
+    /// The outputs `cols` (starting on a panel) of `x`'s rows, into `out`.
+    fn product(&self, arch: Arch, x: &[f32], cols: Range<usize>, out: &mut [f32]) {
+        let (k, panel) = (self.inputs, self.panel);
+        let packed = &self.packed[cols.start * k..cols.end.next_multiple_of(panel) * k];
+        arch.dispatch(Product { x, packed, bias: &self.bias[cols], k, panel, out });
     }
 }
 
@@ -199,24 +228,23 @@ impl Bert {
         let st = SafeTensors::deserialize(weights).map_err(|e| e.to_string())?;
         let t = Weights::new(&st, config.model_type.as_deref())?;
         let intermediate = config.intermediate_size;
+        let arch = Arch::new();
         let linear = |name: &str, outputs: usize, inputs: usize| -> Result<Linear, String> {
-            Ok(Linear {
-                weight: t.get(&format!("{name}.weight"), &[outputs, inputs])?,
-                bias: t.get(&format!("{name}.bias"), &[outputs])?,
-                inputs,
-            })
+            let weight = t.get(&format!("{name}.weight"), &[outputs, inputs])?;
+            Ok(Linear::new(arch, &weight, t.get(&format!("{name}.bias"), &[outputs])?, inputs))
         };
         let layers = (0..config.num_hidden_layers)
             .map(|i| {
                 let p = format!("encoder.layer.{i}");
-                let q = linear(&format!("{p}.attention.self.query"), hidden, hidden)?;
-                let k = linear(&format!("{p}.attention.self.key"), hidden, hidden)?;
-                let v = linear(&format!("{p}.attention.self.value"), hidden, hidden)?;
-                let qkv = Linear {
-                    weight: [q.weight, k.weight, v.weight].concat(),
-                    bias: [q.bias, k.bias, v.bias].concat(),
-                    inputs: hidden,
+                let part = |name: &str| -> Result<(Vec<f32>, Vec<f32>), String> {
+                    let name = format!("{p}.attention.self.{name}");
+                    Ok((
+                        t.get(&format!("{name}.weight"), &[hidden, hidden])?,
+                        t.get(&format!("{name}.bias"), &[hidden])?,
+                    ))
                 };
+                let [(qw, qb), (kw, kb), (vw, vb)] = [part("query")?, part("key")?, part("value")?];
+                let qkv = Linear::new(arch, &[qw, kw, vw].concat(), [qb, kb, vb].concat(), hidden);
                 Ok(Layer {
                     qkv,
                     attention_out: linear(&format!("{p}.attention.output.dense"), hidden, hidden)?,
@@ -238,7 +266,7 @@ impl Bert {
             activation,
             #[allow(clippy::cast_possible_truncation)]
             eps: config.layer_norm_eps as f32,
-            arch: Arch::new(),
+            arch,
         })
     }
 
@@ -373,23 +401,32 @@ fn f16_to_f32(h: u16) -> f32 {
     }
 }
 
-/// Rows and outputs of a tile: 4 × 2 accumulators, plus the 4 + 2 registers their operands
-/// take, fit AVX2's 16. The rows left over take tiles of 1 × 8, 2 × 4 or 3 × 3, so that there
-/// are always eight or nine independent sums in flight to cover the multiply-add's latency.
-const TILE_ROWS: usize = 4;
-const TILE_COLS: usize = 2;
 /// Multiply-adds of a product below which one thread does it all (waking others costs more).
 const PARALLEL_WORK: usize = 1 << 20;
-/// Rows and outputs per block, so that a block's inputs and weights stay in the L2 cache while
-/// every tile of the block reads them.
+/// Rows per block, so that a block's inputs stay in the L2 cache while every panel of weights
+/// passes over them.
 const BLOCK: usize = 64;
 
-/// `out = x · wᵀ + bias`, `x` rows of `k`, `w` one row of `k` per output.
+/// The CPU's f32 lanes per vector, which sets the width of the packed panels.
+struct Lanes;
+
+impl WithSimd for Lanes {
+    type Output = usize;
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) -> usize {
+        S::F32_LANES
+    }
+}
+
+/// `out = x · W + bias`, `x` rows of `k`, `packed` the panels of W (see [`Linear`]) for the
+/// outputs `bias` covers.
 struct Product<'a> {
     x: &'a [f32],
-    w: &'a [f32],
+    packed: &'a [f32],
     bias: &'a [f32],
     k: usize,
+    panel: usize,
     out: &'a mut [f32],
 }
 
@@ -398,71 +435,108 @@ impl WithSimd for Product<'_> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
-        let Self { x, w, bias, k, out } = self;
+        let Self { x, packed, bias, k, panel, out } = self;
+        debug_assert_eq!(panel, 2 * S::F32_LANES);
         let n = bias.len();
         let rows = x.len() / k;
-        for row_block in (0..rows).step_by(BLOCK) {
-            let row_end = (row_block + BLOCK).min(rows);
-            for col_block in (0..n).step_by(BLOCK) {
-                let cols = col_block..(col_block + BLOCK).min(n);
-                let mut r = row_block;
-                while r + TILE_ROWS <= row_end {
-                    tile::<S, TILE_ROWS, TILE_COLS>(simd, x, k, r, w, cols.clone(), bias, out);
-                    r += TILE_ROWS;
+        // Rows per tile: the tile's 2 × rows accumulators and the panel's two vectors fit in
+        // the registers (32 with AVX-512, 16 with AVX2); the rows are cut into tiles of equal
+        // size, so that no tile is left with a row or two.
+        let most = match S::F32_LANES {
+            16.. => 12,
+            8 => 6,
+            _ => 4,
+        };
+        let tiles = rows.div_ceil(most);
+        // Each tile's inputs, input by input (its rows side by side), read as broadcasts.
+        let mut bounds = Vec::with_capacity(tiles + 1);
+        let mut inputs = vec![0.0; rows * k];
+        let mut r0 = 0;
+        bounds.push(0);
+        for t in 0..tiles {
+            let r1 = r0 + rows / tiles + usize::from(t < rows % tiles);
+            let size = r1 - r0;
+            for (i, at) in inputs[r0 * k..r1 * k].chunks_exact_mut(size).enumerate() {
+                for (j, v) in at.iter_mut().enumerate() {
+                    *v = x[(r0 + j) * k + i];
                 }
-                match row_end - r {
-                    1 => tile::<S, 1, 8>(simd, x, k, r, w, cols, bias, out),
-                    2 => tile::<S, 2, 4>(simd, x, k, r, w, cols, bias, out),
-                    3 => tile::<S, 3, 3>(simd, x, k, r, w, cols, bias, out),
-                    _ => {}
+            }
+            bounds.push(r1);
+            r0 = r1;
+        }
+        for (p, weights) in packed.chunks_exact(panel * k).enumerate() {
+            let (weights, _) = S::as_simd_f32s(weights);
+            let c0 = p * panel;
+            let width = panel.min(n - c0);
+            for pair in bounds.windows(2) {
+                let (r0, r1) = (pair[0], pair[1]);
+                let tile = Tile {
+                    inputs: &inputs[r0 * k..r1 * k],
+                    weights,
+                    bias: &bias[c0..c0 + width],
+                    n,
+                    c0,
+                    r0,
+                    out: &mut *out,
+                };
+                match r1 - r0 {
+                    1 => tile.run::<1>(simd),
+                    2 => tile.run::<2>(simd),
+                    3 => tile.run::<3>(simd),
+                    4 => tile.run::<4>(simd),
+                    5 => tile.run::<5>(simd),
+                    6 => tile.run::<6>(simd),
+                    7 => tile.run::<7>(simd),
+                    8 => tile.run::<8>(simd),
+                    9 => tile.run::<9>(simd),
+                    10 => tile.run::<10>(simd),
+                    11 => tile.run::<11>(simd),
+                    _ => tile.run::<12>(simd),
                 }
             }
         }
     }
 }
 
-/// `R` rows of `x` against the outputs `cols`, `C` outputs at a time.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn tile<S: Simd, const R: usize, const C: usize>(
-    simd: S,
-    x: &[f32],
-    k: usize,
-    r: usize,
-    w: &[f32],
-    cols: Range<usize>,
-    bias: &[f32],
-    out: &mut [f32],
-) {
-    let n = bias.len();
-    let rows: [&[f32]; R] = std::array::from_fn(|i| &x[(r + i) * k..][..k]);
-    let xs: [(&[S::f32s], &[f32]); R] = rows.map(|s| S::as_simd_f32s(s));
-    let lanes = xs[0].0.len();
-    // Cut to the same length, so the compiler can drop the bounds checks of the inner loop.
-    let xv: [&[S::f32s]; R] = std::array::from_fn(|i| &xs[i].0[..lanes]);
-    let mut c = cols.start;
-    while c < cols.end {
-        let width = (cols.end - c).min(C);
-        let wr: [&[f32]; C] = std::array::from_fn(|j| &w[(c + j.min(width - 1)) * k..][..k]);
-        let ws: [(&[S::f32s], &[f32]); C] = wr.map(|s| S::as_simd_f32s(s));
-        let wv: [&[S::f32s]; C] = std::array::from_fn(|j| &ws[j].0[..lanes]);
-        let mut acc = [[simd.splat_f32s(0.0); C]; R];
-        for i in 0..lanes {
-            let wi: [S::f32s; C] = std::array::from_fn(|j| wv[j][i]);
-            for (a, x) in acc.iter_mut().zip(&xv) {
-                let xi = x[i];
-                for (aj, wj) in a.iter_mut().zip(wi) {
-                    *aj = simd.mul_add_f32s(xi, wj, *aj);
-                }
+/// One tile of a product: a few rows against one panel of outputs.
+struct Tile<'a, 'o, S: Simd> {
+    /// The tile's rows, input by input.
+    inputs: &'a [f32],
+    /// The panel: two vectors per input.
+    weights: &'a [S::f32s],
+    /// The panel's outputs' biases (fewer than the panel's width in the last panel).
+    bias: &'a [f32],
+    /// Outputs per row of `out`, and the panel's first.
+    n: usize,
+    c0: usize,
+    /// The tile's first row.
+    r0: usize,
+    out: &'o mut [f32],
+}
+
+impl<S: Simd> Tile<'_, '_, S> {
+    /// `R` rows times the panel: every input's weights are loaded once and multiplied into
+    /// every row's accumulators, which stay in registers to the end.
+    #[inline(always)]
+    fn run<const R: usize>(self, simd: S) {
+        let Self { inputs, weights, bias, n, c0, r0, out } = self;
+        let (inputs, _) = pulp::as_arrays::<R, f32>(inputs);
+        let mut acc = [[simd.splat_f32s(0.0); 2]; R];
+        for (x, w) in inputs.iter().zip(weights.chunks_exact(2)) {
+            let (w0, w1) = (w[0], w[1]);
+            for (a, &xi) in acc.iter_mut().zip(x) {
+                let xi = simd.splat_f32s(xi);
+                a[0] = simd.mul_add_f32s(xi, w0, a[0]);
+                a[1] = simd.mul_add_f32s(xi, w1, a[1]);
             }
         }
-        for (ri, (a, xr)) in acc.iter().zip(&xs).enumerate() {
-            for j in 0..width {
-                let tail: f32 = xr.1.iter().zip(ws[j].1).map(|(p, q)| p * q).sum();
-                out[(r + ri) * n + c + j] = simd.reduce_sum_f32s(a[j]) + tail + bias[c + j];
+        for (i, a) in acc.iter().enumerate() {
+            let sums: &[f32] = pulp::bytemuck::cast_slice(a);
+            let row = &mut out[(r0 + i) * n + c0..][..bias.len()];
+            for ((o, s), b) in row.iter_mut().zip(sums).zip(bias) {
+                *o = s + b;
             }
         }
-        c += width;
     }
 }
 
@@ -664,11 +738,21 @@ mod tests {
     #[test]
     fn the_product_matches_a_plain_loop_for_every_shape() {
         let arch = Arch::new();
-        for (rows, k, n) in [(1, 8, 1), (3, 5, 3), (4, 16, 2), (7, 37, 5), (9, 64, 130), (70, 24, 66)] {
+        // Every tile height from 1 to 12 rows, panels cut short, and both ways of sharing the
+        // work between threads (by panels for a query's rows, by blocks of rows for a batch).
+        let shapes = (1..=25).map(|rows| (rows, 16, 40)).chain([
+            (3, 5, 3),
+            (7, 37, 5),
+            (9, 64, 130),
+            (70, 24, 66),
+            (15, 384, 384),
+            (140, 64, 130),
+        ]);
+        for (rows, k, n) in shapes {
             let x: Vec<f32> = (0..rows * k).map(|i| ((i * 7 % 13) as f32 - 6.0) / 7.0).collect();
             let w: Vec<f32> = (0..n * k).map(|i| ((i * 5 % 11) as f32 - 5.0) / 5.0).collect();
             let bias: Vec<f32> = (0..n).map(|i| i as f32 / 10.0).collect();
-            let layer = Linear { weight: w.clone(), bias: bias.clone(), inputs: k };
+            let layer = Linear::new(arch, &w, bias.clone(), k);
             let got = layer.forward(arch, &x);
             for r in 0..rows {
                 for o in 0..n {
