@@ -3,11 +3,11 @@
 //!
 //! Why not a tensor library: a query is about ten tokens, and a general matrix multiply packs
 //! every weight matrix into its own layout on every call, which was two thirds of the time a
-//! query took. Here the weights are laid out once, at load, the way the products read them
-//! (each output's row of inputs contiguous); the texts of a batch are laid end to end, never
-//! padded to the longest, and attention stays within each text; the products run in a copy
-//! of the code compiled for AVX2 and FMA when the CPU has them (chosen at run time by `pulp`,
-//! so the binary still runs anywhere).
+//! query took. Here the weights are packed once, at load, the way the products read them
+//! (panels of outputs, input by input, for a tile of rows held in registers); the texts of a
+//! batch are laid end to end, never padded to the longest, and attention stays within each
+//! text; the products run in a copy of the code compiled for AVX-512 or AVX2 and FMA when the
+//! CPU has them (chosen at run time by `pulp`, so the binary still runs anywhere).
 
 use std::ops::Range;
 
