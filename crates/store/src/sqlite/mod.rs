@@ -2,7 +2,6 @@
 //! exactly within scope.
 
 mod apply;
-mod checkpoint;
 mod documents;
 mod fts;
 mod lexicon;
@@ -45,8 +44,6 @@ pub struct SqliteStore {
     pub(crate) vectors: VectorCache,
     /// Archival recall's vectors of each user's messages ([`crate::message_vectors`]).
     pub(crate) message_vectors: MessageVectorCache,
-    /// The write-ahead log's checkpoints, off the writer's commits ([`checkpoint`]).
-    checkpoints: checkpoint::Checkpointer,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -94,14 +91,6 @@ impl SqliteStore {
         schema::migrate(&mut writer)?;
         // Refreshes planner statistics where they are missing or stale; cheap when nothing changed.
         writer.execute_batch("PRAGMA optimize = 0x10002;").map_err(open_err)?;
-        // The log is checkpointed by a thread of its own, not inside a commit ([`checkpoint`]).
-        writer.pragma_update(None, "wal_autocheckpoint", 0).map_err(open_err)?;
-        let checkpointing = Connection::open(&path).map_err(open_err)?;
-        configure(&checkpointing).map_err(open_err)?;
-        let checkpoints = checkpoint::Checkpointer::start(checkpointing).map_err(|e| StoreError::Open {
-            path: path.clone(),
-            reason: format!("cannot start the checkpoint thread: {e}"),
-        })?;
         let readers = (0..READERS)
             .map(|_| {
                 let c = Connection::open_with_flags(
@@ -119,7 +108,6 @@ impl SqliteStore {
             readers,
             vectors: VectorCache::default(),
             message_vectors: MessageVectorCache::default(),
-            checkpoints,
         })
     }
 
@@ -157,7 +145,6 @@ impl SqliteStore {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::sql(op))?;
-        self.checkpoints.committed();
         Ok(after(out))
     }
 

@@ -74,8 +74,6 @@ impl Users for SqliteStore {
         self.message_vectors.forget_user(t, u);
         // Purge what the files could still hold: merge the lexical index's segments (dropping
         // deleted tokens), rewrite the database without free pages, and empty the WAL.
-        // No background checkpoint between the two TRUNCATE ones: it could leave the log busy.
-        let _checkpoints = self.checkpoints.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let conn = self.writer.lock().expect("writer lock");
         conn.execute_batch(
             "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
