@@ -52,9 +52,14 @@ pub(crate) enum BenchCommand {
         #[arg(long, default_value_t = 5_000)]
         batch: usize,
         /// Measure again the store an earlier run loaded into this tenant (PostgreSQL keeps it;
-        /// the earlier run printed the tenant), without loading: for comparing query changes.
+        /// SQLite keeps it with --store; the earlier run printed the tenant), without loading:
+        /// for comparing query changes.
         #[arg(long, value_name = "TENANT")]
         reuse: Option<String>,
+        /// SQLite: build the store in DIR (which must hold no store yet) and leave it there,
+        /// instead of in a temporary directory; with --reuse, measure the store DIR holds.
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
         /// After the read-only queries, run them again with a write (a new memory with its
         /// vector) to the measured user before every N-th recall, and report those recalls too.
         #[arg(long, value_name = "N")]
@@ -347,23 +352,34 @@ pub(crate) enum BenchCommand {
 
 pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
     match which {
-        BenchCommand::Recall { memories, total, users, queries, embedder, pool, batch, reuse, write_every, out } => {
-            recall::run(
-                config,
-                &recall::Plan {
-                    sizes: memories.clone(),
-                    total: *total,
-                    users: *users,
-                    pool: *pool,
-                    batch: *batch,
-                    reuse: reuse.clone(),
-                    write_every: *write_every,
-                },
-                *queries,
-                *embedder,
-                out,
-            )
-        }
+        BenchCommand::Recall {
+            memories,
+            total,
+            users,
+            queries,
+            embedder,
+            pool,
+            batch,
+            reuse,
+            store,
+            write_every,
+            out,
+        } => recall::run(
+            config,
+            &recall::Plan {
+                sizes: memories.clone(),
+                total: *total,
+                users: *users,
+                pool: *pool,
+                batch: *batch,
+                reuse: reuse.clone(),
+                store: store.clone(),
+                write_every: *write_every,
+            },
+            *queries,
+            *embedder,
+            out,
+        ),
         BenchCommand::Add { memories, block, embedder, out } => add::run(config, *memories, *block, *embedder, out),
         BenchCommand::Embed { data, messages, batch, embedder, out } => {
             embed::run(&config, data.as_deref(), *messages, batch, embedder, out)

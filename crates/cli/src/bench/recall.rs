@@ -7,7 +7,7 @@
 //! on every call, as in production; that time is reported apart.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -40,8 +40,11 @@ pub(super) struct Plan {
     pub(super) pool: usize,
     /// Rows per `Store::apply`.
     pub(super) batch: usize,
-    /// An earlier run's tenant to measure again without loading (PostgreSQL only).
+    /// An earlier run's tenant to measure again without loading (PostgreSQL, or SQLite with
+    /// `store`).
     pub(super) reuse: Option<String>,
+    /// SQLite: where the store is built and kept (a temporary directory otherwise).
+    pub(super) store: Option<PathBuf>,
     /// Also measure recalls with a write to the measured user before every N-th of them.
     pub(super) write_every: Option<usize>,
 }
@@ -282,12 +285,27 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
 
     let embedder = embedder(&mut config, kind)?;
     let postgres = config.database_url.as_deref().is_some_and(|u| !u.is_empty());
-    if plan.reuse.is_some() && !postgres {
-        bail!("--reuse measures a store an earlier run left in PostgreSQL; set MNEMO_DATABASE_URL, or drop --reuse");
-    }
     let tmp = tempfile::tempdir()?;
-    if !postgres {
-        config.data_dir = tmp.path().to_path_buf();
+    match (&plan.store, postgres) {
+        (Some(_), true) => bail!("--store keeps a SQLite store; drop it, or unset MNEMO_DATABASE_URL"),
+        (Some(dir), false) => {
+            config.data_dir = dir.clone();
+            match (config.db_path().exists(), plan.reuse.is_some()) {
+                (true, false) => bail!(
+                    "{} already holds a store: add --reuse bench to measure it again, or give an empty directory",
+                    dir.display()
+                ),
+                (false, true) => {
+                    bail!("{} holds no store to --reuse; run once without --reuse to load it", dir.display())
+                }
+                _ => {}
+            }
+        }
+        (None, false) if plan.reuse.is_some() => bail!(
+            "--reuse measures a store an earlier run left: in PostgreSQL (set MNEMO_DATABASE_URL) or in a --store directory"
+        ),
+        (None, false) => config.data_dir = tmp.path().to_path_buf(),
+        (None, true) => {}
     }
     let store = mnemo::open_store(&config).context("opening the benchmark store")?;
     let now: DateTime<Utc> = "2026-06-01T12:00:00Z".parse()?;
