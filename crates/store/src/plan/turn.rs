@@ -1,7 +1,7 @@
 //! A recorded turn as rows: its envelope, and the memories whose access statistics it moves.
 
 use mnemo_core::MemoryId;
-use mnemo_core::trace::TraceEnvelope;
+use mnemo_core::trace::{TraceEnvelope, TraceOp};
 
 use crate::error::{Result, StoreError};
 use crate::rows::encode::{self, Insert};
@@ -15,6 +15,21 @@ pub(crate) struct Turn {
     /// Each memory the turn returned or placed in a block, once, in that order, and whether it
     /// was placed (its last-surfaced time moves too).
     pub(crate) touched: Vec<(MemoryId, bool)>,
+    /// How far its commit goes before it returns.
+    pub(crate) durability: Durability,
+}
+
+/// How far a commit goes before the write returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Durability {
+    /// On the disk: it survives a power cut. Every write of what a user said or asked for.
+    Flushed,
+    /// In the database's log, on the disk with the next flushed commit or checkpoint: it
+    /// survives the process dying, not the machine losing power (which can only lose the last
+    /// such commits, never reorder or corrupt anything). For a read's own bookkeeping, its
+    /// trace envelope and the access statistics of what it returned: the wait on the disk was
+    /// a tenth of a million-row recall, and in its slowest calls much more.
+    Logged,
 }
 
 /// Plans recording `env`, which returned `accessed` (and placed `env.surfaced` in a block).
@@ -30,7 +45,12 @@ pub(crate) fn plan(env: &TraceEnvelope, accessed: &[MemoryId]) -> Turn {
     let mut ids: Vec<MemoryId> = accessed.to_vec();
     ids.extend(env.surfaced.iter().filter(|id| !accessed.contains(id)));
     let touched = ids.into_iter().map(|id| (id, env.surfaced.contains(&id))).collect();
-    Turn { envelope: encode::trace(&row), touched }
+    // A recall or a context call is a read: what it records is its own bookkeeping.
+    let durability = match env.op {
+        TraceOp::Recall | TraceOp::Context => Durability::Logged,
+        TraceOp::Ingest | TraceOp::Extract | TraceOp::Job | TraceOp::Rotate => Durability::Flushed,
+    };
+    Turn { envelope: encode::trace(&row), touched, durability }
 }
 
 /// An envelope as stored.
@@ -68,5 +88,22 @@ mod tests {
         assert_eq!(super::surfaced(&[serde_json::to_string(&[a]).unwrap()]).unwrap(), vec![a]);
         let crate::rows::Value::Text(Some(body)) = &turn.envelope.values[8] else { panic!("the body column") };
         assert_eq!(super::envelope(body).unwrap().turn_id, "t1");
+    }
+
+    /// Only a read's bookkeeping may skip the wait on the disk; every other traced operation
+    /// records what was written on a user's behalf.
+    #[test]
+    fn only_reads_record_their_turns_without_a_flush() {
+        for op in TraceOp::ALL {
+            let env: TraceEnvelope = serde_json::from_value(serde_json::json!({
+                "turn_id": "t1", "scope": {"tenant": "acme"}, "op": op.as_str(),
+                "at": "2026-03-02T09:00:00Z", "query": "q", "surfaced": [], "micros": 1, "retrieved": [],
+                "below_floor": [], "held_back": [], "shed": [], "verdicts": [], "llm": [], "embed_micros": 0,
+            }))
+            .unwrap();
+            let read = matches!(op, TraceOp::Recall | TraceOp::Context);
+            let expected = if read { super::Durability::Logged } else { super::Durability::Flushed };
+            assert_eq!(super::plan(&env, &[]).durability, expected, "{op}");
+        }
     }
 }

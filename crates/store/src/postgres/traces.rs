@@ -13,7 +13,7 @@ use super::rows::get;
 use super::{Actor, PostgresStore};
 use crate::Traces;
 use crate::error::Result;
-use crate::plan::turn;
+use crate::plan::turn::{self, Durability};
 use crate::rows::{Row, ms};
 use crate::sql::{Dialect, traces as sql};
 
@@ -23,6 +23,11 @@ impl Traces for PostgresStore {
         let tenant = env.scope.tenant.as_str();
         let session = env.scope.chat.as_ref().map(|c| c.as_str());
         self.write("record turn", tenant, |tx| {
+            if turn.durability == Durability::Logged {
+                // This transaction only: its commit returns before the WAL is flushed (a crash
+                // of the server can lose the last such commits, never corrupt anything).
+                tx.query("SELECT set_config('synchronous_commit', 'off', true)", &[])?;
+            }
             insert(tx, &turn.envelope)?;
             if turn.touched.is_empty() {
                 return Ok(());

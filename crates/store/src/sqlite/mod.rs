@@ -2,6 +2,7 @@
 //! exactly within scope.
 
 mod apply;
+mod checkpoint;
 mod documents;
 mod fts;
 mod lexicon;
@@ -28,6 +29,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::error::{Result, StoreError};
 use crate::message_vectors::MessageVectorCache;
+use crate::plan::turn::Durability;
 use crate::vectors::VectorCache;
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
@@ -39,11 +41,39 @@ const STATEMENT_CACHE: usize = 256;
 /// The SQLite backend.
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: Mutex<Writer>,
     readers: Vec<Mutex<Connection>>,
     pub(crate) vectors: VectorCache,
     /// Archival recall's vectors of each user's messages ([`crate::message_vectors`]).
     pub(crate) message_vectors: MessageVectorCache,
+    /// The write-ahead log's checkpoints, off the writer's commits ([`checkpoint`]).
+    checkpoints: checkpoint::Checkpointer,
+}
+
+/// The one read-write connection of a handle, and how far its commits go.
+struct Writer {
+    conn: Connection,
+    /// What SQLite's `synchronous` is set to now.
+    durability: Durability,
+}
+
+impl Writer {
+    /// Sets how far the next commit goes. SQLite's `synchronous` cannot change inside a
+    /// transaction, so every write sets the one it needs first; it costs a statement only when
+    /// it differs from the last write's.
+    fn set(&mut self, durability: Durability) -> rusqlite::Result<()> {
+        if self.durability != durability {
+            let level = match durability {
+                Durability::Flushed => "FULL",
+                // In WAL mode NORMAL never corrupts; the commit reaches the disk with the next
+                // synced one or the next checkpoint.
+                Durability::Logged => "NORMAL",
+            };
+            self.conn.pragma_update(None, "synchronous", level)?;
+            self.durability = durability;
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -91,6 +121,15 @@ impl SqliteStore {
         schema::migrate(&mut writer)?;
         // Refreshes planner statistics where they are missing or stale; cheap when nothing changed.
         writer.execute_batch("PRAGMA optimize = 0x10002;").map_err(open_err)?;
+        // The log is checkpointed by a thread of its own, the writer's commits only past a
+        // bound ([`checkpoint`]).
+        checkpoint::bound_writer(&writer, checkpoint::BOUND_PAGES).map_err(open_err)?;
+        let checkpointing = Connection::open(&path).map_err(open_err)?;
+        configure(&checkpointing).map_err(open_err)?;
+        let checkpoints = checkpoint::Checkpointer::start(checkpointing).map_err(|e| StoreError::Open {
+            path: path.clone(),
+            reason: format!("cannot start the checkpoint thread: {e}"),
+        })?;
         let readers = (0..READERS)
             .map(|_| {
                 let c = Connection::open_with_flags(
@@ -104,10 +143,11 @@ impl SqliteStore {
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             path,
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Writer { conn: writer, durability: Durability::Flushed }),
             readers,
             vectors: VectorCache::default(),
             message_vectors: MessageVectorCache::default(),
+            checkpoints,
         })
     }
 
@@ -141,10 +181,23 @@ impl SqliteStore {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
         after: impl FnOnce(T) -> R,
     ) -> Result<R> {
-        let mut conn = self.writer.lock().expect("writer lock");
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
+        self.commit(op, Durability::Flushed, f, after)
+    }
+
+    /// [`SqliteStore::write_then`], committed as far as `durability` says.
+    fn commit<T, R>(
+        &self,
+        op: &'static str,
+        durability: Durability,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
+        after: impl FnOnce(T) -> R,
+    ) -> Result<R> {
+        let mut writer = self.writer.lock().expect("writer lock");
+        writer.set(durability).map_err(StoreError::sql(op))?;
+        let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
         let out = f(&tx)?;
         tx.commit().map_err(StoreError::sql(op))?;
+        self.checkpoints.committed();
         Ok(after(out))
     }
 
@@ -197,7 +250,7 @@ pub(crate) mod tests {
                 assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "planned again for {user}, {limit}");
             }
         };
-        runs(&store.writer.lock().unwrap());
+        runs(&store.writer.lock().unwrap().conn);
         store
             .read(|conn| {
                 runs(conn);

@@ -39,7 +39,7 @@ impl Traces for SqliteStore {
         // planner cannot size a `json_each`, and scanned a million-row tenant instead).
         let ids = json_list(turn.touched.iter().map(|(id, _)| id.to_string()));
         let surfaced = json_list(turn.touched.iter().filter(|(_, s)| *s).map(|(id, _)| id.to_string()));
-        self.write("record turn", |tx| {
+        let write = |tx: &rusqlite::Transaction<'_>| {
             insert(tx, "record turn", &turn.envelope)?;
             if turn.touched.is_empty() {
                 return Ok(());
@@ -54,7 +54,8 @@ impl Traces for SqliteStore {
             };
             execute(tx, "record turn", ACCESSED, params![ms(env.at), tenant, ids, json_list(fresh), surfaced])?;
             Ok(())
-        })
+        };
+        self.commit("record turn", turn.durability, write, |()| ())
     }
 
     fn trace(&self, tenant: &TenantId, turn_id: &str) -> Result<Option<TraceEnvelope>> {
@@ -121,6 +122,38 @@ mod tests {
             for step in on_memories {
                 assert!(step.starts_with("SEARCH m USING") && step.contains("(id=?)"), "{sql}: {steps:#?}");
             }
+        }
+    }
+
+    /// A read's turn commits without a sync, and the next write of anything else is synced
+    /// again: the relaxed level never outlives the commit it was set for.
+    #[test]
+    fn only_a_read_s_turn_commits_without_a_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
+        let level = || -> i64 {
+            store.writer.lock().unwrap().conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap()
+        };
+        let turn = |op: TraceOp| -> TraceEnvelope {
+            serde_json::from_value(serde_json::json!({
+                "turn_id": format!("t-{op}"), "scope": {"tenant": "acme", "user": "dana"}, "op": op.as_str(),
+                "at": "2026-03-02T09:00:00Z", "query": "q", "surfaced": [], "micros": 1, "retrieved": [],
+                "below_floor": [], "held_back": [], "shed": [], "verdicts": [], "llm": [], "embed_micros": 0,
+            }))
+            .unwrap()
+        };
+        let (full, normal) = (2, 1);
+        assert_eq!(level(), full);
+        store.record_turn(&turn(TraceOp::Recall), &[]).unwrap();
+        assert_eq!(level(), normal);
+        store.record_turn(&turn(TraceOp::Ingest), &[]).unwrap();
+        assert_eq!(level(), full);
+        store.record_turn(&turn(TraceOp::Context), &[]).unwrap();
+        store.sweep_traces(TraceOp::Job, "2026-01-01T00:00:00Z".parse().unwrap(), 10).unwrap();
+        assert_eq!(level(), full, "a write after a read's turn is synced");
+        let tenant: TenantId = "acme".parse().unwrap();
+        for op in [TraceOp::Recall, TraceOp::Ingest, TraceOp::Context] {
+            assert!(store.trace(&tenant, &format!("t-{op}")).unwrap().is_some(), "{op} recorded");
         }
     }
 }

@@ -9,6 +9,7 @@ use rusqlite::{params, params_from_iter};
 use super::SqliteStore;
 use super::rows::{execute, insert, query_opt};
 use crate::error::{Result, StoreError};
+use crate::plan::turn::Durability;
 use crate::rows::{Row, encode};
 use crate::sql::{Dialect, users as sql};
 use crate::{DeletionEvent, Users};
@@ -74,13 +75,18 @@ impl Users for SqliteStore {
         self.message_vectors.forget_user(t, u);
         // Purge what the files could still hold: merge the lexical index's segments (dropping
         // deleted tokens), rewrite the database without free pages, and empty the WAL.
-        let conn = self.writer.lock().expect("writer lock");
-        conn.execute_batch(
-            "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
+        let mut writer = self.writer.lock().expect("writer lock");
+        writer.set(Durability::Flushed).map_err(StoreError::sql("purge after erasure"))?;
+        // No checkpoint of the thread between the two TRUNCATE ones: it could leave the log busy.
+        let _checkpoints = self.checkpoints.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        writer
+            .conn
+            .execute_batch(
+                "INSERT INTO memory_fts (memory_fts) VALUES ('optimize'); \
              INSERT INTO message_fts (message_fts) VALUES ('optimize'); \
              PRAGMA wal_checkpoint(TRUNCATE); VACUUM; PRAGMA wal_checkpoint(TRUNCATE);",
-        )
-        .map_err(StoreError::sql("purge after erasure"))?;
+            )
+            .map_err(StoreError::sql("purge after erasure"))?;
         Ok(counts)
     }
 }
