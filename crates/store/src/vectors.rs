@@ -534,6 +534,33 @@ mod tests {
         assert!((approx - super::dot(&a, &b)).abs() < 0.02, "{approx} vs {}", super::dot(&a, &b));
     }
 
+    /// The scan gives each row the plain integer sum, in whichever instruction set the CPU runs
+    /// it: dimensions of whole vector registers and others, extremes included.
+    #[test]
+    fn the_scan_gives_every_row_its_exact_integer_sum() {
+        for dim in [32, 64, 384, 1024, 130, 7] {
+            let byte = |i: usize, seed: usize| -> i8 {
+                match (i * 31 + seed * 17) % 11 {
+                    0 => 127,
+                    1 => -127,
+                    k => (i.wrapping_mul(2_654_435_761).wrapping_add(seed * 40_503) % 255) as i8 ^ (k as i8),
+                }
+            };
+            let query: Vec<i8> = (0..dim).map(|i| byte(i, 3)).collect();
+            let rows: Vec<i8> = (0..dim * 9).map(|i| byte(i, i / dim + 5)).collect();
+            let mut dots = Vec::new();
+            super::approximate(pulp::Arch::new(), &rows, dim, &query, &mut dots);
+            let naive: Vec<i32> = rows
+                .chunks_exact(dim)
+                .map(|r| r.iter().zip(&query).map(|(a, b)| i32::from(*a) * i32::from(*b)).sum())
+                .collect();
+            assert_eq!(dots, naive, "dimension {dim}");
+            let ones = vec![127i8; dim];
+            super::approximate(pulp::Arch::new(), &ones, dim, &ones, &mut dots);
+            assert_eq!(dots, vec![127 * 127 * dim as i32], "dimension {dim}, every byte at its largest");
+        }
+    }
+
     #[test]
     fn dot_matches_the_naive_sum() {
         let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
