@@ -16,8 +16,8 @@
 //! the bound, which ordinary traffic never reaches between two of the thread's checkpoints, no
 //! commit pays for one.
 //!
-//! Durability is unchanged: a commit is durable once it is in the log (synchronous FULL), and a
-//! checkpoint only moves it into the database file.
+//! A checkpoint changes no commit's durability (what `synchronous` gave it when it was logged):
+//! it only moves what the log holds into the database file.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
