@@ -3,10 +3,11 @@
 //! Left to itself, SQLite checkpoints the log inside the commit that takes it past 1,000 pages:
 //! that commit copies the logged pages into the database file and syncs it before it returns.
 //! A recall records its turn in a commit, so at a million rows one recall in about forty took
-//! 2.6–6.2 ms to record instead of 0.7. The store nudges this thread after every commit; the
+//! 2.6–6.2 ms to record instead of 0.7. The store counts its commits and wakes this thread at
+//! every [`EVERY_COMMITS`]-th (a wake-up per commit would cost each one a context switch); the
 //! thread checkpoints on its own connection, in PASSIVE mode (it never waits for readers or the
-//! writer, and they never wait for it), once every [`EVERY_COMMITS`] commits, and after [`IDLE`]
-//! of quiet when any commit is left over.
+//! writer, and they never wait for it), then and after [`IDLE`] without a wake-up when any
+//! commit is left over.
 //!
 //! A PASSIVE checkpoint beside a writer that keeps committing never catches up (new frames
 //! arrive while it copies), and the log only starts over once a checkpoint has copied all of
@@ -72,11 +73,7 @@ impl Checkpointer {
             loop {
                 let event = asleep.recv_timeout(IDLE);
                 let now = seen.load(Ordering::Acquire);
-                let due = match event {
-                    Ok(()) => now - done >= EVERY_COMMITS,
-                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => now > done,
-                };
-                if due {
+                if now > done {
                     let _held = held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     // A failed or partial checkpoint is taken up by the next one; the log keeps
                     // every commit meanwhile, so nothing is lost.
@@ -91,9 +88,13 @@ impl Checkpointer {
         Ok(Self { commits, wake: Some(wake), thread: Some(thread), lock })
     }
 
-    /// Counts a commit of the writer and wakes the thread; never blocks.
+    /// Counts a commit of the writer, and wakes the thread at every [`EVERY_COMMITS`]-th; never
+    /// blocks.
     pub(crate) fn committed(&self) {
-        self.commits.fetch_add(1, Ordering::Release);
+        let count = self.commits.fetch_add(1, Ordering::Release) + 1;
+        if count % EVERY_COMMITS != 0 {
+            return;
+        }
         if let Some(wake) = &self.wake {
             // Full: a wake-up is pending already. Disconnected: the thread is gone (it only
             // stops on drop), and the next handle's thread checkpoints.
