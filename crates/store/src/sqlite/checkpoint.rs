@@ -92,7 +92,7 @@ impl Checkpointer {
     /// blocks.
     pub(crate) fn committed(&self) {
         let count = self.commits.fetch_add(1, Ordering::Release) + 1;
-        if count % EVERY_COMMITS != 0 {
+        if !count.is_multiple_of(EVERY_COMMITS) {
             return;
         }
         if let Some(wake) = &self.wake {
