@@ -18,7 +18,9 @@
 //!
 //! The scan runs over an int8 copy of the vectors (it is bound by memory bandwidth) and rescores
 //! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
-//! be ordered differently.
+//! be ordered differently. A scope of many thousand vectors is first narrowed by the Hamming
+//! distance of sign bits (an eighth of the int8 bytes), and only the few hundred rows nearest
+//! by that measure are scanned in int8 ([`coarse_keep`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -37,9 +39,17 @@ const CHUNK: usize = 256;
 /// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
 const SHORTLIST_SLACK: usize = 32;
 
-/// Rows from which one search scans in two halves on two threads (below it, starting a second
-/// thread costs about what it saves).
-const PARALLEL_SCAN_ROWS: usize = 4_096;
+/// Rows the sign-bit pass keeps per shortlisted row, and at least, before the int8 scan.
+const COARSE_PER_SHORTLISTED: usize = 16;
+const COARSE_MIN: usize = 1_024;
+
+/// How many rows of `rows` the sign-bit pass keeps for a shortlist of `shortlist`; None when the
+/// scope is too small for the pass to pay (it reads an eighth of the int8 bytes, but then reads
+/// its kept rows at random: below four times what it keeps, one int8 scan of all is as fast).
+fn coarse_keep(rows: usize, shortlist: usize) -> Option<usize> {
+    let keep = shortlist.saturating_mul(COARSE_PER_SHORTLISTED).max(COARSE_MIN);
+    (rows >= keep.saturating_mul(4)).then_some(keep)
+}
 
 /// Up to [`CHUNK`] vectors of one part, stored flat for cache-friendly scans.
 #[derive(Clone, Default)]
@@ -50,6 +60,18 @@ struct Chunk {
     quantized: Vec<i8>,
     /// Per-vector scale: `data ≈ quantized / scale`.
     scales: Vec<f32>,
+    /// Sign bits of each vector, [`words`] `u64`s per row (bit set: component > 0).
+    signs: Vec<u64>,
+}
+
+/// `u64` words of sign bits per vector of `dim` components.
+fn words(dim: usize) -> usize {
+    dim.div_ceil(64)
+}
+
+/// Appends the sign bits of `v`.
+fn signs(v: &[f32], out: &mut Vec<u64>) {
+    out.extend(v.chunks(64).map(|c| c.iter().enumerate().fold(0u64, |w, (i, x)| w | (u64::from(*x > 0.0) << i))));
 }
 
 impl Chunk {
@@ -57,6 +79,7 @@ impl Chunk {
         self.ids.push(id);
         self.data.extend_from_slice(v);
         self.scales.push(quantize(v, &mut self.quantized));
+        signs(v, &mut self.signs);
     }
 
     fn set(&mut self, row: usize, v: &[f32]) {
@@ -65,17 +88,22 @@ impl Chunk {
         let mut q = Vec::with_capacity(dim);
         self.scales[row] = quantize(v, &mut q);
         self.quantized[row * dim..(row + 1) * dim].copy_from_slice(&q);
+        let (w, mut b) = (words(dim), Vec::with_capacity(words(dim)));
+        signs(v, &mut b);
+        self.signs[row * w..(row + 1) * w].copy_from_slice(&b);
     }
 
     /// Removes `row` by moving the last row into its place; returns the id that moved, if any.
     fn swap_remove(&mut self, row: usize, dim: usize) -> Option<MemoryId> {
-        let last = self.ids.len() - 1;
+        let (last, w) = (self.ids.len() - 1, words(dim));
         if row != last {
             self.data.copy_within(last * dim..(last + 1) * dim, row * dim);
             self.quantized.copy_within(last * dim..(last + 1) * dim, row * dim);
+            self.signs.copy_within(last * w..(last + 1) * w, row * w);
         }
         self.data.truncate(last * dim);
         self.quantized.truncate(last * dim);
+        self.signs.truncate(last * w);
         self.scales.swap_remove(row);
         self.ids.swap_remove(row);
         (row != last).then(|| self.ids[row])
@@ -220,6 +248,20 @@ fn approximate(arch: pulp::Arch, quantized: &[i8], dim: usize, query: &[i8], out
     arch.dispatch(
         #[inline(always)]
         || out.extend(quantized.chunks_exact(dim).map(|v| dot_i8(v, query))),
+    );
+}
+
+/// The Hamming distance of `query`'s sign bits to every row of `signs` (rows of `w` words),
+/// appended to `out`: the coarse pass over a large scope. Dispatched like [`approximate`], since the
+/// baseline x86_64 target has no population-count instruction.
+fn hamming(arch: pulp::Arch, signs: &[u64], w: usize, query: &[u64], out: &mut Vec<u32>) {
+    arch.dispatch(
+        #[inline(always)]
+        || {
+            out.extend(
+                signs.chunks_exact(w).map(|r| r.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()),
+            )
+        },
     );
 }
 
@@ -430,41 +472,66 @@ impl VectorCache {
         }
         // Approximate scan, keeping the shortlist's (part, chunk, row) by approximate cosine.
         let shortlist = limit.saturating_add(SHORTLIST_SLACK);
-        let chunks: Vec<(u32, u32)> = parts
-            .iter()
-            .enumerate()
-            .flat_map(|(pi, p)| (0..p.chunks.len()).map(move |ci| (pi as u32, ci as u32)))
-            .collect();
-        let scan = |chunks: &[(u32, u32)]| {
-            let arch = pulp::Arch::new();
-            let mut best = Best::new(shortlist);
-            let mut dots = Vec::with_capacity(CHUNK);
-            for &(pi, ci) in chunks {
-                let (part, chunk) = (&parts[pi as usize], &parts[pi as usize].chunks[ci as usize]);
-                approximate(arch, &chunk.quantized, part.dim.max(1), &qq, &mut dots);
-                for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
-                    best.offer(*d as f32 / (s * qscale), (pi, ci, row as u32));
-                }
-            }
-            best
-        };
-        // A large scope's scan in two halves at once: after the query's embedding nothing else
-        // runs, and 10,000 vectors took 0.8 ms of one core. The second half's shortlist is
-        // offered to the first's in scan order, so ties fall as in one pass.
         let rows: usize = parts.iter().map(|p| p.len()).sum();
-        let best = match rows >= PARALLEL_SCAN_ROWS {
-            true => {
-                let (first, second) = chunks.split_at(chunks.len() / 2);
-                let (mut best, rest) = rayon::join(|| scan(first), || scan(second));
-                let mut rest: Vec<(f32, (u32, u32, u32))> = rest.into_scored().collect();
-                rest.sort_by_key(|(_, at)| *at);
-                for (score, at) in rest {
-                    best.offer(score, at);
+        let (arch, dim) = (pulp::Arch::new(), query.len().max(1));
+        let at = |pi: usize, ci: usize, row: usize| (pi as u32, ci as u32, row as u32);
+        let mut best = Best::new(shortlist);
+        match coarse_keep(rows, shortlist) {
+            None => {
+                let mut dots = Vec::with_capacity(CHUNK);
+                for (pi, part) in parts.iter().enumerate() {
+                    for (ci, chunk) in part.chunks.iter().enumerate() {
+                        approximate(arch, &chunk.quantized, dim, &qq, &mut dots);
+                        for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
+                            best.offer(*d as f32 / (s * qscale), at(pi, ci, row));
+                        }
+                    }
                 }
-                best
             }
-            false => scan(&chunks),
-        };
+            Some(keep) => {
+                // Every row's distance in sign bits, in scan order; the distance at which `keep`
+                // rows are reached; those rows, in scan order (so ties fall as in one pass).
+                let (w, mut qs) = (words(dim), Vec::with_capacity(words(dim)));
+                signs(query, &mut qs);
+                let mut distances = Vec::with_capacity(rows);
+                for chunk in parts.iter().flat_map(|p| &p.chunks) {
+                    hamming(arch, &chunk.signs, w, &qs, &mut distances);
+                }
+                let mut count = vec![0usize; dim + 1];
+                distances.iter().for_each(|h| count[*h as usize] += 1);
+                // Rows nearer than `cut` all go in; rows at `cut` fill what room is left.
+                let (mut cut, mut below) = (0, 0);
+                while cut < dim && below + count[cut] < keep {
+                    below += count[cut];
+                    cut += 1;
+                }
+                let mut room = keep - below;
+                let mut kept = Vec::with_capacity(keep);
+                let mut next = distances.iter();
+                for (pi, part) in parts.iter().enumerate() {
+                    for (ci, chunk) in part.chunks.iter().enumerate() {
+                        for (row, h) in next.by_ref().take(chunk.ids.len()).enumerate() {
+                            let h = *h as usize;
+                            if h < cut || (h == cut && room > 0) {
+                                room -= usize::from(h == cut);
+                                kept.push(at(pi, ci, row));
+                            }
+                        }
+                    }
+                }
+                arch.dispatch(
+                    #[inline(always)]
+                    || {
+                        for (pi, ci, row) in kept {
+                            let chunk = &parts[pi as usize].chunks[ci as usize];
+                            let (row, v) = (row as usize, &chunk.quantized);
+                            let d = dot_i8(&v[row * dim..(row + 1) * dim], &qq);
+                            best.offer(d as f32 / (chunk.scales[row] * qscale), (pi, ci, row as u32));
+                        }
+                    },
+                );
+            }
+        }
         let mut scored: Vec<(MemoryId, f32)> = best
             .into_items()
             .map(|(pi, ci, row)| {
@@ -561,6 +628,27 @@ mod tests {
         }
     }
 
+    /// The coarse pass counts, for every row, the components whose sign differs from the
+    /// query's, for dimensions of whole words and others.
+    #[test]
+    fn the_sign_pass_counts_every_differing_sign() {
+        for dim in [384, 64, 130, 7] {
+            let component = |i: usize, seed: usize| ((i * 37 + seed * 101) % 13) as f32 - 6.0;
+            let query: Vec<f32> = (0..dim).map(|i| component(i, 1)).collect();
+            let rows: Vec<Vec<f32>> = (0..9).map(|r| (0..dim).map(|i| component(i, r + 2)).collect()).collect();
+            let (mut qs, mut bits) = (Vec::new(), Vec::new());
+            super::signs(&query, &mut qs);
+            rows.iter().for_each(|r| super::signs(r, &mut bits));
+            let mut distances = Vec::new();
+            super::hamming(pulp::Arch::new(), &bits, super::words(dim), &qs, &mut distances);
+            let naive: Vec<u32> = rows
+                .iter()
+                .map(|r| r.iter().zip(&query).filter(|(a, b)| (**a > 0.0) != (**b > 0.0)).count() as u32)
+                .collect();
+            assert_eq!(distances, naive, "dimension {dim}");
+        }
+    }
+
     #[test]
     fn dot_matches_the_naive_sum() {
         let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5).collect();
@@ -579,6 +667,7 @@ mod tests {
             assert_eq!(chunk.data.len(), chunk.ids.len() * part.dim);
             assert_eq!(chunk.quantized.len(), chunk.data.len());
             assert_eq!(chunk.scales.len(), chunk.ids.len());
+            assert_eq!(chunk.signs.len(), chunk.ids.len() * super::words(part.dim));
             for (row, id) in chunk.ids.iter().enumerate() {
                 seen += 1;
                 assert_eq!(part.index.get(id), Some(&(c as u32, row as u32)), "index of {id}");
@@ -588,6 +677,9 @@ mod tests {
                 let scale = super::quantize(v, &mut q);
                 assert_eq!(&chunk.quantized[row * part.dim..(row + 1) * part.dim], q.as_slice());
                 assert_eq!(chunk.scales[row], scale);
+                let (w, mut b) = (super::words(part.dim), Vec::new());
+                super::signs(v, &mut b);
+                assert_eq!(&chunk.signs[row * w..(row + 1) * w], b.as_slice());
             }
         }
         assert_eq!(seen, expected.len());
@@ -654,8 +746,13 @@ mod tests {
 
     /// A deterministic unit vector; distinct seeds are far apart.
     fn unit(seed: usize) -> Vec<f32> {
+        unit_of(seed, 16)
+    }
+
+    /// A deterministic unit vector of `dim` components.
+    fn unit_of(seed: usize, dim: usize) -> Vec<f32> {
         let mut x = (seed as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let v: Vec<f32> = (0..16)
+        let v: Vec<f32> = (0..dim)
             .map(|_| {
                 x ^= x >> 12;
                 x ^= x << 25;
@@ -729,24 +826,51 @@ mod tests {
         }
     }
 
-    /// A scope past the split point is scanned in two halves; what it finds is what an exact
-    /// scan of every vector finds, for queries near rows of either half.
+    /// A scope large enough for the sign-bit pass still finds, in order, the rows truly near a
+    /// query among thousands of unrelated ones: ten planted at falling cosines (0.95 down to
+    /// 0.5) around each query, in 384 dimensions, where unrelated rows sit near cosine 0.
     #[test]
-    fn a_large_scope_scanned_in_halves_finds_the_exact_best() {
+    fn a_large_scope_narrowed_by_sign_bits_finds_the_exact_best() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
         let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
-        let n = super::PARALLEL_SCAN_ROWS + 904;
-        let rows: Vec<(Memory, Change)> = (0..n).map(|i| insert(&owner, i, Status::Active)).collect();
-        apply(&store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
-        for seed in [3, n / 2 - 1, n / 2 + 1, n - 2, n + 7] {
-            let query = unit(seed);
+        let (n, dim, model) = (6_000, 384, "test:384");
+        assert!(super::coarse_keep(n, 10 + super::SHORTLIST_SLACK).is_some(), "the test covers the coarse pass");
+        let queries: Vec<Vec<f32>> = (0..5).map(|q| unit_of(1_000_000 + q, dim)).collect();
+        let mut vectors: Vec<Vec<f32>> = (0..n).map(|i| unit_of(i, dim)).collect();
+        // Row 97·(10q + k) becomes the k-th nearest of query q: a·query + b·noise, normalised.
+        for (q, query) in queries.iter().enumerate() {
+            for k in 0..10 {
+                let cos = 0.95 - 0.05 * k as f32;
+                let noise = unit_of(2_000_000 + 10 * q + k, dim);
+                let along = super::dot(&noise, query);
+                let ortho: Vec<f32> = noise.iter().zip(query).map(|(x, y)| x - along * y).collect();
+                let norm = ortho.iter().map(|x| x * x).sum::<f32>().sqrt();
+                let sin = (1.0 - cos * cos).sqrt();
+                vectors[97 * (10 * q + k)] = query.iter().zip(&ortho).map(|(y, o)| cos * y + sin * o / norm).collect();
+            }
+        }
+        let rows: Vec<Memory> =
+            (0..n).map(|i| Memory::new(owner.clone(), Kind::Fact, format!("User fact number {i}"), t0())).collect();
+        let changes = rows
+            .iter()
+            .zip(&vectors)
+            .map(|(m, v)| Change::Insert {
+                memory: m.clone(),
+                embedding: Some(Embedding { model: model.into(), vector: v.clone() }),
+                reason: "r".into(),
+            })
+            .collect();
+        apply(&store, &owner, changes);
+        for (q, query) in queries.iter().enumerate() {
             let mut exact: Vec<(MemoryId, f32)> =
-                rows.iter().enumerate().map(|(i, (m, _))| (m.id, super::dot(&unit(i), &query))).collect();
+                rows.iter().zip(&vectors).map(|(m, v)| (m.id, super::dot(v, query))).collect();
             exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let found = store.vector(&owner, "test:16", &query, 10).unwrap();
+            let planted: Vec<MemoryId> = (0..10).map(|k| rows[97 * (10 * q + k)].id).collect();
             let ids = |v: &[(MemoryId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
-            assert_eq!(ids(&found), ids(&exact[..10]), "query near row {seed}");
+            assert_eq!(ids(&exact[..10]), planted, "the planted rows are the exact best of query {q}");
+            let found = store.vector(&owner, model, query, 10).unwrap();
+            assert_eq!(ids(&found), planted, "query {q}");
         }
     }
 

@@ -23,6 +23,12 @@ use super::{
     Dist, KINDS, Machine, Rng, SUBJECTS, THINGS, WHEN, command, dist, embedder, machine, sentence, write_report,
 };
 
+/// Nearest memories the agreement check compares: the vector half's candidates in recall.
+const AGREEMENT_K: usize = 50;
+
+/// Queries the agreement check asks (each one scores every memory of the user exactly).
+const AGREEMENT_QUERIES: usize = 100;
+
 /// Half-width of the uniform noise added to each component of a pooled vector (before
 /// re-normalising): about 0.97 cosine to the sentence's true vector at 384 dimensions.
 const NOISE: f32 = 0.02;
@@ -64,6 +70,22 @@ struct RecallRun {
     recall_with_writes_ms_excluding_embedding: Option<Dist>,
     #[serde(skip_serializing_if = "Option::is_none")]
     with_writes: Option<WritesPass>,
+    vector_agreement: Agreement,
+}
+
+/// How much of the exact nearest memories by cosine the store's vector search returns: what a
+/// search that narrows its scan (the sign-bit pass of a large user) gives up, measured.
+#[derive(Debug, Serialize)]
+struct Agreement {
+    /// Nearest memories compared.
+    k: usize,
+    queries: usize,
+    /// Share of the exact `k` nearest found among the search's `k`, over all queries.
+    mean: f64,
+    /// The worst query's share.
+    min: f64,
+    /// Share of queries whose nearest memory the search returned first.
+    nearest_first: f64,
 }
 
 /// How the pass with writes ran.
@@ -414,6 +436,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             }
             None => None,
         };
+        let vector_agreement = agreement(&*store, &*embedder, user, &qs[20..])?;
         let run = RecallRun {
             memories_of_user: *n,
             memories_in_store: rows,
@@ -424,6 +447,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             mean_items_returned: returned as f64 / queries as f64,
             recall_with_writes_ms_excluding_embedding: with_writes.as_ref().map(|(ms, _)| dist(ms)),
             with_writes: with_writes.map(|(_, pass)| pass),
+            vector_agreement,
         };
         println!(
             "{:>7} memories/user in a store of {rows}: recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | query embedding p50 {:.2} ms · p95 {:.2} ms",
@@ -433,6 +457,17 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             run.recall_ms_excluding_embedding.p99,
             run.query_embedding_ms.p50,
             run.query_embedding_ms.p95,
+        );
+        let a = &run.vector_agreement;
+        println!(
+            "{:>7} memories/user: the vector search returned {:.2}% of the exact {} nearest (worst query {:.0}%), \
+             the nearest first in {:.1}% of {} queries",
+            n,
+            a.mean * 100.0,
+            a.k,
+            a.min * 100.0,
+            a.nearest_first * 100.0,
+            a.queries
         );
         if let (Some(d), Some(w)) = (&run.recall_with_writes_ms_excluding_embedding, &run.with_writes) {
             println!(
@@ -508,4 +543,32 @@ fn recalls_with_writes(
         query_embedding_ms: dist(&embed_ms),
     };
     Ok((recall_ms, pass))
+}
+
+/// The store's vector search against exact cosines over every active memory of `owner`, for
+/// the first [`AGREEMENT_QUERIES`] of `qs` (embedded as they are).
+fn agreement(store: &dyn Store, embedder: &dyn Embedder, owner: &Scope, qs: &[String]) -> Result<Agreement> {
+    let filter = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+    let ids: Vec<_> = store.list(owner, &filter)?.into_iter().map(|m| m.id).collect();
+    let texts: Vec<&str> = qs.iter().take(AGREEMENT_QUERIES).map(String::as_str).collect();
+    let vectors = embedder.embed(&texts).context("embedding the agreement check's queries")?;
+    let (mut shares, mut first) = (Vec::with_capacity(vectors.len()), 0usize);
+    for q in &vectors {
+        let mut exact = store.cosines(owner, embedder.id(), q, &ids)?;
+        exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        exact.truncate(AGREEMENT_K);
+        let found = store.vector(owner, embedder.id(), q, AGREEMENT_K)?;
+        let returned: HashSet<_> = found.iter().map(|(id, _)| *id).collect();
+        let k = exact.len().max(1);
+        shares.push(exact.iter().filter(|(id, _)| returned.contains(id)).count() as f64 / k as f64);
+        first += usize::from(found.first().map(|f| f.0) == exact.first().map(|e| e.0));
+    }
+    let n = shares.len().max(1) as f64;
+    Ok(Agreement {
+        k: AGREEMENT_K,
+        queries: shares.len(),
+        mean: shares.iter().sum::<f64>() / n,
+        min: shares.iter().copied().fold(1.0, f64::min),
+        nearest_first: first as f64 / n,
+    })
 }
