@@ -19,8 +19,9 @@
 //! The scan runs over an int8 copy of the vectors (it is bound by memory bandwidth) and rescores
 //! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
 //! be ordered differently. A scope of many thousand vectors is first narrowed by the Hamming
-//! distance of sign bits (an eighth of the int8 bytes), and only the few hundred rows nearest
-//! by that measure are scanned in int8 ([`coarse_keep`]).
+//! distance of sign bits (an eighth of the int8 bytes), and only the rows nearest by that
+//! measure (a thousand or so, an eighth of a very large scope) are scanned in int8
+//! ([`coarse_keep`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -43,11 +44,17 @@ const SHORTLIST_SLACK: usize = 32;
 const COARSE_PER_SHORTLISTED: usize = 16;
 const COARSE_MIN: usize = 1_024;
 
+/// The share of a scope the sign-bit pass keeps at least (one row in this many): a large user
+/// holds many memories close to one another, and sign bits order near-equal cosines poorly, so
+/// what the pass keeps grows with the scope (at 100,000 memories with 50 near-copies of each
+/// sentence, a fixed 1,312 kept lost up to half of a query's nearest 50).
+const COARSE_SHARE: usize = 8;
+
 /// How many rows of `rows` the sign-bit pass keeps for a shortlist of `shortlist`; None when the
 /// scope is too small for the pass to pay (it reads an eighth of the int8 bytes, but then reads
 /// its kept rows at random: below four times what it keeps, one int8 scan of all is as fast).
 fn coarse_keep(rows: usize, shortlist: usize) -> Option<usize> {
-    let keep = shortlist.saturating_mul(COARSE_PER_SHORTLISTED).max(COARSE_MIN);
+    let keep = shortlist.saturating_mul(COARSE_PER_SHORTLISTED).max(COARSE_MIN).max(rows / COARSE_SHARE);
     (rows >= keep.saturating_mul(4)).then_some(keep)
 }
 
@@ -647,6 +654,19 @@ mod tests {
                 .collect();
             assert_eq!(distances, naive, "dimension {dim}");
         }
+    }
+
+    /// Where the sign-bit pass starts, for recall's shortlist (50 + slack) and the write
+    /// gate's (5 + slack): only at four times what it keeps, so small users scan all in int8.
+    #[test]
+    fn the_sign_pass_starts_at_four_times_what_it_keeps() {
+        let (recall, gate) = (50 + super::SHORTLIST_SLACK, 5 + super::SHORTLIST_SLACK);
+        assert_eq!(super::coarse_keep(5_247, recall), None);
+        assert_eq!(super::coarse_keep(5_248, recall), Some(1_312));
+        assert_eq!(super::coarse_keep(4_095, gate), None);
+        assert_eq!(super::coarse_keep(8_000, gate), Some(1_024));
+        assert_eq!(super::coarse_keep(100_000, gate), Some(12_500), "an eighth of a large scope");
+        assert_eq!(super::coarse_keep(1_000_000, usize::MAX), None, "no overflow for any limit");
     }
 
     #[test]
