@@ -321,11 +321,7 @@ impl<T> Best<T> {
     }
 
     fn into_items(self) -> impl Iterator<Item = T> {
-        self.into_scored().map(|(_, item)| item)
-    }
-
-    fn into_scored(self) -> impl Iterator<Item = (f32, T)> {
-        self.heap.into_iter().map(|std::cmp::Reverse(Ranked(score, item))| (score, item))
+        self.heap.into_iter().map(|std::cmp::Reverse(Ranked(_, item))| item)
     }
 }
 
@@ -366,6 +362,47 @@ pub(crate) enum Loaded {
     TooBig,
     /// No such partition any more.
     Gone,
+}
+
+/// Where a row is: (part, chunk, row), as the scans of [`VectorCache::search`] keep it.
+type At = (u32, u32, u32);
+
+fn at(part: usize, chunk: usize, row: usize) -> At {
+    (part as u32, chunk as u32, row as u32)
+}
+
+/// The `keep` rows of `parts` nearest `query` by the Hamming distance of sign bits, in scan
+/// order: every row's distance, then the distance at which `keep` rows are reached (rows nearer
+/// all go in, rows at it fill what room is left, earliest first, as ties fall in one pass).
+fn nearest_by_signs(arch: pulp::Arch, parts: &[Arc<Part>], query: &[f32], keep: usize) -> Vec<At> {
+    let (dim, mut qs) = (query.len(), Vec::with_capacity(words(query.len())));
+    signs(query, &mut qs);
+    let mut distances = Vec::new();
+    for chunk in parts.iter().flat_map(|p| &p.chunks) {
+        hamming(arch, &chunk.signs, words(dim), &qs, &mut distances);
+    }
+    let mut count = vec![0usize; dim + 1];
+    distances.iter().for_each(|h| count[*h as usize] += 1);
+    let (mut cut, mut below) = (0, 0);
+    while cut < dim && below + count[cut] < keep {
+        below += count[cut];
+        cut += 1;
+    }
+    let mut room = keep - below;
+    let mut kept = Vec::with_capacity(keep);
+    let mut next = distances.iter();
+    for (pi, part) in parts.iter().enumerate() {
+        for (ci, chunk) in part.chunks.iter().enumerate() {
+            for (row, h) in next.by_ref().take(chunk.ids.len()).enumerate() {
+                let h = *h as usize;
+                if h < cut || (h == cut && room > 0) {
+                    room -= usize::from(h == cut);
+                    kept.push(at(pi, ci, row));
+                }
+            }
+        }
+    }
+    kept
 }
 
 impl VectorCache {
@@ -481,9 +518,9 @@ impl VectorCache {
         let shortlist = limit.saturating_add(SHORTLIST_SLACK);
         let rows: usize = parts.iter().map(|p| p.len()).sum();
         let (arch, dim) = (pulp::Arch::new(), query.len().max(1));
-        let at = |pi: usize, ci: usize, row: usize| (pi as u32, ci as u32, row as u32);
         let mut best = Best::new(shortlist);
-        match coarse_keep(rows, shortlist) {
+        // (An empty query has no sign bits: the plain scan serves it.)
+        match coarse_keep(rows, shortlist).filter(|_| !query.is_empty()) {
             None => {
                 let mut dots = Vec::with_capacity(CHUNK);
                 for (pi, part) in parts.iter().enumerate() {
@@ -496,36 +533,7 @@ impl VectorCache {
                 }
             }
             Some(keep) => {
-                // Every row's distance in sign bits, in scan order; the distance at which `keep`
-                // rows are reached; those rows, in scan order (so ties fall as in one pass).
-                let (w, mut qs) = (words(dim), Vec::with_capacity(words(dim)));
-                signs(query, &mut qs);
-                let mut distances = Vec::with_capacity(rows);
-                for chunk in parts.iter().flat_map(|p| &p.chunks) {
-                    hamming(arch, &chunk.signs, w, &qs, &mut distances);
-                }
-                let mut count = vec![0usize; dim + 1];
-                distances.iter().for_each(|h| count[*h as usize] += 1);
-                // Rows nearer than `cut` all go in; rows at `cut` fill what room is left.
-                let (mut cut, mut below) = (0, 0);
-                while cut < dim && below + count[cut] < keep {
-                    below += count[cut];
-                    cut += 1;
-                }
-                let mut room = keep - below;
-                let mut kept = Vec::with_capacity(keep);
-                let mut next = distances.iter();
-                for (pi, part) in parts.iter().enumerate() {
-                    for (ci, chunk) in part.chunks.iter().enumerate() {
-                        for (row, h) in next.by_ref().take(chunk.ids.len()).enumerate() {
-                            let h = *h as usize;
-                            if h < cut || (h == cut && room > 0) {
-                                room -= usize::from(h == cut);
-                                kept.push(at(pi, ci, row));
-                            }
-                        }
-                    }
-                }
+                let kept = nearest_by_signs(arch, &parts, query, keep);
                 arch.dispatch(
                     #[inline(always)]
                     || {
