@@ -20,8 +20,8 @@
 //! its shortlist exactly in f32: cosines are exact; only near-ties at the shortlist's edge can
 //! be ordered differently. A scope of many thousand vectors is first narrowed by the Hamming
 //! distance of sign bits (an eighth of the int8 bytes), and only the rows nearest by that
-//! measure (a thousand or so, an eighth of a very large scope) are scanned in int8
-//! ([`coarse_keep`]).
+//! measure are scanned in int8: a number that grows with the shortlist asked for and with the
+//! scope (1,312 for recall's 50 at 10,000, 592 for the write gate's 5; [`coarse_keep`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -40,21 +40,22 @@ const CHUNK: usize = 256;
 /// Extra candidates the int8 scan keeps beyond `limit` before exact rescoring.
 const SHORTLIST_SLACK: usize = 32;
 
-/// Rows the sign-bit pass keeps per shortlisted row, and at least, before the int8 scan.
+/// Rows the sign-bit pass keeps per shortlisted row, at least.
 const COARSE_PER_SHORTLISTED: usize = 16;
-const COARSE_MIN: usize = 1_024;
 
-/// The share of a scope the sign-bit pass keeps at least (one row in this many): a large user
-/// holds many memories close to one another, and sign bits order near-equal cosines poorly, so
-/// what the pass keeps grows with the scope (at 100,000 memories with 50 near-copies of each
-/// sentence, a fixed 1,312 kept lost up to half of a query's nearest 50).
-const COARSE_SHARE: usize = 8;
+/// Rows of the scope per row the sign-bit pass keeps, per shortlisted row: what it keeps grows
+/// with the scope as well as with the shortlist. A large user holds many memories close to one
+/// another, and sign bits order near-equal cosines poorly (at 100,000 memories with 50
+/// near-copies of each sentence, recall's 82 shortlisted with a fixed 1,312 kept lost up to half
+/// of a query's nearest 50). At 656, recall's 82 keep an eighth of the scope; the write gate's
+/// 37 keep under a seventeenth, since its lookup asks for the nearest 5, not 50.
+const SCOPE_PER_KEPT: usize = 656;
 
 /// How many rows of `rows` the sign-bit pass keeps for a shortlist of `shortlist`; None when the
 /// scope is too small for the pass to pay (it reads an eighth of the int8 bytes, but then reads
 /// its kept rows at random: below four times what it keeps, one int8 scan of all is as fast).
 fn coarse_keep(rows: usize, shortlist: usize) -> Option<usize> {
-    let keep = shortlist.saturating_mul(COARSE_PER_SHORTLISTED).max(COARSE_MIN).max(rows / COARSE_SHARE);
+    let keep = shortlist.saturating_mul(COARSE_PER_SHORTLISTED.max(rows / SCOPE_PER_KEPT));
     (rows >= keep.saturating_mul(4)).then_some(keep)
 }
 
@@ -259,15 +260,19 @@ fn approximate(arch: pulp::Arch, quantized: &[i8], dim: usize, query: &[i8], out
 }
 
 /// The Hamming distance of `query`'s sign bits to every row of `signs` (rows of `w` words),
-/// appended to `out`: the coarse pass over a large scope. Dispatched like [`approximate`], since the
-/// baseline x86_64 target has no population-count instruction.
-fn hamming(arch: pulp::Arch, signs: &[u64], w: usize, query: &[u64], out: &mut Vec<u32>) {
+/// appended to `out`, each also counted in `count` (indexed by distance, `dim + 1` long): the
+/// coarse pass over a large scope, which reads every row's bits once. Dispatched like
+/// [`approximate`], since the baseline x86_64 target has no population-count instruction.
+fn hamming(arch: pulp::Arch, signs: &[u64], w: usize, query: &[u64], out: &mut Vec<u16>, count: &mut [u32]) {
     arch.dispatch(
         #[inline(always)]
         || {
-            out.extend(
-                signs.chunks_exact(w).map(|r| r.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>()),
-            )
+            for r in signs.chunks_exact(w) {
+                let h = r.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>();
+                count[h as usize] += 1;
+                // At most `dim`: the search takes this pass only below 65,536 dimensions.
+                out.push(h as u16);
+            }
         },
     );
 }
@@ -377,24 +382,22 @@ fn at(part: usize, chunk: usize, row: usize) -> At {
 fn nearest_by_signs(arch: pulp::Arch, parts: &[Arc<Part>], query: &[f32], keep: usize) -> Vec<At> {
     let (dim, mut qs) = (query.len(), Vec::with_capacity(words(query.len())));
     signs(query, &mut qs);
-    let mut distances = Vec::new();
+    let rows = parts.iter().map(|p| p.len()).sum();
+    let (mut distances, mut count) = (Vec::with_capacity(rows), vec![0u32; dim + 1]);
     for chunk in parts.iter().flat_map(|p| &p.chunks) {
-        hamming(arch, &chunk.signs, words(dim), &qs, &mut distances);
+        hamming(arch, &chunk.signs, words(dim), &qs, &mut distances, &mut count);
     }
-    let mut count = vec![0usize; dim + 1];
-    distances.iter().for_each(|h| count[*h as usize] += 1);
     let (mut cut, mut below) = (0, 0);
-    while cut < dim && below + count[cut] < keep {
-        below += count[cut];
+    while cut < dim && below + (count[cut] as usize) < keep {
+        below += count[cut] as usize;
         cut += 1;
     }
-    let mut room = keep - below;
+    let (mut room, cut) = (keep - below, cut as u16);
     let mut kept = Vec::with_capacity(keep);
     let mut next = distances.iter();
     for (pi, part) in parts.iter().enumerate() {
         for (ci, chunk) in part.chunks.iter().enumerate() {
-            for (row, h) in next.by_ref().take(chunk.ids.len()).enumerate() {
-                let h = *h as usize;
+            for (row, &h) in next.by_ref().take(chunk.ids.len()).enumerate() {
                 if h < cut || (h == cut && room > 0) {
                     room -= usize::from(h == cut);
                     kept.push(at(pi, ci, row));
@@ -519,8 +522,10 @@ impl VectorCache {
         let rows: usize = parts.iter().map(|p| p.len()).sum();
         let (arch, dim) = (pulp::Arch::new(), query.len().max(1));
         let mut best = Best::new(shortlist);
-        // (An empty query has no sign bits: the plain scan serves it.)
-        match coarse_keep(rows, shortlist).filter(|_| !query.is_empty()) {
+        // An empty query has no sign bits, and distances are counted in 16 bits: the plain scan
+        // serves both ends (no embedding model comes near 65,536 dimensions).
+        let signed = !query.is_empty() && query.len() <= usize::from(u16::MAX);
+        match coarse_keep(rows, shortlist).filter(|_| signed) {
             None => {
                 let mut dots = Vec::with_capacity(CHUNK);
                 for (pi, part) in parts.iter().enumerate() {
@@ -654,26 +659,32 @@ mod tests {
             let (mut qs, mut bits) = (Vec::new(), Vec::new());
             super::signs(&query, &mut qs);
             rows.iter().for_each(|r| super::signs(r, &mut bits));
-            let mut distances = Vec::new();
-            super::hamming(pulp::Arch::new(), &bits, super::words(dim), &qs, &mut distances);
-            let naive: Vec<u32> = rows
+            let (mut distances, mut count) = (Vec::new(), vec![0u32; dim + 1]);
+            super::hamming(pulp::Arch::new(), &bits, super::words(dim), &qs, &mut distances, &mut count);
+            let naive: Vec<u16> = rows
                 .iter()
-                .map(|r| r.iter().zip(&query).filter(|(a, b)| (**a > 0.0) != (**b > 0.0)).count() as u32)
+                .map(|r| r.iter().zip(&query).filter(|(a, b)| (**a > 0.0) != (**b > 0.0)).count() as u16)
                 .collect();
             assert_eq!(distances, naive, "dimension {dim}");
+            for (h, n) in count.iter().enumerate() {
+                let at_h = naive.iter().filter(|d| usize::from(**d) == h).count();
+                assert_eq!(*n as usize, at_h, "rows counted at distance {h}, dimension {dim}");
+            }
         }
     }
 
-    /// Where the sign-bit pass starts, for recall's shortlist (50 + slack) and the write
-    /// gate's (5 + slack): only at four times what it keeps, so small users scan all in int8.
+    /// Where the sign-bit pass starts and what it keeps, for recall's shortlist (50 + slack) and
+    /// the write gate's (5 + slack): only at four times what it keeps, so small users scan all
+    /// in int8; past that, a share of the scope that grows with the shortlist.
     #[test]
     fn the_sign_pass_starts_at_four_times_what_it_keeps() {
         let (recall, gate) = (50 + super::SHORTLIST_SLACK, 5 + super::SHORTLIST_SLACK);
         assert_eq!(super::coarse_keep(5_247, recall), None);
         assert_eq!(super::coarse_keep(5_248, recall), Some(1_312));
-        assert_eq!(super::coarse_keep(4_095, gate), None);
-        assert_eq!(super::coarse_keep(8_000, gate), Some(1_024));
-        assert_eq!(super::coarse_keep(100_000, gate), Some(12_500), "an eighth of a large scope");
+        assert_eq!(super::coarse_keep(100_000, recall), Some(12_464), "about an eighth of a large scope");
+        assert_eq!(super::coarse_keep(2_367, gate), None);
+        assert_eq!(super::coarse_keep(10_000, gate), Some(592));
+        assert_eq!(super::coarse_keep(100_000, gate), Some(5_624), "a seventeenth of a large scope");
         assert_eq!(super::coarse_keep(1_000_000, usize::MAX), None, "no overflow for any limit");
     }
 

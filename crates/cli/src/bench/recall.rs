@@ -26,6 +26,9 @@ use super::{
 /// Nearest memories the agreement check compares: the vector half's candidates in recall.
 const AGREEMENT_K: usize = 50;
 
+/// The same for the write gate's near-duplicate lookup, which asks for fewer and keeps fewer.
+const DEDUP_LOOKUP_K: usize = 5;
+
 /// Queries the agreement check asks (each one scores every memory of the user exactly).
 const AGREEMENT_QUERIES: usize = 100;
 
@@ -71,6 +74,8 @@ struct RecallRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     with_writes: Option<WritesPass>,
     vector_agreement: Agreement,
+    /// The same check for the write gate's lookup ([`DEDUP_LOOKUP_K`] nearest).
+    dedup_lookup_agreement: Agreement,
 }
 
 /// How much of the exact nearest memories by cosine the store's vector search returns: what a
@@ -436,7 +441,8 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             }
             None => None,
         };
-        let vector_agreement = agreement(&*store, &*embedder, user, &qs[20..])?;
+        let [vector_agreement, dedup_lookup_agreement] =
+            agreement(&*store, &*embedder, user, &qs[20..], [AGREEMENT_K, DEDUP_LOOKUP_K])?;
         let run = RecallRun {
             memories_of_user: *n,
             memories_in_store: rows,
@@ -448,6 +454,7 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             recall_with_writes_ms_excluding_embedding: with_writes.as_ref().map(|(ms, _)| dist(ms)),
             with_writes: with_writes.map(|(_, pass)| pass),
             vector_agreement,
+            dedup_lookup_agreement,
         };
         println!(
             "{:>7} memories/user in a store of {rows}: recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | query embedding p50 {:.2} ms · p95 {:.2} ms",
@@ -458,17 +465,20 @@ pub(super) fn run(mut config: Config, plan: &Plan, queries: usize, kind: Embedde
             run.query_embedding_ms.p50,
             run.query_embedding_ms.p95,
         );
-        let a = &run.vector_agreement;
-        println!(
-            "{:>7} memories/user: the vector search returned {:.2}% of the exact {} nearest (worst query {:.0}%), \
-             the nearest first in {:.1}% of {} queries",
-            n,
-            a.mean * 100.0,
-            a.k,
-            a.min * 100.0,
-            a.nearest_first * 100.0,
-            a.queries
-        );
+        for (a, what) in
+            [(&run.vector_agreement, "recall's vector search"), (&run.dedup_lookup_agreement, "the gate's lookup")]
+        {
+            println!(
+                "{:>7} memories/user: {what} returned {:.2}% of the exact {} nearest (worst query {:.0}%), \
+                 the nearest first in {:.1}% of {} queries",
+                n,
+                a.mean * 100.0,
+                a.k,
+                a.min * 100.0,
+                a.nearest_first * 100.0,
+                a.queries
+            );
+        }
         if let (Some(d), Some(w)) = (&run.recall_with_writes_ms_excluding_embedding, &run.with_writes) {
             println!(
                 "{:>7} memories/user, a write before every {} recall(s): recall p50 {:.2} ms · p95 {:.2} ms · p99 {:.2} ms (excl. embedding) | write p50 {:.2} ms",
@@ -546,29 +556,41 @@ fn recalls_with_writes(
 }
 
 /// The store's vector search against exact cosines over every active memory of `owner`, for
-/// the first [`AGREEMENT_QUERIES`] of `qs` (embedded as they are).
-fn agreement(store: &dyn Store, embedder: &dyn Embedder, owner: &Scope, qs: &[String]) -> Result<Agreement> {
+/// the first [`AGREEMENT_QUERIES`] of `qs` (embedded as they are), once per number of nearest
+/// asked for in `ks`.
+fn agreement<const N: usize>(
+    store: &dyn Store,
+    embedder: &dyn Embedder,
+    owner: &Scope,
+    qs: &[String],
+    ks: [usize; N],
+) -> Result<[Agreement; N]> {
     let filter = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
     let ids: Vec<_> = store.list(owner, &filter)?.into_iter().map(|m| m.id).collect();
     let texts: Vec<&str> = qs.iter().take(AGREEMENT_QUERIES).map(String::as_str).collect();
     let vectors = embedder.embed(&texts).context("embedding the agreement check's queries")?;
-    let (mut shares, mut first) = (Vec::with_capacity(vectors.len()), 0usize);
+    let mut shares = ks.map(|_| Vec::with_capacity(vectors.len()));
+    let mut first = [0usize; N];
     for q in &vectors {
         let mut exact = store.cosines(owner, embedder.id(), q, &ids)?;
         exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        exact.truncate(AGREEMENT_K);
-        let found = store.vector(owner, embedder.id(), q, AGREEMENT_K)?;
-        let returned: HashSet<_> = found.iter().map(|(id, _)| *id).collect();
-        let k = exact.len().max(1);
-        shares.push(exact.iter().filter(|(id, _)| returned.contains(id)).count() as f64 / k as f64);
-        first += usize::from(found.first().map(|f| f.0) == exact.first().map(|e| e.0));
+        for (i, k) in ks.iter().enumerate() {
+            let exact = &exact[..exact.len().min(*k)];
+            let found = store.vector(owner, embedder.id(), q, *k)?;
+            let returned: HashSet<_> = found.iter().map(|(id, _)| *id).collect();
+            let share = exact.iter().filter(|(id, _)| returned.contains(id)).count() as f64;
+            shares[i].push(share / exact.len().max(1) as f64);
+            first[i] += usize::from(found.first().map(|f| f.0) == exact.first().map(|e| e.0));
+        }
     }
-    let n = shares.len().max(1) as f64;
-    Ok(Agreement {
-        k: AGREEMENT_K,
-        queries: shares.len(),
-        mean: shares.iter().sum::<f64>() / n,
-        min: shares.iter().copied().fold(1.0, f64::min),
-        nearest_first: first as f64 / n,
-    })
+    Ok(std::array::from_fn(|i| {
+        let n = shares[i].len().max(1) as f64;
+        Agreement {
+            k: ks[i],
+            queries: shares[i].len(),
+            mean: shares[i].iter().sum::<f64>() / n,
+            min: shares[i].iter().copied().fold(1.0, f64::min),
+            nearest_first: first[i] as f64 / n,
+        }
+    }))
 }
