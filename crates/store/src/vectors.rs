@@ -959,7 +959,7 @@ mod tests {
             let mut v: Vec<f32> = noise.iter().map(|x| 0.04 * x).collect();
             for k in 0..12 {
                 let word = (seed * 7 + k * 131 + (seed / 5) * k) % 600;
-                v[word * 7 % dim] += if word % 2 == 0 { 1.0 } else { -1.0 };
+                v[word * 7 % dim] += if word.is_multiple_of(2) { 1.0 } else { -1.0 };
             }
             let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
             v.into_iter().map(|x| x / norm).collect::<Vec<f32>>()
