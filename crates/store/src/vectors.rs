@@ -841,6 +841,24 @@ mod tests {
         (m.clone(), Change::Insert { memory: m, embedding: Some(e), reason: "r".into() })
     }
 
+    /// One active fact per vector, inserted in one apply; the memories, in the vectors' order.
+    fn insert_all(store: &SqliteStore, owner: &Scope, model: &str, vectors: &[Vec<f32>]) -> Vec<Memory> {
+        let rows: Vec<Memory> = (0..vectors.len())
+            .map(|i| Memory::new(owner.clone(), Kind::Fact, format!("User fact number {i}"), t0()))
+            .collect();
+        let changes = rows
+            .iter()
+            .zip(vectors)
+            .map(|(m, v)| Change::Insert {
+                memory: m.clone(),
+                embedding: Some(Embedding { model: model.into(), vector: v.clone() }),
+                reason: "r".into(),
+            })
+            .collect();
+        apply(store, owner, changes);
+        rows
+    }
+
     fn set_status(id: MemoryId, status: Status) -> Change {
         Change::SetStatus { id, status, event: HistoryEvent::Closed, reason: "r".into(), sources: vec![] }
     }
@@ -920,18 +938,7 @@ mod tests {
                 vectors[97 * (10 * q + k)] = query.iter().zip(&ortho).map(|(y, o)| cos * y + sin * o / norm).collect();
             }
         }
-        let rows: Vec<Memory> =
-            (0..n).map(|i| Memory::new(owner.clone(), Kind::Fact, format!("User fact number {i}"), t0())).collect();
-        let changes = rows
-            .iter()
-            .zip(&vectors)
-            .map(|(m, v)| Change::Insert {
-                memory: m.clone(),
-                embedding: Some(Embedding { model: model.into(), vector: v.clone() }),
-                reason: "r".into(),
-            })
-            .collect();
-        apply(&store, &owner, changes);
+        let rows = insert_all(&store, &owner, model, &vectors);
         for (q, query) in queries.iter().enumerate() {
             let mut exact: Vec<(MemoryId, f32)> =
                 rows.iter().zip(&vectors).map(|(m, v)| (m.id, super::dot(v, query))).collect();
@@ -967,18 +974,7 @@ mod tests {
         let vectors: Vec<Vec<f32>> = (0..n).map(sparse).collect();
         assert!(vectors.iter().all(|v| super::peaked(v)), "the test's vectors are peaked");
         assert!(super::coarse_keep(n, 10 + super::SHORTLIST_SLACK).is_some(), "large enough for the pass");
-        let rows: Vec<Memory> =
-            (0..n).map(|i| Memory::new(owner.clone(), Kind::Fact, format!("User fact number {i}"), t0())).collect();
-        let changes = rows
-            .iter()
-            .zip(&vectors)
-            .map(|(m, v)| Change::Insert {
-                memory: m.clone(),
-                embedding: Some(Embedding { model: model.into(), vector: v.clone() }),
-                reason: "r".into(),
-            })
-            .collect();
-        apply(&store, &owner, changes);
+        let rows = insert_all(&store, &owner, model, &vectors);
         for q in 0..20 {
             let query = sparse(n + q);
             let mut exact: Vec<(MemoryId, f32)> =
