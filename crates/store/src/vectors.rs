@@ -859,6 +859,19 @@ mod tests {
         rows
     }
 
+    /// The `k` memories nearest `query` by exact cosine, ties by id.
+    fn exact_nearest(rows: &[Memory], vectors: &[Vec<f32>], query: &[f32], k: usize) -> Vec<MemoryId> {
+        let mut exact: Vec<(MemoryId, f32)> =
+            rows.iter().zip(vectors).map(|(m, v)| (m.id, super::dot(v, query))).collect();
+        exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        exact.truncate(k);
+        ids(&exact)
+    }
+
+    fn ids(found: &[(MemoryId, f32)]) -> Vec<MemoryId> {
+        found.iter().map(|(id, _)| *id).collect()
+    }
+
     fn set_status(id: MemoryId, status: Status) -> Change {
         Change::SetStatus { id, status, event: HistoryEvent::Closed, reason: "r".into(), sources: vec![] }
     }
@@ -940,14 +953,13 @@ mod tests {
         }
         let rows = insert_all(&store, &owner, model, &vectors);
         for (q, query) in queries.iter().enumerate() {
-            let mut exact: Vec<(MemoryId, f32)> =
-                rows.iter().zip(&vectors).map(|(m, v)| (m.id, super::dot(v, query))).collect();
-            exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             let planted: Vec<MemoryId> = (0..10).map(|k| rows[97 * (10 * q + k)].id).collect();
-            let ids = |v: &[(MemoryId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
-            assert_eq!(ids(&exact[..10]), planted, "the planted rows are the exact best of query {q}");
-            let found = store.vector(&owner, model, query, 10).unwrap();
-            assert_eq!(ids(&found), planted, "query {q}");
+            assert_eq!(
+                exact_nearest(&rows, &vectors, query, 10),
+                planted,
+                "the planted rows are the exact best of query {q}"
+            );
+            assert_eq!(ids(&store.vector(&owner, model, query, 10).unwrap()), planted, "query {q}");
         }
     }
 
@@ -977,12 +989,8 @@ mod tests {
         let rows = insert_all(&store, &owner, model, &vectors);
         for q in 0..20 {
             let query = sparse(n + q);
-            let mut exact: Vec<(MemoryId, f32)> =
-                rows.iter().zip(&vectors).map(|(m, v)| (m.id, super::dot(v, &query))).collect();
-            exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             let found = store.vector(&owner, model, &query, 10).unwrap();
-            let ids = |v: &[(MemoryId, f32)]| v.iter().map(|(id, _)| *id).collect::<Vec<_>>();
-            assert_eq!(ids(&found), ids(&exact[..10]), "query {q}");
+            assert_eq!(ids(&found), exact_nearest(&rows, &vectors, &query, 10), "query {q}");
         }
     }
 
