@@ -23,15 +23,19 @@
 //! measure are scanned in int8: a number that grows with the shortlist asked for and with the
 //! scope (1,312 for recall's 50 at 10,000, 592 for the write gate's 5; [`coarse_keep`]). A
 //! scope of vectors whose energy sits in a few components (a hashed bag of words) is scanned
-//! whole: their sign bits say little ([`peaked`]).
+//! whole: their sign bits say little ([`peaked`]). A full chunk of such vectors also keeps its
+//! int8 copy by column, and a query with few non-zero components (the same embedder's) sums only
+//! its own columns ([`by_columns`]): the same integers from a twentieth of the bytes, so a write
+//! gate's lookup in a large hash-embedded scope no longer grows with it by 384 bytes a row.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mnemo_core::{MemoryId, Scope};
+use mnemo_core::{Memory, MemoryId, Scope, Status};
 
+use crate::Embedding;
 use crate::error::{Result, StoreError};
 use crate::plan::apply::PartKey;
 
@@ -277,6 +281,79 @@ pub(crate) struct Moved<'a> {
     pub(crate) changes: Vec<VectorChange<'a>>,
 }
 
+/// What a change set's writes do to each partition's recallable vectors, followed write by
+/// write as a backend runs them, so that after the commit this handle's cache can take the
+/// deltas instead of reloading ([`VectorCache::advance`]). Both backends' `apply` feed it.
+pub(crate) struct Deltas<'a> {
+    /// Each memory read or inserted: its partition and whether it is recallable now.
+    recallable: HashMap<MemoryId, (PartKey, bool)>,
+    /// Changes not yet claimed by a partition's version bump.
+    changed: HashMap<PartKey, Vec<VectorChange<'a>>>,
+    moved: Vec<Moved<'a>>,
+}
+
+impl<'a> Deltas<'a> {
+    /// Starts from the memories the plan read, as they were stored.
+    pub(crate) fn new(stored: &HashMap<MemoryId, crate::plan::apply::Stored>) -> Self {
+        let recallable = stored.iter().map(|(id, s)| (*id, (s.owner.clone(), s.status == Status::Active))).collect();
+        Self { recallable, changed: HashMap::new(), moved: Vec::new() }
+    }
+
+    /// A memory inserted, with its vector if it has one.
+    pub(crate) fn inserted(&mut self, memory: &Memory, embedding: Option<&'a Embedding>) {
+        let owner: PartKey = memory.owner.key_parts().map(str::to_string);
+        let active = memory.status == Status::Active;
+        if let (Some(e), true) = (embedding, active) {
+            self.changed.entry(owner.clone()).or_default().push(put(memory.id, e));
+        }
+        self.recallable.insert(memory.id, (owner, active));
+    }
+
+    /// A memory's status moved from `from` to `to`. Some(partition) when it became recallable
+    /// again: its stored vector must then be read and handed to [`Deltas::restored`].
+    pub(crate) fn status(&mut self, id: MemoryId, from: Status, to: Status) -> Option<PartKey> {
+        let (owner, active) = self.recallable.get_mut(&id)?;
+        *active = to == Status::Active;
+        match (from == Status::Active, *active) {
+            (true, false) => {
+                self.changed.entry(owner.clone()).or_default().push(VectorChange::Remove(id));
+                None
+            }
+            (false, true) => Some(owner.clone()),
+            _ => None,
+        }
+    }
+
+    /// The stored vector of a memory [`Deltas::status`] made recallable again.
+    pub(crate) fn restored(&mut self, owner: PartKey, put: VectorChange<'a>) {
+        self.changed.entry(owner).or_default().push(put);
+    }
+
+    /// A memory's vector replaced.
+    pub(crate) fn embedded(&mut self, id: MemoryId, e: &'a Embedding) {
+        if let Some((owner, true)) = self.recallable.get(&id) {
+            self.changed.entry(owner.clone()).or_default().push(put(id, e));
+        }
+    }
+
+    /// A partition's version moved, from `from` (none: its row was created, or the backend
+    /// cannot tell) to `to`: the changes so far to its vectors are that move's.
+    pub(crate) fn bumped(&mut self, partition: &PartKey, from: Option<i64>, to: i64) {
+        let changes = self.changed.remove(partition).unwrap_or_default();
+        self.moved.push(Moved { partition: partition.clone(), from, to, changes });
+    }
+
+    /// The moves, in the order the writes ran.
+    pub(crate) fn into_moved(self) -> Vec<Moved<'a>> {
+        self.moved
+    }
+}
+
+/// The cache's view of a vector a change set stores for a recallable memory.
+fn put(id: MemoryId, e: &Embedding) -> VectorChange<'_> {
+    VectorChange::Put { id, model: Cow::Borrowed(e.model.as_str()), vector: Cow::Borrowed(e.vector.as_slice()) }
+}
+
 /// The cache, shared by all readers of one store handle: per partition, per model.
 #[derive(Default)]
 pub(crate) struct VectorCache {
@@ -317,7 +394,7 @@ fn approximate(arch: pulp::Arch, quantized: &[i8], dim: usize, query: &[i8], out
 /// Rows the column scan sums at once: one cache line of each column read, 64 sums in vector
 /// registers.
 const BLOCK: usize = 64;
-const _: () = assert!(CHUNK % BLOCK == 0, "a column holds whole blocks");
+const _: () = assert!(CHUNK.is_multiple_of(BLOCK), "a column holds whole blocks");
 
 /// A query reads columns (where a chunk keeps them) when at most one in this many of its int8
 /// components is non-zero: summing a column costs more per byte than the row scan's multiply-add,
@@ -724,7 +801,7 @@ fn check_dim(model: &str, expected: usize, got: usize) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::HashMap;
 
     use chrono::{DateTime, Utc};
@@ -733,7 +810,7 @@ mod tests {
 
     use super::{CHUNK, Part};
     use crate::sqlite::SqliteStore;
-    use crate::{Change, ChangeSet, Embedding, Memories, Search, Users};
+    use crate::{Change, ChangeSet, Embedding, Search, Store, Users};
 
     #[test]
     fn int8_cosines_track_f32_cosines() {
@@ -980,12 +1057,12 @@ mod tests {
         }
     }
 
-    fn t0() -> DateTime<Utc> {
+    pub(crate) fn t0() -> DateTime<Utc> {
         "2026-03-02T09:00:00Z".parse().unwrap()
     }
 
     /// A deterministic unit vector; distinct seeds are far apart.
-    fn unit(seed: usize) -> Vec<f32> {
+    pub(crate) fn unit(seed: usize) -> Vec<f32> {
         unit_of(seed, 16)
     }
 
@@ -1016,7 +1093,7 @@ mod tests {
         v.into_iter().map(|x| x / norm).collect()
     }
 
-    fn insert(owner: &Scope, seed: usize, status: Status) -> (Memory, Change) {
+    pub(crate) fn insert(owner: &Scope, seed: usize, status: Status) -> (Memory, Change) {
         let mut m = Memory::new(owner.clone(), Kind::Fact, format!("User fact number {seed}"), t0());
         m.status = status;
         let e = Embedding { model: "test:16".into(), vector: unit(seed) };
@@ -1058,49 +1135,57 @@ mod tests {
         Change::SetStatus { id, status, event: HistoryEvent::Closed, reason: "r".into(), sources: vec![] }
     }
 
-    fn apply(store: &SqliteStore, owner: &Scope, changes: Vec<Change>) {
+    pub(crate) fn apply(store: &dyn Store, owner: &Scope, changes: Vec<Change>) {
         store.apply(&ChangeSet { tenant: owner.tenant.clone(), at: t0(), changes }).unwrap();
     }
 
-    fn top(store: &SqliteStore, owner: &Scope, seed: usize) -> Vec<MemoryId> {
+    fn top(store: &dyn Store, owner: &Scope, seed: usize) -> Vec<MemoryId> {
         store.vector(owner, "test:16", &unit(seed), 3).unwrap().into_iter().map(|(id, _)| id).collect()
     }
 
-    /// Every write kind of this handle reaches the cached part without reloading it, and leaves
-    /// it answering as a handle that loads from the file does.
     #[test]
     fn this_handles_writes_update_the_cache_in_place() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mnemo.db");
-        let store = SqliteStore::open(&path).unwrap();
+        let (store, reference) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+        writes_update_the_cache_in_place(&store, &|| store.vectors.loads(), &reference);
+    }
+
+    /// Every write kind of `store` reaches its cached part without reloading it (`loads` counts
+    /// the parts it loaded), and leaves it answering as `reference`, another handle on the same
+    /// database, does: both backends' apply hand the cache their deltas.
+    pub(crate) fn writes_update_the_cache_in_place(
+        store: &dyn Store,
+        loads: &dyn Fn() -> usize,
+        reference: &dyn Store,
+    ) {
         let owner = Scope::parse("acme", None, Some("dana"), None).unwrap();
         let rows: Vec<(Memory, Change)> = (0..40).map(|i| insert(&owner, i, Status::Active)).collect();
-        apply(&store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
-        assert_eq!(top(&store, &owner, 3)[0], rows[3].0.id);
-        let loads = store.vectors.loads();
+        apply(store, &owner, rows.iter().map(|(_, c)| c.clone()).collect());
+        assert_eq!(top(store, &owner, 3)[0], rows[3].0.id);
+        let loads_before = loads();
 
         // Insert, then a supersession as the engine writes it (new row, old one superseded).
         let (fresh, add) = insert(&owner, 100, Status::Active);
-        apply(&store, &owner, vec![add]);
-        assert_eq!(top(&store, &owner, 100)[0], fresh.id);
+        apply(store, &owner, vec![add]);
+        assert_eq!(top(store, &owner, 100)[0], fresh.id);
         let (newer, add) = insert(&owner, 101, Status::Active);
-        apply(&store, &owner, vec![add, set_status(rows[5].0.id, Status::Superseded { by: newer.id })]);
-        assert!(!top(&store, &owner, 5).contains(&rows[5].0.id), "a superseded memory left the cache");
-        assert_eq!(top(&store, &owner, 101)[0], newer.id);
+        apply(store, &owner, vec![add, set_status(rows[5].0.id, Status::Superseded { by: newer.id })]);
+        assert!(!top(store, &owner, 5).contains(&rows[5].0.id), "a superseded memory left the cache");
+        assert_eq!(top(store, &owner, 101)[0], newer.id);
         // Archive (forget, close), re-embed, and a provisional memory made active.
-        apply(&store, &owner, vec![set_status(rows[6].0.id, Status::Archived)]);
-        assert!(!top(&store, &owner, 6).contains(&rows[6].0.id));
+        apply(store, &owner, vec![set_status(rows[6].0.id, Status::Archived)]);
+        assert!(!top(store, &owner, 6).contains(&rows[6].0.id));
         let reembed = Embedding { model: "test:16".into(), vector: unit(200) };
-        apply(&store, &owner, vec![Change::SetEmbedding { id: rows[7].0.id, embedding: reembed }]);
-        assert_eq!(top(&store, &owner, 200)[0], rows[7].0.id);
+        apply(store, &owner, vec![Change::SetEmbedding { id: rows[7].0.id, embedding: reembed }]);
+        assert_eq!(top(store, &owner, 200)[0], rows[7].0.id);
         let (provisional, add) = insert(&owner, 300, Status::Provisional);
-        apply(&store, &owner, vec![add]);
-        assert!(!top(&store, &owner, 300).contains(&provisional.id));
-        apply(&store, &owner, vec![set_status(provisional.id, Status::Active)]);
-        assert_eq!(top(&store, &owner, 300)[0], provisional.id);
-        assert_eq!(store.vectors.loads(), loads, "no write of this handle made it reload");
+        apply(store, &owner, vec![add]);
+        assert!(!top(store, &owner, 300).contains(&provisional.id));
+        apply(store, &owner, vec![set_status(provisional.id, Status::Active)]);
+        assert_eq!(top(store, &owner, 300)[0], provisional.id);
+        assert_eq!(loads(), loads_before, "no write of this handle made it reload");
 
-        let reference = SqliteStore::open(&path).unwrap();
         for seed in (0..40).chain([100, 101, 200, 300]) {
             assert_eq!(
                 store.vector(&owner, "test:16", &unit(seed), 10).unwrap(),

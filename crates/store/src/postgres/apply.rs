@@ -5,10 +5,11 @@
 //! change rewrites them, FOR KEY SHARE when it only links to them), so concurrent applies from
 //! several servers serialise per memory the way SQLite's single writer does.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use mnemo_core::Memory;
+use mnemo_core::{Memory, MemoryId};
 
 use super::pool::Tx;
 use super::rows::{get, params, vector_text};
@@ -18,10 +19,12 @@ use crate::plan::apply::{self as plan, Lock, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{decode, json, ms};
 use crate::sql::{BUMP_PARTITION, Dialect};
+use crate::vectors::{Deltas, Moved, VectorChange};
 use crate::{Change, ChangeSet, Embedding};
 
-/// Applies every change inside `tx`; the caller commits.
-pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) -> Result<()> {
+/// Applies every change inside `tx`; the caller commits, then hands the partitions moved to the
+/// vector cache.
+pub(crate) fn apply<'a>(tx: &mut Tx<'_>, cs: &'a ChangeSet, models: &mut Models<'_>) -> Result<Vec<Moved<'a>>> {
     register_models(tx, cs, models)?;
     let tenant = cs.tenant.as_str();
     let mut stored = HashMap::new();
@@ -35,13 +38,20 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
             stored.insert(id, decode::stored(&row, 0)?);
         }
     }
+    let mut deltas = Deltas::new(&stored);
     let plan = plan::plan(cs, stored)?;
     plan.run(|write| {
         match write {
             Write::Insert { memory, embedding } => {
                 insert_memory(tx, memory, embedding.map(|e| (e.model.as_str(), vector_text(&e.vector))))?;
+                deltas.inserted(memory, *embedding);
             }
-            Write::Status { id, to, .. } => {
+            Write::Status { id, from, to } => {
+                if let Some(owner) = deltas.status(*id, *from, *to)
+                    && let Some(put) = stored_vector(tx, tenant, *id)?
+                {
+                    deltas.restored(owner, put);
+                }
                 tx.execute(
                     "UPDATE memories SET status = $1, superseded_by = $2, updated_at = $3 WHERE tenant = $4 AND id = $5",
                     &[&to.kind().as_str(), &to.superseded_by().map(|m| m.to_string()), &ms(cs.at), &tenant, &id.to_string()],
@@ -64,6 +74,7 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
                     "UPDATE memories SET model = $1, embedding = $2::text::vector WHERE tenant = $3 AND id = $4",
                     &[&embedding.model, &vector_text(&embedding.vector), &tenant, &id.to_string()],
                 )?;
+                deltas.embedded(*id, embedding);
             }
             Write::Pinned { id, pinned } => {
                 tx.execute(
@@ -91,12 +102,27 @@ pub(crate) fn apply(tx: &mut Tx<'_>, cs: &ChangeSet, models: &mut Models<'_>) ->
                 tx.execute(&Dialect::Postgres.insert_or_ignore(row.table, row.columns.iter().copied()), &params(&row.values))?;
             }
             Write::History(entry) => insert(tx, &encode::history(&cs.tenant, entry))?,
-            Write::Partition([t, a, u, c]) => {
-                tx.execute(BUMP_PARTITION, &[t, a, u, c])?;
+            Write::Partition(partition) => {
+                let [t, a, u, c] = partition;
+                let row = tx.query_one(BUMP_PARTITION, &[t, a, u, c])?;
+                let (before, after): (Option<i64>, i64) = (get(&row, 0)?, get(&row, 1)?);
+                // Another bump committed between the snapshot and this one: no delta to give.
+                deltas.bumped(partition, before.filter(|b| b + 1 == after), after);
             }
         }
         Ok(())
-    })
+    })?;
+    Ok(deltas.into_moved())
+}
+
+/// The stored vector of a memory made recallable again, as the cache needs it.
+fn stored_vector(tx: &mut Tx<'_>, tenant: &str, id: MemoryId) -> Result<Option<VectorChange<'static>>> {
+    let row = tx.query_opt(
+        "SELECT model, embedding::real[] FROM memories WHERE tenant = $1 AND id = $2 AND model IS NOT NULL",
+        &[&tenant, &id.to_string()],
+    )?;
+    let Some(row) = row else { return Ok(None) };
+    Ok(Some(VectorChange::Put { id, model: Cow::Owned(get(&row, 0)?), vector: Cow::Owned(get(&row, 1)?) }))
 }
 
 /// Writes one planned row through its shared column list.

@@ -139,6 +139,13 @@ impl Memories for PostgresStore {
         if changes.changes.is_empty() {
             return Ok(());
         }
-        self.with_models(|models| self.write("apply", changes.tenant.as_str(), |tx| apply::apply(tx, changes, models)))
+        let moved = self.with_models(|models| {
+            self.write("apply", changes.tenant.as_str(), |tx| apply::apply(tx, changes, models))
+        })?;
+        // After the commit. Concurrent applies may hand their moves over in another order than
+        // they committed in: a part takes a move only at the version the move started from, so
+        // one that arrives early is skipped and the part is reloaded at its next read.
+        self.vectors.advance(&moved);
+        Ok(())
     }
 }

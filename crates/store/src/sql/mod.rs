@@ -122,15 +122,21 @@ pub(crate) const VISIBLE: &str =
     "m.tenant = $1 AND m.agent IN ('', $2) AND m.user_id IN ('', $3) AND m.chat IN ('', $4)";
 
 /// Bumps the version of a partition (parameters 1 to 4) that gained or lost recallable rows, so
-/// caches of other processes reload it. PostgreSQL's; SQLite's bump also reports the versions
-/// its vector cache follows (`sqlite::apply::bump_partition`). A new row starts at the current
-/// time in microseconds, as SQLite's does: its key may have had a row before (deleted by an
-/// erasure) whose versions another process still caches, and that row cannot have counted past
-/// the time of its last write, so a version never repeats.
+/// caches of other processes reload it; returns the version this statement's snapshot saw
+/// (NULL when there was no row) and the version after, which this handle's vector cache
+/// follows, as SQLite's bump reports them (`sqlite::apply::bump_partition`). A concurrent bump
+/// committed in between makes the two differ by more than one: the caller then reports no
+/// version before, and the cache reloads the part. A new row starts at the current time in
+/// microseconds, as SQLite's does: its key may have had a row before (deleted by an erasure)
+/// whose versions another process still caches, and that row cannot have counted past the time
+/// of its last write, so a version never repeats.
 #[cfg(feature = "postgres")]
-pub(crate) const BUMP_PARTITION: &str = "INSERT INTO partitions (tenant, agent, user_id, chat, version) \
+pub(crate) const BUMP_PARTITION: &str = "WITH before AS (SELECT version FROM partitions \
+     WHERE tenant = $1 AND agent = $2 AND user_id = $3 AND chat = $4) \
+     INSERT INTO partitions (tenant, agent, user_id, chat, version) \
      VALUES ($1, $2, $3, $4, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint) \
-     ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET version = partitions.version + 1";
+     ON CONFLICT (tenant, agent, user_id, chat) DO UPDATE SET version = partitions.version + 1 \
+     RETURNING (SELECT version FROM before), version";
 
 #[cfg(test)]
 mod tests {

@@ -19,7 +19,7 @@ use crate::plan::apply::{self as plan, PartKey, STORED_COLUMNS, Write};
 use crate::rows::encode::{self, MEMORY};
 use crate::rows::{Row, decode, json, ms};
 use crate::sql::Dialect;
-use crate::vectors::{Moved, VectorChange};
+use crate::vectors::{Deltas, Moved, VectorChange};
 
 fn sql(e: rusqlite::Error) -> StoreError {
     StoreError::Sqlite { op: "apply", source: e }
@@ -51,42 +51,24 @@ pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<M
             stored.insert(id, row);
         }
     }
-    // Each memory's partition and whether it is recallable now, as the writes go.
-    let mut recallable: HashMap<MemoryId, (PartKey, bool)> = stored
-        .iter()
-        .map(|(id, s): (&MemoryId, &plan::Stored)| (*id, (s.owner.clone(), s.status == Status::Active)))
-        .collect();
-    let mut changed: HashMap<PartKey, Vec<VectorChange<'a>>> = HashMap::new();
-    let mut moved = Vec::new();
+    let mut deltas = Deltas::new(&stored);
     let plan = plan::plan(cs, stored)?;
     plan.run(|write| {
         match write {
             Write::Insert { memory, embedding } => {
                 let new = insert_memory(tx, memory)?;
-                let owner: PartKey = memory.owner.key_parts().map(str::to_string);
-                let active = memory.status == Status::Active;
                 if let Some(e) = embedding {
                     put_embedding(tx, new, e, true)?;
-                    if active {
-                        changed.entry(owner.clone()).or_default().push(put(memory.id, e));
-                    }
                 }
                 rowids.insert(memory.id, new);
-                recallable.insert(memory.id, (owner, active));
+                deltas.inserted(memory, *embedding);
             }
             Write::Status { id, from, to } => {
                 let rowid = rowid_of(&rowids, cs, id)?;
-                if let Some((owner, active)) = recallable.get_mut(id) {
-                    *active = *to == Status::Active;
-                    match (*from == Status::Active, *active) {
-                        (true, false) => changed.entry(owner.clone()).or_default().push(VectorChange::Remove(*id)),
-                        (false, true) => {
-                            if let Some(put) = stored_vector(tx, *id, rowid)? {
-                                changed.entry(owner.clone()).or_default().push(put);
-                            }
-                        }
-                        _ => {}
-                    }
+                if let Some(owner) = deltas.status(*id, *from, *to)
+                    && let Some(put) = stored_vector(tx, *id, rowid)?
+                {
+                    deltas.restored(owner, put);
                 }
                 tx.prepare_cached("UPDATE memories SET status = ?1, superseded_by = ?2, updated_at = ?3 WHERE rowid = ?4")
                     .and_then(|mut s| {
@@ -118,9 +100,7 @@ pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<M
             }
             Write::Embedding { id, embedding } => {
                 put_embedding(tx, rowid_of(&rowids, cs, id)?, embedding, false)?;
-                if let Some((owner, true)) = recallable.get(id) {
-                    changed.entry(owner.clone()).or_default().push(put(*id, embedding));
-                }
+                deltas.embedded(*id, embedding);
             }
             Write::Pinned { id, pinned } => {
                 let rowid = rowid_of(&rowids, cs, id)?;
@@ -165,18 +145,12 @@ pub(crate) fn apply<'a>(tx: &Transaction<'_>, cs: &'a ChangeSet) -> Result<Vec<M
             }
             Write::Partition(partition) => {
                 let (from, to) = bump_partition(tx, partition)?;
-                let changes = changed.remove(partition).unwrap_or_default();
-                moved.push(Moved { partition: partition.clone(), from, to, changes });
+                deltas.bumped(partition, from, to);
             }
         }
         Ok(())
     })?;
-    Ok(moved)
-}
-
-/// The cache's view of a vector this change set stores for a recallable memory.
-fn put(id: MemoryId, e: &Embedding) -> VectorChange<'_> {
-    VectorChange::Put { id, model: Cow::Borrowed(e.model.as_str()), vector: Cow::Borrowed(e.vector.as_slice()) }
+    Ok(deltas.into_moved())
 }
 
 /// The stored vector of a memory made recallable again, as the cache needs it.
