@@ -104,17 +104,6 @@ fn peaked(v: &[f32]) -> bool {
     s4 == 0.0 || s2 * s2 / s4 < v.len() as f32 / 8.0
 }
 
-/// `quantized` (rows of `dim`) column by column, [`CHUNK`] bytes per column.
-fn columns_of(quantized: &[i8], dim: usize) -> Box<[i8]> {
-    let mut columns = vec![0i8; dim * CHUNK].into_boxed_slice();
-    for (row, v) in quantized.chunks_exact(dim).enumerate() {
-        for (j, x) in v.iter().enumerate() {
-            columns[j * CHUNK + row] = *x;
-        }
-    }
-    columns
-}
-
 /// Appends the sign bits of `v`.
 fn signs(v: &[f32], out: &mut Vec<u64>) {
     out.extend(v.chunks(64).map(|c| c.iter().enumerate().fold(0u64, |w, (i, x)| w | (u64::from(*x > 0.0) << i))));
@@ -131,7 +120,8 @@ impl Chunk {
         if self.columns.is_some() {
             self.copy_to_columns(rows - 1, dim);
         } else if rows == CHUNK && dim > 0 && 2 * self.peaked as usize >= CHUNK {
-            self.columns = Some(columns_of(&self.quantized, dim));
+            self.columns = Some(vec![0; dim * CHUNK].into_boxed_slice());
+            (0..rows).for_each(|row| self.copy_to_columns(row, dim));
         }
     }
 
@@ -505,16 +495,6 @@ impl<T> Best<T> {
         self.heap.push(std::cmp::Reverse(Ranked(score, item)));
     }
 
-    /// What a score must beat to be kept: the worst kept once `n` are, else -∞ (scores are
-    /// finite).
-    fn floor(&self) -> f32 {
-        match self.heap.peek() {
-            _ if self.n == 0 => f32::INFINITY,
-            Some(std::cmp::Reverse(worst)) if self.heap.len() == self.n => worst.0,
-            _ => f32::NEG_INFINITY,
-        }
-    }
-
     fn into_items(self) -> impl Iterator<Item = T> {
         self.heap.into_iter().map(|std::cmp::Reverse(Ranked(_, item))| item)
     }
@@ -720,7 +700,7 @@ impl VectorCache {
         let signed = !query.is_empty() && query.len() <= usize::from(u16::MAX) && peaked <= rows / 100;
         match coarse_keep(rows, shortlist).filter(|_| signed) {
             None => {
-                let (mut dots, mut scores) = (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
+                let mut dots = Vec::with_capacity(CHUNK);
                 let nonzero: Vec<(usize, i8)> = qq.iter().copied().enumerate().filter(|(_, x)| *x != 0).collect();
                 let sparse = nonzero.len() * COLUMNS_SHARE <= dim;
                 for (pi, part) in parts.iter().enumerate() {
@@ -729,16 +709,8 @@ impl VectorCache {
                             Some(columns) if sparse => by_columns(arch, columns, &nonzero, chunk.ids.len(), &mut dots),
                             _ => approximate(arch, &chunk.quantized, dim, &qq, &mut dots),
                         }
-                        // Scores in one pass the compiler vectorises; the few above the kept
-                        // floor go to the heap.
-                        scores.clear();
-                        scores.extend(dots.iter().zip(&chunk.scales).map(|(d, s)| *d as f32 / (s * qscale)));
-                        let mut floor = best.floor();
-                        for (row, score) in scores.iter().enumerate() {
-                            if score.total_cmp(&floor).is_gt() {
-                                best.offer(*score, at(pi, ci, row));
-                                floor = best.floor();
-                            }
+                        for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
+                            best.offer(*d as f32 / (s * qscale), at(pi, ci, row));
                         }
                     }
                 }
