@@ -480,19 +480,25 @@ impl<T> Best<T> {
         Self { n, heap: std::collections::BinaryHeap::with_capacity(n + 1) }
     }
 
+    /// Keeps `item` when its score beats [`Best::floor`], dropping the worst kept if full.
     fn offer(&mut self, score: f32, item: T) {
-        if self.n == 0 {
+        if self.n == 0 || !score.total_cmp(&self.floor()).is_gt() {
             return;
         }
         if self.heap.len() == self.n {
-            match self.heap.peek() {
-                Some(std::cmp::Reverse(worst)) if worst.0.total_cmp(&score).is_lt() => {
-                    self.heap.pop();
-                }
-                _ => return,
-            }
+            self.heap.pop();
         }
         self.heap.push(std::cmp::Reverse(Ranked(score, item)));
+    }
+
+    /// What a score must beat to be kept: the worst kept once `n` are, else -∞ (scores are
+    /// finite). A scan compares against it before offering, so most rows cost one comparison.
+    fn floor(&self) -> f32 {
+        match self.heap.peek() {
+            Some(std::cmp::Reverse(worst)) if self.heap.len() == self.n => worst.0,
+            _ if self.n == 0 => f32::INFINITY,
+            _ => f32::NEG_INFINITY,
+        }
     }
 
     fn into_items(self) -> impl Iterator<Item = T> {
@@ -700,7 +706,7 @@ impl VectorCache {
         let signed = !query.is_empty() && query.len() <= usize::from(u16::MAX) && peaked <= rows / 100;
         match coarse_keep(rows, shortlist).filter(|_| signed) {
             None => {
-                let mut dots = Vec::with_capacity(CHUNK);
+                let (mut dots, mut scores) = (Vec::with_capacity(CHUNK), Vec::with_capacity(CHUNK));
                 let nonzero: Vec<(usize, i8)> = qq.iter().copied().enumerate().filter(|(_, x)| *x != 0).collect();
                 let sparse = nonzero.len() * COLUMNS_SHARE <= dim;
                 for (pi, part) in parts.iter().enumerate() {
@@ -709,8 +715,16 @@ impl VectorCache {
                             Some(columns) if sparse => by_columns(arch, columns, &nonzero, chunk.ids.len(), &mut dots),
                             _ => approximate(arch, &chunk.quantized, dim, &qq, &mut dots),
                         }
-                        for (row, (d, s)) in dots.iter().zip(&chunk.scales).enumerate() {
-                            best.offer(*d as f32 / (s * qscale), at(pi, ci, row));
+                        // Scores in one pass the compiler vectorises; only those above the
+                        // kept floor go to the heap (its test in [`Best::offer`] is the same).
+                        scores.clear();
+                        scores.extend(dots.iter().zip(&chunk.scales).map(|(d, s)| *d as f32 / (s * qscale)));
+                        let mut floor = best.floor();
+                        for (row, score) in scores.iter().enumerate() {
+                            if score.total_cmp(&floor).is_gt() {
+                                best.offer(*score, at(pi, ci, row));
+                                floor = best.floor();
+                            }
                         }
                     }
                 }
