@@ -146,6 +146,8 @@ text_enum!(
         Budget => "budget",
         /// It was surfaced in the last turns of this chat (over-reference guard).
         SurfacedRecently => "surfaced_recently",
+        /// It restates turns that compete for the block verbatim: they carry it instead.
+        InSourceTurn => "in_source_turn",
     }
 );
 
@@ -245,21 +247,18 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     };
     let reserve = recent_cost.min(input.budget.saturating_sub(plan.used) / 2);
     let relevance = |i: &RecallItem| i.score.map_or(f32::INFINITY, |s| s.relevance);
-    let (mut ranked, mut excerpts) =
-        (input.ranked.iter().peekable(), input.excerpts.iter().take(t.excerpts).peekable());
+    let (memories, excerpts) = merge_into_source_turns(&mut plan, &input, &placed_memos, t.excerpts);
+    let (mut ranked, mut excerpts) = (memories.into_iter().peekable(), excerpts.into_iter().peekable());
     let mut contenders = Vec::new();
     loop {
         let take_memory = match (ranked.peek(), excerpts.peek()) {
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(m), Some(e)) => relevance(m) >= e.relevance,
+            (Some(m), Some((e, lifted))) => relevance(m) >= lifted.max(e.relevance),
         };
         if take_memory {
             let item = ranked.next().expect("peeked");
-            if placed_memos.contains(&item.memory.id) {
-                continue;
-            }
             let section = ranked_section(&item.memory);
             if section == SectionName::Speak && input.surfaced_recently.contains(&item.memory.id) {
                 plan.held_back.push(HeldBack { id: item.memory.id.to_string(), reason: HoldReason::SurfacedRecently });
@@ -267,7 +266,7 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
             }
             contenders.push(Contender::Memory(item, section));
         } else {
-            contenders.push(Contender::Excerpt(excerpts.next().expect("peeked")));
+            contenders.push(Contender::Excerpt(excerpts.next().expect("peeked").0));
         }
     }
     let terms = Terms::weighted(input.query_terms, contenders.iter().map(Contender::text));
@@ -295,6 +294,45 @@ pub fn assemble(input: AssemblyInput<'_>, t: &AssemblyTuning) -> ContextBlock {
     plan.finish()
 }
 
+/// The ranked memories and the archival excerpts that compete for the block, each best first,
+/// once every memory whose source turns are all among the excerpts has been folded into them.
+///
+/// Why: a memory restates what its turn said, so placing both spends the budget twice on one
+/// fact, and of the two the turn is what the user actually said (with its day). Such a memory
+/// is held back as `in_source_turn` and its turns compete at the memory's relevance when that
+/// is higher (the second value of each excerpt pair). A boundary (`avoid`) is never folded: its
+/// instruction is the point. Memos already placed are skipped.
+fn merge_into_source_turns<'a>(
+    plan: &mut Plan,
+    input: &AssemblyInput<'a>,
+    placed_memos: &[MemoryId],
+    excerpts: usize,
+) -> (Vec<&'a RecallItem>, Vec<(&'a Excerpt, f32)>) {
+    let mut pool: Vec<(&Excerpt, f32)> = input.excerpts.iter().take(excerpts).map(|e| (e, e.relevance)).collect();
+    let at: HashMap<&str, usize> = pool.iter().enumerate().map(|(i, (e, _))| (e.message.id.as_str(), i)).collect();
+    let mut memories = Vec::new();
+    for item in input.ranked {
+        if placed_memos.contains(&item.memory.id) {
+            continue;
+        }
+        let sources = &item.memory.provenance.sources;
+        let turns: Option<Vec<usize>> = sources.iter().map(|s| at.get(s.as_str()).copied()).collect();
+        match turns.filter(|t| !t.is_empty() && item.memory.surface != Surface::Avoid) {
+            Some(turns) => {
+                let r = item.score.map_or(f32::INFINITY, |s| s.relevance);
+                for i in turns {
+                    pool[i].1 = pool[i].1.max(r);
+                }
+                plan.held_back.push(HeldBack { id: item.memory.id.to_string(), reason: HoldReason::InSourceTurn });
+            }
+            None => memories.push(item),
+        }
+    }
+    // Stable: excerpts of equal standing keep the archive's order.
+    pool.sort_by(|a, b| b.1.total_cmp(&a.1));
+    (memories, pool)
+}
+
 /// A ranked memory (with its section) or an archival excerpt, in the order they compete.
 enum Contender<'a> {
     Memory(&'a RecallItem, SectionName),
@@ -311,71 +349,67 @@ impl<'a> Contender<'a> {
 
     fn tiered(self, terms: &Terms) -> Tiered<'a> {
         match self {
-            Contender::Memory(item, section) => Tiered::memory(item, section, terms),
+            Contender::Memory(item, section) => Tiered::memory(item, section),
             Contender::Excerpt(e) => Tiered::excerpt(e, terms),
         }
     }
 }
 
 /// A ranked memory or an archival excerpt competing for what the budget leaves, rendered at
-/// each level of detail it can take (gist, focus, full: the order of [`Detail`]).
+/// each level of detail it can take: its focus (whole sentences that bear on the message) and
+/// its whole text. There is no cut below that: a line the model reads is never a fragment.
 struct Tiered<'a> {
     section: SectionName,
     /// The message behind an excerpt, which must leave the recent window its share.
     message: Option<&'a Message>,
-    levels: [BlockItem; 3],
+    /// The focus, then the whole text (the order of [`Detail`] from `Focus`).
+    levels: [BlockItem; 2],
 }
 
 impl<'a> Tiered<'a> {
-    fn memory(item: &RecallItem, section: SectionName, terms: &Terms) -> Self {
-        let content = &item.memory.content;
-        let gist = memory_text(item, &detail::gist(detail::focus(content, terms).as_deref().unwrap_or(content)));
+    /// A memory is one statement: its focus is itself.
+    fn memory(item: &RecallItem, section: SectionName) -> Self {
         let full = memory_item(item);
-        let focus = full.text.clone();
-        Self { section, message: None, levels: Self::levels(gist, focus, full) }
+        Self { section, message: None, levels: [full.clone(), full] }
     }
 
     fn excerpt(e: &'a Excerpt, terms: &Terms) -> Self {
-        let focused = detail::focus(&e.message.content, terms);
-        let body = focused.as_deref().unwrap_or(&e.message.content);
-        let (gist, focus) = (excerpt_text(&e.message, &detail::gist(body)), excerpt_text(&e.message, body));
-        Self {
-            section: SectionName::Excerpt,
-            message: Some(&e.message),
-            levels: Self::levels(gist, focus, excerpt_item(e)),
+        let full = excerpt_item(e);
+        let focus = match detail::focus(&e.message.content, terms) {
+            Some(body) => {
+                let text = excerpt_text(&e.message, &body);
+                let tokens = tokens::line_cost(&format!("- {text}"));
+                // A focus that saves nothing ("A … C" against "A. B. C") is the whole text.
+                match tokens < full.tokens {
+                    true => BlockItem { text, tokens, ..full.clone() },
+                    false => full.clone(),
+                }
+            }
+            None => full.clone(),
+        };
+        Self { section: SectionName::Excerpt, message: Some(&e.message), levels: [focus, full] }
+    }
+
+    fn level(&self, level: Detail) -> &BlockItem {
+        match level {
+            Detail::Full => &self.levels[1],
+            _ => &self.levels[0],
         }
     }
 
-    /// The three lines of one item: `full` with its text swapped for each shorter one, costed
-    /// (a text the same as the whole keeps its cost: no second count). A level that would cost
-    /// as much as the one above it ("A … C" against "A. Ok. C") is that level, so stepping down
-    /// always saves tokens and costs never grow with detail taken away.
-    fn levels(gist: String, focus: String, full: BlockItem) -> [BlockItem; 3] {
-        let below = |text: String, above: &BlockItem| {
-            let tokens = if text == above.text { above.tokens } else { tokens::line_cost(&format!("- {text}")) };
-            match tokens < above.tokens {
-                true => BlockItem { text, tokens, ..above.clone() },
-                false => above.clone(),
-            }
-        };
-        let focus = below(focus, &full);
-        let gist = below(gist, &focus);
-        [gist, focus, full]
-    }
-
     fn cost(&self, level: Detail) -> usize {
-        self.levels[level as usize].tokens
+        self.level(level).tokens
     }
 }
 
-/// Progressive shedding: places as many contenders as the budget holds, stepping items down
-/// (full → focus → gist) before dropping any, then gives detail back best first.
+/// Progressive shedding: places as many contenders as the budget holds, each at its focus
+/// before any is dropped, then gives the whole text back best first.
 ///
-/// Every contender that fits as a gist is taken, in relevance order; then, level by level,
-/// each taken item (best first) is raised to focus and then to full text while the budget
-/// allows. So the most relevant items read whole and the tail still says what it holds; a
-/// contender that does not fit even as a gist is held back. Excerpts never take the `reserve`
-/// the recent window needs. Returns the messages behind the placed excerpts, by id.
+/// Every contender whose focus fits is taken, in relevance order; then each taken item (best
+/// first) is raised to its whole text while the budget allows. So the most relevant items read
+/// whole and the tail still carries the sentences that bear on the message; a contender whose
+/// focus does not fit is held back. Excerpts never take the `reserve` the recent window needs.
+/// Returns the messages behind the placed excerpts, by id.
 fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> HashMap<String, &'a Message> {
     let headroom = |c: &Tiered<'_>| if c.message.is_some() { reserve } else { 0 };
     let mut used = plan.used;
@@ -386,38 +420,37 @@ fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> Has
     for c in contenders {
         let heading = if opened.contains(&c.section) { 0 } else { plan.heading_cost(c.section) };
         let day = c.levels[0].day.filter(|d| !days.contains(d));
-        let cost = heading + day.map_or(0, |d| tokens::line_cost(&day_line(d))) + c.cost(Detail::Gist);
-        if used + cost + headroom(&c) <= plan.budget {
-            used += cost;
-            opened.insert(c.section);
-            days.extend(day);
-            taken.push((c, Detail::Gist));
-        } else {
-            plan.held_back.push(HeldBack { id: c.levels[0].id.clone(), reason: HoldReason::Budget });
+        let fixed = heading + day.map_or(0, |d| tokens::line_cost(&day_line(d)));
+        let first = match packing() {
+            Packing::FocusFirst => [Detail::Focus, Detail::Focus],
+            Packing::WholeFirst => [Detail::Full, Detail::Focus],
+        };
+        match first.into_iter().find(|l| used + fixed + c.cost(*l) + headroom(&c) <= plan.budget) {
+            Some(level) => {
+                used += fixed + c.cost(level);
+                opened.insert(c.section);
+                days.extend(day);
+                taken.push((c, level));
+            }
+            None => plan.held_back.push(HeldBack { id: c.levels[0].id.clone(), reason: HoldReason::Budget }),
         }
     }
-    for level in [Detail::Focus, Detail::Full] {
-        for (c, at) in taken.iter_mut() {
-            let more = c.cost(level).saturating_sub(c.cost(*at));
-            if used + more + headroom(c) <= plan.budget {
-                used += more;
-                *at = level;
-            }
+    for (c, at) in taken.iter_mut() {
+        let more = c.cost(Detail::Full).saturating_sub(c.cost(*at));
+        if used + more + headroom(c) <= plan.budget {
+            used += more;
+            *at = Detail::Full;
         }
     }
     let mut placed = HashMap::new();
     for (c, at) in taken {
         let Tiered { section, message, levels } = c;
-        let [gist, focus, full] = levels;
+        let [focus, full] = levels;
         let full_tokens = full.tokens;
-        let mut item = match at {
-            Detail::Gist => gist,
-            Detail::Focus => focus,
-            Detail::Full => full,
-        };
-        item.detail = Some(at);
+        let mut item = if at == Detail::Full { full } else { focus };
+        item.detail = Some(if item.tokens < full_tokens { Detail::Focus } else { Detail::Full });
         if item.tokens < full_tokens {
-            plan.shed.push(Shed { id: item.id.clone(), detail: at, tokens: item.tokens, full_tokens });
+            plan.shed.push(Shed { id: item.id.clone(), detail: Detail::Focus, tokens: item.tokens, full_tokens });
         }
         if let Some(m) = message {
             placed.insert(item.id.clone(), m);
@@ -425,6 +458,19 @@ fn shed<'a>(plan: &mut Plan, contenders: Vec<Tiered<'a>>, reserve: usize) -> Has
         plan.offer(section, item, false);
     }
     placed
+}
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Packing {
+    FocusFirst,
+    WholeFirst,
+}
+
+fn packing() -> Packing {
+    match std::env::var("MNEMO_EXP_PACKING").as_deref() {
+        Ok("whole") => Packing::WholeFirst,
+        _ => Packing::FocusFirst,
+    }
 }
 
 fn exact_section(item: &RecallItem) -> SectionName {
@@ -884,8 +930,8 @@ mod tests {
         assert_eq!(roomy.section(SectionName::Excerpt).unwrap().items.len(), 12);
         assert!(roomy.shed.is_empty());
         assert!(roomy.section(SectionName::Excerpt).unwrap().items.iter().all(|i| i.detail == Some(Detail::Full)));
-        // Whole, only a few would fit; stepped down, every one does.
-        let tight = go(300);
+        // Whole, only a few would fit; at their focus, every one does.
+        let tight = go(400);
         let items = &tight.section(SectionName::Excerpt).unwrap().items;
         assert_eq!(items.len(), 12, "{}", tight.text);
         assert!(tight.tokens <= tight.budget);
@@ -893,14 +939,13 @@ mod tests {
         // The best reads in more detail than the weakest, and the focus keeps the kayak.
         let level = |id: &str| items.iter().find(|i| i.id == id).unwrap().detail.unwrap();
         assert!(level("m0") > level("m11"), "{}", tight.text);
-        let m0 = items.iter().find(|i| i.id == "m0").unwrap();
-        assert!(m0.text.contains("kayak"), "{}", m0.text);
-        assert!(!m0.text.contains("deliveries"), "the focus drops what does not bear on the query: {}", m0.text);
+        let m11 = items.iter().find(|i| i.id == "m11").unwrap();
+        assert_eq!(m11.text, "… Trip 11 to the lake with the kayak was the best part. …", "whole sentences, gaps marked");
         // The trace says what each shed item got and what it would have cost.
         let shed = tight.shed.iter().find(|s| s.id == "m11").unwrap();
         assert!(shed.tokens < shed.full_tokens);
         assert_eq!(shed.detail, level("m11"));
-        // So tight that even gists run out: the weakest are held back, never the best.
+        // So tight that even the focus runs out: the weakest are held back, never the best.
         let tiny = go(80);
         let kept: Vec<&str> = tiny.section(SectionName::Excerpt).unwrap().items.iter().map(|i| i.id.as_str()).collect();
         assert!(kept.contains(&"m0") && !kept.contains(&"m11"), "{}", tiny.text);
@@ -908,26 +953,54 @@ mod tests {
     }
 
     #[test]
-    fn a_level_never_costs_more_than_the_one_above() {
-        let full = BlockItem {
-            id: "m1".into(),
-            kind: "message".into(),
-            text: "A long sentence about kayaks. Ok. Another long sentence about kayaks.".into(),
-            surface: None,
-            exact: None,
-            score: None,
-            tier: None,
-            provenance: None,
-            tokens: 16,
-            detail: None,
-            day: None,
-        };
-        // A focus that joins two sentences with " … " may cost what the whole does.
-        let [gist, focus, whole] = Tiered::levels(full.text.clone(), full.text.replace("Ok.", "…"), full.clone());
-        assert!(gist.tokens <= focus.tokens && focus.tokens <= whole.tokens);
-        assert!(focus.tokens < whole.tokens || focus.text == whole.text, "{focus:?}");
-        let [gist, focus, _] = Tiered::levels("x ".repeat(40), "short".into(), full);
-        assert_eq!(gist.text, focus.text, "a gist longer than the focus is the focus");
+    fn a_focus_never_costs_more_than_the_whole() {
+        let e = hit(
+            "m1".into(),
+            Role::User,
+            "A long sentence about kayaks. Ok. Another long sentence about kayaks.".into(),
+            now(),
+            0,
+        );
+        let terms = Terms::weighted(&crate::text::query_terms("kayaks"), []);
+        // Both long sentences bear on it: "A … C" costs what "A. Ok. C" does, so it is the whole.
+        let t = Tiered::excerpt(&e, &terms);
+        assert!(t.cost(Detail::Focus) <= t.cost(Detail::Full));
+        assert!(t.cost(Detail::Focus) < t.cost(Detail::Full) || t.levels[0].text == t.levels[1].text);
+    }
+
+    #[test]
+    fn a_memory_restated_by_a_competing_turn_gives_way_to_it() {
+        let t = Tuning::default();
+        let set = select_exact(vec![], vec![], now(), &t);
+        let source = hit("t1".into(), Role::User, "Btw my sister Lucia is getting married in June!".into(), now(), 5);
+        let other = hit("t2".into(), Role::User, "Work was fine.".into(), now(), 1);
+        let mut told = mem(Kind::Event, "Lucia (sister) is getting married in June");
+        told.provenance.sources = vec![crate::id::MessageId::new("t1").unwrap()];
+        let mut boundary = mem(Kind::Protocol, "Never bring up the wedding");
+        boundary.surface = Surface::Avoid;
+        boundary.provenance.sources = vec![crate::id::MessageId::new("t1").unwrap()];
+        let cands = vec![
+            Candidate { memory: told.clone(), lexical: Some(1.0), vector: Some(0.95) },
+            Candidate { memory: boundary.clone(), lexical: Some(1.0), vector: Some(0.9) },
+        ];
+        let r = rank(cands, &HashSet::new(), 20, now(), None, &t);
+        let excerpts = [other, source];
+        let none = HashSet::new();
+        let terms = crate::text::query_terms("when is the wedding?");
+        let block = assemble(AssemblyInput { ranked: &r.items, ..excerpts_only(&set, &excerpts, &none, 1000, &terms) }, &t.assembly);
+        // The turn carries the fact once, verbatim; the memory is held back and says why.
+        assert!(block.text.contains("Lucia is getting married in June!"), "{}", block.text);
+        assert!(!block.text.contains("Lucia (sister)"), "{}", block.text);
+        let why = block.held_back.iter().find(|h| h.id == told.id.to_string()).expect("held back");
+        assert_eq!(why.reason, HoldReason::InSourceTurn);
+        // A boundary is never folded: its instruction is the point.
+        assert!(block.text.contains("Never bring up the wedding"), "{}", block.text);
+        // The turn competes at the memory's rank: with room for one line, it is the one.
+        let tight = assemble(
+            AssemblyInput { ranked: &r.items[..1], ..excerpts_only(&set, &excerpts, &none, 40, &terms) },
+            &t.assembly,
+        );
+        assert!(tight.text.contains("Lucia"), "{}", tight.text);
     }
 
     #[test]
@@ -940,14 +1013,12 @@ mod tests {
         assert!(block.tokens <= 40);
         assert!(block.text.contains("User's name is Dana"));
         assert!(block.held_back.iter().any(|h| h.id == long.id.to_string() && h.reason == HoldReason::Budget));
-        // A ranked one steps down to its gist instead, and the trace says so.
+        // A ranked memory is one statement: never cut to a fragment, held back instead.
         let block = build(vec![], vec![long.clone()], 40, &HashSet::new());
         assert!(block.tokens <= 40, "{}", block.text);
-        assert!(block.text.contains("word word…"), "{}", block.text);
-        assert_eq!(
-            block.shed.iter().map(|s| (s.id.clone(), s.detail)).collect::<Vec<_>>(),
-            [(long.id.to_string(), Detail::Gist)]
-        );
+        assert!(!block.text.contains("word"), "{}", block.text);
+        assert!(block.shed.is_empty());
+        assert!(block.held_back.iter().any(|h| h.id == long.id.to_string() && h.reason == HoldReason::Budget));
     }
 
     #[test]

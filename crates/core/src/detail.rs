@@ -69,7 +69,8 @@ impl Terms {
     }
 }
 
-/// The sentences of `text` that bear most on the query, in their order and joined by " … ";
+/// The sentences of `text` that bear most on the query, whole and in their order, with "…"
+/// wherever sentences were left out;
 /// `None` when no sentence does or when they are the whole text, so there is nothing to shed.
 ///
 /// A sentence bears on the query by the weight of the distinct terms it shares with it (a word
@@ -91,17 +92,27 @@ pub fn focus(text: &str, terms: &Terms) -> Option<String> {
     if best <= 0.0 {
         return None;
     }
-    let kept: Vec<&str> = sentences
-        .iter()
-        .zip(&scores)
-        .filter(|(_, w)| **w >= best - 1e-6)
-        .map(|(s, _)| *s)
-        .take(FOCUS_SENTENCES)
-        .collect();
+    let kept: Vec<usize> = (0..sentences.len()).filter(|&i| scores[i] >= best - 1e-6).take(FOCUS_SENTENCES).collect();
     if kept.len() == sentences.len() {
         return None;
     }
-    Some(format!("{label}{}", kept.join(" … ")))
+    // Whole sentences only, and an ellipsis wherever something was left out (before, between,
+    // after), so the model never reads a cut as the whole of what was said.
+    let mut out = String::from(label);
+    let mut next = 0;
+    for &i in &kept {
+        if i > next {
+            out.push_str(if next == 0 { "… " } else { " … " });
+        } else if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(sentences[i]);
+        next = i + 1;
+    }
+    if next < sentences.len() {
+        out.push_str(" …");
+    }
+    Some(out)
 }
 
 /// The first [`GIST_TOKENS`] tokens' worth of whole words of `text`, with "…" when cut; the
@@ -167,10 +178,11 @@ mod tests {
         let text = "Caroline: Hey! So good to see you. I went to an LGBTQ support group yesterday and it was powerful. \
                     Anyway, how are the kids?";
         let f = focus(text, &terms("When did Caroline go to the LGBTQ support group?")).unwrap();
-        assert_eq!(f, "Caroline: I went to an LGBTQ support group yesterday and it was powerful.");
+        // Whole sentences, and an ellipsis where something was left out.
+        assert_eq!(f, "Caroline: … I went to an LGBTQ support group yesterday and it was powerful. …");
         // Endings do not hide a match.
         let f = focus("Long week. We adopted a puppy on Sunday! Work is fine.", &terms("adopt dog puppies")).unwrap();
-        assert_eq!(f, "We adopted a puppy on Sunday!");
+        assert_eq!(f, "… We adopted a puppy on Sunday! …");
     }
 
     #[test]
@@ -185,7 +197,7 @@ mod tests {
     fn a_term_every_text_shares_does_not_choose_the_focus() {
         let texts = ["Melanie: Wow, Caroline! I painted a horse last week.", "Melanie: Hi Caroline.", "Melanie: Bye."];
         let t = Terms::weighted(&query_terms("What did Melanie paint?"), texts);
-        assert_eq!(focus(texts[0], &t).unwrap(), "Melanie: I painted a horse last week.");
+        assert_eq!(focus(texts[0], &t).unwrap(), "Melanie: … I painted a horse last week.");
         // Only the shared word matches: no focus.
         let t = Terms::weighted(&query_terms("Where is Caroline?"), texts);
         assert_eq!(focus("Melanie: Hi Caroline. Long day today.", &t), None);
@@ -194,7 +206,9 @@ mod tests {
     #[test]
     fn at_most_two_sentences_are_kept() {
         let f = focus("We paint a barn. We paint a boat. We paint a bus. Other things too.", &terms("paint")).unwrap();
-        assert_eq!(f, "We paint a barn. … We paint a boat.");
+        assert_eq!(f, "We paint a barn. We paint a boat. …");
+        let f = focus("We paint a barn. Other things. We paint a boat. More.", &terms("paint")).unwrap();
+        assert_eq!(f, "We paint a barn. … We paint a boat. …", "a gap between kept sentences is marked");
     }
 
     #[test]
@@ -229,6 +243,28 @@ mod tests {
             let g = gist(&text);
             let (_, body) = split_speaker(&g);
             prop_assert!(tokens::count(body) <= GIST_TOKENS + 1, "{:?}", g);
+        }
+
+        /// A focus is never a fragment: each of its parts between ellipses is a run of whole
+        /// sentences of the text, in the text's order.
+        #[test]
+        fn a_focus_is_whole_sentences(
+            parts in proptest::collection::vec("[A-Za-z]{1,8}( [a-z]{1,8}){0,6}[.!?]", 2..8),
+            q in "[a-z]{3,8}( [a-z]{3,8}){0,3}",
+        ) {
+            let text = parts.join(" ");
+            if let Some(f) = focus(&text, &terms(&q)) {
+                let sentences = crate::extract::sentences(&text);
+                let mut from = 0;
+                for run in f.split('…').map(str::trim).filter(|r| !r.is_empty()) {
+                    let at = text[from..].find(run).map(|i| i + from);
+                    prop_assert!(at.is_some(), "{run:?} is not whole text of {text:?} in order ({f:?})");
+                    let at = at.unwrap();
+                    prop_assert!(sentences.iter().any(|s| text[at..].starts_with(s)), "{run:?} starts mid-sentence in {text:?}");
+                    prop_assert!(sentences.iter().any(|s| text[..at + run.len()].ends_with(s)), "{run:?} ends mid-sentence in {text:?}");
+                    from = at + run.len();
+                }
+            }
         }
     }
 }

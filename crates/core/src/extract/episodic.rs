@@ -17,7 +17,7 @@ use super::heuristic::doubted;
 use super::lex::{is_past, third_person, third_singular};
 use super::rule::Sentence;
 use super::when;
-use crate::kind::Kind;
+use crate::kind::{Kind, Surface};
 use crate::op::Draft;
 use crate::text::is_stopword;
 
@@ -622,6 +622,11 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
     draft.valid_from = valid_from;
     draft.rule = Some(RULE.to_string());
+    // A capture is context the model may use, never a command: only a typed rule that read a
+    // specific phrasing earns "do not contradict" (a fact's default surface).
+    if kind == Kind::Fact {
+        draft.surface = Some(Surface::Adapt);
+    }
     Some(draft)
 }
 
@@ -732,6 +737,16 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
         assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn a_capture_is_context_to_use_never_a_fact_not_to_contradict() {
+        let ops = run("I volunteer at the animal shelter downtown every Sunday morning.");
+        let op = ops.iter().find(|o| o.draft.rule.as_deref() == Some(super::RULE)).expect("captured");
+        assert_eq!(op.draft.effective_surface(), crate::kind::Surface::Adapt);
+        let ops = run("Last Saturday I ran my first half marathon in Porto.");
+        let op = ops.iter().find(|o| o.draft.rule.as_deref() == Some(super::RULE)).expect("captured");
+        assert_eq!(op.draft.effective_surface(), crate::kind::Surface::Speak, "an event keeps its own surface");
     }
 
     #[test]

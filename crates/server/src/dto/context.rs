@@ -101,7 +101,7 @@ impl From<&Section> for SectionOut {
 pub struct HeldBackOut {
     /// Its id.
     pub id: String,
-    /// `budget` or `surfaced_recently`.
+    /// `budget`, `surfaced_recently` or `in_source_turn` (a memory whose own turns are in the block verbatim).
     pub reason: String,
 }
 
