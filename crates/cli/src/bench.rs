@@ -22,6 +22,27 @@ use mnemo::models::EmbedderKind;
 use mnemo::{Config, ExtractorKind};
 use serde::Serialize;
 
+/// `--speaker-as`: the role LoCoMo's speaker A is ingested as (speaker B takes the other).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SpeakerAs {
+    /// Speaker A is the user, speaker B the assistant.
+    User,
+    /// Speaker A is the assistant, speaker B the user.
+    Assistant,
+}
+
+impl SpeakerAs {
+    /// The harness's rendering for the flag, absent or given: both speakers the user when absent.
+    fn speakers(flag: Option<Self>) -> mnemo_eval::locomo::Speakers {
+        use mnemo_eval::locomo::Speakers;
+        match flag {
+            None => Speakers::BothUser,
+            Some(SpeakerAs::User) => Speakers::AIsUser,
+            Some(SpeakerAs::Assistant) => Speakers::AIsAssistant,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub(crate) enum BenchCommand {
     /// Recall latency, excluding the query embedding, for users with 1k..100k memories in a store
@@ -125,8 +146,9 @@ pub(crate) enum BenchCommand {
         out: PathBuf,
     },
     /// The LoCoMo benchmark: each conversation ingested into its own store, then for every
-    /// question the evidence turns that `context()` (per token budget) and `recall()` (top k)
-    /// bring back through provenance, beside a BM25-over-turns baseline.
+    /// question the text of the block `context()` returns at each token budget, scored against
+    /// the gold answer and the evidence turns' words (docs/locomo-metrics.md), beside three
+    /// baselines packing whole turns into the same budget (BM25, dense, their fusion).
     Locomo {
         /// The LoCoMo JSON file (e.g. ../shared/data/locomo10.json); read, never copied.
         #[arg(long)]
@@ -158,9 +180,18 @@ pub(crate) enum BenchCommand {
         /// Ingest turns without the captions of shared photos.
         #[arg(long)]
         no_captions: bool,
+        /// Ingest speaker A (the file's speaker_a) as the user and speaker B as the assistant
+        /// (`user`), or the reverse (`assistant`), with no names in front; by default every turn
+        /// is the user's, named.
+        #[arg(long, value_name = "ROLE")]
+        speaker_as: Option<SpeakerAs>,
         /// Keep every question's outcome in the JSON.
         #[arg(long)]
         per_question: bool,
+        /// Write every question's blocks at every budget (mnemo's and the best baseline's, with
+        /// the question, answer, evidence and metrics) to FILE, one JSON object a line.
+        #[arg(long, value_name = "FILE")]
+        dump_blocks: Option<PathBuf>,
         /// Keep each conversation's ingested store in DIR and reuse it on later runs with the same
         /// ingestion settings (for trying read-path changes; empty DIR after changing ingestion).
         #[arg(long, value_name = "DIR")]
@@ -335,6 +366,11 @@ pub(crate) enum BenchCommand {
         /// Then only N conversations.
         #[arg(long)]
         conversations: Option<usize>,
+        /// Ingest speaker A as the user and B as the assistant (`user`), or the reverse
+        /// (`assistant`), unnamed, as `bench locomo --speaker-as` does; extraction is then judged
+        /// against the user-speaker's annotations only.
+        #[arg(long, value_name = "ROLE")]
+        speaker_as: Option<SpeakerAs>,
         /// Unmatched memories and missed observations listed in the JSON, for a person to judge.
         #[arg(long, default_value_t = 20)]
         list: usize,
@@ -398,7 +434,9 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
             ks,
             no_speaker_prefix,
             no_captions,
+            speaker_as,
             per_question,
+            dump_blocks,
             stores,
             embed_each_call,
         } => {
@@ -411,24 +449,29 @@ pub(crate) fn run(which: &BenchCommand, config: Config) -> Result<()> {
                 rendering: mnemo_eval::locomo::TurnRendering {
                     speaker_prefix: !no_speaker_prefix,
                     captions: !no_captions,
+                    speakers: SpeakerAs::speakers(*speaker_as),
                 },
                 per_question: *per_question,
+                keep_blocks: dump_blocks.is_some(),
                 stores: stores.clone(),
                 embed_each_call: *embed_each_call,
             };
-            locomo::run(config, data, json.as_deref(), *embedder, &options)
+            locomo::run(config, data, json.as_deref(), dump_blocks.as_deref(), *embedder, &options)
         }
         BenchCommand::Extract { data, latency_only: true, passes, out, .. } => {
             extract::latency(data.as_deref(), *passes, out)
         }
-        BenchCommand::Extract { data, json, extractor, embedder, skip, conversations, list, .. } => {
+        BenchCommand::Extract { data, json, extractor, embedder, skip, conversations, speaker_as, list, .. } => {
             let data =
                 data.as_deref().context("--data FILE is required (a LoCoMo-format file), or use --latency-only")?;
             let options = mnemo_eval::locomo::ExtractionOptions {
                 skip: *skip,
                 conversations: *conversations,
                 listed: *list,
-                ..Default::default()
+                rendering: mnemo_eval::locomo::TurnRendering {
+                    speakers: SpeakerAs::speakers(*speaker_as),
+                    ..Default::default()
+                },
             };
             extract::recall(config, data, json.as_deref(), *extractor, *embedder, &options)
         }

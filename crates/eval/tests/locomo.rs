@@ -1,5 +1,5 @@
 //! The LoCoMo harness end to end on a tiny hand-written file in the LoCoMo format: parsing with
-//! misspelt evidence, the real engine (hashing embedder) and the BM25 baseline, the report's
+//! misspelt evidence, the real engine (hashing embedder) and the baselines, the report's
 //! numbers and JSON shape.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,8 @@ use std::sync::Arc;
 use mnemo::Config;
 use mnemo::models::{Embedder, EmbedderKind, open_embedder};
 use mnemo_eval::locomo::{
-    Bm25, Dataset, LocomoError, LocomoOptions, LocomoReport, LocomoRun, QuestionOutcome, TurnRendering, run_locomo,
+    Bm25, Dataset, LocomoError, LocomoOptions, LocomoReport, LocomoRun, QuestionOutcome, Speakers, System, TextMetric,
+    TurnRendering, run_locomo,
 };
 
 fn fixture() -> PathBuf {
@@ -90,21 +91,35 @@ fn the_harness_runs_the_real_engine_and_finds_what_is_plainly_there() {
     // The tortoise's name is said once, in so many words: both systems must bring that turn.
     let tortoise = question(&run, "tiny-1", 0);
     assert_eq!(tortoise.evidence, vec!["D1:1"]);
-    assert!(tortoise.mnemo_context[1].all(), "mnemo at 1000 tokens misses D1:1: {tortoise:?}");
-    assert!(tortoise.bm25_recall[0].all(), "BM25's first turn is the exact match");
-    assert!(tortoise.bm25_context[1].all());
+    assert_eq!(
+        tortoise.evidence_texts,
+        vec!["Hi Ben! I finally adopted a tortoise last weekend, his name is Pebbles."]
+    );
+    assert!(tortoise.budgets[1].mnemo.referenced.all(), "mnemo at 1000 tokens misses D1:1: {tortoise:?}");
+    assert_eq!(tortoise.budgets[1].mnemo.score.answer_in_block, Some(true), "{tortoise:?}");
+    assert!(tortoise.bm25_referenced_at_k[0].all(), "BM25's first turn is the exact match");
+    for system in System::ALL.into_iter().skip(1) {
+        let b = tortoise.budgets[1].system(system);
+        assert!(b.referenced.all(), "{system:?}: {tortoise:?}");
+        assert_eq!((b.score.answer_in_block, b.score.evidence_whole), (Some(true), Some(1.0)), "{system:?}");
+    }
     let cello = question(&run, "tiny-2", 0);
-    assert!(cello.mnemo_context[1].all(), "{cello:?}");
-    assert!(cello.mnemo_recall[1].all(), "recall's top 5 carries the turn about the cello teacher: {cello:?}");
+    assert!(cello.budgets[1].mnemo.referenced.all(), "{cello:?}");
+    assert!(cello.mnemo_referenced_at_k[1].all(), "recall's top 5 names the turn about the cello teacher: {cello:?}");
+    let when = question(&run, "tiny-1", 4);
+    assert_eq!(when.budgets[1].bm25.score.answer_in_block, Some(true), "2019 is said in D2:3: {when:?}");
 
     for q in &run.questions {
         for (i, budget) in run.options.budgets.iter().enumerate() {
-            assert!(q.mnemo_tokens[i] <= *budget, "mnemo over budget: {q:?}");
-            assert!(q.bm25_tokens[i] <= *budget, "BM25 over budget: {q:?}");
-            assert!(q.mnemo_context[i].covered <= q.mnemo_context[i].of);
+            for system in System::ALL {
+                let b = q.budgets[i].system(system);
+                assert!(b.tokens <= *budget, "{system:?} over budget: {q:?}");
+                assert!(b.referenced.referenced <= b.referenced.of);
+                assert_eq!(b.text, None, "blocks are kept only on request");
+            }
         }
-        assert!(q.bm25_recall[0].covered <= q.bm25_recall[1].covered, "recall@k grows with k: {q:?}");
-        assert!(q.mnemo_recall[0].covered <= q.mnemo_recall[1].covered, "recall@k grows with k: {q:?}");
+        assert!(q.bm25_referenced_at_k[0].referenced <= q.bm25_referenced_at_k[1].referenced, "grows with k: {q:?}");
+        assert!(q.mnemo_referenced_at_k[0].referenced <= q.mnemo_referenced_at_k[1].referenced, "grows with k: {q:?}");
     }
     assert_eq!(run.context_ms[0].len(), 7);
     assert_eq!(run.recall_ms.len(), 7);
@@ -115,35 +130,53 @@ fn the_report_has_the_required_shape_and_keeps_adversarial_apart() {
     let report = LocomoReport::new(run(&options()));
     let v = report.to_json();
     for budget in ["120", "1000"] {
-        for system in [&v["budgets"][budget], &v["baseline_bm25"]["budgets"][budget]] {
+        for name in ["mnemo", "bm25", "dense", "rrf"] {
+            let system = &v["systems"][name]["budgets"][budget];
             let overall = &system["overall"];
-            assert!(overall["fraction_covered"].is_f64() && overall["all_covered"].is_f64(), "{system}");
+            for key in ["answer_in_block", "answer_word_recall", "evidence_text_coverage", "evidence_whole"] {
+                assert!(overall[key].is_f64(), "{key}: {system}");
+            }
+            assert!(overall["evidence_referenced"].is_f64() && overall["all_evidence_referenced"].is_f64());
             assert_eq!(overall["questions"], 6, "categories 1-4 only: {system}");
+            assert_eq!(overall["answer_in_block_questions"], 5, "\"A strawberry\" is said as \"a whole strawberry\"");
             assert_eq!(system["5"]["questions"], 1);
             assert_eq!(system["4"]["questions"], 4);
+            assert!(v["systems"][name]["tokens"][budget]["mean"].is_f64());
+        }
+        for metric in ["answer_in_block", "answer_word_recall", "evidence_text_coverage", "evidence_whole"] {
+            let h = &v["headline"][budget][metric];
+            assert!(h["mnemo"].is_f64() && h["baseline"].is_f64() && h["mnemo_minus_best"].is_f64(), "{h}");
+            assert!(["bm25", "dense", "rrf"].contains(&h["best_baseline"].as_str().unwrap()), "{h}");
         }
         assert!(v["tokens"]["context"][budget]["mean"].is_f64());
         assert!(v["tokens"]["context"][budget]["p95"].is_f64());
         assert!(v["latency_ms"]["context"][budget]["p50"].is_f64());
         assert!(v["latency_ms"]["context"][budget]["p95"].is_f64());
     }
-    for key in ["recall_at_k", "ingest", "dataset", "setup"] {
+    for key in ["baselines", "ingest", "dataset", "setup"] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
-    assert_eq!(v["recall_at_k"]["5"]["overall"]["questions"], 6);
+    assert_eq!(v["systems"]["mnemo"]["evidence_referenced_at_k"]["5"]["overall"]["questions"], 6);
+    assert_eq!(v["systems"]["bm25"]["evidence_referenced_at_k"]["5"]["overall"]["questions"], 6);
+    assert!(v["systems"]["dense"].get("evidence_referenced_at_k").is_none());
     assert!(v["tokens"]["conversation"]["mean"].as_f64().unwrap() > 50.0);
     assert_eq!(v["ingest"]["messages"], 9);
     assert!(v["ingest"]["messages_per_second"].as_f64().unwrap() > 0.0);
     assert_eq!(v["dataset"]["unresolved_evidence"][0]["evidence"], "D2:3; D9:9");
     assert!(v.get("questions").is_none(), "per-question outcomes only on request");
 
-    // The 1000-token coverage of BM25 by hand: the packed turns cover everything asked of the
-    // small conversations, so every category-1-4 question is fully covered.
-    assert_eq!(report.baseline_overall(1000).unwrap().fraction_covered, 1.0);
-    assert!(report.overall(250).is_none());
+    // BM25 at 1000 tokens by hand: the packed turns are the whole of each small conversation,
+    // so every category-1-4 answer and every evidence word is in its block.
+    let bm25 = report.overall(System::Bm25, 1000).unwrap();
+    assert_eq!((bm25.answer_in_block, bm25.evidence_text_coverage, bm25.evidence_whole), (1.0, 1.0, 1.0));
+    assert_eq!(bm25.evidence_referenced, 1.0);
+    assert_eq!(report.head_to_head(1000, TextMetric::AnswerInBlock).unwrap().baseline, 1.0);
+    assert!(report.overall(System::Mnemo, 250).is_none());
 
     let text = report.to_text();
     assert!(text.contains("mnemo") && text.contains("BM25 over turns"), "{text}");
+    assert!(text.contains("answer_in_block") && text.contains("evidence_referenced"), "{text}");
+    assert!(!text.contains("coverage of evidence") && !text.contains("covered"), "{text}");
     assert!(text.contains("overall (1-4)") && text.contains("5 adversarial"), "{text}");
     assert!(text.contains("Ingest: 9 messages"), "{text}");
 }
@@ -156,6 +189,42 @@ fn per_question_outcomes_are_kept_on_request() {
     assert_eq!(qs.len(), 2);
     assert_eq!(qs[0]["question"], "What is the name of Ann's tortoise?");
     assert_eq!(qs[0]["evidence"][0], "D1:1");
+    let mnemo = &qs[0]["budgets"][1]["mnemo"];
+    assert_eq!(mnemo["answer_in_block"], true, "{mnemo}");
+    assert!(mnemo["evidence_text_coverage"].is_f64() && mnemo["referenced"]["of"] == 1, "{mnemo}");
+}
+
+#[test]
+fn blocks_are_dumped_one_line_per_question_and_budget() {
+    let options = LocomoOptions { keep_blocks: true, conversations: Some(1), ..options() };
+    let report = LocomoReport::new(run(&options));
+    let mut out = Vec::new();
+    let lines = report.write_blocks(&mut out).unwrap();
+    assert_eq!(lines, report.run.questions.len() * 2);
+    let first: serde_json::Value =
+        serde_json::from_str(std::str::from_utf8(&out).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["question"], "What is the name of Ann's tortoise?");
+    assert_eq!(first["answer"], "Pebbles");
+    assert_eq!(first["evidence"][0]["dia_id"], "D1:1");
+    assert_eq!(first["budget"], 120);
+    let best = first["best_baseline"].as_str().unwrap();
+    assert!(first["mnemo_block"].as_str().unwrap().starts_with("=== USER MEMORY ==="), "{first}");
+    let block = first["baseline_block"].as_str().unwrap();
+    assert!(block.starts_with("=== USER MEMORY ===\n\nRELEVANT MESSAGES:\n- "), "{first}");
+    assert!(first["metrics"][best]["tokens"].as_u64().unwrap() <= 120);
+    assert!(first["metrics"]["mnemo"]["answer_word_recall"].is_f64());
+}
+
+#[test]
+fn speakers_split_into_user_and_assistant_are_ingested_unnamed_and_indexed_alike() {
+    let split = TurnRendering { speakers: Speakers::AIsUser, ..TurnRendering::default() };
+    let o = LocomoOptions { rendering: split, keep_blocks: true, ..options() };
+    let run = run(&o);
+    let tortoise = question(&run, "tiny-1", 0);
+    let block = tortoise.budgets[1].bm25.text.as_deref().unwrap();
+    assert!(block.contains("- Hi Ben! I finally adopted a tortoise") && !block.contains("Ann:"), "{block}");
+    assert_eq!(tortoise.evidence_texts[0], "Hi Ben! I finally adopted a tortoise last weekend, his name is Pebbles.");
+    assert_eq!(tortoise.budgets[1].bm25.score.answer_in_block, Some(true));
 }
 
 #[test]
@@ -218,6 +287,16 @@ fn kept_stores_are_reused_with_the_same_outcomes_and_not_under_other_settings() 
     other.ranking.max_passages = 0;
     assert!(!go(&other).1.iter().any(|l| l.contains("reused the store")));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+    // Splitting the speakers' roles is ingestion too.
+    let split = LocomoOptions {
+        rendering: TurnRendering { speakers: Speakers::AIsAssistant, ..TurnRendering::default() },
+        conversations: Some(1),
+        ..o.clone()
+    };
+    let mut lines = Vec::new();
+    run_locomo(&data, &config(), &embedder(), &split, &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(!lines.iter().any(|l| l.contains("reused the store")), "{lines:?}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 5);
 }
 
 /// `--embed-each-call` changes how latency is counted, never what is found: the same outcomes,

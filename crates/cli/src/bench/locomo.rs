@@ -1,6 +1,7 @@
-//! `mnemo bench locomo`: runs the LoCoMo harness of `mnemo-eval`, prints the side-by-side table
-//! and writes the JSON with the machine and the command beside the numbers.
+//! `mnemo bench locomo`: runs the LoCoMo harness of `mnemo-eval`, prints the tables, writes the
+//! JSON with the machine and the command beside the numbers, and dumps the blocks when asked.
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -10,13 +11,16 @@ use mnemo_eval::locomo::{Dataset, LocomoOptions, LocomoReport, run_locomo};
 
 use super::{command, embedder, machine, write_report};
 
-/// The budget the acceptance criterion is judged at.
+/// The budget the closing verdict is given at.
 const ACCEPTANCE_BUDGET: usize = 1000;
 
+/// Runs the benchmark, prints its tables and verdict, and writes the JSON and the block dump
+/// where asked.
 pub(super) fn run(
     mut config: Config,
     data: &Path,
     json: Option<&Path>,
+    dump_blocks: Option<&Path>,
     kind: EmbedderKind,
     options: &LocomoOptions,
 ) -> Result<()> {
@@ -32,13 +36,18 @@ pub(super) fn run(
         .context("running the LoCoMo benchmark")?;
     let report = LocomoReport::new(run);
     print!("{}", report.to_text());
-    if let (Some(m), Some(b)) = (report.overall(ACCEPTANCE_BUDGET), report.baseline_overall(ACCEPTANCE_BUDGET)) {
-        println!(
-            "At {ACCEPTANCE_BUDGET} tokens, categories 1-4: mnemo covers {:.1}% of evidence, BM25 {:.1}%: {}",
-            m.fraction_covered * 100.0,
-            b.fraction_covered * 100.0,
-            if m.fraction_covered > b.fraction_covered { "mnemo ahead" } else { "mnemo NOT ahead of the baseline" }
-        );
+    if let Some(line) = report.verdict(ACCEPTANCE_BUDGET) {
+        println!("{line}");
+    }
+    if let Some(path) = dump_blocks {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let file = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        let lines = report.write_blocks(&mut out).with_context(|| format!("writing {}", path.display()))?;
+        out.flush().with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("wrote {lines} blocks to {}", path.display());
     }
     if let Some(out) = json {
         let mut v = report.to_json();

@@ -1,18 +1,18 @@
-//! The baseline: Okapi BM25 over a conversation's raw turns, the classic retrieval a memory layer
-//! has to beat to be worth its complexity. Deliberately plain (lowercase words, a short stopword
-//! list, k1 = 1.2, b = 0.75) and independent of the product's own lexical index.
+//! The lexical baseline: Okapi BM25 over a conversation's raw turns, the classic retrieval a
+//! memory layer has to beat to be worth its complexity. Deliberately plain (lowercase words, a
+//! short stopword list, k1 = 1.2, b = 0.75) and independent of the product's own lexical index.
+//! How its ranking becomes a block is in [`super::baselines`].
 
 use std::collections::HashMap;
-
-use mnemo_core::tokens;
 
 /// BM25's term-frequency saturation.
 pub(crate) const K1: f64 = 1.2;
 /// BM25's length normalisation.
 pub(crate) const B: f64 = 0.75;
 
-/// Words too common to say anything about which turn is meant.
-const STOPWORDS: &[&str] = &[
+/// Words too common to say anything about which turn is meant (the text metrics leave them out
+/// of content words too).
+pub(crate) const STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by",
     "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "him", "his", "how", "i",
     "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "that", "the", "their",
@@ -95,34 +95,6 @@ impl Bm25 {
     }
 }
 
-/// The fixed cost of a packed block: a header line and one section heading, as mnemo's block
-/// pays, so both systems spend the same budget on the same kind of prompt.
-pub(crate) fn block_overhead() -> usize {
-    tokens::line_cost("=== USER MEMORY ===") + tokens::line_cost("RELEVANT MESSAGES:") + 1
-}
-
-/// What one turn costs in a block: its rendered line.
-pub(crate) fn line_cost(text: &str) -> usize {
-    tokens::line_cost(&format!("- {text}"))
-}
-
-/// Greedy packing in rank order: whole lines only; a line that does not fit is skipped and the
-/// next one tried, as mnemo's assembly does. Returns the chosen documents and the tokens spent.
-pub(crate) fn pack(ranked: &[(usize, f64)], costs: &[usize], budget: usize) -> (Vec<usize>, usize) {
-    let mut used = block_overhead();
-    if ranked.is_empty() || used > budget {
-        return (Vec::new(), 0);
-    }
-    let mut chosen = Vec::new();
-    for &(doc, _) in ranked {
-        if used + costs[doc] <= budget {
-            used += costs[doc];
-            chosen.push(doc);
-        }
-    }
-    if chosen.is_empty() { (chosen, 0) } else { (chosen, used) }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,15 +120,5 @@ mod tests {
         assert_eq!(r[0].0, 1);
         assert_eq!(r.len(), 2, "only documents sharing a term score: {r:?}");
         assert!(idx.rank("zebra").is_empty());
-    }
-
-    #[test]
-    fn packing_never_exceeds_the_budget_and_skips_what_does_not_fit() {
-        let ranked = [(0, 3.0), (1, 2.0), (2, 1.0)];
-        let costs = [50, 500, 40];
-        let (chosen, used) = pack(&ranked, &costs, 100 + block_overhead());
-        assert_eq!(chosen, vec![0, 2]);
-        assert_eq!(used, 90 + block_overhead());
-        assert_eq!(pack(&ranked, &costs, 5), (vec![], 0));
     }
 }

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use mnemo_core::Role;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -107,7 +108,8 @@ pub struct Dataset {
 pub struct Conversation {
     /// The dataset's id for it ("conv-26"); also the user id it is ingested under.
     pub sample_id: String,
-    /// The two speakers, as the file names them.
+    /// The two speakers, as the file names them: `speaker_a`, then `speaker_b` (either left
+    /// out when the file lacks it, so splitting the speakers' roles checks there are two).
     pub speakers: Vec<String>,
     /// Sessions in order of their number.
     pub sessions: Vec<Session>,
@@ -175,27 +177,84 @@ pub struct Turn {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct TurnRendering {
     /// Prefix the speaker's name ("Caroline: ..."): questions name people, and both speakers'
-    /// turns are ingested as one user's conversation.
+    /// turns are ingested as one user's conversation. Ignored unless `speakers` is
+    /// [`Speakers::BothUser`]: a conversation between a user and an assistant names nobody.
     pub speaker_prefix: bool,
     /// Append the shared photo's caption ("[shares a photo: ...]").
     pub captions: bool,
+    /// Who the two speakers are to the memory (`--speaker-as`): LoCoMo is a chat between two
+    /// people, while mnemo is built for a user talking to an assistant, so the benchmark can
+    /// feed it either way.
+    pub speakers: Speakers,
 }
 
 impl Default for TurnRendering {
     fn default() -> Self {
-        Self { speaker_prefix: true, captions: true }
+        Self { speaker_prefix: true, captions: true, speakers: Speakers::BothUser }
+    }
+}
+
+/// Which role each of a conversation's two speakers is ingested as.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speakers {
+    /// Every turn is the user's message, each named by its speaker (the original rendering).
+    #[default]
+    BothUser,
+    /// Speaker A (the file's `speaker_a`) is the user and speaker B the assistant, unnamed
+    /// (`--speaker-as user`).
+    AIsUser,
+    /// Speaker A is the assistant and speaker B the user, unnamed (`--speaker-as assistant`).
+    AIsAssistant,
+}
+
+impl TurnRendering {
+    /// The role `turn` of `conv` is ingested as: always the user's unless the speakers are split.
+    pub fn role(&self, conv: &Conversation, turn: &Turn) -> Role {
+        match (self.speakers, conv.is_speaker_a(turn)) {
+            (Speakers::BothUser, _) | (Speakers::AIsUser, true) | (Speakers::AIsAssistant, false) => Role::User,
+            _ => Role::Assistant,
+        }
+    }
+
+    /// The name of the speaker ingested as the user, when only one of them is; `None` when both
+    /// are (what memories say about "the user" is then about either).
+    pub fn user_speaker<'c>(&self, conv: &'c Conversation) -> Option<&'c str> {
+        let (a, b) = (conv.speakers.first()?, conv.speakers.get(1)?);
+        match self.speakers {
+            Speakers::BothUser => None,
+            Speakers::AIsUser => Some(a),
+            Speakers::AIsAssistant => Some(b),
+        }
+    }
+
+    fn named(&self) -> bool {
+        self.speaker_prefix && self.speakers == Speakers::BothUser
     }
 }
 
 impl Turn {
-    /// The message text this turn is ingested as; the BM25 baseline indexes the same text, so
-    /// both systems see identical words.
+    /// The message text this turn is ingested as; the baselines index the same text, so every
+    /// system sees identical words.
     pub fn render(&self, how: TurnRendering) -> String {
         let mut out = String::new();
-        if how.speaker_prefix {
+        if how.named() {
             out.push_str(&self.speaker);
             out.push_str(": ");
         }
+        self.push_said(&mut out, how);
+        out
+    }
+
+    /// The words said in this turn as ingested, without the speaker's name: what the text
+    /// metrics look for in a block (a name prefix would credit any block that names the speaker).
+    pub fn said(&self, how: TurnRendering) -> String {
+        let mut out = String::new();
+        self.push_said(&mut out, how);
+        out
+    }
+
+    fn push_said(&self, out: &mut String, how: TurnRendering) {
         out.push_str(self.text.trim());
         if let Some(c) = self.caption.as_deref().filter(|_| how.captions) {
             if !self.text.trim().is_empty() {
@@ -205,7 +264,6 @@ impl Turn {
             out.push_str(c.trim());
             out.push(']');
         }
-        out
     }
 }
 
@@ -265,6 +323,11 @@ impl Conversation {
     /// Every turn in order, with the session it belongs to.
     pub fn turns(&self) -> impl Iterator<Item = (&Session, &Turn)> {
         self.sessions.iter().flat_map(|s| s.turns.iter().map(move |t| (s, t)))
+    }
+
+    /// Whether speaker A (the file's `speaker_a`, the first of `speakers`) said `turn`.
+    pub fn is_speaker_a(&self, turn: &Turn) -> bool {
+        self.speakers.first().is_some_and(|a| *a == turn.speaker)
     }
 }
 
@@ -563,7 +626,26 @@ mod tests {
             caption: Some("a photo of a cat".into()),
         };
         assert_eq!(t.render(TurnRendering::default()), "Ann: Look at this! [shares a photo: a photo of a cat]");
-        assert_eq!(t.render(TurnRendering { speaker_prefix: false, captions: false }), "Look at this!");
+        let bare = TurnRendering { speaker_prefix: false, captions: false, ..TurnRendering::default() };
+        assert_eq!(t.render(bare), "Look at this!");
+        assert_eq!(t.said(TurnRendering::default()), "Look at this! [shares a photo: a photo of a cat]");
+        let split = TurnRendering { speakers: Speakers::AIsUser, ..TurnRendering::default() };
+        assert_eq!(t.render(split), t.said(split), "a user and an assistant are not named");
+    }
+
+    #[test]
+    fn split_speakers_take_the_user_and_assistant_roles() {
+        let text = r#"[{"sample_id": "c1",
+            "conversation": {"speaker_a": "Ann", "speaker_b": "Bo", "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I ran a 5k"},
+                              {"speaker": "Bo", "dia_id": "D1:2", "text": "Nice"}]}}]"#;
+        let c = &Dataset::parse(Path::new("x.json"), text).unwrap().conversations[0];
+        let (ann, bo) = (&c.sessions[0].turns[0], &c.sessions[0].turns[1]);
+        let how = |speakers| TurnRendering { speakers, ..TurnRendering::default() };
+        let roles = |r: TurnRendering| (r.role(c, ann), r.role(c, bo), r.user_speaker(c));
+        assert_eq!(roles(how(Speakers::BothUser)), (Role::User, Role::User, None));
+        assert_eq!(roles(how(Speakers::AIsUser)), (Role::User, Role::Assistant, Some("Ann")));
+        assert_eq!(roles(how(Speakers::AIsAssistant)), (Role::Assistant, Role::User, Some("Bo")));
     }
 
     #[test]

@@ -16,6 +16,13 @@
 //! - `precision`: active memories stating some observation of their own source sessions (a lower
 //!   bound: the annotations are not exhaustive, so unmatched memories are listed for a person);
 //! - `memories_per_100_turns` and the extractor's own time per message.
+//!
+//! Turns are ingested with the roles the rendering gives them. With the speakers split
+//! (`--speaker-as`), memories can only be about the one speaker ingested as the user (the other
+//! is the assistant, whose messages extraction does not read as facts about the user), so all
+//! three figures are taken against that speaker's observations and events alone: the other
+//! speaker's annotations are not expected of extraction, and a memory matching one of them
+//! (renamed "User") would state another person's fact as the user's.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,10 +33,11 @@ use mnemo::models::Embedder;
 use mnemo::store::ListFilter;
 use mnemo::{Config, ExtractorKind};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
-use mnemo_core::{Kind, Memory as Row, Message, MessageId, Role, StatusKind};
+use mnemo_core::{Kind, Memory as Row, Message, MessageId, StatusKind};
 use serde::Serialize;
 
-use super::data::{Conversation, Dataset, TurnRendering};
+use super::baselines::{cosine, embed_in_batches};
+use super::data::{Conversation, Dataset, EventNote, Observation, TurnRendering};
 use super::error::LocomoError;
 use super::harness::{Progress, chat_scope, engine_error, ingest_conversation};
 use super::metrics::Summary;
@@ -242,27 +250,10 @@ fn session_of(dia_id: &str) -> Option<u32> {
     dia_id.strip_prefix('D')?.split_once(':')?.0.parse().ok()
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
-}
-
 /// Embeds texts in batches of 64 (the model's sweet spot here).
 fn embed_all(embedder: &dyn Embedder, texts: &[String], conversation: &str) -> Result<Vec<Vec<f32>>, LocomoError> {
-    let mut out = Vec::with_capacity(texts.len());
-    for chunk in texts.chunks(64) {
-        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        let v = embedder
-            .embed(&refs)
-            .map_err(|e| engine_error(conversation, "embedding for the match")(mnemo::Error::from(e)))?;
-        out.extend(v);
-    }
-    Ok(out)
+    embed_in_batches(embedder, texts, 64)
+        .map_err(|e| engine_error(conversation, "embedding for the match")(mnemo::Error::from(e)))
 }
 
 /// Runs the extraction benchmark over `dataset` with the engine configured by `config` (its
@@ -309,7 +300,8 @@ pub fn run_extraction(
             .into_iter()
             .filter(|m| counted(m.kind))
             .collect();
-        let c = measure(conv, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind)?;
+        let user = options.rendering.user_speaker(conv);
+        let c = measure(conv, user, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind)?;
         for (m, closest) in c.unmatched.into_iter().take(options.listed.saturating_sub(unmatched_memories.len())) {
             unmatched_memories.push(UnmatchedMemory {
                 conversation: id.to_string(),
@@ -374,7 +366,8 @@ pub fn run_extraction(
     })
 }
 
-/// The heuristic extractor's own time on each turn alone (after a warm-up pass), in ms.
+/// The heuristic extractor's own time on each turn alone (after a warm-up pass), in ms; each
+/// turn in the role it is ingested as.
 fn time_heuristic(conv: &Conversation, rendering: TurnRendering) -> Vec<f64> {
     let scope = mnemo_core::Scope::parse("bench", None, Some("u"), Some("c")).expect("a valid scope");
     let messages: Vec<Message> = conv
@@ -383,7 +376,7 @@ fn time_heuristic(conv: &Conversation, rendering: TurnRendering) -> Vec<f64> {
             Some(Message {
                 id: MessageId::new(t.dia_id.clone()).ok()?,
                 scope: scope.clone(),
-                role: Role::User,
+                role: rendering.role(conv, t),
                 content: t.render(rendering),
                 at: s.at,
             })
@@ -411,16 +404,28 @@ struct Compared<'a> {
     misdated: Vec<MisdatedEvent>,
 }
 
+/// The annotations about `user` (all of them when `None`: both speakers are the user).
+fn about<'c>(conv: &'c Conversation, user: Option<&str>) -> (Vec<&'c Observation>, Vec<&'c EventNote>) {
+    let theirs = |speaker: &str| user.is_none_or(|u| u == speaker);
+    (
+        conv.observations.iter().filter(|o| theirs(&o.speaker)).collect(),
+        conv.events.iter().filter(|e| theirs(&e.speaker)).collect(),
+    )
+}
+
+/// Compares `memories` with the annotations about `user` (see [`about`]).
 fn measure<'a>(
     conv: &Conversation,
+    user: Option<&str>,
     memories: &'a [Row],
     embedder: &dyn Embedder,
     best_cosines: &mut Vec<f64>,
     by_kind: &mut BTreeMap<String, Share>,
 ) -> Result<Compared<'a>, LocomoError> {
     let id = conv.sample_id.as_str();
-    let obs_texts: Vec<String> = conv.observations.iter().map(|o| as_user(&o.text, &o.speaker)).collect();
-    let event_texts: Vec<String> = conv.events.iter().map(|e| as_user(&e.text, &e.speaker)).collect();
+    let (observations, events) = about(conv, user);
+    let obs_texts: Vec<String> = observations.iter().map(|o| as_user(&o.text, &o.speaker)).collect();
+    let event_texts: Vec<String> = events.iter().map(|e| as_user(&e.text, &e.speaker)).collect();
     let mem_texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
     let obs_v = embed_all(embedder, &obs_texts, id)?;
     let event_v = embed_all(embedder, &event_texts, id)?;
@@ -432,7 +437,7 @@ fn measure<'a>(
     // Observations: the best memory sourced in one of its turns.
     let mut observed = 0;
     let mut missed = Vec::new();
-    for (o, (ov, text)) in conv.observations.iter().zip(obs_v.iter().zip(&obs_texts)) {
+    for (o, (ov, text)) in observations.iter().zip(obs_v.iter().zip(&obs_texts)) {
         let best = (0..memories.len())
             .filter(|&m| sources[m].iter().any(|s| o.dia_ids.iter().any(|d| d == s)))
             .map(|m| (m, cosine(ov, &mem_v[m])))
@@ -454,7 +459,7 @@ fn measure<'a>(
     // Events: any memory sourced in the session stating it; dated if one of those carries the date.
     let (mut evented, mut dated) = (0, 0);
     let mut misdated = Vec::new();
-    for (e_index, (e, ev)) in conv.events.iter().zip(&event_v).enumerate() {
+    for (e_index, (e, ev)) in events.iter().zip(&event_v).enumerate() {
         let matching: Vec<usize> = (0..memories.len())
             .filter(|&m| sessions[m].contains(&e.session) && cosine(ev, &mem_v[m]) >= MATCH_COSINE)
             .collect();
@@ -482,8 +487,7 @@ fn measure<'a>(
     let mut precise = 0;
     let mut unmatched = Vec::new();
     for (m, row) in memories.iter().enumerate() {
-        let best = conv
-            .observations
+        let best = observations
             .iter()
             .enumerate()
             .filter(|(_, o)| sessions[m].contains(&o.session))
@@ -503,8 +507,8 @@ fn measure<'a>(
             sample_id: id.to_string(),
             turns: conv.turns().count(),
             memories: memories.len(),
-            observations: Share::new(observed, conv.observations.len()),
-            events: Share::new(evented, conv.events.len()),
+            observations: Share::new(observed, observations.len()),
+            events: Share::new(evented, events.len()),
             event_dates: Share::new(dated, evented),
             precision: Share::new(precise, memories.len()),
         },
@@ -536,8 +540,24 @@ mod tests {
         assert_eq!(d.histogram["[0.9,1.0]"], 1);
         assert_eq!(d.histogram.values().sum::<usize>(), 4);
         assert_eq!(session_of("D12:3"), Some(12));
-        assert!((cosine(&[1.0, 0.0], &[1.0, 0.0]) - 1.0).abs() < 1e-6);
-        assert_eq!(cosine(&[0.0, 0.0], &[1.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn split_speakers_are_measured_against_the_users_annotations_only() {
+        let text = r#"[{"sample_id": "c1",
+            "conversation": {"speaker_a": "Ann", "speaker_b": "Bo", "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "I ran a 5k"},
+                              {"speaker": "Bo", "dia_id": "D1:2", "text": "I swim"}]},
+            "observation": {"session_1_observation": {"Ann": [["Ann ran a 5k.", "D1:1"]], "Bo": [["Bo swims.", "D1:2"]]}},
+            "event_summary": {"events_session_1": {"Ann": ["Ann runs a 5k."], "Bo": ["Bo swims."], "date": "8 May, 2023"}}}]"#;
+        let data = Dataset::parse(std::path::Path::new("x.json"), text).unwrap();
+        let c = &data.conversations[0];
+        let count = |user| {
+            let (o, e) = about(c, user);
+            (o.len(), e.len(), o.first().map(|o| o.speaker.clone()))
+        };
+        assert_eq!(count(None), (2, 2, Some("Ann".into())));
+        assert_eq!(count(Some("Bo")), (1, 1, Some("Bo".into())));
     }
 
     #[test]

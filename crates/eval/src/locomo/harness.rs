@@ -1,8 +1,11 @@
 //! Running LoCoMo through the product: each conversation into its own store, session by session
 //! at the session's date-time; then every question through the real `context()` at each token
-//! budget and `recall()` for the top k, each mapped back to dialog turns through provenance; the
-//! BM25 baseline over the same turns beside it.
+//! budget, its block's text scored against the gold answer and the evidence turns' words (and
+//! the evidence ids its items name, as a diagnostic), and `recall()` for the top k; beside it
+//! three baselines over the same turns (BM25, dense, their fusion), each packed into the same
+//! budget and scored on the same text.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,14 +15,16 @@ use chrono::Duration;
 use mnemo::models::Embedder;
 use mnemo::store::{ListFilter, SqliteStore};
 use mnemo::{Config, ManualClock, Memory};
-use mnemo_core::{NewMessage, Role, Scope, StatusKind, tokens};
+use mnemo_core::{NewMessage, Scope, StatusKind, tokens};
 use serde::{Deserialize, Serialize};
 
-use super::bm25::{self, Bm25};
-use super::data::{Conversation, Dataset, TurnRendering};
+use super::baselines::{self, EMBED_BATCH, RRF_K};
+use super::bm25::Bm25;
+use super::data::{Conversation, Dataset, Speakers, TurnRendering};
 use super::error::LocomoError;
-use super::metrics::{Hit, covered_count};
+use super::metrics::{Hit, System, referenced_count};
 use super::sources::{block_sources, recall_sources};
+use super::textscore::{BlockWords, Reference, TextScore};
 
 /// The tenant every conversation is ingested under (one user per conversation).
 pub const TENANT: &str = "locomo";
@@ -41,6 +46,9 @@ pub struct LocomoOptions {
     pub rendering: TurnRendering,
     /// Keep each question's outcome in the report (for finding what retrieval misses).
     pub per_question: bool,
+    /// Keep the text of every scored block (mnemo's and each baseline's) in the run, for
+    /// `--dump-blocks`: reading blocks is how a person checks what the numbers mean.
+    pub keep_blocks: bool,
     /// A directory of ingested conversations to reuse (`--stores DIR`): each conversation is
     /// ingested once into a copy kept there, under a name that carries its sample id and a
     /// fingerprint of the settings ingestion reads, and later runs ask their questions of a
@@ -66,6 +74,7 @@ impl Default for LocomoOptions {
             questions: None,
             rendering: TurnRendering::default(),
             per_question: false,
+            keep_blocks: false,
             stores: None,
             embed_each_call: false,
         }
@@ -88,7 +97,7 @@ impl LocomoOptions {
     }
 }
 
-/// One question's outcome for both systems; vectors follow the order of the options' budgets
+/// One question's outcome for every system; vectors follow the order of the options' budgets
 /// and ks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QuestionOutcome {
@@ -100,20 +109,61 @@ pub struct QuestionOutcome {
     pub category: u8,
     /// The question.
     pub question: String,
+    /// The gold answer.
+    pub answer: String,
     /// Resolved evidence dialog ids.
     pub evidence: Vec<String>,
-    /// mnemo `context()` coverage per budget.
-    pub mnemo_context: Vec<Hit>,
-    /// Tokens of mnemo's block per budget.
-    pub mnemo_tokens: Vec<usize>,
-    /// mnemo `recall()` coverage per k.
-    pub mnemo_recall: Vec<Hit>,
-    /// BM25 coverage per budget.
-    pub bm25_context: Vec<Hit>,
-    /// Tokens of the packed BM25 block per budget.
-    pub bm25_tokens: Vec<usize>,
-    /// BM25 coverage per k.
-    pub bm25_recall: Vec<Hit>,
+    /// The words said in each evidence turn, in `evidence`'s order: the turn as ingested less
+    /// the speaker's name (what the text metrics look for).
+    pub evidence_texts: Vec<String>,
+    /// Each system's block per budget.
+    pub budgets: Vec<BudgetOutcome>,
+    /// Evidence turns named by the top k of mnemo's `recall()`, per k.
+    pub mnemo_referenced_at_k: Vec<Hit>,
+    /// Evidence turns among BM25's top k turns, per k.
+    pub bm25_referenced_at_k: Vec<Hit>,
+}
+
+/// Every system's block for one question at one budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetOutcome {
+    /// The token budget.
+    pub budget: usize,
+    /// mnemo's `context()` block.
+    pub mnemo: ScoredBlock,
+    /// BM25 over turns, packed.
+    pub bm25: ScoredBlock,
+    /// Cosine over turns with the run's model, packed.
+    pub dense: ScoredBlock,
+    /// The fusion of the two rankings, packed.
+    pub rrf: ScoredBlock,
+}
+
+impl BudgetOutcome {
+    /// One system's block.
+    pub fn system(&self, system: System) -> &ScoredBlock {
+        match system {
+            System::Mnemo => &self.mnemo,
+            System::Bm25 => &self.bm25,
+            System::Dense => &self.dense,
+            System::Rrf => &self.rrf,
+        }
+    }
+}
+
+/// One block as the application would receive it, scored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScoredBlock {
+    /// cl100k tokens of its text.
+    pub tokens: usize,
+    /// Evidence turns its items name by id or provenance (a diagnostic).
+    pub referenced: Hit,
+    /// Its text metrics.
+    #[serde(flatten)]
+    pub score: TextScore,
+    /// Its text, kept only with [`LocomoOptions::keep_blocks`].
+    #[serde(skip)]
+    pub text: Option<String>,
 }
 
 /// What ingesting one conversation took and produced.
@@ -244,9 +294,21 @@ pub(super) fn chat_scope(conv: &Conversation, chat: Option<&str>) -> Result<Scop
         .map_err(|e| engine_error(&conv.sample_id, format!("scope for chat {chat:?}"))(e.into()))
 }
 
+/// Refuses to split the speakers' roles in a conversation that does not name both speakers.
+pub(super) fn check_speakers(conv: &Conversation, rendering: TurnRendering) -> Result<(), LocomoError> {
+    if rendering.speakers == Speakers::BothUser || conv.speakers.len() == 2 {
+        return Ok(());
+    }
+    Err(LocomoError::Options(format!(
+        "--speaker-as needs \"speaker_a\" and \"speaker_b\", and {} names {:?}",
+        conv.sample_id, conv.speakers
+    )))
+}
+
 /// Ingests `conv` into a fresh embedded store: session by session at the session's date-time,
-/// a turn 30 seconds apart, each turn's dialog id as its message id (so provenance names turns),
-/// flushing at the end of each session as an application would at the end of a conversation.
+/// a turn 30 seconds apart, each turn's dialog id as its message id (so provenance names turns)
+/// and its role as the rendering says, flushing at the end of each session as an application
+/// would at the end of a conversation.
 pub(super) fn ingest_conversation(
     conv: &Conversation,
     config: &Config,
@@ -254,6 +316,7 @@ pub(super) fn ingest_conversation(
     rendering: TurnRendering,
     progress: Progress<'_>,
 ) -> Result<Ingested, LocomoError> {
+    check_speakers(conv, rendering)?;
     let id = conv.sample_id.as_str();
     let tmp = tempfile::tempdir().map_err(|source| LocomoError::TempDir { conversation: id.to_string(), source })?;
     let mut config = config.clone();
@@ -283,7 +346,7 @@ pub(super) fn ingest_conversation(
             .enumerate()
             .map(|(i, t)| NewMessage {
                 id: Some(t.dia_id.clone()),
-                role: Role::User,
+                role: rendering.role(conv, t),
                 content: t.render(rendering),
                 at: Some(session.at + Duration::seconds(30 * i as i64)),
             })
@@ -354,7 +417,8 @@ fn reuse_or_ingest(
 /// What ingestion reads from the settings (everything but where the store is, and the read
 /// path's ranking and assembly, less the two ranking settings applied when a message is
 /// embedded), the embedder and the rendering, hashed: a kept store is reused only under the
-/// same fingerprint.
+/// same fingerprint. The speakers' roles are hashed only when split, so stores kept before the
+/// roles could be split keep their fingerprint.
 fn ingest_fingerprint(config: &Config, embedder: &str, rendering: TurnRendering) -> u64 {
     let mut c = config.clone();
     c.data_dir = PathBuf::new();
@@ -367,6 +431,9 @@ fn ingest_fingerprint(config: &Config, embedder: &str, rendering: TurnRendering)
     let mut h = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_string(&c).expect("the config serialises").hash(&mut h);
     (embedder, rendering.speaker_prefix, rendering.captions).hash(&mut h);
+    if rendering.speakers != Speakers::BothUser {
+        rendering.speakers.hash(&mut h);
+    }
     h.finish()
 }
 
@@ -382,6 +449,50 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A conversation's turns as the baselines see them: the ingested texts, their dialog ids and
+/// line costs, the BM25 index and every turn's vector.
+struct Turns<'c> {
+    texts: Vec<String>,
+    dia_ids: Vec<&'c str>,
+    costs: Vec<usize>,
+    bm25: Bm25,
+    vectors: Vec<Vec<f32>>,
+}
+
+impl<'c> Turns<'c> {
+    fn new(
+        conv: &'c Conversation,
+        rendering: TurnRendering,
+        embedder: &dyn Embedder,
+        progress: Progress<'_>,
+    ) -> Result<Self, LocomoError> {
+        let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(rendering)).collect();
+        let t = Instant::now();
+        let vectors = baselines::embed_in_batches(embedder, &texts, EMBED_BATCH)
+            .map_err(|e| engine_error(&conv.sample_id, "embedding turns for the dense baseline")(e.into()))?;
+        progress(&format!(
+            "{}: {} turns embedded for the dense baseline in {:.1} s",
+            conv.sample_id,
+            texts.len(),
+            t.elapsed().as_secs_f64()
+        ));
+        Ok(Self {
+            dia_ids: conv.turns().map(|(_, t)| t.dia_id.as_str()).collect(),
+            costs: texts.iter().map(|t| baselines::line_cost(t)).collect(),
+            bm25: Bm25::new(&texts),
+            vectors,
+            texts,
+        })
+    }
+
+    /// The block a ranking packs into `budget`, and the dialog ids of the turns in it.
+    fn pack(&self, ranking: &[(usize, f64)], budget: usize) -> (String, Vec<String>) {
+        let (chosen, _) = baselines::pack(ranking, &self.costs, budget);
+        let text = baselines::block_text(chosen.iter().map(|&d| self.texts[d].as_str()));
+        (text, chosen.iter().map(|&d| self.dia_ids[d].to_string()).collect())
+    }
+}
+
 fn run_conversation(
     conv: &Conversation,
     config: &Config,
@@ -390,6 +501,7 @@ fn run_conversation(
     run: &mut LocomoRun,
     progress: Progress<'_>,
 ) -> Result<(), LocomoError> {
+    check_speakers(conv, options.rendering)?;
     let id = conv.sample_id.clone();
     let engine = |during: String| engine_error(&id, during);
     let queries: Arc<dyn Embedder> = if options.embed_each_call {
@@ -402,12 +514,11 @@ fn run_conversation(
         None => ingest_conversation(conv, config, queries, options.rendering, progress)?,
     };
     let scope = |chat: &str| chat_scope(conv, Some(chat));
-    let texts: Vec<String> = conv.turns().map(|(_, t)| t.render(options.rendering)).collect();
-
-    // The baseline's index over exactly the ingested text.
-    let dia_ids: Vec<&str> = conv.turns().map(|(_, t)| t.dia_id.as_str()).collect();
-    let index = Bm25::new(&texts);
-    let costs: Vec<usize> = texts.iter().map(|t| bm25::line_cost(t)).collect();
+    // The baselines index exactly the ingested text; the raw model embeds for them, outside
+    // every timed call, so none of their work is charged to mnemo.
+    let turns = Turns::new(conv, options.rendering, embedder.as_ref(), progress)?;
+    let said: HashMap<&str, String> =
+        conv.turns().map(|(_, t)| (t.dia_id.as_str(), t.said(options.rendering))).collect();
     let max_k = options.ks.iter().copied().max().unwrap_or(1);
 
     for q in conv.questions.iter().take(options.questions.unwrap_or(usize::MAX)) {
@@ -422,25 +533,22 @@ fn run_conversation(
             continue;
         }
         let of = q.evidence.len();
-        let hit = |covered: usize| Hit { covered, of };
-        let mut out = QuestionOutcome {
-            conversation: id.clone(),
-            index: q.index,
-            category: q.category,
-            question: q.text.clone(),
-            evidence: q.evidence.clone(),
-            mnemo_context: Vec::new(),
-            mnemo_tokens: Vec::new(),
-            mnemo_recall: Vec::new(),
-            bm25_context: Vec::new(),
-            bm25_tokens: Vec::new(),
-            bm25_recall: Vec::new(),
+        let hit = |ids: &[String]| Hit { referenced: referenced_count(&q.evidence, ids), of };
+        let evidence_texts: Vec<String> = q.evidence.iter().map(|e| said[e.as_str()].clone()).collect();
+        let reference = Reference::new(&q.answer, &evidence_texts);
+        let scored = |text: String, tokens: usize, ids: &[String]| ScoredBlock {
+            tokens,
+            referenced: hit(ids),
+            score: reference.score(&BlockWords::new(&text)),
+            text: options.keep_blocks.then_some(text),
         };
+
         // A fresh chat per call: no recent-message window answers for free, and no earlier
         // question's block triggers the over-reference guard.
         // The question is embedded for real by the first call and reused by the others (see
         // `OncePerQuestion`); every call is charged that one embedding time.
         let mut embed_ms: Option<f64> = None;
+        let mut mnemo_blocks = Vec::with_capacity(options.budgets.len());
         for (b, &budget) in options.budgets.iter().enumerate() {
             let chat = format!("q{}-b{budget}", q.index);
             let t = Instant::now();
@@ -453,9 +561,8 @@ fn run_conversation(
             let excluding = (ms - own_embed).max(0.0);
             run.context_ms_excluding_embedding[b].push(excluding);
             run.context_ms[b].push(if options.embed_each_call { ms } else { excluding + embed });
-            let sources = block_sources(&ctx.block);
-            out.mnemo_context.push(hit(covered_count(&q.evidence, sources.iter().flatten())));
-            out.mnemo_tokens.push(ctx.block.tokens);
+            let ids: Vec<String> = block_sources(&ctx.block).into_iter().flatten().collect();
+            mnemo_blocks.push(scored(ctx.block.text, ctx.block.tokens, &ids));
         }
         let t = Instant::now();
         let r = memory
@@ -467,23 +574,51 @@ fn run_conversation(
         run.recall_ms.push(if options.embed_each_call { ms } else { (ms - own_embed).max(0.0) + embed });
         run.query_embedding_ms.push(embed);
         let ranked = recall_sources(&r);
-        for &k in &options.ks {
-            out.mnemo_recall.push(hit(covered_count(&q.evidence, ranked.iter().take(k).flatten())));
-        }
+        let mnemo_referenced_at_k =
+            options.ks.iter().map(|&k| hit(&ranked.iter().take(k).flatten().cloned().collect::<Vec<_>>())).collect();
 
-        let ranking = index.rank(&q.text);
-        for &budget in &options.budgets {
-            let (chosen, used) = bm25::pack(&ranking, &costs, budget);
-            let ids: Vec<String> = chosen.iter().map(|&d| dia_ids[d].to_string()).collect();
-            out.bm25_context.push(hit(covered_count(&q.evidence, &ids)));
-            out.bm25_tokens.push(used);
-        }
-        for &k in &options.ks {
-            let ids: Vec<String> = ranking.iter().take(k).map(|&(d, _)| dia_ids[d].to_string()).collect();
-            out.bm25_recall.push(hit(covered_count(&q.evidence, &ids)));
-        }
+        // The baselines, after mnemo's timed calls.
+        let bm25 = turns.bm25.rank(&q.text);
+        let query = embedder
+            .embed(&[q.text.as_str()])
+            .map_err(|e| engine(format!("embedding question {} for the dense baseline", q.index + 1))(e.into()))?;
+        let dense = baselines::dense_rank(&query[0], &turns.vectors);
+        let rrf = baselines::rrf(&[&bm25, &dense], RRF_K);
+        let baseline = |ranking: &[(usize, f64)], budget: usize| {
+            let (text, ids) = turns.pack(ranking, budget);
+            let tokens = tokens::count(&text);
+            scored(text, tokens, &ids)
+        };
+        let budgets = options
+            .budgets
+            .iter()
+            .zip(mnemo_blocks)
+            .map(|(&budget, mnemo)| BudgetOutcome {
+                budget,
+                mnemo,
+                bm25: baseline(&bm25, budget),
+                dense: baseline(&dense, budget),
+                rrf: baseline(&rrf, budget),
+            })
+            .collect();
+        let bm25_referenced_at_k = options
+            .ks
+            .iter()
+            .map(|&k| hit(&bm25.iter().take(k).map(|&(d, _)| turns.dia_ids[d].to_string()).collect::<Vec<_>>()))
+            .collect();
         stats.questions += 1;
-        run.questions.push(out);
+        run.questions.push(QuestionOutcome {
+            conversation: id.clone(),
+            index: q.index,
+            category: q.category,
+            question: q.text.clone(),
+            answer: q.answer.clone(),
+            evidence: q.evidence.clone(),
+            evidence_texts,
+            budgets,
+            mnemo_referenced_at_k,
+            bm25_referenced_at_k,
+        });
     }
     progress(&format!("{id}: {} questions asked", stats.questions));
     run.conversations.push(stats);

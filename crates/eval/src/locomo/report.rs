@@ -1,37 +1,50 @@
-//! The LoCoMo report: coverage per budget and category for mnemo and the BM25 baseline,
-//! recall@k, tokens, latency and ingest throughput, as JSON (the shape the issue fixes, with
-//! extra keys beside it) and as a side-by-side text table.
+//! The LoCoMo report: per token budget, the text metrics of mnemo's block and of three
+//! baselines' blocks of whole turns (BM25, dense, their fusion), by category and overall;
+//! mnemo against the best baseline on each metric (the headline); the evidence ids blocks name
+//! and evidence_referenced@k (diagnostics); tokens, latency and ingest throughput. As JSON, as
+//! a text table, and as a dump of the blocks themselves for reading.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::io::Write;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::baselines::{RRF_K, block_overhead};
+use super::bm25::{B, K1};
 use super::harness::{LocomoRun, QuestionOutcome};
-use super::metrics::{Coverage, Hit, OVERALL_CATEGORIES, Summary, by_category, category_name};
+use super::metrics::{
+    HeadToHead, Hit, Means, OVERALL_CATEGORIES, Referenced, Summary, System, TextMetric, by_category, category_name,
+};
+use super::textscore::WHOLE_TURN_SHARE;
 
-/// Coverage by category key ("overall", "1".."5").
-pub type ByCategory = BTreeMap<String, Coverage>;
+/// Means by category key ("overall", "1".."5").
+pub type ByCategory = BTreeMap<String, Means>;
 
-/// The numbers of one system (mnemo or the baseline).
+/// The numbers of one system.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SystemNumbers {
-    /// Coverage within each token budget (keys are budgets as text).
+    /// Text metrics and evidence ids named within each token budget (keys are budgets as text).
     pub budgets: BTreeMap<String, ByCategory>,
-    /// Coverage by the top k of the ranking (keys are k as text).
-    pub recall_at_k: BTreeMap<String, ByCategory>,
     /// Tokens of the block per budget.
     pub tokens: BTreeMap<String, Summary>,
+    /// Evidence turns named by the top k of a ranking (keys are k as text), for the systems
+    /// that have a ranking of their own to cut (mnemo's `recall()`, BM25).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub evidence_referenced_at_k: BTreeMap<String, BTreeMap<String, Referenced>>,
 }
+
+/// mnemo against the best baseline on each figure, at one budget, over categories 1–4.
+pub type Headline = BTreeMap<TextMetric, HeadToHead>;
 
 /// The summarised benchmark.
 #[derive(Debug, Clone, Serialize)]
 pub struct LocomoReport {
-    /// mnemo's numbers.
-    pub mnemo: SystemNumbers,
-    /// The BM25-over-turns baseline's numbers.
-    pub bm25: SystemNumbers,
+    /// Each system's numbers.
+    pub systems: BTreeMap<System, SystemNumbers>,
+    /// Per budget (as text), mnemo against the best baseline on each figure.
+    pub headline: BTreeMap<String, Headline>,
     /// Budgets in the order they were run.
     pub budget_order: Vec<usize>,
     /// ks in the order they were run.
@@ -40,48 +53,105 @@ pub struct LocomoReport {
     pub run: LocomoRun,
 }
 
-fn numbers(
-    run: &LocomoRun,
-    context: impl Fn(&QuestionOutcome) -> &[Hit],
-    recall: impl Fn(&QuestionOutcome) -> &[Hit],
-    tokens: impl Fn(&QuestionOutcome) -> &[usize],
-) -> SystemNumbers {
-    let per = |pick: &dyn Fn(&QuestionOutcome) -> Hit| -> ByCategory {
-        let hits: Vec<(u8, Hit)> = run.questions.iter().map(|q| (q.category, pick(q))).collect();
-        by_category(&hits)
-    };
+/// One system's numbers over the run; `at_k` picks its evidence_referenced@k hits, if it has any.
+fn numbers(run: &LocomoRun, system: System, at_k: Option<fn(&QuestionOutcome) -> &[Hit]>) -> SystemNumbers {
     let o = &run.options;
-    SystemNumbers {
-        budgets: o.budgets.iter().enumerate().map(|(i, b)| (b.to_string(), per(&|q| context(q)[i]))).collect(),
-        recall_at_k: o.ks.iter().enumerate().map(|(i, k)| (k.to_string(), per(&|q| recall(q)[i]))).collect(),
-        tokens: o
-            .budgets
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                let v: Vec<f64> = run.questions.iter().map(|q| tokens(q)[i] as f64).collect();
-                (b.to_string(), Summary::of(&v))
-            })
-            .collect(),
-    }
+    let budgets = (0..o.budgets.len())
+        .map(|i| {
+            let items: Vec<_> = run
+                .questions
+                .iter()
+                .map(|q| {
+                    let b = q.budgets[i].system(system);
+                    (q.category, (b.score, b.referenced))
+                })
+                .collect();
+            (o.budgets[i].to_string(), by_category(&items, Means::of))
+        })
+        .collect();
+    let tokens = (0..o.budgets.len())
+        .map(|i| {
+            let v: Vec<f64> = run.questions.iter().map(|q| q.budgets[i].system(system).tokens as f64).collect();
+            (o.budgets[i].to_string(), Summary::of(&v))
+        })
+        .collect();
+    let evidence_referenced_at_k = at_k
+        .map(|pick| {
+            o.ks.iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    let hits: Vec<(u8, Hit)> = run.questions.iter().map(|q| (q.category, pick(q)[i])).collect();
+                    (k.to_string(), by_category(&hits, Referenced::of))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    SystemNumbers { budgets, tokens, evidence_referenced_at_k }
 }
 
 impl LocomoReport {
     /// Summarises a run.
     pub fn new(run: LocomoRun) -> Self {
-        let mnemo = numbers(&run, |q| &q.mnemo_context, |q| &q.mnemo_recall, |q| &q.mnemo_tokens);
-        let bm25 = numbers(&run, |q| &q.bm25_context, |q| &q.bm25_recall, |q| &q.bm25_tokens);
-        Self { mnemo, bm25, budget_order: run.options.budgets.clone(), k_order: run.options.ks.clone(), run }
+        let systems: BTreeMap<System, SystemNumbers> = System::ALL
+            .into_iter()
+            .map(|s| {
+                let at_k: Option<fn(&QuestionOutcome) -> &[Hit]> = match s {
+                    System::Mnemo => Some(|q| &q.mnemo_referenced_at_k),
+                    System::Bm25 => Some(|q| &q.bm25_referenced_at_k),
+                    System::Dense | System::Rrf => None,
+                };
+                (s, numbers(&run, s, at_k))
+            })
+            .collect();
+        let overall = |s: System, b: &str| systems[&s].budgets[b]["overall"];
+        let headline = run
+            .options
+            .budgets
+            .iter()
+            .map(|b| {
+                let b = b.to_string();
+                let h: Headline = TextMetric::ALL
+                    .into_iter()
+                    .filter_map(|m| {
+                        let baselines = System::BASELINES.map(|s| (s, m.of(&overall(s, &b))));
+                        Some((m, HeadToHead::new(m.of(&overall(System::Mnemo, &b)), baselines)?))
+                    })
+                    .collect();
+                (b, h)
+            })
+            .collect();
+        Self { systems, headline, budget_order: run.options.budgets.clone(), k_order: run.options.ks.clone(), run }
     }
 
-    /// mnemo's overall (categories 1–4) coverage at a budget, if that budget was run.
-    pub fn overall(&self, budget: usize) -> Option<Coverage> {
-        self.mnemo.budgets.get(&budget.to_string()).and_then(|m| m.get("overall")).copied()
+    /// A system's means over categories 1–4 at a budget, if that budget was run.
+    pub fn overall(&self, system: System, budget: usize) -> Option<&Means> {
+        self.systems.get(&system)?.budgets.get(&budget.to_string())?.get("overall")
     }
 
-    /// The baseline's overall (categories 1–4) coverage at a budget, if that budget was run.
-    pub fn baseline_overall(&self, budget: usize) -> Option<Coverage> {
-        self.bm25.budgets.get(&budget.to_string()).and_then(|m| m.get("overall")).copied()
+    /// mnemo against the best baseline on `metric` at a budget, if that budget was run.
+    pub fn head_to_head(&self, budget: usize, metric: TextMetric) -> Option<HeadToHead> {
+        self.headline.get(&budget.to_string())?.get(&metric).copied()
+    }
+
+    /// One line for the end of a run: at `budget`, mnemo against the best baseline on the two
+    /// figures that say most (the answer verbatim, and the evidence's words).
+    pub fn verdict(&self, budget: usize) -> Option<String> {
+        let a = self.head_to_head(budget, TextMetric::AnswerInBlock)?;
+        let e = self.head_to_head(budget, TextMetric::EvidenceTextCoverage)?;
+        let ahead = a.mnemo_minus_best > 0.0 && e.mnemo_minus_best > 0.0;
+        Some(format!(
+            "At {budget} tokens, categories 1-4: answer_in_block mnemo {:.1}% vs {} {:.1}% ({:+.1} points); \
+             evidence_text_coverage mnemo {:.1}% vs {} {:.1}% ({:+.1} points): {}",
+            a.mnemo * 100.0,
+            a.best_baseline.name(),
+            a.baseline * 100.0,
+            a.mnemo_minus_best * 100.0,
+            e.mnemo * 100.0,
+            e.best_baseline.name(),
+            e.baseline * 100.0,
+            e.mnemo_minus_best * 100.0,
+            if ahead { "mnemo ahead of the best baseline on both" } else { "mnemo NOT ahead of the best baseline" }
+        ))
     }
 
     fn ingest(&self) -> Value {
@@ -101,14 +171,11 @@ impl LocomoReport {
     fn tokens(&self) -> Value {
         let conv: Vec<f64> = self.run.conversations.iter().map(|c| c.tokens as f64).collect();
         let conv = Summary::of(&conv);
-        let ratio: BTreeMap<String, f64> = self
-            .mnemo
-            .tokens
-            .iter()
-            .map(|(b, s)| (b.clone(), if conv.mean > 0.0 { s.mean / conv.mean } else { 0.0 }))
-            .collect();
+        let mnemo = &self.systems[&System::Mnemo].tokens;
+        let ratio: BTreeMap<String, f64> =
+            mnemo.iter().map(|(b, s)| (b.clone(), if conv.mean > 0.0 { s.mean / conv.mean } else { 0.0 })).collect();
         json!({
-            "context": self.mnemo.tokens,
+            "context": mnemo,
             "conversation": {"mean": conv.mean, "max": conv.max, "conversations": conv.n},
             "context_mean_over_conversation_mean": ratio,
             "tokenizer": "cl100k_base",
@@ -128,7 +195,8 @@ impl LocomoReport {
             "recall": Summary::of(&self.run.recall_ms),
             "query_embedding": Summary::of(&self.run.query_embedding_ms),
             "note": "in-process wall time of Memory::context / Memory::recall; each question is embedded once \
-                     (query_embedding) and that time is added to every call's end-to-end figure",
+                     (query_embedding) and that time is added to every call's end-to-end figure; the baselines' \
+                     embedding and ranking run outside the timed calls and are in none of these figures",
         })
     }
 
@@ -155,24 +223,36 @@ impl LocomoReport {
         })
     }
 
-    /// The report as JSON: `budgets`, `baseline_bm25.budgets`, `tokens` and `latency_ms` as the
-    /// issue fixes them, plus recall@k, ingest, dataset and setup.
+    /// How the baselines rank and pack, for the JSON.
+    fn methods(&self) -> Value {
+        json!({
+            "bm25": format!(
+                "Okapi BM25 (k1 {K1}, b {B}) over the ingested turn texts, lowercase words minus stopwords"
+            ),
+            "dense": format!(
+                "cosine between the question and each ingested turn text, both embedded with {} (turns in batches \
+                 of {}), every turn ranked", self.run.embedder, super::baselines::EMBED_BATCH
+            ),
+            "rrf": format!("reciprocal-rank fusion of the bm25 and dense rankings, score = sum of 1 / ({RRF_K} + rank)"),
+            "packing": format!(
+                "best first, whole turns as \"- {{text}}\" lines under the block header and one heading \
+                 ({} tokens), a turn that does not fit skipped; tokens are cl100k of the block text",
+                block_overhead()
+            ),
+        })
+    }
+
+    /// The report as JSON: the headline per budget, every system's numbers (text metrics by
+    /// category per budget, tokens, evidence_referenced@k), how the baselines work, tokens,
+    /// latency, ingest, dataset and setup; each question's outcome with `per_question`.
     pub fn to_json(&self) -> Value {
         let o = &self.run.options;
         let mut v = json!({
             "benchmark": "locomo",
-            "budgets": self.mnemo.budgets,
-            "recall_at_k": self.mnemo.recall_at_k,
-            "baseline_bm25": {
-                "budgets": self.bm25.budgets,
-                "recall_at_k": self.bm25.recall_at_k,
-                "tokens": self.bm25.tokens,
-                "method": format!(
-                    "Okapi BM25 (k1 {}, b {}) over the ingested turn texts, lowercase words minus stopwords; \
-                     best turns packed whole into the budget after a {}-token header",
-                    super::bm25::K1, super::bm25::B, super::bm25::block_overhead()
-                ),
-            },
+            "definitions": "docs/locomo-metrics.md",
+            "headline": self.headline,
+            "systems": self.systems,
+            "baselines": self.methods(),
             "tokens": self.tokens(),
             "latency_ms": self.latency(),
             "ingest": self.ingest(),
@@ -182,11 +262,14 @@ impl LocomoReport {
                 "extractor": self.run.extractor,
                 "speaker_prefix": o.rendering.speaker_prefix,
                 "captions": o.rendering.captions,
+                "speakers": o.rendering.speakers,
                 "conversations_skipped": o.skip,
                 "embed_each_call": o.embed_each_call,
                 "conversations_limit": o.conversations,
                 "questions_limit": o.questions,
                 "overall_categories": OVERALL_CATEGORIES,
+                "whole_turn_share": WHOLE_TURN_SHARE,
+                "rrf_k": RRF_K,
                 "store": "a fresh embedded SQLite store per conversation",
                 "scope": "tenant locomo, user = sample_id, chat = session_N; each question from a fresh chat",
                 "clock": "each session at its date-time; questions one hour after the last session",
@@ -199,7 +282,52 @@ impl LocomoReport {
         v
     }
 
-    /// The side-by-side text table a person reads.
+    /// The baseline whose block `--dump-blocks` shows beside mnemo's at a budget: the best on
+    /// answer_in_block over categories 1–4 (BM25 when that budget was not run).
+    pub fn dumped_baseline(&self, budget: usize) -> System {
+        self.head_to_head(budget, TextMetric::AnswerInBlock).map_or(System::Bm25, |h| h.best_baseline)
+    }
+
+    /// Writes one JSON line per question per budget: the question, its answer and evidence
+    /// texts, mnemo's block and the best baseline's (see [`Self::dumped_baseline`]; `null` unless
+    /// the run kept blocks), and every system's metrics. Returns the lines written.
+    pub fn write_blocks(&self, out: &mut dyn Write) -> std::io::Result<usize> {
+        let mut lines = 0;
+        for q in &self.run.questions {
+            let evidence: Vec<Value> = q
+                .evidence
+                .iter()
+                .zip(&q.evidence_texts)
+                .map(|(id, text)| json!({"dia_id": id, "text": text}))
+                .collect();
+            for b in &q.budgets {
+                let best = self.dumped_baseline(b.budget);
+                let metrics: BTreeMap<&str, Value> =
+                    System::ALL.iter().map(|&s| (s.name(), json!(b.system(s)))).collect();
+                let line = json!({
+                    "conversation": q.conversation,
+                    "index": q.index,
+                    "category": q.category,
+                    "question": q.question,
+                    "answer": q.answer,
+                    "evidence": evidence,
+                    "budget": b.budget,
+                    "best_baseline": best,
+                    "mnemo_block": b.mnemo.text,
+                    "baseline_block": b.system(best).text,
+                    "metrics": metrics,
+                });
+                serde_json::to_writer(&mut *out, &line)?;
+                out.write_all(b"\n")?;
+                lines += 1;
+            }
+        }
+        Ok(lines)
+    }
+
+    /// The tables a person reads: per budget every figure for every system with mnemo against
+    /// the best baseline, then per category the two main figures, evidence_referenced@k,
+    /// tokens, latency and ingest.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
         let r = &self.run;
@@ -214,69 +342,134 @@ impl LocomoReport {
             r.embedder,
             r.extractor
         );
+        let _ = writeln!(
+            s,
+            "Systems: mnemo = the context() block; bm25 = BM25 over turns; dense = cosine over turns ({}); \
+             rrf = reciprocal-rank fusion of the two (k {RRF_K}); each baseline packs whole turns best first into \
+             the same budget. Figures are read from the block's text (definitions: docs/locomo-metrics.md); \
+             evidence_referenced counts evidence ids named by items or provenance, a diagnostic.",
+            r.embedder
+        );
         let mut cats: Vec<u8> = r.questions.iter().map(|q| q.category).collect();
         cats.sort_unstable();
         cats.dedup();
-        let table = |s: &mut String,
-                     title: &str,
-                     label: &str,
-                     keys: Vec<String>,
-                     a: &BTreeMap<String, ByCategory>,
-                     b: &BTreeMap<String, ByCategory>| {
-            let _ = writeln!(s, "\n{title}");
-            let _ =
-                writeln!(s, "{label:>6}  {:<18} {:>5}  {:>16}  {:>16}", "category", "n", "mnemo", "BM25 over turns");
-            for key in keys {
-                let rows = std::iter::once("overall".to_string()).chain(cats.iter().map(u8::to_string));
-                for (i, cat) in rows.enumerate() {
-                    let (Some(x), Some(y)) = (a[&key].get(&cat), b[&key].get(&cat)) else { continue };
-                    let name = match cat.parse::<u8>() {
-                        Ok(c) => format!("{c} {}", category_name(c)),
-                        Err(_) => "overall (1-4)".to_string(),
-                    };
-                    let shown = if i == 0 { key.as_str() } else { "" };
-                    let _ = writeln!(
-                        s,
-                        "{shown:>6}  {name:<18} {:>5}  {:>7.3} ({:>5.3})  {:>7.3} ({:>5.3})",
-                        x.questions, x.fraction_covered, x.all_covered, y.fraction_covered, y.all_covered
-                    );
-                }
+        let sys = |x: System| &self.systems[&x];
+        for b in self.budget_order.iter().map(usize::to_string) {
+            let tokens: Vec<String> =
+                System::ALL.iter().map(|&x| format!("{} {:.0}", x.name(), sys(x).tokens[&b].mean)).collect();
+            let _ = writeln!(s, "\nBudget {b} tokens, categories 1-4 (mean block tokens: {})", tokens.join(", "));
+            let _ = writeln!(
+                s,
+                "{:<24} {:>5} {:>7} {:>7} {:>7} {:>7}  {:>14} {:>12}",
+                "", "n", "mnemo", "bm25", "dense", "rrf", "best baseline", "mnemo - best"
+            );
+            let mnemo = &sys(System::Mnemo).budgets[&b]["overall"];
+            for m in TextMetric::ALL {
+                let Some(h) = self.headline[&b].get(&m) else { continue };
+                let values: String =
+                    System::ALL.iter().map(|&x| format!(" {:>7.3}", m.of(&sys(x).budgets[&b]["overall"]))).collect();
+                let _ = writeln!(
+                    s,
+                    "{:<24} {:>5}{values}  {:>8.3} {:<5} {:>+12.3}",
+                    m.name(),
+                    m.questions(mnemo),
+                    h.baseline,
+                    h.best_baseline.name(),
+                    h.mnemo_minus_best
+                );
             }
-        };
-        table(
-            &mut s,
-            "Evidence covered by context() within a token budget: mean fraction (share of questions fully covered)",
-            "budget",
-            self.budget_order.iter().map(usize::to_string).collect(),
-            &self.mnemo.budgets,
-            &self.bm25.budgets,
+            let (a, e) = (TextMetric::AnswerInBlock, TextMetric::EvidenceTextCoverage);
+            let (Some(ha), Some(he)) = (self.headline[&b].get(&a), self.headline[&b].get(&e)) else { continue };
+            let _ = writeln!(
+                s,
+                "  by category: {} mnemo vs {}, {} mnemo vs {}",
+                a.name(),
+                ha.best_baseline.name(),
+                e.name(),
+                he.best_baseline.name()
+            );
+            let _ = writeln!(
+                s,
+                "  {:<18} {:>5} {:>7} {:>7} {:>7}   {:>5} {:>7} {:>7} {:>7}",
+                "category",
+                "n",
+                "mnemo",
+                ha.best_baseline.name(),
+                "diff",
+                "n",
+                "mnemo",
+                he.best_baseline.name(),
+                "diff"
+            );
+            let rows = std::iter::once("overall".to_string()).chain(cats.iter().map(u8::to_string));
+            for cat in rows {
+                let (Some(m), Some(ba), Some(be)) = (
+                    sys(System::Mnemo).budgets[&b].get(&cat),
+                    sys(ha.best_baseline).budgets[&b].get(&cat),
+                    sys(he.best_baseline).budgets[&b].get(&cat),
+                ) else {
+                    continue;
+                };
+                let name = match cat.parse::<u8>() {
+                    Ok(c) => format!("{c} {}", category_name(c)),
+                    Err(_) => "overall (1-4)".to_string(),
+                };
+                // Three figures (mnemo, the baseline, the difference), or dashes over no questions.
+                let cells = |metric: TextMetric, baseline: &Means| match metric.questions(m) {
+                    0 => format!("{:>5} {:>7} {:>7} {:>7}", 0, "-", "-", "-"),
+                    n => format!(
+                        "{n:>5} {:>7.3} {:>7.3} {:>+7.3}",
+                        metric.of(m),
+                        metric.of(baseline),
+                        metric.of(m) - metric.of(baseline)
+                    ),
+                };
+                let _ = writeln!(s, "  {name:<18} {}   {}", cells(a, ba), cells(e, be));
+            }
+        }
+        let _ = writeln!(
+            s,
+            "\nevidence_referenced@k, categories 1-4 (ids named by recall()'s top k; bm25: its top k turns): \
+             mean share (share of questions with all named)"
         );
-        table(
-            &mut s,
-            "Evidence covered by the top k of recall() (BM25: top k turns)",
-            "k",
-            self.k_order.iter().map(usize::to_string).collect(),
-            &self.mnemo.recall_at_k,
-            &self.bm25.recall_at_k,
-        );
+        let _ = writeln!(s, "{:>6}  {:>15}  {:>15}", "k", "mnemo", "bm25");
+        for k in self.k_order.iter().map(usize::to_string) {
+            let at = |x: System| sys(x).evidence_referenced_at_k.get(&k).and_then(|m| m.get("overall")).copied();
+            let (Some(m), Some(b)) = (at(System::Mnemo), at(System::Bm25)) else { continue };
+            let _ = writeln!(
+                s,
+                "{k:>6}  {:>7.3} ({:>5.3})  {:>7.3} ({:>5.3})",
+                m.evidence_referenced, m.all_evidence_referenced, b.evidence_referenced, b.all_evidence_referenced
+            );
+        }
         let conv: Vec<f64> = r.conversations.iter().map(|c| c.tokens as f64).collect();
         let conv = Summary::of(&conv);
         let _ = writeln!(
             s,
-            "\nTokens per question (cl100k): whole conversation mean {:.0}, max {:.0}",
+            "\nTokens per question (cl100k): whole conversation mean {:.0}, max {:.0}; block mean / p95 per system",
             conv.mean, conv.max
         );
-        let _ = writeln!(s, "{:>6}  {:>12} {:>8}  {:>12} {:>8}", "budget", "mnemo mean", "p95", "BM25 mean", "p95");
-        for b in &self.budget_order {
-            let (m, x) = (&self.mnemo.tokens[&b.to_string()], &self.bm25.tokens[&b.to_string()]);
-            let _ = writeln!(s, "{b:>6}  {:>12.0} {:>8.0}  {:>12.0} {:>8.0}", m.mean, m.p95, x.mean, x.p95);
+        let head: String = System::ALL.iter().map(|x| format!("  {:>15}", x.name())).collect();
+        let _ = writeln!(s, "{:>6}{head}", "budget");
+        for b in self.budget_order.iter().map(usize::to_string) {
+            let row: String = System::ALL
+                .iter()
+                .map(|&x| {
+                    let t = &sys(x).tokens[&b];
+                    format!("  {:>7.0} / {:>5.0}", t.mean, t.p95)
+                })
+                .collect();
+            let _ = writeln!(s, "{b:>6}{row}");
         }
         let how = if self.run.options.embed_each_call {
             "each call's wall time, its question embedded in the call"
         } else {
             "each call's own time plus its question's one embedding"
         };
-        let _ = writeln!(s, "\nLatency in process (ms, {how}): context() p50 / p95, and excluding the query embedding");
+        let _ = writeln!(
+            s,
+            "\nmnemo latency in process (ms, {how}; no baseline work included): context() p50 / p95, and excluding the query embedding"
+        );
         for (i, b) in self.budget_order.iter().enumerate() {
             let (a, e) = (Summary::of(&r.context_ms[i]), Summary::of(&r.context_ms_excluding_embedding[i]));
             let _ = writeln!(
