@@ -30,6 +30,11 @@ pub mod when;
 
 pub use heuristic::HeuristicExtractor;
 
+/// The rule name episodic capture records: the catch-all that keeps any other first-person
+/// statement in the third person. Such a memory restates its turn rather than typing a fact, so
+/// readers treat it as context (assembly lets the turn itself stand in for it).
+pub const CAPTURE_RULE: &str = episodic::RULE;
+
 use crate::message::Message;
 use crate::op::ProposedOp;
 
