@@ -91,24 +91,7 @@ pub fn validate_batch(
     if batch.is_empty() {
         return Err(CoreError::InvalidMessage { index: 0, id: None, reason: "the batch holds no messages".into() });
     }
-    if batch.len() > t.max_batch {
-        return Err(CoreError::InvalidMessage {
-            index: t.max_batch,
-            id: None,
-            reason: format!("batch of {} messages exceeds the limit of {}; split it", batch.len(), t.max_batch),
-        });
-    }
-    let total: usize = batch.iter().map(|m| m.content.chars().count()).sum();
-    if total > t.max_batch_chars {
-        return Err(CoreError::OutOfRange {
-            field: "messages",
-            reason: format!(
-                "{total} characters in all; the limit is {} (ingest.max_batch_chars): send the conversation in \
-                 several calls",
-                t.max_batch_chars
-            ),
-        });
-    }
+    check_batch_size(&batch, t)?;
     let mut seen = std::collections::HashSet::new();
     // Identical turns so far, by derivation input: the n-th repeat gets its own id.
     let mut repeats: std::collections::HashMap<(Role, DateTime<Utc>, String), u32> = std::collections::HashMap::new();
@@ -155,6 +138,36 @@ pub fn validate_batch(
         });
     }
     Ok(out)
+}
+
+/// Checks that a batch is within what one request may write: at most `ingest.max_batch`
+/// messages and `ingest.max_batch_chars` characters in all. [`validate_batch`] starts with it;
+/// a caller that writes messages another way (mem0's `add` without inference, one memory per
+/// message) calls it first, so no request does unbounded work.
+pub fn check_batch_size(batch: &[NewMessage], t: &IngestTuning) -> Result<()> {
+    if batch.len() > t.max_batch {
+        return Err(CoreError::InvalidMessage {
+            index: t.max_batch,
+            id: None,
+            reason: format!(
+                "batch of {} messages exceeds the limit of {} (ingest.max_batch); split it",
+                batch.len(),
+                t.max_batch
+            ),
+        });
+    }
+    let total: usize = batch.iter().map(|m| m.content.chars().count()).sum();
+    if total > t.max_batch_chars {
+        return Err(CoreError::OutOfRange {
+            field: "messages",
+            reason: format!(
+                "{total} characters in all; the limit is {} (ingest.max_batch_chars): send the conversation in \
+                 several calls",
+                t.max_batch_chars
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The id of a message sent without one. `repeat` counts the identical turns before it in the

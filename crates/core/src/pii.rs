@@ -56,14 +56,14 @@ pub struct PiiFinding {
 }
 
 /// Words that name a password or PIN, in the languages detected (regex alternation).
-const PASSWORD_WORDS: &str = r"password|passwort|passwd|pwd|pass\s?code|pin(?:[\s-]?code|\s+number)?|pincode|kennwort|geheimzahl|zugangscode|mot\s+de\s+passe|mdp|code\s+pin|code\s+secret|code\s+d'accès|contraseña|contrasena|clave(?:\s+de\s+acceso)?|c[oó]digo\s+pin|parola\s+d'ordine|codice\s+pin|codice\s+segreto|senha|palavra[\s-]passe|wachtwoord|toegangscode|wi-?fi\s+key";
+const PASSWORD_WORDS: &str = r"password|passwort|passwd|pwd|pw|pass\s?code|pin(?:[\s-]?code|\s+number)?|pincode|kennwort|geheimzahl|zugangscode|mot\s+de\s+passe|mdp|code\s+pin|code\s+secret|code\s+d'accès|contraseña|contrasena|clave(?:\s+de\s+acceso)?|c[oó]digo\s+pin|parola\s+d'ordine|codice\s+pin|codice\s+segreto|senha|palavra[\s-]passe|wachtwoord|toegangscode|wi-?fi\s+key";
 /// Words that name a passphrase: its value runs to the end of the clause.
 const PHRASE_WORDS: &str = r"pass\s?phrase|seed\s+phrase|recovery\s+phrase|mnemonic|phrase\s+secr[eè]te|phrase\s+de\s+passe|frase\s+de\s+(?:contraseña|paso)|frase\s+segreta|frase[\s-]senha|wachtzin";
 /// What joins a password word to its owner ("for the wifi", "für das WLAN", "du compte").
 const OWNER: &str = r"(?:\s+(?:for|to|of|on|für|zum|zur|vom|von|de|du|des|pour|para|per|del|della|do|da|van|voor|bij)\s+[\w .'-]{1,30}?)?";
-/// Copulas: "is", "ist", "lautet", "est", "es", "è", "é", ":" …
-const COPULA: &str =
-    r"(?:(?:is(?:\s+now)?|was|will\s+be|ist|lautet|war|est|était|c'est|es|era|será|è|é|is\s+nu|luidt)\b|:|=|->|→)";
+/// Copulas: "is", "ist", "lautet", "est", "es", "è", "é", ":" … (a word copula may carry a
+/// colon: "is: hunter2").
+const COPULA: &str = r"(?:(?:is(?:\s+now)?|was|will\s+be|ist|lautet|war|est|était|c'est|es|era|será|è|é|is\s+nu|luidt)\b(?:\s*:)?|:|=|->|→)";
 /// Words that name a national id; the value after one is redacted whatever its format.
 const ID_WORDS: &str = r"passport(?:\s+(?:number|no\.?))?|reisepass(?:nummer)?|passeport|pasaporte|passaporto|paspoort|personalausweis(?:nummer)?|id\s+card\s+number|tax\s+id|steuer-?id|steuernummer|steuer-identifikationsnummer|national\s+id(?:\s+number)?|dni|nir|num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|codice\s+fiscale|bsn|burgerservicenummer|sofinummer|ni\s+number|national\s+insurance(?:\s+number)?|nif|cpf|pesel|personnummer";
 /// Words that say a phone number follows.
@@ -87,6 +87,7 @@ struct Patterns {
     secrets: Vec<Regex>,
     secret_context: Regex,
     password: Vec<Regex>,
+    password_plain: Regex,
     password_before: Regex,
     passphrase: Regex,
     pin: Regex,
@@ -99,8 +100,14 @@ fn re(p: &str) -> Regex {
 
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
-    P.get_or_init(|| Patterns {
-        digit_run: re(r"[0-9]+(?:(?: ?[.\-] ?| )[0-9]+)*"),
+    P.get_or_init(|| {
+        // What joins a password or passphrase word to the value it states: a copula with any
+        // spaces around it, or a dash between spaces ("pwd - hunter2"; "password-protected"
+        // states nothing).
+        let stated = format!(r"(?:\s*{COPULA}\s*|\s+-\s+)");
+        Patterns {
+        // Groups joined by a space, '.', '-', '/' or '_' (a card is written with any of them).
+        digit_run: re(r"[0-9]+(?:(?: ?[.\-/_] ?| )[0-9]+)*"),
         iban: re(r"\b[A-Za-z]{2}[0-9]{2}(?:[ \-]?[A-Za-z0-9]){11,32}"),
         email: re(r"[\p{L}\p{N}._%+\-]+@[\p{L}\p{N}\-]+(?:\.[\p{L}\p{N}\-]+)*\.\p{L}{2,}"),
         email_spelled: re(
@@ -146,8 +153,9 @@ fn patterns() -> &'static Patterns {
             r#"(?i)\b(?:api[_ \-]?key|secret[_ \-]?key|client[_ \-]?secret|secret|access[_ \-]?key|access[_ \-]?token|auth[_ \-]?token|refresh[_ \-]?token|bearer|token|aws_secret_access_key|private[_ \-]?key)\b["']?\s*(?:is|:|=)?\s*["']?([A-Za-z0-9_\-./+=]{16,})"#,
         ),
         password: vec![
+            // "password: x", "pw = x", "PIN is x", "passcode is: x", "pwd - x".
             re(&format!(
-                r#"(?i)\b(?:{PASSWORD_WORDS})\b{OWNER}\s*{COPULA}\s*["'«“]?([^\s"'»”]+)"#
+                r#"(?i)\b(?:{PASSWORD_WORDS})\b{OWNER}{stated}["'«“]?([^\s"'»”]+)"#
             )),
             re(&format!(
                 r#"(?i)\b(?:set|changed?|reset|updated?|switched)\s+(?:my|the|our|his|her|their)?\s*(?:new\s+)?(?:{PASSWORD_WORDS})\s+(?:to|as|into)\s+["'«“]?([^\s"'»”]+)"#
@@ -156,19 +164,47 @@ fn patterns() -> &'static Patterns {
                 r#"(?i)\b(?:use|using|with|type|enter)\s+["'«“]?([^\s"'»”]{{4,}})["'»”]?\s+as\s+(?:my|the|our|a)?\s*(?:new\s+)?(?:{PASSWORD_WORDS})\b"#
             )),
         ],
-        password_before: re(&format!(
-            r#"(?i)(?:^|\s)["'«“]?([^\s"'»”]{{4,}})["'»”]?\s+(?:is|was)\s+(?:my|the|our)\s+(?:new\s+)?(?:{PASSWORD_WORDS})\b"#
+        password_plain: re(&format!(
+            r#"(?i)\b(?:{PASSWORD_WORDS}|{PHRASE_WORDS})\b\s+["'«“]?([^\s"'»”]+)"#
         )),
-        passphrase: re(&format!(r"(?i)\b(?:{PHRASE_WORDS})\b{OWNER}\s*{COPULA}\s*([^.;!?\n]{{1,120}})")),
+        password_before: re(&format!(
+            r#"(?i)(?:^|\s)["'«“]?([^\s"'»”]{{4,}})["'»”]?\s+(?:is|was)\s+(?:my|the|our)\s+(?:new\s+)?(?:{PASSWORD_WORDS}|{PHRASE_WORDS})\b"#
+        )),
+        passphrase: re(&format!(r"(?i)\b(?:{PHRASE_WORDS})\b{OWNER}{stated}([^.;!?\n]{{1,120}})")),
         pin: re(
             r"(?i)\b(?:pin|pincode|pin[\s-]code|pin\s+number|code\s+pin|codice\s+pin|c[oó]digo\s+pin|geheimzahl)\s*(?:number|no\.?|nr\.?|#)?\s*[:=#]?\s*([0-9]{4,8})\b",
         ),
         placeholder: re(r"\[redacted [a-z_]+\]"),
+        }
     })
 }
 
-/// Words that follow "password is" without being one ("my password is not …").
+/// Words that follow "password is" without being one ("my password is not …"), or come before
+/// "is my password" ("this is my password", "what was the PIN").
 const NOT_A_PASSWORD: &[&str] = &[
+    "this",
+    "it",
+    "who",
+    "where",
+    "why",
+    "how",
+    "when",
+    "these",
+    "those",
+    "mine",
+    "yours",
+    "ours",
+    "theirs",
+    "his",
+    "hers",
+    "one",
+    "something",
+    "nothing",
+    "anything",
+    "everything",
+    "below",
+    "above",
+    "following",
     "not",
     "too",
     "very",
@@ -473,26 +509,42 @@ fn secrets(p: &Patterns, f: &mut Found<'_>) {
 }
 
 /// The value of a stated password, PIN or passphrase; the words around it stay.
+///
+/// After a keyword and a separator (":", "=", "is", "is:", " - "), any value but a word that
+/// says something about the password ("not", "too", "this", see [`NOT_A_PASSWORD`]). After a
+/// keyword and a plain space, only a value that looks made up ([`made_up`]): "pw hunter2" and
+/// "passcode 998877" are secrets, "password manager" and "pin the tail" are not. Before "is my
+/// password", a made-up value, or a plain word that the clause ends on ("Fluffy is my
+/// password.", not "Dana is my password manager").
 fn passwords(p: &Patterns, f: &mut Found<'_>) {
     let trim = |f: &Found<'_>, s: usize, e: usize| -> (usize, usize) {
         let v = &f.norm[s..e];
         let t = v.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', '"', '\'', '»', '”']);
         (s, s + if t.is_empty() { v.len() } else { t.len() })
     };
+    let not_a_password = |v: &str| NOT_A_PASSWORD.contains(&v.to_lowercase().as_str());
     for r in &p.password {
         for c in r.captures_iter(f.norm).collect::<Vec<_>>() {
             let Some(m) = c.get(1) else { continue };
             let (s, e) = trim(f, m.start(), m.end());
-            if !NOT_A_PASSWORD.contains(&f.norm[s..e].to_lowercase().as_str()) {
+            if !not_a_password(&f.norm[s..e]) {
                 f.add(PiiKind::Password, s, e);
             }
         }
     }
-    for c in p.password_before.captures_iter(f.norm).collect::<Vec<_>>() {
+    for c in p.password_plain.captures_iter(f.norm).collect::<Vec<_>>() {
         let Some(m) = c.get(1) else { continue };
         let (s, e) = trim(f, m.start(), m.end());
-        // Only a token that looks made up ("hunter2", "s3cr3t!"), not "this" or "that".
-        if f.norm[s..e].chars().any(|c| !c.is_alphabetic()) {
+        if made_up(&f.norm[s..e]) {
+            f.add(PiiKind::Password, s, e);
+        }
+    }
+    for c in p.password_before.captures_iter(f.norm).collect::<Vec<_>>() {
+        let (Some(m), Some(all)) = (c.get(1), c.get(0)) else { continue };
+        let (s, e) = trim(f, m.start(), m.end());
+        let v = &f.norm[s..e];
+        let plain_word = v.chars().all(char::is_alphabetic) && !not_a_password(v);
+        if v.chars().any(|c| !c.is_alphabetic()) || made_up(v) || (plain_word && ends_clause(&f.norm[all.end()..])) {
             f.add(PiiKind::Password, s, e);
         }
     }
@@ -500,8 +552,49 @@ fn passwords(p: &Patterns, f: &mut Found<'_>) {
         for c in r.captures_iter(f.norm).collect::<Vec<_>>() {
             if let Some(m) = c.get(1) {
                 let (s, e) = trim(f, m.start(), m.end());
-                f.add(PiiKind::Password, s, e);
+                let first = f.norm[s..e].split([' ', ',']).next().unwrap_or("").to_lowercase();
+                if !NOT_A_PHRASE.contains(&first.as_str()) {
+                    f.add(PiiKind::Password, s, e);
+                }
             }
+        }
+    }
+}
+
+/// First words after "passphrase is" that say it states none ("my passphrase is not working");
+/// any other word may begin one ("correct horse battery staple").
+const NOT_A_PHRASE: &[&str] = &["not", "too", "very", "no", "still", "being", "nicht", "pas", "non", "niet"];
+
+/// Whether a token after a password keyword and a plain space looks like a secret rather than
+/// a word of the sentence: at least four characters, and a digit, a lower-case letter followed
+/// later by a capital ("hunterABC", "xKcd"), or a symbol between letters or digits ("p@ss").
+fn made_up(v: &str) -> bool {
+    let chars: Vec<char> = v.chars().collect();
+    let mixed_case =
+        chars.iter().position(|c| c.is_lowercase()).is_some_and(|i| chars[i..].iter().any(|c| c.is_uppercase()));
+    let inner_symbol = chars.len() > 2 && chars[1..chars.len() - 1].iter().any(|c| !c.is_alphanumeric());
+    chars.len() >= 4 && (chars.iter().any(char::is_ascii_digit) || mixed_case || inner_symbol)
+}
+
+/// Words after "… is my password" that go on with the sentence rather than name something else
+/// ("… is my password for the bank", "… is my password now"; not "… is my password manager").
+const CLAUSE_GOES_ON: &[&str] = &[
+    "for", "and", "but", "so", "now", "too", "again", "though", "on", "at", "in", "of", "to", "from", "since", "until",
+    "then", "ok", "okay", "please", "btw", "don't", "dont", "do", "remember", "thanks", "lol",
+];
+
+/// Whether `rest`, the text after a password keyword, ends the clause or goes on with it (see
+/// [`CLAUSE_GOES_ON`]), so the keyword names the value before it.
+fn ends_clause(rest: &str) -> bool {
+    let rest = rest.trim_start_matches(' ');
+    match rest.chars().next() {
+        None => true,
+        // "password's …" goes on to something of the password's.
+        Some(c @ ('\'' | '’')) => !rest[c.len_utf8()..].starts_with(['s', 'S']),
+        Some(c) if !c.is_alphanumeric() => true,
+        Some(_) => {
+            let word: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '\'').collect();
+            CLAUSE_GOES_ON.contains(&word.to_lowercase().as_str())
         }
     }
 }

@@ -34,6 +34,10 @@ pub enum ApiError {
     /// The body is larger than the server accepts.
     #[error("the request body is larger than the server accepts")]
     PayloadTooLarge,
+    /// The request asks for more work than one request may (more messages than an ingest
+    /// takes); the message names the limit and the setting behind it.
+    #[error("{0}")]
+    TooLarge(String),
     /// No API key, or one that is unknown or revoked.
     #[error("missing or invalid API key; send `Authorization: Bearer <key>`")]
     Unauthorized,
@@ -86,7 +90,7 @@ impl ApiError {
             ApiError::MalformedJson(_) => (StatusCode::BAD_REQUEST, "malformed_json"),
             ApiError::InvalidBody(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_body"),
             ApiError::UnsupportedMediaType(_) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type"),
-            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::PayloadTooLarge | ApiError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ApiError::Forbidden => (StatusCode::FORBIDDEN, "forbidden"),
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{assert_error, call, example, fields, fixture, request, send, types, with_value};
+use crate::common::{assert_error, call, configured, example, fields, fixture, request, send, types, with_value};
 
 #[track_caller]
 fn names(got: &(StatusCode, Value), field: &str) {
@@ -271,4 +271,73 @@ async fn send_raw(
 fn not_naming(got: &(StatusCode, Value), text_at: &str, field: &str) -> Option<String> {
     let text = got.1.pointer(text_at).and_then(Value::as_str).unwrap_or_default();
     (got.0 != StatusCode::BAD_REQUEST || !text.contains(field)).then(|| format!("{} {}", got.0, got.1))
+}
+
+/// mem0's `add` is bounded like a native ingest: more messages than `ingest.max_batch` (1,000)
+/// are refused with 413 in mem0's `{"detail"}` shape, naming the limit, before any is written
+/// (6,000 messages with `infer=false` once took 77 s of CPU in one request), on both route sets
+/// and whether mnemo extracts or not.
+#[tokio::test]
+async fn a_mem0_add_of_more_messages_than_an_ingest_takes_is_413_naming_the_limit() {
+    let f = fixture();
+    let limit = f.memory.config().tuning().ingest.max_batch;
+    let messages: Vec<Value> = (0..=limit).map(|i| json!({"role": "user", "content": format!("note {i}")})).collect();
+    let started = Instant::now();
+    for (uri, infer) in [("/mem0/v1/memories/", false), ("/memories", false), ("/mem0/v3/memories/add/", true)] {
+        let body = json!({"messages": messages, "user_id": "dana", "infer": infer});
+        let (status, got) = call(&f.app, "POST", uri, &f.a, Some(body)).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{uri}: {got}");
+        let detail = got["detail"].as_str().unwrap_or_else(|| panic!("{uri}: mem0's shape: {got}"));
+        assert!(detail.contains(&limit.to_string()) && detail.contains("ingest.max_batch"), "{uri}: {detail}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(5), "refusals do no work: {:?}", started.elapsed());
+    let (status, listed) = call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await;
+    assert_eq!((status, &listed["items"]), (StatusCode::OK, &json!([])), "nothing was written");
+    // At the limit, it is taken.
+    let at_limit: Vec<Value> = messages[..3].to_vec();
+    let (status, got) =
+        call(&f.app, "POST", "/memories", &f.a, Some(json!({"messages": at_limit, "user_id": "dana", "infer": false})))
+            .await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+}
+
+/// A message too long to be one memory, added with `infer=false` (which stores each message as
+/// it is), is refused with a 4xx naming the limit, in mem0's shape, and nothing of the add is
+/// written; it used to answer 200 with no results and no reason.
+#[tokio::test]
+async fn a_mem0_add_without_inference_of_a_message_too_long_for_a_memory_says_why() {
+    let f = fixture();
+    let max = f.memory.config().tuning().gate.max_content_chars;
+    for long in ["x ".repeat(16_001), "y".repeat(max + 1)] {
+        let messages = json!([{"role": "user", "content": "Dana likes tea."}, {"role": "user", "content": long}]);
+        for uri in ["/mem0/v1/memories/", "/memories"] {
+            let body = json!({"messages": messages, "user_id": "dana", "infer": false});
+            let (status, got) = call(&f.app, "POST", uri, &f.a, Some(body)).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {got}");
+            let detail = got["detail"].as_str().unwrap_or_else(|| panic!("{uri}: mem0's shape: {got}"));
+            assert!(detail.contains("messages[1]") && detail.contains(&max.to_string()), "{uri}: {detail}");
+            assert!(detail.contains("gate.max_content_chars"), "{uri}: {detail}");
+        }
+    }
+    let (status, listed) = call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await;
+    assert_eq!((status, &listed["items"]), (StatusCode::OK, &json!([])), "nothing of the add was written");
+}
+
+/// A body over the server's limit sent to the OpenAI proxy is refused with 413 in OpenAI's
+/// error shape, `{"error": {"message", "type", "param", "code"}}`, which OpenAI's SDKs read
+/// (it was axum's plain text), and nothing is forwarded.
+#[tokio::test]
+async fn an_oversized_body_to_the_openai_proxy_is_413_in_openais_error_shape() {
+    let f = configured(|c| c.proxy.upstream_url = "http://127.0.0.1:9/v1".into());
+    let big = "x".repeat(mnemo_server::DEFAULT_BODY_LIMIT + 1);
+    let body = json!({"model": "m", "user": "dana", "messages": [{"role": "user", "content": big}]});
+    let (status, got) = call(&f.app, "POST", "/openai/v1/chat/completions", &f.a, Some(body)).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{got}");
+    let error = got["error"].as_object().unwrap_or_else(|| panic!("OpenAI's shape: {got}"));
+    let keys: Vec<&str> = error.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["code", "message", "param", "type"], "{got}");
+    assert!(error["message"].as_str().unwrap().contains("1048576"), "names the limit: {got}");
+    assert_eq!(error["type"], "invalid_request_error", "{got}");
+    assert_eq!(error["code"], "payload_too_large", "{got}");
+    assert!(error["param"].is_null(), "{got}");
 }

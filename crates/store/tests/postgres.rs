@@ -399,6 +399,100 @@ fn a_cached_scope_follows_writes_and_erasures_made_elsewhere() {
     assert!(rows.iter().all(|(m, _)| found.iter().all(|(id, _)| *id != m.id)));
 }
 
+/// The tuples of one relation's files (main fork, every 1 GiB segment) as they are on disk: for
+/// each 8 KiB page, the bytes each line pointer with storage points at (a live tuple, a dead
+/// one not yet removed, an index entry). Free space, which PostgreSQL never zeroes, is not read:
+/// only what the relation still references.
+fn tuples_on_disk(file: &std::path::Path) -> Vec<Vec<u8>> {
+    const PAGE: usize = 8192;
+    let mut out = Vec::new();
+    let segments = std::iter::once(file.to_path_buf())
+        .chain((1..).map(|n| std::path::PathBuf::from(format!("{}.{n}", file.display()))))
+        .take_while(|p| p.exists());
+    for segment in segments {
+        let bytes = std::fs::read(&segment).unwrap();
+        for page in bytes.chunks_exact(PAGE) {
+            let lower = u16::from_le_bytes([page[12], page[13]]) as usize;
+            // Line pointers from the end of the 24-byte header to pd_lower, 4 bytes each:
+            // lp_off (15 bits), lp_flags (2), lp_len (15). A metapage's pd_lower covers other
+            // data; the bounds checks leave it be.
+            for lp in page[24..lower.clamp(24, PAGE)].chunks_exact(4) {
+                let v = u32::from_le_bytes([lp[0], lp[1], lp[2], lp[3]]);
+                let (off, flags, len) = ((v & 0x7fff) as usize, (v >> 15) & 3, (v >> 17) as usize);
+                if flags != 0 && flags != 2 && len > 0 && off >= 24 && off + len <= PAGE {
+                    out.push(page[off..off + len].to_vec());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// After an erasure no tuple of any table, TOAST table or index of the store still holds the
+/// user's words, while another user's are there: the erasure vacuums what it deleted from (a
+/// DELETE alone leaves the dead rows, text and tsvector included, in their pages, and their
+/// entries in the lexical indexes, until autovacuum gets round to it).
+///
+/// The relations' files are read from the server's data directory after a CHECKPOINT, so this
+/// needs the server on this machine and its files readable (as `scripts/pg.sh` runs it); pages
+/// are parsed here because `pageinspect` is not in every installation (the server of
+/// `scripts/pg.sh` lacks it). Bytes left in a page's free space are not checked: PostgreSQL
+/// never zeroes them (see `PostgresStore::purge`).
+#[test]
+fn erasure_leaves_no_tuple_of_the_user_in_any_table_or_index() {
+    let Some((db, store)) = open_pg() else { return };
+    let (dana, eve) = (scope("acme", Some("dana"), Some("c1")), scope("acme", Some("eve"), Some("c1")));
+    // Several rows per user on shared pages, as in any busy store.
+    for i in 0..20 {
+        store.append_messages(&[msg(&dana, &format!("d{i}"), &format!("Our dog Qwrtzplkbnm{i} sleeps"))]).unwrap();
+        store.append_messages(&[msg(&eve, &format!("e{i}"), &format!("Our cat Vhgkdfrtwx{i} sleeps"))]).unwrap();
+    }
+    insert(&store, &memory(&dana.without_chat(), Kind::Profile, "User has a dog named Qwrtzplkbnm"), None);
+    insert(&store, &memory(&eve.without_chat(), Kind::Profile, "User has a cat named Vhgkdfrtwx"), None);
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
+
+    let mut admin = raw(&db);
+    admin.batch_execute("CHECKPOINT").unwrap();
+    let data: String = admin.query_one("SELECT current_setting('data_directory')", &[]).unwrap().get(0);
+    let data = std::path::PathBuf::from(data);
+    if std::fs::read_dir(data.join("base")).is_err() {
+        let why = format!("the server's data directory {} is not readable here", data.display());
+        assert!(std::env::var_os("CI").is_none(), "{why}: run the server on this machine (scripts/pg.sh)");
+        eprintln!("skipped: {why}");
+        return;
+    }
+    // Every table of the store's schema, its TOAST table, and their indexes.
+    let relations: Vec<(String, String)> = admin
+        .query(
+            "SELECT c.oid::regclass::text, pg_relation_filepath(c.oid) FROM pg_class c \
+             WHERE pg_relation_filepath(c.oid) IS NOT NULL AND (c.relnamespace = current_schema()::regnamespace \
+               OR c.oid IN (SELECT reltoastrelid FROM pg_class WHERE relnamespace = current_schema()::regnamespace) \
+               OR c.oid IN (SELECT i.indexrelid FROM pg_index i JOIN pg_class t ON t.reltoastrelid = i.indrelid \
+                            WHERE t.relnamespace = current_schema()::regnamespace))",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    let holding = |word: &[u8]| -> Vec<String> {
+        relations
+            .iter()
+            .filter(|(_, file)| {
+                tuples_on_disk(&data.join(file))
+                    .iter()
+                    .any(|t| t.windows(word.len()).any(|w| w.eq_ignore_ascii_case(word)))
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
+    };
+    assert!(holding(b"vhgkdfrtwx").iter().any(|r| r == "messages"), "the scan must see eve's words");
+    assert!(holding(b"vhgkdfrtwx").iter().any(|r| r == "messages_lexical"), "and in the lexical index");
+    let left = holding(b"qwrtzplkbnm");
+    assert!(left.is_empty(), "tuples holding the erased user's words remain in {left:?}");
+}
+
 fn hnsw_indexes(owner: &mut Client) -> Vec<String> {
     owner
         .query("SELECT indexname FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%hnsw%'", &[])

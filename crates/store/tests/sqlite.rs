@@ -271,6 +271,56 @@ fn upgrading_from_schema_14_finds_messages_embedded_before_it() {
     assert_eq!(near.len(), 1);
 }
 
+/// A store written before schema 16 deleted from its lexical indexes by appending delete
+/// markers, which carry the deleted words and which 'optimize' did not always drop. The upgrade
+/// writes both indexes anew (no marker survives it) and turns FTS5's secure-delete on, so the
+/// next delete removes the words themselves.
+#[test]
+fn upgrading_from_schema_15_drops_the_words_earlier_deletes_left_in_the_lexical_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mnemo.db");
+    let (dana, eve) = (scope("acme", Some("dana"), Some("c1")), scope("acme", Some("eve"), Some("c1")));
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        s.append_messages(&[msg(&dana, "d1", "We adopted a dog named Qwrtzplkbnm", t0())]).unwrap();
+        s.append_messages(&[msg(&eve, "e1", "We adopted a cat named Vhgkdfrtwx", t0())]).unwrap();
+    }
+    let index_holds = |conn: &rusqlite::Connection, table: &str, word: &str| -> bool {
+        let blobs: Vec<Vec<u8>> = conn
+            .prepare(&format!("SELECT block FROM {table}_data"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        blobs.iter().any(|b| b.windows(word.len()).any(|w| w == word.as_bytes()))
+    };
+    let secure_delete = |conn: &rusqlite::Connection, table: &str| -> i64 {
+        conn.query_row(&format!("SELECT v FROM {table}_config WHERE k = 'secure-delete'"), [], |r| r.get(0)).unwrap()
+    };
+    {
+        // Dana's message leaves the index as a schema-15 store deleted: with a delete marker.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "INSERT INTO message_fts (message_fts, rank) VALUES ('secure-delete', 0); \
+             DELETE FROM message_fts WHERE rowid IN (SELECT rowid FROM messages WHERE user_id = 'dana'); \
+             PRAGMA user_version = 15;",
+        )
+        .unwrap();
+        assert!(index_holds(&conn, "message_fts", "tzplkbnm"), "the delete marker must hold the word first");
+    }
+    let s = SqliteStore::open(&path).unwrap();
+    drop(s);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    assert!(!index_holds(&conn, "message_fts", "tzplkbnm"), "the upgrade leaves a deleted word in the index");
+    assert!(index_holds(&conn, "message_fts", "vhgkdfrtwx"), "the upgrade drops a word still indexed");
+    assert_eq!(secure_delete(&conn, "message_fts"), 1);
+    assert_eq!(secure_delete(&conn, "memory_fts"), 1);
+    drop(conn);
+    let s = SqliteStore::open(&path).unwrap();
+    assert_eq!(s.search_messages(&eve, &["Vhgkdfrtwx".into()], 5).unwrap().len(), 1, "still found after the upgrade");
+}
+
 /// Every write of another handle to a user's message vectors reaches this handle's cached copy
 /// of them: a new vector, a withheld message, an erasure, and a user written again after it.
 #[test]

@@ -179,6 +179,7 @@ impl Rng {
 
 const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
 const WORDS: &[&str] = &[
     "quorvex",
     "blimtrand",
@@ -315,7 +316,7 @@ fn password(r: &mut Rng) -> String {
 }
 
 /// How many formats [`generate`] cycles through.
-pub const FORMATS: usize = 40;
+pub const FORMATS: usize = 46;
 
 /// `n` planted values, cycling through every format, each in a sentence.
 pub fn generate(n: usize, seed: u64) -> Vec<Planted> {
@@ -430,9 +431,36 @@ fn one(format: usize, r: &mut Rng) -> Planted {
             (PiiKind::NationalId, "es_dni_or_fr_nir", v, None)
         }
         38 => (PiiKind::NationalId, "it_codice_fiscale", codice_fiscale(r), None),
-        _ => {
+        39 => {
             let v = bsn(r);
             (PiiKind::NationalId, "nl_bsn", v.clone(), Some(format!("mijn BSN is {v}")))
+        }
+        40 => (PiiKind::CardNumber, "card_slashes", group(&card16(r), &[4, 4, 4, 4], "/"), None),
+        41 => (PiiKind::CardNumber, "card_underscores", group(&card16(r), &[4, 4, 4, 4], "_"), None),
+        42 => {
+            let v = password(r);
+            let keyword = r.pick(&["pw", "PW", "pwd", "passwd", "passcode", "Pin"]);
+            let sep = r.pick(&[": ", ":", "=", " = ", " is ", " is: ", " - "]);
+            (
+                PiiKind::Password,
+                "password_short_keyword",
+                v.clone(),
+                Some(format!("my {keyword}{sep}{v} for the laptop")),
+            )
+        }
+        43 => {
+            let v = format!("{}{}", 1 + r.below(9), r.digits(5));
+            let keyword = r.pick(&["passcode", "pw", "pwd", "passwd"]);
+            (PiiKind::Password, "password_plain_space", v.clone(), Some(format!("{keyword} {v} opens the door")))
+        }
+        44 => {
+            let v = format!("{}{}", r.from(LOWER, 6), r.from(UPPER, 8));
+            (PiiKind::Password, "password_letters_before", v.clone(), Some(format!("{v} is my password")))
+        }
+        _ => {
+            let v = r.from(LOWER, 10);
+            let keyword = r.pick(&["pw", "password", "pwd"]);
+            (PiiKind::Password, "password_letters", v.clone(), Some(format!("the {keyword}: {v} works")))
         }
     };
     let sentence = own_sentence.unwrap_or_else(|| FRAMES[r.below(FRAMES.len())].replace("{}", &value));

@@ -247,3 +247,150 @@ fn a_number_inside_a_random_id_is_not_a_leak_but_one_on_its_own_is() {
         "a later occurrence on its own still counts"
     );
 }
+
+/// Keywords that name a password, passphrase or PIN, as people write and abbreviate them.
+const KEYWORDS: &[&str] =
+    &["pw", "PW", "pwd", "passwd", "password", "Password", "passcode", "passphrase", "PIN", "pin", "pin code"];
+
+/// What joins a keyword to the value after it. A plain space is one (see [`value_after`]).
+const SEPARATORS: &[&str] = &[": ", ":", "=", " = ", " is ", " is: ", " was ", " - ", " "];
+
+/// A value of one of three shapes: letters only, digits only, or mixed (letters, digits and
+/// perhaps a symbol). Letters-only values are made-up strings, never words of a sentence; after
+/// a plain space they also mix cases ("hunterABCDEFGH"), which is what tells them from a word
+/// ("password manager", "pin the tail"), so a lower-case word there is prose, not a secret.
+fn value(plain_space: bool) -> impl Strategy<Value = String> {
+    let letters = if plain_space { "[a-z]{3,8}[A-Z]{2,8}" } else { "[a-z]{6,12}|[a-z]{3,8}[A-Z]{2,8}" };
+    prop_oneof![
+        proptest::string::string_regex(letters).unwrap(),
+        "[0-9]{4,10}",
+        "[a-zA-Z]{3,8}[0-9]{1,4}[!#%&*]?[a-zA-Z0-9]{0,4}",
+    ]
+}
+
+/// A keyword, a separator and a value after them.
+fn value_after() -> impl Strategy<Value = (String, String)> {
+    (proptest::sample::select(KEYWORDS), proptest::sample::select(SEPARATORS))
+        .prop_flat_map(|(kw, sep)| value(sep == " ").prop_map(move |v| (format!("{kw}{sep}"), v)))
+}
+
+/// A Luhn-valid 16-digit card number.
+fn card() -> impl Strategy<Value = String> {
+    "4[0-9]{14}".prop_map(|body| (0..10).map(|d| format!("{body}{d}")).find(|c| luhn_valid(c)).unwrap())
+}
+
+/// Ordinary words, lower-case, none of them a secret.
+const PROSE_WORDS: &[&str] = &[
+    "factory", "tail", "donkey", "board", "screen", "cushion", "needle", "map", "wall", "notes", "today", "kitchen",
+    "office", "garden", "door", "page", "link", "strong", "weak", "later", "again", "safe", "field", "reset",
+    "changes", "expired", "locked", "printer", "drawer", "fridge", "magnet", "badge",
+];
+
+/// Nouns a password keyword qualifies ("password manager"): after "… is my password" they say
+/// the sentence is about something else.
+const QUALIFIED: &[&str] = &["manager", "hint", "policy", "reset", "vault", "app", "generator", "field", "screen"];
+
+/// Sentences that use a password keyword without stating one (`{w}` a word of [`PROSE_WORDS`],
+/// `{n}` one of [`QUALIFIED`]).
+const PROSE: &[&str] = &[
+    "{w} {kw} {w} {w}",
+    "I forgot my {kw} {w} at the {w} {w}",
+    "I forgot my pin code at the pin factory",
+    "{kw} the {w} on the {w}",
+    "pin the tail on the donkey",
+    "what is my {kw}?",
+    "this is my {kw} {n}",
+    "{w} is my {kw} {n}",
+    "my {kw} is not {w}",
+    "my {kw} is too {w} again",
+    "is my {kw} {w} enough?",
+    "reset the {kw} {w} tomorrow",
+    "Where was the {kw} {w} kept?",
+];
+
+proptest! {
+    /// A password, passphrase or PIN never survives redaction, whichever keyword names it, with
+    /// whichever separator, before it or after it, letters, digits or both.
+    #[test]
+    fn a_stated_password_never_survives_redaction(
+        (lead, v) in value_after(),
+        pre in proptest::sample::select(&["", "ok ", "btw, ", "Note: ", "my ", "the wifi "][..]),
+        post in proptest::sample::select(&["", ".", " for the bank", ", don't share it", " now", "!", " and then some"][..]),
+    ) {
+        let text = format!("{pre}{lead}{v}{post}");
+        let out = redact(&text);
+        prop_assert!(!out.contains(&v), "{text:?} -> {out:?}");
+    }
+
+    /// The same values stated before the keyword ("hunter2 is my password").
+    #[test]
+    fn a_password_before_its_keyword_never_survives_redaction(
+        v in value(false),
+        kw in proptest::sample::select(KEYWORDS),
+        link in proptest::sample::select(&["is my", "was my", "is the", "is our", "is my new"][..]),
+        post in proptest::sample::select(&["", ".", " for the bank", ", don't tell", " now", "!"][..]),
+    ) {
+        let text = format!("{v} {link} {kw}{post}");
+        let out = redact(&text);
+        prop_assert!(!out.contains(&v), "{text:?} -> {out:?}");
+    }
+
+    /// A card number is found whatever separates its groups: a space, '-', '/', '_', '.' or
+    /// nothing, the same between every group or not.
+    #[test]
+    fn a_card_survives_no_separator(
+        number in card(),
+        seps in proptest::collection::vec(proptest::sample::select(&[" ", "-", "/", "_", ".", ""][..]), 3),
+        pre in proptest::sample::select(&["pay with ", "card: ", "", "use card_"][..]),
+    ) {
+        let written = format!("{}{}{}{}{}{}{}", &number[..4], seps[0], &number[4..8], seps[1], &number[8..12], seps[2], &number[12..]);
+        let out = redact(&format!("{pre}{written} thanks"));
+        let digits: String = out.chars().filter(char::is_ascii_digit).collect();
+        prop_assert!(!digits.contains(&number[4..12]), "{written:?} -> {out:?}");
+        prop_assert!(out.contains("[redacted card_number]"), "{written:?} -> {out:?}");
+    }
+
+    /// Prose that uses the keywords without stating a secret is left exactly as written.
+    #[test]
+    fn prose_with_password_words_is_not_mangled(
+        template in proptest::sample::select(PROSE),
+        kw in proptest::sample::select(KEYWORDS),
+        words in proptest::collection::vec(proptest::sample::select(PROSE_WORDS), 4),
+        noun in proptest::sample::select(QUALIFIED),
+    ) {
+        let mut text = template.replace("{kw}", kw).replace("{n}", noun);
+        for w in words {
+            text = text.replacen("{w}", w, 1);
+        }
+        prop_assert_eq!(redact(&text), text.clone(), "{:?}", detect(&text));
+    }
+}
+
+#[test]
+fn short_keywords_any_separator_and_values_before_them() {
+    for (t, v) in [
+        ("pw: hunter2hunter2", "hunter2hunter2"),
+        ("my pw is hunter2hunter2", "hunter2hunter2"),
+        ("hunterABCDEFGH is my password", "hunterABCDEFGH"),
+        ("Fluffy is my password.", "Fluffy"),
+        ("passcode 998877", "998877"),
+        ("the password is: swordfish", "swordfish"),
+        ("pwd - Tr0ub4dor", "Tr0ub4dor"),
+        ("my PIN is 4821", "4821"),
+    ] {
+        let out = redacted(t, PiiKind::Password);
+        assert!(!out.contains(v), "{t:?} -> {out:?}");
+    }
+    for t in [
+        "pin the tail on the donkey",
+        "I forgot my pin code at the pin factory",
+        "Dana is my password manager",
+        "this is my password",
+        "the password manager locked me out",
+        "my password-protected file",
+    ] {
+        assert_eq!(redact(t), t, "{:?}", detect(t));
+    }
+    assert_eq!(redact("pay 4111/1111/1111/1111 now"), "pay [redacted card_number] now");
+    assert_eq!(redact("pay 4111_1111_1111_1111 now"), "pay [redacted card_number] now");
+}

@@ -22,6 +22,7 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use mnemo::core::limits::{check_count, check_query};
+use mnemo::core::message::check_batch_size;
 use mnemo::core::{
     Draft, HistoryEvent, Kind, Memory as Row, MemoryId, Metadata, NewMessage, Role, Scope, Status, StatusKind,
     TenantId, Verdict,
@@ -230,6 +231,11 @@ pub(crate) struct Added {
 /// Adds messages: with `infer` mnemo extracts memories from them as from any conversation
 /// (`POST /v1/messages`), without it each non-system message is written as a memory through the
 /// gate, as given (`POST /v1/memories`). `metadata` goes on every memory the add writes.
+///
+/// Either way an add is bounded as a native ingest is (`ingest.max_batch` messages,
+/// `ingest.max_batch_chars` characters; 413 past them), and without inference a message longer
+/// than one memory holds is refused before anything is written, rather than dropped by the
+/// gate with no word to the caller.
 pub(crate) fn add(
     memory: &mnemo::Memory,
     tenant: &TenantId,
@@ -240,6 +246,19 @@ pub(crate) fn add(
 ) -> Result<Added, ApiError> {
     if ids.is_empty() {
         return Err(ApiError::Invalid("name at least one of user_id, agent_id, app_id or run_id".into()));
+    }
+    let tuning = memory.config().tuning();
+    check_batch_size(&messages, &tuning.ingest).map_err(|e| ApiError::TooLarge(e.to_string()))?;
+    if !infer {
+        let max = tuning.gate.max_content_chars;
+        let too_long = messages.iter().enumerate().filter(|(_, m)| m.role != Role::System);
+        if let Some((i, chars)) = too_long.map(|(i, m)| (i, m.content.chars().count())).find(|(_, n)| *n > max) {
+            return Err(ApiError::Invalid(format!(
+                "messages[{i}]: {chars} characters, more than one memory holds ({max}, gate.max_content_chars); \
+                 with infer=false each message is stored as one memory: split it, or send infer=true to extract \
+                 memories from it"
+            )));
+        }
     }
     if infer {
         if ids.get(Entity::User).is_none() {

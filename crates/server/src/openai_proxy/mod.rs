@@ -22,6 +22,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -45,16 +46,33 @@ pub(crate) fn routes() -> Router<AppState> {
     Router::new().route("/openai/v1/chat/completions", post(chat_completions)).route("/openai/v1/models", get(models))
 }
 
-/// An error of the proxy itself in OpenAI's shape, which OpenAI SDKs read.
-fn openai_error(status: StatusCode, message: &str, kind: &str) -> Response {
-    (status, axum::Json(json!({"error": {"message": message, "type": kind, "code": null}}))).into_response()
+/// An error of the proxy itself in OpenAI's shape, `{"error": {"message", "type", "param",
+/// "code"}}`, which OpenAI SDKs read: OpenAI's type for the status (`invalid_request_error` for
+/// a refusal of the request, `server_error` for a failure on this side), and mnemo's stable code.
+fn openai_error(status: StatusCode, message: &str, code: &str) -> Response {
+    let kind = if status.is_server_error() { "server_error" } else { "invalid_request_error" };
+    let error = json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
+    (status, axum::Json(error)).into_response()
 }
 
 impl ApiError {
-    /// This error in OpenAI's shape, for the proxy's own refusals (a bad key).
+    /// This error in OpenAI's shape, for the proxy's own refusals (a bad key, a body too large).
     fn into_openai(self) -> Response {
         let (status, code, message) = self.public();
         self.with_headers(openai_error(status, &message, code))
+    }
+}
+
+/// A body the proxy could not read as bytes, as an error to answer in OpenAI's shape: one over
+/// the server's body limit (`limit` bytes) is a 413 that names it.
+fn unread_body(rejection: &BytesRejection, limit: usize) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::TooLarge(format!(
+            "the request body is larger than the server accepts ({limit} bytes); send a shorter history, or raise \
+             the server's body limit"
+        ))
+    } else {
+        ApiError::Invalid(rejection.body_text())
     }
 }
 
@@ -107,11 +125,15 @@ async fn chat_completions(
     State(state): State<AppState>,
     tenant: Result<CompatTenant, ApiError>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let CompatTenant(tenant) = match tenant {
         Ok(t) => t,
         Err(e) => return e.into_openai(),
+    };
+    let body = match body {
+        Ok(b) => b,
+        Err(r) => return unread_body(&r, state.body_limit).into_openai(),
     };
     // A body mnemo cannot read is the upstream's to judge: it goes through as sent.
     let (body, turn, note) = match serde_json::from_slice::<Value>(&body) {
@@ -157,7 +179,7 @@ async fn forward(
         return openai_error(
             StatusCode::SERVICE_UNAVAILABLE,
             "mnemo's OpenAI proxy has no upstream: set MNEMO_PROXY_UPSTREAM_URL (or upstream_url under [proxy])",
-            "server_error",
+            "unavailable",
         );
     }
     let url = format!("{}/{path}", settings.upstream_url.trim().trim_end_matches('/'));

@@ -6,6 +6,7 @@ use mnemo_core::{TenantId, UserId, UserState};
 
 use super::PostgresStore;
 use super::apply::insert;
+use super::pool::pg;
 use super::rows::params;
 use crate::error::Result;
 use crate::rows::{Row, encode};
@@ -37,7 +38,7 @@ impl Users for PostgresStore {
         event: &DeletionEvent,
     ) -> Result<std::collections::BTreeMap<String, u64>> {
         let (t, u) = (tenant.as_str(), user.as_str());
-        self.write("erase user", t, |tx| {
+        let counts = self.write("erase user", t, |tx| {
             let mut counts = std::collections::BTreeMap::new();
             let ids = "SELECT id FROM memories WHERE tenant = $1 AND user_id = $2";
             counts.insert(
@@ -65,7 +66,43 @@ impl Users for PostgresStore {
             tx.execute(&sql::delete_owned("partitions"), &[&t, &u])?;
             insert(tx, &encode::deletion(tenant, event, &counts))?;
             Ok(counts)
-        })
-        .inspect(|_| self.vectors.forget_user(t, u))
+        })?;
+        self.vectors.forget_user(t, u);
+        let tables: Vec<&str> = sql::OWNED_BY_USER.iter().chain(&ALSO_ERASED_FROM).copied().collect();
+        self.purge(&tables)?;
+        Ok(counts)
+    }
+}
+
+/// The tables an erasure deletes from besides [`sql::OWNED_BY_USER`]: the memories' links,
+/// history and sessions, and the user's partition versions.
+const ALSO_ERASED_FROM: [&str; 4] = ["links", "history", "memory_sessions", "partitions"];
+
+impl PostgresStore {
+    /// Removes the rows an erasure deleted from the pages of `tables` and of their indexes
+    /// (their TOAST tables' too).
+    ///
+    /// A DELETE only marks a row dead: the tuple, with its text and its tsvector, stays in its
+    /// heap page, and every index entry pointing at it (the lexical indexes include the
+    /// tsvector) stays in the index, until a VACUUM, which autovacuum runs only once a fifth of
+    /// a table is dead: on a large table an erased user's words could stay in the files for
+    /// weeks. This VACUUM runs at once; `INDEX_CLEANUP ON` makes it clear the indexes even when
+    /// few pages changed (by default it may skip them). It takes no lock that stops reads or
+    /// writes of other tenants, only another VACUUM of the same table.
+    ///
+    /// What it cannot do: PostgreSQL does not zero the space a removed tuple leaves in its page,
+    /// so those bytes, referenced by nothing, stay in the file until a later row overwrites them
+    /// or the table is rewritten (`VACUUM FULL`, which locks every tenant out while it runs, so
+    /// it is left to the operator), and the WAL keeps them until its segments are recycled. A
+    /// transaction older than the erasure that is still open keeps the dead rows too, as it may
+    /// still read them.
+    fn purge(&self, tables: &[&str]) -> Result<()> {
+        // One statement, outside any transaction (VACUUM refuses to run inside one), as the
+        // connecting role, which owns the tables.
+        let mut lease = self.pool.get("purge after erasure")?;
+        lease
+            .client()
+            .batch_execute(&format!("VACUUM (INDEX_CLEANUP ON) {}", tables.join(", ")))
+            .map_err(pg("purge after erasure"))
     }
 }

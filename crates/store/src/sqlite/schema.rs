@@ -378,6 +378,22 @@ CREATE TABLE message_versions (
 INSERT INTO message_versions (tenant, user_id, version)
     SELECT DISTINCT m.tenant, m.user_id, 1 FROM messages m JOIN message_embeddings e ON e.message_rowid = m.rowid;
 "#,
+    // 16: both lexical indexes delete in place (FTS5's `secure-delete`), and are written anew
+    // from their rows once, so no deleted row's words stay in them. A plain FTS5 delete appends
+    // a delete marker that carries the term, i.e. the deleted word; a merge drops markers only
+    // when its output is the index's last level. Once a small index's one segment had been
+    // moved down to level 0 beside a new one, 'optimize' merged the two onto a level with empty
+    // levels above it and kept the markers, and every later 'optimize' left the single segment
+    // alone: an erased user's words stayed in `message_fts_data`, invisible to queries and to
+    // the integrity check. With `secure-delete` a delete removes the row's entries from the
+    // segments holding them (a term whose last entry goes, with it), so no marker is written;
+    // 'rebuild' drops the markers earlier deletes (withholds, archived memories, erasures) left.
+    r#"
+INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO message_fts (message_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
+INSERT INTO message_fts (message_fts) VALUES ('rebuild');
+"#,
 ];
 
 /// The version whose migration rebuilds both lexical indexes from the rows (their bodies are

@@ -73,8 +73,11 @@ impl Users for SqliteStore {
         })?;
         self.vectors.forget_user(t, u);
         self.message_vectors.forget_user(t, u);
-        // Purge what the files could still hold: merge the lexical index's segments (dropping
-        // deleted tokens), rewrite the database without free pages, and empty the WAL.
+        // Purge what the files could still hold. The deletes above took the user's entries out
+        // of the lexical indexes' segments themselves (FTS5 `secure-delete`, schema version 16:
+        // a plain delete left markers carrying the words, which 'optimize' did not always drop);
+        // merging the segments compacts them. Then rewrite the database without free pages, and
+        // empty the WAL.
         let mut writer = self.writer.lock().expect("writer lock");
         writer.set(Durability::Flushed).map_err(StoreError::sql("purge after erasure"))?;
         // No checkpoint of the thread between the two TRUNCATE ones: it could leave the log busy.
