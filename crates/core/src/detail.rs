@@ -1,11 +1,12 @@
 //! Tiered detail: how much of an item the prompt block carries (L0, L1, L2).
 //!
-//! Every item the block can hold has three levels. L2 is the whole text: the memory as kept,
-//! the past message verbatim. L1 is its focus: for a message, the sentence(s) that bear on the
-//! query; a memory is already one statement, so its L1 is itself. L0 is a gist of at most
-//! [`GIST_TOKENS`] tokens, cut from the focus so it keeps the part that matched. Under budget
-//! pressure assembly steps items down (L2 → L1 → L0) before it drops any, so more evidence
-//! fits a small block; the full text stays one `recall` or `GET /v1/memories/{id}` away.
+//! L2 is the whole text: the memory as kept, the past message verbatim. L1 is its focus: for a
+//! message, the sentence(s) that bear on the query, whole, with "…" where sentences were left
+//! out; a memory is already one statement, so its L1 is itself. L0 is a gist of at most
+//! [`GIST_TOKENS`] tokens, cut at a word: a label for documents and the context window, never a
+//! line of the prompt block, where a cut fragment reads as the whole of what was said. The
+//! block packs its best items whole and the next at their focus; the full text stays one
+//! `recall` or `GET /v1/memories/{id}` away.
 //!
 //! Pure text functions: no I/O, no model.
 
