@@ -3,6 +3,7 @@
 //! The LoCoMo harness has its own module.
 
 mod locomo;
+mod surfaces;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
