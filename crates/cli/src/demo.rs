@@ -114,7 +114,12 @@ pub(crate) fn run(mut config: Config, keep: bool, json: bool) -> Result<()> {
                 (None, Some(p), Some(t)) => {
                     format!("ranked {:.3} ({t}: relevance {:.2}, strength {:.2})", p.total, p.relevance, p.strength)
                 }
-                _ => "policy in force".into(),
+                _ => match i.kind.as_str() {
+                    "policy" => "policy in force".into(),
+                    "message" => "a past message that bears on this one (archival recall)".into(),
+                    "memo" | "summary" => "this chat's timeline".into(),
+                    other => format!("placed as {other}"),
+                },
             };
             println!(
                 "  {:<11} {:<44} {why}",

@@ -161,6 +161,9 @@ enum Command {
         turn_id: String,
         #[command(flatten)]
         scope: ScopeArgs,
+        /// Print the whole envelope as JSON instead of a summary.
+        #[arg(long)]
+        json: bool,
     },
     /// Benchmarks; results are written to a file.
     Bench {
@@ -434,10 +437,11 @@ fn run(cli: &Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Trace { turn_id, scope } => {
+        Command::Trace { turn_id, scope, json } => {
             let scope = scope.scope()?;
             match open_reader(cli)?.trace(&scope, turn_id)? {
-                Some(t) => println!("{}", serde_json::to_string_pretty(&t)?),
+                Some(t) if *json => println!("{}", serde_json::to_string_pretty(&t)?),
+                Some(t) => render::trace(&t),
                 None => bail!("no trace {turn_id} in tenant {}", scope.tenant),
             }
             Ok(())
@@ -482,7 +486,7 @@ fn run(cli: &Cli) -> Result<()> {
                 .clone()
                 .unwrap_or_else(|| load_config(cli).map(|c| c.embedder.resolved_model_dir()).unwrap_or_default());
             let report = mnemo::models::fetch_model(&dir)?;
-            println!("{report:?}");
+            println!("{report}");
             Ok(())
         }
         Command::Candidates { which, scope } => candidates::run(which, &open(cli)?, &scope.scope()?),

@@ -229,3 +229,50 @@ mod tests {
         assert!(super::rule(&by("heuristic", None)).starts_with("not recorded"));
     }
 }
+
+/// A trace envelope as a person reads it: what the call was, what it found and why, what it
+/// placed, held back or shortened, and what it cost (`mnemo trace --json` gives every field).
+pub(crate) fn trace(t: &mnemo::core::trace::TraceEnvelope) {
+    println!("{} {} at {} in {}", t.op, t.turn_id, t.at.format("%Y-%m-%d %H:%M:%S UTC"), t.scope);
+    if !t.query.is_empty() {
+        println!("query: \"{}\"", short(&t.query, 100));
+    }
+    let mut line = format!("took {:.1} ms (embedding {:.1} ms)", t.micros as f64 / 1e3, t.embed_micros as f64 / 1e3);
+    if let Some(m) = t.mode {
+        line.push_str(&format!(", mode {m}"));
+    }
+    if let (Some(used), Some(budget)) = (t.tokens, t.budget) {
+        line.push_str(&format!(", {used} tokens of {budget}"));
+    }
+    println!("{line}");
+    if let Some(d) = &t.degraded {
+        println!("degraded: {d}");
+    }
+    if !t.retrieved.is_empty() {
+        println!("retrieved ({}):", t.retrieved.len());
+        for i in &t.retrieved {
+            let why = match (&i.exact, &i.score, &i.tier) {
+                (Some(e), _, _) => format!("always included ({e})"),
+                (None, Some(p), Some(tier)) => format!("ranked {:.3} ({tier}: relevance {:.2})", p.total, p.relevance),
+                _ => "ranked".into(),
+            };
+            let placed = if t.surfaced.contains(&i.id) { "placed" } else { "" };
+            println!("  {:<28} {why:<48} {placed}", i.id.to_string());
+        }
+    }
+    if !t.below_floor.is_empty() {
+        println!("below the relevance floor: {}", t.below_floor.len());
+    }
+    for h in &t.held_back {
+        println!("held back: {} ({})", h.id, h.reason);
+    }
+    for s in &t.shed {
+        println!("shortened: {} to {} ({} of {} tokens)", s.id, s.detail, s.tokens, s.full_tokens);
+    }
+    for v in &t.verdicts {
+        println!("{}", verdict_line(&v.content, v.kind.as_str(), &v.verdict));
+    }
+    for c in &t.llm {
+        println!("{}", cost_line(c));
+    }
+}

@@ -316,7 +316,7 @@ fn a_real_llama_server_loses_nothing_falls_back_when_stopped_and_is_retried_with
     assert_eq!((&batch["extractor"], &batch["llm"]["fallback"]), (&Value::from("heuristic"), &Value::from(true)));
     assert!(batch["error"].as_str().unwrap_or_default().contains("request to"), "a refused connection: {batch}");
     let turn = batch["turn_id"].as_str().unwrap();
-    let (_, trace, _) = mnemo(&data, &llama.url, &["trace", turn]);
+    let (_, trace, _) = mnemo(&data, &llama.url, &["trace", turn, "--json"]);
     let trace: Value = serde_json::from_str(&trace).unwrap();
     assert_eq!(trace["llm"][0]["fallback"], true, "{trace}");
     assert!(trace["llm"][0]["error"].is_string(), "{trace}");

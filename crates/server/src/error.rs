@@ -157,7 +157,12 @@ impl From<mnemo::Error> for ApiError {
     fn from(e: mnemo::Error) -> Self {
         match e {
             mnemo::Error::Invalid(core) => ApiError::Invalid(core.to_string()),
-            mnemo::Error::NotFound { id, .. } => ApiError::NotFound(format!("memory {id} not found")),
+            // The commonest cause is a scope that does not reach the memory's owner: say how to
+            // name it, without saying whether the id exists elsewhere.
+            mnemo::Error::NotFound { id, .. } => ApiError::NotFound(format!(
+                "memory {id} not found in this scope (a user's memory is reached only with its user: ?user_id=..., and \
+                 agent_id=... when it belongs to an agent)"
+            )),
             e @ mnemo::Error::Rejected { .. } => ApiError::InvalidBody(e.to_string()),
             mnemo::Error::Model(m) => ApiError::Unavailable { detail: m.to_string() },
             e @ mnemo::Error::Busy { .. } => ApiError::Unavailable { detail: e.to_string() },
