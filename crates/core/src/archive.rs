@@ -88,7 +88,7 @@ pub fn rank_excerpts(
     let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
     let mut out: Vec<Excerpt> = messages
         .into_iter()
-        .filter(|m| !exclude.contains(&m.id))
+        .filter(|m| !exclude.contains(&m.id) && !crate::pii::only_placeholders(&m.content))
         .map(|m| {
             let l = lexical.get(&m.id).copied();
             let v = vector.get(&m.id).copied().or(floor_cosine);
@@ -224,6 +224,18 @@ mod tests {
         // a: both fire; c, d: paraphrases; b: one weak word match, its cosine at most 0.3.
         assert_eq!(order, vec!["a", "c", "d", "b"]);
         assert_eq!(ranked[3].vector, Some(0.3));
+    }
+
+    #[test]
+    fn a_message_left_with_placeholders_only_is_no_excerpt() {
+        let t = Tuning::default();
+        let lexical = [(id("a"), 8.0), (id("b"), 7.0)];
+        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[] };
+        let msgs = vec![msg("a", "[redacted email] … [redacted phone]"), msg("b", "mail me at [redacted email]")];
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b"]);
+        assert!(crate::pii::only_placeholders("[redacted email]!"));
+        assert!(!crate::pii::only_placeholders("no placeholder at all"));
     }
 
     #[test]

@@ -628,5 +628,13 @@ pub fn redact_opt(text: Option<&str>) -> Option<String> {
     text.map(redact)
 }
 
+/// Whether nothing but placeholders and punctuation is left of a redacted text
+/// ("[redacted email] … [redacted phone]"): such a line only says that something was withheld,
+/// so a prompt block has no use for it.
+pub fn only_placeholders(text: &str) -> bool {
+    let p = &patterns().placeholder;
+    p.is_match(text) && !p.replace_all(text, " ").chars().any(char::is_alphanumeric)
+}
+
 #[cfg(test)]
 mod tests;
