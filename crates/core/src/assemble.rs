@@ -3,9 +3,8 @@
 //! Sections follow surface policy. Reserved slots (policies, pinned, boundaries, preferences,
 //! loops due soon) are placed first and whole, or held back whole; ranked memories and archival
 //! excerpts next, best first, each whole or at its focus ([`crate::detail`]), never cut to a
-//! fragment; the recent raw
-//! window last. Stable sections come first in an order that depends only on state, so a
-//! provider's prompt cache keeps hitting.
+//! fragment; the recent raw window last. Stable sections come first in an order that depends
+//! only on state, so a provider's prompt cache keeps hitting.
 
 use std::collections::{HashMap, HashSet};
 
