@@ -13,7 +13,7 @@ use crate::memory::Memory;
 ///
 /// When both fire the two are blended, the cosine carrying the larger share by default (on a
 /// conversation's turns sentence embeddings rank better than shared words: LoCoMo's tuning
-/// split, 0.3 / 0.7 against 0.6 / 0.4, in BENCHMARKS.md); when only the vector fires its cosine
+/// split, 0.3 / 0.7 against 0.6 / 0.4, in docs/bench-history.md); when only the vector fires its cosine
 /// alone counts.
 pub fn fuse(lexical: Option<f32>, vector: Option<f32>, t: &Tuning) -> f32 {
     let r = &t.ranking;

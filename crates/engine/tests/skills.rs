@@ -1,6 +1,6 @@
 //! Behavioural learning and ownership layers, on either backend: observations recurring across
 //! sessions become one skill candidate (corrections first), approved skills open every session
-//! of the agent, bad observations write nothing; and the README's tabs-vs-spaces example, where
+//! of the agent, bad observations write nothing; and the tabs-vs-spaces example of docs/agents.md, where
 //! the most specific of the four layers wins.
 
 use chrono::Duration;
@@ -182,7 +182,7 @@ fn bad_observations_are_refused_and_write_nothing() {
     assert!(f.memory.observations(&s.without_chat(), 500, 0).unwrap().is_empty());
 }
 
-/// The README's example ("For coding agents", ownership layers): one key, `indentation`, set at
+/// The example of docs/agents.md ("For coding agents", ownership layers): one key, `indentation`, set at
 /// each of the four layers, and each request gets the value of the most specific layer it sees.
 #[test]
 fn the_most_specific_layer_wins_tabs_versus_spaces() {

@@ -70,8 +70,7 @@ fn no_captured_memory_is_a_fact_not_to_contradict() {
         let user = Scope::parse("t", None, Some(&conv.sample_id), None).unwrap();
         let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
         let rows = memory.list(&user, &active).unwrap();
-        let captures: Vec<_> =
-            rows.iter().filter(|m| m.provenance.rule.as_deref() == Some(CAPTURE_RULE)).collect();
+        let captures: Vec<_> = rows.iter().filter(|m| m.provenance.rule.as_deref() == Some(CAPTURE_RULE)).collect();
         assert!(!captures.is_empty(), "{}: capture kept nothing, so this test checks nothing", path.display());
         let wrong: Vec<&str> =
             captures.iter().filter(|m| m.surface == Surface::FactCheck).map(|m| m.content.as_str()).collect();
@@ -84,7 +83,12 @@ fn no_captured_memory_is_a_fact_not_to_contradict() {
             if let Some(s) = ctx.block.section(SectionName::FactCheck) {
                 let bad: Vec<&str> =
                     s.items.iter().filter(|i| captured.contains(&i.id)).map(|i| i.text.as_str()).collect();
-                assert!(bad.is_empty(), "{}: {:?} puts captures under DO NOT CONTRADICT: {bad:?}", path.display(), q.text);
+                assert!(
+                    bad.is_empty(),
+                    "{}: {:?} puts captures under DO NOT CONTRADICT: {bad:?}",
+                    path.display(),
+                    q.text
+                );
             }
         }
     }
