@@ -42,4 +42,7 @@ def test_the_client_example_runs_as_written(server: Tuple[str, str], tmp_path: P
     url, key = server
     out = run(examples()[1], tmp_path, MNEMO_URL=url, MNEMO_API_KEY=key)
     assert out.returncode == 0, out.stderr
-    assert "Lisbon" in out.stdout, out.stdout
+    found, block = out.stdout.split("\n", 1)
+    assert "Lisbon" in found, out.stdout
+    # A first example must show memory working: the block for the next chat carries the city.
+    assert "=== USER MEMORY ===" in block and "Lisbon" in block, out.stdout
