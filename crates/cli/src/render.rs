@@ -211,25 +211,6 @@ pub(crate) fn synthesis_report(r: &SynthesisReport) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use mnemo::core::Provenance;
-
-    fn by(extractor: &str, rule: Option<&str>) -> Provenance {
-        Provenance { extractor: extractor.into(), rule: rule.map(Into::into), ..Provenance::default() }
-    }
-
-    #[test]
-    fn the_rule_line_names_the_rule_or_who_wrote_it_instead() {
-        assert_eq!(super::rule(&by("heuristic", Some("preference.likes"))), "preference.likes");
-        assert_eq!(super::rule(&by("llm", Some("identity.home-live"))), "identity.home-live", "a heuristic fallback");
-        assert_eq!(super::rule(&by("llm", None)), "none: the model proposed it");
-        assert_eq!(super::rule(&by("api", None)), "none: written through the API");
-        assert_eq!(super::rule(&by("job", None)), "none: written by a background job");
-        assert!(super::rule(&by("heuristic", None)).starts_with("not recorded"));
-    }
-}
-
 /// A trace envelope as a person reads it: what the call was, what it found and why, what it
 /// placed, held back or shortened, and what it cost (`mnemo trace --json` gives every field).
 pub(crate) fn trace(t: &mnemo::core::trace::TraceEnvelope) {
@@ -274,5 +255,24 @@ pub(crate) fn trace(t: &mnemo::core::trace::TraceEnvelope) {
     }
     for c in &t.llm {
         println!("{}", cost_line(c));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mnemo::core::Provenance;
+
+    fn by(extractor: &str, rule: Option<&str>) -> Provenance {
+        Provenance { extractor: extractor.into(), rule: rule.map(Into::into), ..Provenance::default() }
+    }
+
+    #[test]
+    fn the_rule_line_names_the_rule_or_who_wrote_it_instead() {
+        assert_eq!(super::rule(&by("heuristic", Some("preference.likes"))), "preference.likes");
+        assert_eq!(super::rule(&by("llm", Some("identity.home-live"))), "identity.home-live", "a heuristic fallback");
+        assert_eq!(super::rule(&by("llm", None)), "none: the model proposed it");
+        assert_eq!(super::rule(&by("api", None)), "none: written through the API");
+        assert_eq!(super::rule(&by("job", None)), "none: written by a background job");
+        assert!(super::rule(&by("heuristic", None)).starts_with("not recorded"));
     }
 }

@@ -990,8 +990,8 @@ mod tests {
         boundary.provenance.rule = Some(crate::extract::CAPTURE_RULE.into());
         let cands = vec![
             Candidate { memory: told.clone(), lexical: Some(1.0), vector: Some(0.95) },
-            Candidate { memory: boundary.clone(), lexical: Some(1.0), vector: Some(0.9) },
-            Candidate { memory: typed.clone(), lexical: Some(1.0), vector: Some(0.7) },
+            Candidate { memory: boundary, lexical: Some(1.0), vector: Some(0.9) },
+            Candidate { memory: typed, lexical: Some(1.0), vector: Some(0.7) },
         ];
         let r = rank(cands, &HashSet::new(), 20, now(), None, &t);
         let excerpts = [other, source];
