@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use mnemo::models::Embedder;
+use mnemo::models::{Embedder, cosine};
 use mnemo_core::tokens;
 
 /// The first line of every block, as mnemo's assembly writes it.
@@ -61,17 +61,6 @@ pub(crate) fn block_text<'a>(lines: impl IntoIterator<Item = &'a str>) -> String
         out.push('\n');
     }
     if out.len() == start { String::new() } else { out }
-}
-
-/// Cosine similarity; 0 when either vector is all zeros.
-pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na.sqrt() * nb.sqrt()) }
 }
 
 /// Every document by its cosine with `query`, best first (ties in document order): the dense

@@ -29,14 +29,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{Duration, NaiveDate};
-use mnemo::models::Embedder;
+use mnemo::models::{Embedder, cosine};
 use mnemo::store::ListFilter;
 use mnemo::{Config, ExtractorKind};
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
 use mnemo_core::{Kind, Memory as Row, Message, MessageId, StatusKind};
 use serde::Serialize;
 
-use super::baselines::{cosine, embed_in_batches};
+use super::baselines::embed_in_batches;
 use super::data::{Conversation, Dataset, EventNote, Observation, TurnRendering};
 use super::error::LocomoError;
 use super::harness::{Progress, chat_scope, engine_error, ingest_conversation};
