@@ -22,6 +22,7 @@ pub mod extract;
 pub mod gate;
 pub mod id;
 pub mod kind;
+pub mod language;
 pub mod lifecycle;
 pub mod limits;
 pub mod memory;

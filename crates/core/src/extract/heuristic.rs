@@ -17,10 +17,11 @@ use regex::Regex;
 
 use super::rule::{Found, Mode, Rule, Sentence};
 use super::{
-    Extractor, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan, preference,
-    resolution,
+    Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan,
+    preference, resolution,
 };
-use super::{lex, sentences, style, tool};
+use super::{lex, sentences, spelling, style, tool};
+use crate::language::{self, Language};
 use crate::message::{Message, Role};
 use crate::op::{Action, ProposedOp, Target};
 
@@ -52,31 +53,21 @@ pub(super) fn rules() -> &'static [Rule] {
     })
 }
 
-/// The text after a transcript's speaker label ("Caroline: I went ..."): imported chats and
-/// transcripts name who speaks at the start of a line, and the label is not part of what they said.
+/// The text after a transcript's speaker label ("Caroline: I went ..."): the label is not part
+/// of what was said (who said it is [`attribution`]'s business).
 fn without_speaker(text: &str) -> &str {
-    let Some((label, rest)) = text.split_once(": ") else { return text };
-    let words: Vec<&str> = label.split_whitespace().collect();
-    let is_name = (1..=2).contains(&words.len())
-        && label.len() <= 30
-        && words.iter().all(|w| {
-            // A name: a capital, then lower case ("Caroline", "Mary Ann"), never "ID" or "TODO".
-            w.starts_with(char::is_uppercase)
-                && w.chars().count() >= 2
-                && w.chars().skip(1).all(|c| c.is_lowercase() || c == '\'' || c == '-')
-        });
-    if is_name && !rest.trim().is_empty() { rest } else { text }
+    attribution::split_speaker(text).map_or(text, |(_, rest)| rest)
 }
 
 /// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant".
 fn normalise(text: &str) -> Cow<'_, str> {
     let text = without_speaker(text);
+    let mut s: Cow<'_, str> = spelling::corrected(text);
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre)\b")
             .expect("contraction regex")
     });
-    let mut s: Cow<'_, str> = Cow::Borrowed(text);
     if s.contains("tl;dr") || s.contains("TL;DR") {
         s = Cow::Owned(s.replace("tl;dr", "tldr").replace("TL;DR", "TLDR"));
     }
@@ -220,7 +211,7 @@ fn blocked_re() -> &'static Regex {
                     | let's\s+say
                     | assuming
                     # reported speech: someone else's word about the user
-                    | (?:he|she|they|people|everyone|someone|mom|dad|my\s+\w+)\s+(?:said|says|thinks|thought|told\s+me|claims|believes|assumes|insists)\s+(?:that\s+)?i\b
+                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|my\s+\w+)\s+(?:always\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?i\b
                     # doubt about oneself, or denial of having said it
                     | i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b
                     | (?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)
@@ -428,8 +419,16 @@ impl Extractor for HeuristicExtractor {
             let first = ops.len();
             let mut prev: Option<&str> = None;
             let mut episodes = Vec::new();
+            // The rules are English: another language's sentences are archived, never read by
+            // them ("Me llamo Lucía" is no "call me" request). A sentence too short to tell
+            // takes its message's language.
+            let message_language = language::detect(&text);
             for sent in sentences(&text) {
-                if sent.contains("[redacted") {
+                let sentence_language = match language::detect(sent) {
+                    Language::Unknown => message_language,
+                    known => known,
+                };
+                if sent.contains("[redacted") || !sentence_language.reads_as_english() {
                     prev = Some(sent);
                     continue;
                 }
@@ -478,6 +477,10 @@ impl Extractor for HeuristicExtractor {
             }
             if let Some(draft) = episodic::merge(std::mem::take(&mut episodes)) {
                 ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
+            }
+            if let Some((speaker, _)) = attribution::split_speaker(&m.content) {
+                let said: Vec<ProposedOp> = ops.drain(first..).collect();
+                ops.extend(said.into_iter().filter_map(|op| attribution::about_speaker(op, speaker)));
             }
         }
         ops
@@ -628,13 +631,43 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_transcript_speaker_label_is_not_part_of_the_message() {
+    fn a_transcript_speaker_label_is_not_part_of_the_message_but_says_whom_it_is_about() {
         assert_eq!(without_speaker("Caroline: I live in Lisbon"), "I live in Lisbon");
-        assert_eq!(without_speaker("Mary Ann: hi"), "hi");
         assert_eq!(without_speaker("Note to self: buy milk"), "Note to self: buy milk");
-        assert_eq!(without_speaker("I said: no"), "I said: no");
-        assert_eq!(without_speaker("Account ID: ZX-9921"), "Account ID: ZX-9921");
-        assert_eq!(contents("Caroline: I live in Lisbon"), vec!["User lives in Lisbon"]);
+        assert_eq!(contents("Caroline: I live in Lisbon"), vec!["Caroline lives in Lisbon"]);
+    }
+
+    #[test]
+    fn a_misspelt_allergy_takes_the_safety_path() {
+        assert_eq!(keyed("im alergic to penicilin lol", "allergy:penicillin").as_deref(), Some("penicillin"));
+    }
+
+    #[test]
+    fn reported_speech_is_not_a_self_statement() {
+        for t in [
+            "my boss said I'm lazy lol",
+            "My wife say I love the tree more than her, haha",
+            "mum thinks I should move to Leeds",
+            "my sister keeps saying I am allergic to cats",
+        ] {
+            nothing_written(t);
+        }
+    }
+
+    #[test]
+    fn another_language_is_archived_never_read_by_english_rules() {
+        for t in [
+            "Me llamo Lucía y vivo en Valencia.",
+            "El mes que viene me mudo a Madrid con mi novio.",
+            "Ich heiße Jonas, ich wohne in Hamburg und mein Hund heißt Bello.",
+            "Je m'appelle Claire, je suis allergique aux arachides.",
+            "Mi chiamo Marco e non mangio carne.",
+            "Eu moro em Lisboa com a minha irmã.",
+        ] {
+            none(t);
+        }
+        // An English sentence in a mixed message is still read.
+        assert_eq!(contents("Hola! Estoy bien. I live in Valencia now."), vec!["User lives in Valencia"]);
     }
 
     #[test]

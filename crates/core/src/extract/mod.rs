@@ -7,6 +7,7 @@
 //! it is a statement about the user's life. `heuristic` runs the families in priority
 //! order and turns what they find into ops; `rule` and `lex` hold what they share.
 
+mod attribution;
 mod boundary;
 mod cases;
 mod correction;
@@ -22,8 +23,10 @@ mod lore;
 mod mood;
 mod plan;
 mod preference;
+mod readable;
 mod resolution;
 mod rule;
+mod spelling;
 mod style;
 mod tool;
 pub mod when;

@@ -39,6 +39,10 @@ pub struct TimePhrase {
 }
 
 const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds";
+/// Texting's short weekdays ("sat", "wed"), dates only where a weekday is meant: after "next",
+/// "this", "on", "by", before "morning" or "night", or ending the sentence ("call mum sat"),
+/// never alone mid-sentence ("I sat down", "the sun").
+const SHORT_WEEKDAYS: &str = "mon|tue|wed|thu|fri|sat|sun";
 const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|\
                       jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
 const NUMBERS: &str = r"a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3}|a\s+couple(?:\s+of)?|a\s+few|few|several";
@@ -57,9 +61,10 @@ fn date_re() -> &'static Regex {
             | (?P<eow>(?:the\s+)?end\s+of\s+(?:the|this)\s+week|this\s+week)
             | (?P<lnw>(?:later|late)\s+next\s+week)
             | (?P<nw>(?:early\s+)?next\s+week)
-            | (?P<nwd>next\s+(?P<wd1>{WEEKDAYS}))
-            | (?P<twd>(?:this\s+(?:coming\s+)?|coming\s+)(?P<wd2>{WEEKDAYS}))
+            | (?P<nwd>next\s+(?P<wd1>{WEEKDAYS}|{SHORT_WEEKDAYS}))
+            | (?P<twd>(?:this\s+(?:coming\s+)?|coming\s+)(?P<wd2>{WEEKDAYS}|{SHORT_WEEKDAYS}))
             | (?P<wd>(?P<wd3>{WEEKDAYS}))(?:\s+(?:morning|afternoon|evening|night))?
+            | (?P<swd>(?:on|by|before|until|till|til)\s+(?P<wd4>{SHORT_WEEKDAYS})|(?P<wd5>{SHORT_WEEKDAYS})\s+(?:morning|afternoon|evening|night|am|pm)|(?P<wd6>{SHORT_WEEKDAYS})[.!?]*$)
             | (?P<rel>(?:in|within)\s+(?:the\s+next\s+)?(?P<n>{NUMBERS})\s+(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?))
             | (?P<from>(?P<n2>{NUMBERS})\s+(?P<unit2>days?|weeks?|months?)\s+from\s+(?:now|today))
             | (?P<md>(?P<mon1>{MONTHS})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<y1>\d{{4}}))?)
@@ -346,7 +351,7 @@ fn date_of(c: &Captures<'_>, prep: Option<&str>, today: NaiveDate) -> Option<Nai
     if let Some(wd) = c.name("wd2") {
         return plus(today, ahead(today, weekday(wd.as_str())?));
     }
-    if let Some(wd) = c.name("wd3") {
+    if let Some(wd) = c.name("wd3").or(c.name("wd4")).or(c.name("wd5")).or(c.name("wd6")) {
         let d = ahead(today, weekday(wd.as_str())?);
         return plus(today, if d == 0 { 7 } else { d });
     }
@@ -530,6 +535,17 @@ mod tests {
         // Across a month and a year.
         assert_eq!(r("on Wednesday", at("2026-03-30T08:00:00Z")), Some(day("2026-04-01")));
         assert_eq!(r("Saturday", at("2026-12-29T08:00:00Z")), Some(day("2027-01-02")));
+    }
+
+    #[test]
+    fn texting_short_weekdays_are_dates_where_a_weekday_is_meant() {
+        assert_eq!(r("on sat", mon()), Some(day("2026-03-07")));
+        assert_eq!(r("next wed", mon()), Some(day("2026-03-11")));
+        assert_eq!(r("fri night", mon()), Some(day("2026-03-06")));
+        assert_eq!(find("need 2 call mum sat", mon()).map(|f| f.at), Some(day("2026-03-07")));
+        for s in ["I sat down with my boss", "the sun was out", "we wed young"] {
+            assert!(find(s, mon()).is_none(), "{s}");
+        }
     }
 
     #[test]

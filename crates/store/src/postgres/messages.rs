@@ -5,10 +5,11 @@ use std::ops::Range;
 
 use chrono::{DateTime, Utc};
 use mnemo_core::common::{SAMPLE, TermSpread};
+use mnemo_core::language;
 use mnemo_core::{Message, MessageId, Scope};
 
 use super::rows::{get, vector_array_text, vector_text};
-use super::{PostgresStore, lexical_sql, terms_cte};
+use super::{PostgresStore, lexical_sql, terms_cte, text_search_config};
 use crate::Messages;
 use crate::error::{Result, StoreError};
 use crate::messages::{MessageVectors, archive, owner_key, said_ms};
@@ -28,10 +29,12 @@ impl Messages for PostgresStore {
                     tx.query("SELECT set_config('mnemo.tenant', $1, true)", &[&t])?;
                     bound = t;
                 }
+                let lang = text_search_config(language::detect(&m.content));
                 let n = tx.execute(
-                    "INSERT INTO messages (id, tenant, agent, user_id, chat, role, content, at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant, user_id, chat, id) DO NOTHING",
-                    &[&m.id.as_str(), &t, &a, &u, &c, &m.role.as_str(), &m.content, &ms(m.at)],
+                    "INSERT INTO messages (id, tenant, agent, user_id, chat, role, content, at, lang) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::regconfig) \
+                     ON CONFLICT (tenant, user_id, chat, id) DO NOTHING",
+                    &[&m.id.as_str(), &t, &a, &u, &c, &m.role.as_str(), &m.content, &ms(m.at), &lang],
                 )?;
                 out.push(n == 1);
             }
@@ -62,7 +65,7 @@ impl Messages for PostgresStore {
         // The user's words come from the covering btree `messages_lexical` (migration 6).
         let rows = "messages m WHERE m.tenant = $1 AND m.agent = $2 AND m.user_id = $3 AND $5 IN ('', m.chat) \
                     AND NOT m.withheld";
-        let sql = lexical_sql(rows, 6, terms.len(), 4);
+        let sql = lexical_sql(rows, 6, terms, 4);
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &limit, &c];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));
@@ -75,7 +78,7 @@ impl Messages for PostgresStore {
         let Some([t, a, u, c]) = archive(scope) else { return Ok(TermSpread::default()) };
         // The latest messages come from `messages_by_user_at` (migration 15); each term is
         // matched as `search_messages` matches it.
-        let query = terms_cte(6, terms.len());
+        let query = terms_cte(6, terms);
         let counts: String = (1..=terms.len()).map(|i| format!(", count(*) FILTER (WHERE tsv @@ q.q{i})")).collect();
         let sql = format!(
             "{query} SELECT count(*){counts} FROM q, (SELECT tsv FROM messages \

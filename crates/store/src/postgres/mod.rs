@@ -44,6 +44,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use mnemo_core::language::{self, Lang, Language};
 use mnemo_core::{Memory, MemoryId, Scope, TenantId};
 use postgres::Config;
 
@@ -313,8 +314,9 @@ fn vector_sql(dim: usize) -> String {
 /// factors, add little. `ts_rank_cd` weighed every term alike and cost 6 µs a matching row
 /// (41 ms of a 51 ms query matching 2,500 of a user's 10,000 memories); these weights cost a
 /// membership test per term and row and one logarithm per term.
-fn lexical_sql(rows: &str, first: usize, n: usize, limit: usize) -> String {
-    let cte = terms_cte(first, n);
+fn lexical_sql(rows: &str, first: usize, terms: &[String], limit: usize) -> String {
+    let n = terms.len();
+    let cte = terms_cte(first, terms);
     let weights: Vec<String> = (1..=n)
         .map(|i| {
             let has = format!("count(*) FILTER (WHERE h.tsv @@ q.q{i})");
@@ -338,10 +340,62 @@ fn lexical_sql(rows: &str, first: usize, n: usize, limit: usize) -> String {
 /// generically after a few runs, and a generic plan calls `phraseto_tsquery` on its parameters
 /// for every row it filters or ranks; a query of four terms over a user's 10,000 memories took
 /// 62 ms so and 21 ms with the query built once.
-fn terms_cte(first: usize, n: usize) -> String {
-    let each: Vec<String> = (first..first + n).map(|i| format!("phraseto_tsquery('english', ${i})")).collect();
+///
+/// Each term is read under English and, when the terms read as another language, under that
+/// language's configuration too ([`query_configs`]): messages are stemmed in their own language.
+fn terms_cte(first: usize, terms: &[String]) -> String {
+    let configs = query_configs(terms);
+    let each: Vec<String> = (first..first + terms.len())
+        .map(|i| {
+            let alternatives: Vec<String> = configs.iter().map(|c| format!("phraseto_tsquery('{c}', ${i})")).collect();
+            format!("({})", alternatives.join(" || "))
+        })
+        .collect();
     let named: String = each.iter().enumerate().map(|(i, q)| format!(", {q} AS q{}", i + 1)).collect();
     format!("WITH q AS MATERIALIZED (SELECT {} AS q{named})", each.join(" || "))
+}
+
+/// The text search configuration a text in `language` is stemmed with: PostgreSQL's own for
+/// the languages it has a Snowball stemmer for, `simple` (no stemming) for any other told
+/// language, English when the language cannot be told. Names from this fixed list are the
+/// only configuration names that reach SQL.
+pub(crate) fn text_search_config(language: Language) -> &'static str {
+    let Language::Other(lang) = language else { return "english" };
+    match lang {
+        Lang::Ara => "arabic",
+        Lang::Cat => "catalan",
+        Lang::Dan => "danish",
+        Lang::Nld => "dutch",
+        Lang::Fin => "finnish",
+        Lang::Fra => "french",
+        Lang::Deu => "german",
+        Lang::Ell => "greek",
+        Lang::Hin => "hindi",
+        Lang::Hun => "hungarian",
+        Lang::Ind => "indonesian",
+        Lang::Ita => "italian",
+        Lang::Lit => "lithuanian",
+        Lang::Nep => "nepali",
+        Lang::Nob => "norwegian",
+        Lang::Por => "portuguese",
+        Lang::Ron => "romanian",
+        Lang::Rus => "russian",
+        Lang::Srp => "serbian",
+        Lang::Spa => "spanish",
+        Lang::Swe => "swedish",
+        Lang::Tam => "tamil",
+        Lang::Tur => "turkish",
+        Lang::Yid => "yiddish",
+        Lang::Eng => "english",
+        _ => "simple",
+    }
+}
+
+/// The configurations a query's `terms` are looked up under: English, and the configuration
+/// of the language they read as together when it is another one.
+fn query_configs(terms: &[String]) -> Vec<&'static str> {
+    let other = text_search_config(language::detect(&terms.join(" ")));
+    if other == "english" { vec!["english"] } else { vec!["english", other] }
 }
 
 fn ids_text(ids: &[MemoryId]) -> Vec<String> {

@@ -450,6 +450,16 @@ CREATE INDEX messages_by_user_at ON messages (tenant, agent, user_id, at DESC, i
 ALTER TABLE memories ADD COLUMN constraints integer NOT NULL DEFAULT 0;
 CREATE INDEX memories_constraints ON memories (tenant, user_id, agent, chat) WHERE status = 'active' AND constraints <> 0;
 "#,
+    // 17: a message's words are stemmed in its own language (`super::text_search_config`, told
+    // in Rust when it is stored): a German message no longer takes English stems. Older rows
+    // keep English, what they were indexed with; queries look terms up under English too.
+    r#"
+ALTER TABLE messages ADD COLUMN lang regconfig NOT NULL DEFAULT 'english';
+DROP INDEX messages_lexical;
+ALTER TABLE messages DROP COLUMN tsv;
+ALTER TABLE messages ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector(lang, content)) STORED;
+CREATE INDEX messages_lexical ON messages (tenant, user_id, agent, chat) INCLUDE (id, tsv) WHERE NOT withheld;
+"#,
 ];
 
 /// The version whose migration fills `memories.constraints` for the rows stored before it.

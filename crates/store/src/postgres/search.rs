@@ -26,7 +26,7 @@ impl Search for PostgresStore {
         // Scope and status in the WHERE clause, so ranking only ever sees rows the caller may see;
         // the scope's ids and words come from the covering btree `memories_lexical` (migration 6).
         let rows = format!("memories m WHERE {VISIBLE} AND m.status = 'active'");
-        let sql = lexical_sql(&rows, 6, terms.len(), 5);
+        let sql = lexical_sql(&rows, 6, terms, 5);
         let limit = limit as i64;
         let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&t, &a, &u, &c, &limit];
         params.extend(terms.iter().map(|t| t as &(dyn postgres::types::ToSql + Sync)));

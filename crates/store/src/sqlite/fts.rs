@@ -106,17 +106,18 @@ fn bounded_query(
     partitions: &[String],
     terms: &[String],
 ) -> rusqlite::Result<Option<String>> {
-    let Some(all) = lexicon::query(partitions, terms) else { return Ok(None) };
+    let stemmings = lexicon::Stemming::for_query(terms);
+    let Some(all) = lexicon::query(partitions, terms, &stemmings) else { return Ok(None) };
     if matching_rows(conn, index, &all)? <= MAX_RANKED_ROWS {
         return Ok(Some(all));
     }
     let mut counted = Vec::with_capacity(terms.len());
     for term in terms {
-        if let Some(expr) = lexicon::query(partitions, std::slice::from_ref(term)) {
+        if let Some(expr) = lexicon::query(partitions, std::slice::from_ref(term), &stemmings) {
             counted.push((matching_rows(conn, index, &expr)?, term.clone()));
         }
     }
-    Ok(lexicon::query(partitions, &within_bound(counted, MAX_RANKED_ROWS)))
+    Ok(lexicon::query(partitions, &within_bound(counted, MAX_RANKED_ROWS), &stemmings))
 }
 
 /// Rows of `index` matching `expr`, counted up to one past [`MAX_RANKED_ROWS`].
@@ -217,8 +218,9 @@ pub(crate) fn term_spread(
         .prepare_cached(&format!("SELECT count(*) FROM (SELECT 1 {WITHIN} AND rowid >= ?5)"))?
         .query_row(params![t, a, u, c, from], |r| r.get(0))?;
     let mut containing = Vec::with_capacity(terms.len());
+    let stemmings = lexicon::Stemming::for_query(terms);
     for term in terms {
-        let n: i64 = match lexicon::query(&[partition], std::slice::from_ref(term)) {
+        let n: i64 = match lexicon::query(&[partition], std::slice::from_ref(term), &stemmings) {
             Some(expr) => conn
                 .prepare_cached("SELECT count(*) FROM message_fts WHERE message_fts MATCH ?1 AND rowid >= ?2")?
                 .query_row(params![expr, from], |r| r.get(0))?,

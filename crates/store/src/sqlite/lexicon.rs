@@ -1,5 +1,10 @@
-//! The words of the SQLite lexical index, made in Rust: unicode61-like words, English stems,
-//! each glued behind the token of the partition it is indexed under.
+//! The words of the SQLite lexical index, made in Rust: unicode61-like words, stemmed in the
+//! text's own language, each glued behind the token of the partition it is indexed under.
+//!
+//! A text is stemmed with its language's Snowball stemmer ([`mnemo_core::language`] tells it),
+//! not stemmed at all in a language Snowball lacks, and stemmed as English when its language
+//! cannot be told. A query's terms are looked up under English stems and, when the query reads
+//! as another language, under that language's stems too, so "wohnst" finds "wohne".
 //!
 //! Why not let FTS5 tokenize and stem? Its `bm25()` weighs every phrase by a document frequency
 //! read from the phrase's whole doclist. With one shared vocabulary, a user's query walked the
@@ -8,6 +13,7 @@
 //! in its partition, so each doclist bm25 reads is one partition's, and a user's ranking depends
 //! on that user's rows only.
 
+use mnemo_core::language::{self, Lang, Language};
 use rust_stemmers::{Algorithm, Stemmer};
 
 /// Words longer than this are indexed as they are, unstemmed (FTS5's porter does the same).
@@ -32,14 +38,73 @@ pub(crate) fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// The stems of `text`, in order: "Classes started" gives `class`, `start`.
-///
-/// Only ASCII words are stemmed (the stemmer is English); any other word stays as it is.
+/// How a text's words are reduced to stems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stemming {
+    /// English Snowball on ASCII words; others stay as they are (the default: most chat is
+    /// English, and an English stemmer must not mangle a name in another script).
+    English,
+    /// A language's Snowball stemmer on every word.
+    Snowball(Algorithm),
+    /// Words as they are: a language Snowball has no stemmer for.
+    Unstemmed,
+}
+
+impl Stemming {
+    /// The stemming for a text in `language`.
+    pub(crate) fn of(language: Language) -> Self {
+        let Language::Other(lang) = language else { return Stemming::English };
+        let algorithm = match lang {
+            Lang::Ara => Algorithm::Arabic,
+            Lang::Dan => Algorithm::Danish,
+            Lang::Nld => Algorithm::Dutch,
+            Lang::Fin => Algorithm::Finnish,
+            Lang::Fra => Algorithm::French,
+            Lang::Deu => Algorithm::German,
+            Lang::Ell => Algorithm::Greek,
+            Lang::Hun => Algorithm::Hungarian,
+            Lang::Ita => Algorithm::Italian,
+            Lang::Nob => Algorithm::Norwegian,
+            Lang::Por => Algorithm::Portuguese,
+            Lang::Ron => Algorithm::Romanian,
+            Lang::Rus => Algorithm::Russian,
+            Lang::Spa => Algorithm::Spanish,
+            Lang::Swe => Algorithm::Swedish,
+            Lang::Tam => Algorithm::Tamil,
+            Lang::Tur => Algorithm::Turkish,
+            Lang::Eng => return Stemming::English,
+            _ => return Stemming::Unstemmed,
+        };
+        Stemming::Snowball(algorithm)
+    }
+
+    /// The stemmings a query's `terms` are looked up under: English, and the language the
+    /// terms read as together when it is another one.
+    pub(crate) fn for_query(terms: &[String]) -> Vec<Stemming> {
+        let other = Stemming::of(language::detect(&terms.join(" ")));
+        if other == Stemming::English { vec![Stemming::English] } else { vec![Stemming::English, other] }
+    }
+}
+
+/// The stems of `text`, in order, in its own language: "Classes started" gives `class`,
+/// `start`; "Ich wohne in Hamburg" gives `ich`, `wohn`, `in`, `hamburg`.
 pub(crate) fn stems(text: &str) -> Vec<String> {
-    let english = Stemmer::create(Algorithm::English);
+    stems_as(text, Stemming::of(language::detect(text)))
+}
+
+/// The stems of `text` under `stemming`.
+fn stems_as(text: &str, stemming: Stemming) -> Vec<String> {
+    let (stemmer, ascii_only) = match stemming {
+        Stemming::English => (Some(Stemmer::create(Algorithm::English)), true),
+        Stemming::Snowball(a) => (Some(Stemmer::create(a)), false),
+        Stemming::Unstemmed => (None, false),
+    };
     words(text)
         .into_iter()
-        .map(|w| if w.is_ascii() && w.len() <= MAX_STEMMED { english.stem(&w).into_owned() } else { w })
+        .map(|w| match &stemmer {
+            Some(st) if w.len() <= MAX_STEMMED && (w.is_ascii() || !ascii_only) => st.stem(&w).into_owned(),
+            _ => w,
+        })
         .collect()
 }
 
@@ -78,17 +143,21 @@ pub(crate) fn document(partitions: &[&str], text: &str) -> String {
 }
 
 /// The FTS5 MATCH expression finding rows of any of `partitions` that contain any of `terms`:
-/// for every partition and term, the quoted phrase of the term's tokens (a term of several
-/// words, such as "don't", is a phrase), all OR-ed. `None` when no term has a word in it, or no
-/// partition is given: nothing can match, and FTS5 would refuse an empty expression.
+/// for every partition and term, the quoted phrase of the term's stems under each of
+/// `stemmings` (a term of several words, such as "don't", is a phrase), all OR-ed. `None` when
+/// no term has a word in it, or no partition is given: nothing can match, and FTS5 would refuse
+/// an empty expression. Callers asking about a subset of a query's terms pass the whole
+/// query's [`Stemming::for_query`], so every subset reads the terms the same way.
 ///
 /// Tokens are ASCII letters and digits only, so no user text ever reaches FTS5's query syntax.
-pub(crate) fn query<P: AsRef<str>>(partitions: &[P], terms: &[String]) -> Option<String> {
+pub(crate) fn query<P: AsRef<str>>(partitions: &[P], terms: &[String], stemmings: &[Stemming]) -> Option<String> {
     let mut phrases: Vec<Vec<String>> = Vec::new();
     for t in terms {
-        let s = stems(t);
-        if !s.is_empty() && !phrases.contains(&s) {
-            phrases.push(s);
+        for st in stemmings {
+            let s = stems_as(t, *st);
+            if !s.is_empty() && !phrases.contains(&s) {
+                phrases.push(s);
+            }
         }
     }
     let mut alternatives = Vec::new();
@@ -194,7 +263,9 @@ mod tests {
 
     #[test]
     fn a_query_is_every_partition_times_every_term_as_phrases() {
-        let q = query(&["zpaaaaaaaaaaaaaaaa", "zpbbbbbbbbbbbbbbbb"], &["dogs".into(), "don't".into(), "dog".into()]);
+        let en = [Stemming::English];
+        let q =
+            query(&["zpaaaaaaaaaaaaaaaa", "zpbbbbbbbbbbbbbbbb"], &["dogs".into(), "don't".into(), "dog".into()], &en);
         assert_eq!(
             q.as_deref(),
             Some(
@@ -206,10 +277,28 @@ mod tests {
 
     #[test]
     fn a_query_with_no_words_or_no_partitions_is_none() {
-        assert_eq!(query(&["zpaaaaaaaaaaaaaaaa"], &["!".into(), "\"".into(), String::new()]), None);
-        assert_eq!(query::<&str>(&[], &["dog".into()]), None);
+        let en = [Stemming::English];
+        assert_eq!(query(&["zpaaaaaaaaaaaaaaaa"], &["!".into(), "\"".into(), String::new()], &en), None);
+        assert_eq!(query::<&str>(&[], &["dog".into()], &en), None);
         // Quotes, operators and column filters in user text are just separators.
-        let q = query(&["zpaaaaaaaaaaaaaaaa"], &["\"a\" OR content: NEAR(b*".into()]).unwrap();
+        let q = query(&["zpaaaaaaaaaaaaaaaa"], &["\"a\" OR content: NEAR(b*".into()], &en).unwrap();
         assert_eq!(q.matches('"').count(), 2, "{q}");
+    }
+
+    #[test]
+    fn each_language_is_stemmed_by_its_own_stemmer() {
+        assert_eq!(
+            stems("Ich wohne seit zwei Jahren in Hamburg"),
+            ["ich", "wohn", "seit", "zwei", "jahr", "in", "hamburg"]
+        );
+        assert_eq!(stems("Vivo en Valencia con mis hermanas"), ["viv", "en", "valenci", "con", "mis", "herman"]);
+        // A German question finds the German statement: its terms are read as German too.
+        let terms: Vec<String> = ["wo", "wohnst", "du"].map(String::from).to_vec();
+        let stemmings = Stemming::for_query(&terms);
+        assert_eq!(stemmings, [Stemming::English, Stemming::Snowball(Algorithm::German)]);
+        let q = query(&["zpaaaaaaaaaaaaaaaa"], &terms, &stemmings).unwrap();
+        assert!(q.contains("zpaaaaaaaaaaaaaaaaxwohn\""), "{q}");
+        // English queries are read as English only.
+        assert_eq!(Stemming::for_query(&["where".into(), "do".into(), "i".into(), "live".into()]), [Stemming::English]);
     }
 }

@@ -1,0 +1,140 @@
+//! Whether a memory written in the third person reads as a sentence that says what the user
+//! said, and what to keep when it does not.
+//!
+//! Episodic capture rewrites any first-person statement ("I ran my first half marathon" → "User
+//! ran their first half marathon"). The rewrite is right for the common shapes and wrong for
+//! others: "it made me who I am" becomes "it made User who they am", "It inspired me" leaves "it"
+//! pointing at a sentence the memory does not carry. A wrong sentence asserted as a fact is worse
+//! than the user's own words, so a rewrite that shows one of these marks is replaced by a dated
+//! quote of what was said.
+
+use std::sync::OnceLock;
+
+use chrono::{DateTime, Utc};
+use regex::Regex;
+
+/// What is wrong with a third-person memory text, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flaw {
+    /// "It inspired User …", "That was …": a pronoun subject whose antecedent is not in the text.
+    DanglingPronoun,
+    /// "User are", "they am": a verb that does not agree with its subject.
+    Agreement,
+    /// "I", "my", "me" left in a sentence about the user.
+    FirstPerson,
+    /// "…, Caroline." or "Hey Tom, …": a name said to the other speaker.
+    Vocative,
+    /// "Good news, …", "Wow, …": an interjection before the statement.
+    Interjection,
+}
+
+/// The first flaw of `text`, a memory in the third person; `None` when it reads well.
+pub(super) fn flaw(text: &str) -> Option<Flaw> {
+    let lower = text.to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    if DANGLING.contains(&first) {
+        return Some(Flaw::DanglingPronoun);
+    }
+    if agreement().is_match(text) {
+        return Some(Flaw::Agreement);
+    }
+    if first_person().is_match(text) {
+        return Some(Flaw::FirstPerson);
+    }
+    if vocative().is_match(text) {
+        return Some(Flaw::Vocative);
+    }
+    if interjection().is_match(text) {
+        return Some(Flaw::Interjection);
+    }
+    None
+}
+
+/// The user's own words as a dated quote: what is kept when the rewrite reads wrong. "User" is
+/// the speaker, as in every memory, so attribution names another speaker the same way.
+pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
+    let said = said.trim().trim_matches('"');
+    format!("On {} User said: \"{said}\"", at.format("%Y-%m-%d"))
+}
+
+/// Subjects that stand for something said before: the memory cannot carry what.
+const DANGLING: &[&str] =
+    &["it", "it's", "that", "that's", "this", "they", "they're", "these", "those", "he", "she", "its"];
+
+fn agreement() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\b(?:User (?:am|are|were|have|do|don't)\b|they am\b|they is\b|they was\b|they has\b|they does\b)")
+            .expect("agreement regex")
+    })
+}
+
+fn first_person() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    // Outside quotes: a quote keeps the user's own words.
+    RE.get_or_init(|| Regex::new(r#"^[^"]*\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b"#).expect("first person regex"))
+}
+
+fn vocative() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?:,\s*[A-Z][a-z]+[.!?]*$|^(?i:hey|hi|hello|dear|thanks|thank you)\s+[A-Z][a-z]+,)")
+            .expect("vocative regex")
+    })
+}
+
+fn interjection() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?i:good news|great news|bad news|guess what|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|aw+|ugh|phew|btw)\b[,!.]?\s",
+        )
+        .expect("interjection regex")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flawed_rewrites_are_named() {
+        let cases = [
+            ("It inspired User to make some art", Flaw::DanglingPronoun),
+            ("That was the best day for User", Flaw::DanglingPronoun),
+            ("The support group made User who they am", Flaw::Agreement),
+            ("User are going to the lake", Flaw::Agreement),
+            ("User loves my cooking", Flaw::FirstPerson),
+            ("User is getting there, Caroline.", Flaw::Vocative),
+            ("Hey Tom, User finished the thesis", Flaw::Vocative),
+            ("Good news, User submitted the thesis chapter", Flaw::Interjection),
+            ("Wow User ran a marathon", Flaw::Interjection),
+        ];
+        for (text, want) in cases {
+            assert_eq!(flaw(text), Some(want), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn sound_sentences_and_quotes_pass() {
+        for text in [
+            "User ran their first half marathon last Saturday",
+            "User's sister Lucia is getting married in June",
+            "User and their partner moved to York",
+            "User is a nurse in Leeds",
+            "On 2023-05-08 User said: \"It inspired me to make some art\"",
+            "Itinerary planning is what User does for work",
+        ] {
+            assert_eq!(flaw(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_quote_is_dated_and_keeps_the_words() {
+        let at = "2023-05-08T10:00:00Z".parse().unwrap();
+        assert_eq!(
+            quote("It inspired me to make some art.", at),
+            "On 2023-05-08 User said: \"It inspired me to make some art.\""
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! Common misspellings of the words that matter most: the safety path's vocabulary.
+//!
+//! The rule families match exact words, so "alergic to penicilin" read as nothing in particular
+//! and missed what "allergic to penicillin" gets: an allergy that reaches every food and
+//! medication request. A word one edit away from a listed word (two for long words: a letter
+//! dropped, doubled, swapped or wrong) is read as the listed word before any rule runs. The list
+//! is data (`words/safety.txt`), short words are never corrected, and a word that is itself in
+//! the list stays as it is.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// The listed words, lower case, and the words near them that are words of their own
+/// (`!glutes`), never corrected.
+fn vocabulary() -> &'static (Vec<&'static str>, Vec<&'static str>) {
+    static WORDS: OnceLock<(Vec<&'static str>, Vec<&'static str>)> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        let lines =
+            include_str!("words/safety.txt").lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+        let (kept, listed): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with('!'));
+        (listed, kept.into_iter().map(|k| &k[1..]).collect())
+    })
+}
+
+/// Shortest word corrected: below this a single slip often spells another word.
+const MIN_LEN: usize = 5;
+
+/// `text` with each misspelt listed word replaced by the listed word (in the word's case: lower,
+/// or capitalised when it was).
+pub(super) fn corrected(text: &str) -> Cow<'_, str> {
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    for (start, word) in word_spans(text) {
+        let Some(fixed) = correction(word) else { continue };
+        let buf = out.get_or_insert_with(|| String::with_capacity(text.len() + 8));
+        buf.push_str(&text[last..start]);
+        if word.starts_with(char::is_uppercase) {
+            buf.push_str(&super::lex::title(fixed));
+        } else {
+            buf.push_str(fixed);
+        }
+        last = start + word.len();
+    }
+    match out {
+        Some(mut buf) => {
+            buf.push_str(&text[last..]);
+            Cow::Owned(buf)
+        }
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// The listed word `word` misspells, if any.
+fn correction(word: &str) -> Option<&'static str> {
+    let n = word.chars().count();
+    if n < MIN_LEN || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let lower = word.to_ascii_lowercase();
+    let (words, kept) = vocabulary();
+    if words.contains(&lower.as_str()) || kept.contains(&lower.as_str()) {
+        return None;
+    }
+    let allowed = if n >= 9 { 2 } else { 1 };
+    words
+        .iter()
+        .filter(|w| w.len().abs_diff(lower.len()) <= allowed)
+        .map(|w| (distance(&lower, w), *w))
+        .filter(|(d, _)| *d <= allowed)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, w)| w)
+}
+
+/// Runs of ASCII letters in `text`, with their byte offsets.
+fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_ascii_alphabetic(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                spans.push((s, &text[s..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        spans.push((s, &text[s..]));
+    }
+    spans.into_iter()
+}
+
+/// Edits (insertions, deletions, substitutions, adjacent swaps) between two ASCII words: the
+/// optimal string alignment distance.
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_slips_read_as_the_listed_word() {
+        assert_eq!(corrected("alergic to penicilin lol"), "allergic to penicillin lol");
+        assert_eq!(corrected("I'm alergic to peanuts"), "I'm allergic to peanuts");
+        assert_eq!(corrected("i have astma and diabetis"), "i have asthma and diabetes");
+        assert_eq!(corrected("Alergies: shelfish"), "Allergies: shellfish");
+        assert_eq!(corrected("allergic to ibuprophen"), "allergic to ibuprofen");
+    }
+
+    #[test]
+    fn other_words_and_short_words_stay() {
+        for t in ["I began the vegan diet", "allergic to cats", "I'm diabetic", "medical", "my glutes hurt", "a peanut"]
+        {
+            assert_eq!(corrected(t), t, "{t:?}");
+        }
+        assert_eq!(corrected("allergy allergies"), "allergy allergies");
+        assert_eq!(corrected("no gloten please"), "no gluten please");
+    }
+
+    #[test]
+    fn distance_counts_edits_and_swaps() {
+        assert_eq!(distance("alergic", "allergic"), 1);
+        assert_eq!(distance("allregic", "allergic"), 1);
+        assert_eq!(distance("penicilin", "penicillin"), 1);
+        assert_eq!(distance("abc", "abc"), 0);
+        assert_eq!(distance("", "abc"), 3);
+    }
+}

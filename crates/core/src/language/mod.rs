@@ -1,0 +1,223 @@
+//! Which language a text is in, so that English rules read English only and the lexical index
+//! stems each language with its own stemmer.
+//!
+//! Chat is short and informal, and statistical detectors guess badly on it: "I'm allergic to
+//! penicillin" reads as Italian to trigram statistics, "Caroline: I went to a support group" as
+//! Portuguese. Function words settle it far better: every sentence of any length has some, and
+//! each language has its own. So the languages mnemo has word lists for (English, German,
+//! Spanish, French, Italian, Portuguese, Dutch; the lists are data, in this folder) are told
+//! apart by counting them, and `whatlang`'s trigram statistics break ties and name any other
+//! language, only when they are sure of it. What cannot be told is [`Language::Unknown`], which
+//! callers treat as English: a text with no function word of any list carries no English rule's
+//! trigger either.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+pub use whatlang::Lang;
+
+/// A text's language, as far as it can be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    /// English: the language the rule-based extractor reads.
+    English,
+    /// Any other language, named.
+    Other(Lang),
+    /// Too short or too mixed to tell (callers read it as English).
+    Unknown,
+}
+
+impl Language {
+    /// Whether English rules may read the text: English, or no sign of another language.
+    pub fn reads_as_english(self) -> bool {
+        !matches!(self, Language::Other(_))
+    }
+
+    /// The ISO 639-3 code ("eng", "deu"), `None` when unknown: what traces and listings show.
+    pub fn code(self) -> Option<&'static str> {
+        match self {
+            Language::English => Some("eng"),
+            Language::Other(l) => Some(l.code()),
+            Language::Unknown => None,
+        }
+    }
+}
+
+/// The word lists: (language, its function words), one file each.
+fn lists() -> &'static [(Lang, Vec<&'static str>)] {
+    static LISTS: OnceLock<Vec<(Lang, Vec<&'static str>)>> = OnceLock::new();
+    LISTS.get_or_init(|| {
+        let files = [
+            (Lang::Eng, include_str!("en.txt")),
+            (Lang::Deu, include_str!("de.txt")),
+            (Lang::Spa, include_str!("es.txt")),
+            (Lang::Fra, include_str!("fr.txt")),
+            (Lang::Ita, include_str!("it.txt")),
+            (Lang::Por, include_str!("pt.txt")),
+            (Lang::Nld, include_str!("nl.txt")),
+        ];
+        files
+            .into_iter()
+            .map(|(lang, text)| {
+                let words =
+                    text.lines().filter(|l| !l.trim_start().starts_with('#')).flat_map(str::split_whitespace).collect();
+                (lang, words)
+            })
+            .collect()
+    })
+}
+
+/// Each function word and the languages whose list has it.
+fn index() -> &'static HashMap<&'static str, Vec<Lang>> {
+    static INDEX: OnceLock<HashMap<&'static str, Vec<Lang>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: HashMap<&'static str, Vec<Lang>> = HashMap::new();
+        for (lang, words) in lists() {
+            for w in words {
+                let langs = index.entry(*w).or_default();
+                if !langs.contains(lang) {
+                    langs.push(*lang);
+                }
+            }
+        }
+        index
+    })
+}
+
+/// Lower-cased words of `text` with their apostrophes ("j'habite", "don't"), and for a word
+/// with an apostrophe also its elided head ("j'"), which French lists name.
+fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')) {
+        let w = raw.trim_matches(|c| c == '\'' || c == '\u{2019}').to_lowercase().replace('\u{2019}', "'");
+        if w.is_empty() {
+            continue;
+        }
+        if let Some(i) = w.find('\'') {
+            out.push(w[..=i].to_string());
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// How many of `text`'s words each listed language has, and how many letters the text has in
+/// the Latin script and in all.
+fn counts(text: &str) -> (HashMap<Lang, usize>, usize) {
+    let index = index();
+    let mut hits: HashMap<Lang, usize> = HashMap::new();
+    for w in words(text) {
+        for lang in index.get(w.as_str()).into_iter().flatten() {
+            *hits.entry(*lang).or_default() += 1;
+        }
+    }
+    let letters = text.chars().filter(|c| c.is_alphabetic()).count();
+    (hits, letters)
+}
+
+/// The language of `text` (see the module header for how it is told).
+pub fn detect(text: &str) -> Language {
+    let (hits, letters) = counts(text);
+    if letters == 0 {
+        return Language::Unknown;
+    }
+    let latin = text.chars().filter(|c| c.is_alphabetic() && is_latin(*c)).count();
+    // The statistics are consulted only where the words cannot settle it.
+    let guess = || whatlang::detect(text);
+    if latin * 2 < letters {
+        // Another script: no listed language; trust the script detector's language.
+        return guess().map_or(Language::Unknown, |g| named(g.lang()));
+    }
+    let best = hits.values().copied().max().unwrap_or(0);
+    if best == 0 {
+        return match guess() {
+            Some(g) if g.is_reliable() => named(g.lang()),
+            _ => Language::Unknown,
+        };
+    }
+    let leaders: Vec<Lang> = {
+        let mut l: Vec<Lang> = hits.iter().filter(|(_, n)| **n == best).map(|(l, _)| *l).collect();
+        l.sort_by_key(|l| l.code());
+        l
+    };
+    let lang = match leaders.as_slice() {
+        [one] => *one,
+        // A tie ("I live in Porto" has as many Italian words): English, the language the
+        // rules were written for, unless the statistics are sure of another tied one; among
+        // other languages, their best guess.
+        tied => match guess() {
+            Some(g) if tied.contains(&g.lang()) && (g.is_reliable() || !tied.contains(&Lang::Eng)) => g.lang(),
+            _ if tied.contains(&Lang::Eng) => Lang::Eng,
+            _ => return Language::Unknown,
+        },
+    };
+    named(lang)
+}
+
+fn named(lang: Lang) -> Language {
+    if lang == Lang::Eng { Language::English } else { Language::Other(lang) }
+}
+
+/// Latin letters: ASCII ones and the Latin blocks up to Latin Extended Additional.
+fn is_latin(c: char) -> bool {
+    c.is_ascii_alphabetic() || matches!(c as u32, 0xC0..=0x24F | 0x1E00..=0x1EFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lang(text: &str) -> Language {
+        detect(text)
+    }
+
+    #[test]
+    fn short_informal_english_is_english() {
+        for t in [
+            "I live in Leeds",
+            "alergic to penicilin lol",
+            "my dog biscuit ate my sat plans omg",
+            "I am living in Porto since 3 years",
+            "my husband he works like doctor",
+            "need 2 call mum sat",
+            "pls dont suggest mushrooms",
+            "I'm allergic to penicillin",
+            "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+            "Yeah, it's great! Dogs are always there for us.",
+        ] {
+            assert_eq!(lang(t), Language::English, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn other_languages_are_named() {
+        let cases = [
+            ("Me llamo Lucía y vivo en Valencia", Lang::Spa),
+            ("El mes que viene me mudo a Madrid con mi novio", Lang::Spa),
+            ("ya no vivo en Leeds jaja", Lang::Spa),
+            ("Ich wohne seit zwei Jahren in Hamburg und arbeite als Krankenpfleger.", Lang::Deu),
+            ("Mein Hund heißt Bello", Lang::Deu),
+            ("Wir sind letzte Woche nach York gezogen", Lang::Deu),
+            ("Je suis allergique aux arachides", Lang::Fra),
+            ("J'habite à Lyon depuis 2019", Lang::Fra),
+            ("Moro em Lisboa com a minha irmã", Lang::Por),
+            ("Sono vegetariana da quando ero bambina", Lang::Ita),
+            ("Ik woon sinds vorig jaar in Utrecht", Lang::Nld),
+            ("私は東京に住んでいます", Lang::Jpn),
+        ];
+        for (t, want) in cases {
+            assert_eq!(lang(t), Language::Other(want), "{t:?}");
+            assert!(!lang(t).reads_as_english());
+        }
+        // Another script is never English, whichever of its languages a short sentence reads as.
+        assert!(matches!(lang("Я живу в Москве и работаю учителем"), Language::Other(_)));
+    }
+
+    #[test]
+    fn nothing_to_tell_by_is_unknown_and_read_as_english() {
+        for t in ["", "ok", "Berlin", "thx!!", "12:30", "🙂", "Hey Tom, good news!"] {
+            let l = lang(t);
+            assert!(l.reads_as_english(), "{t:?}: {l:?}");
+        }
+    }
+}
