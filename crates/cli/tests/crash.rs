@@ -17,10 +17,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use support::{create_key, serve, serve_with};
+use support::{create_key, serve_with};
 
 /// The admin key `POST /v1/maintain` needs.
 const ADMIN: &str = "crash-test-admin-key-of-at-least-32-characters";
+
+/// No per-tenant rate limit: the writers send as fast as the server answers, and every write
+/// must be answered 200 (this test is about durability, not the limit).
+const NO_RATE_LIMIT: (&str, &str) = ("MNEMO_LIMITS__REQUESTS_PER_SECOND", "0");
 
 /// Sends `method path` with an optional JSON body over one connection; `None` when the
 /// connection fails or breaks (a killed server), else the status and the JSON body.
@@ -155,7 +159,7 @@ fn every_acknowledged_write_survives_kill_9_three_times() {
     let key = create_key(data, "acme");
     let mut all_acked: Vec<Acked> = Vec::new();
     for round in 0..3 {
-        let server = serve(data);
+        let server = serve_with(data, &[NO_RATE_LIMIT]);
         let writers = writers(&server.base, &key, round);
         // Let acknowledged writes pile up, then crash the server under them.
         writers.wait_for(40);
@@ -165,7 +169,7 @@ fn every_acknowledged_write_survives_kill_9_three_times() {
         all_acked.extend(acked);
 
         // Restarted, the server has every write it acknowledged, in this round and before.
-        let server = serve(data);
+        let server = serve_with(data, &[NO_RATE_LIMIT]);
         assert_all_there(&server.base, &key, &all_acked, round);
         server.kill_9();
     }
@@ -226,10 +230,10 @@ fn maintain(base: &str) -> Option<(u16, Value)> {
     post(base, ADMIN, "/v1/maintain", &json!({}))
 }
 
-/// The environment of the servers below: the admin key for `/v1/maintain` and a per-user cap
-/// low enough that the aged store's users are over it.
-fn maintenance_env() -> [(&'static str, &'static str); 2] {
-    [("MNEMO_ADMIN_KEY", ADMIN), ("MNEMO_LIFECYCLE__MAX_ACTIVE_PER_USER", support::aged::CAP)]
+/// The environment of the servers below: the admin key for `/v1/maintain`, a per-user cap
+/// low enough that the aged store's users are over it, and no rate limit for the writers.
+fn maintenance_env() -> [(&'static str, &'static str); 3] {
+    [("MNEMO_ADMIN_KEY", ADMIN), ("MNEMO_LIFECYCLE__MAX_ACTIVE_PER_USER", support::aged::CAP), NO_RATE_LIMIT]
 }
 
 /// History rows on the aged store's users `users`: their rows start without history, so each is

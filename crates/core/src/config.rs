@@ -87,12 +87,18 @@ pub struct LimitsTuning {
     pub mcp_session_idle_secs: u64,
     /// Requests per second one tenant may make through the HTTP API and MCP, on average (a
     /// token bucket refilled at this rate); past it a request is answered 429 with
-    /// `Retry-After`. 0 (the default) sets no limit: how much a tenant may send depends on the
-    /// deployment, and one noisy tenant is what this caps.
+    /// `Retry-After`. On by default, and generous (50): an app answering people does not come
+    /// near it, while a runaway loop in one tenant's app stops short of taking the server's
+    /// time from the others. 0 sets no limit.
     pub requests_per_second: f64,
-    /// Requests one tenant may make at once above the average (the bucket's size); at least 1
-    /// when a rate is set.
+    /// Requests one tenant may make at once above the average (the bucket's size, 200 by
+    /// default, so a page load or a batch job's start passes whole); at least 1.
     pub request_burst: usize,
+    /// Requests of one tenant doing heavy work (ingest, storing a document, export, clear,
+    /// erase) that run at once; more wait for one of them to finish. The engine's threads are
+    /// shared by every tenant, so one tenant's burst of writes queues behind its own cap
+    /// instead of in front of everyone's reads.
+    pub heavy_requests_per_tenant: usize,
 }
 
 impl Default for LimitsTuning {
@@ -109,8 +115,9 @@ impl Default for LimitsTuning {
             mcp_sessions_per_tenant: 64,
             mcp_max_sessions: 10_000,
             mcp_session_idle_secs: 3_600,
-            requests_per_second: 0.0,
-            request_burst: 50,
+            requests_per_second: 50.0,
+            request_burst: 200,
+            heavy_requests_per_tenant: 8,
         }
     }
 }
@@ -448,6 +455,7 @@ impl Tuning {
             ("documents.overview_tokens", self.documents.overview_tokens),
             ("limits.max_observation_chars", self.limits.max_observation_chars),
             ("limits.request_burst", self.limits.request_burst),
+            ("limits.heavy_requests_per_tenant", self.limits.heavy_requests_per_tenant),
         ];
         for (key, v) in counts {
             if v == 0 {

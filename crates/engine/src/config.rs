@@ -190,11 +190,59 @@ pub struct ProxySettings {
     pub upstream_key: String,
     /// Seconds one upstream call may take, from connecting to the answer's last byte.
     pub timeout_secs: u64,
+    /// Seconds to connect to the upstream: an address that does not answer fails fast (502)
+    /// instead of holding the call for `timeout_secs`.
+    pub connect_timeout_secs: u64,
+    /// Seconds a streamed answer (`stream: true`) may go without a byte from the upstream,
+    /// waiting for it to start included: a stalled stream is let go after this, long before
+    /// `timeout_secs`, which still bounds every call as a whole. A non-streamed answer is
+    /// silent until it is complete, so it has only `timeout_secs`.
+    pub idle_timeout_secs: u64,
+    /// Upstream calls one tenant may have in flight; one more is refused at once with 429 and
+    /// `Retry-After`, so a tenant whose upstream is slow holds no more than this many of the
+    /// proxy's threads.
+    pub max_concurrent_per_tenant: usize,
+    /// Upstream calls in flight in all (each holds a thread); past it a call is refused with
+    /// 503 and `Retry-After`.
+    pub max_concurrent: usize,
 }
 
 impl Default for ProxySettings {
     fn default() -> Self {
-        Self { upstream_url: String::new(), upstream_key: String::new(), timeout_secs: 600 }
+        Self {
+            upstream_url: String::new(),
+            upstream_key: String::new(),
+            timeout_secs: 600,
+            connect_timeout_secs: 10,
+            idle_timeout_secs: 120,
+            max_concurrent_per_tenant: 16,
+            max_concurrent: 256,
+        }
+    }
+}
+
+impl ProxySettings {
+    /// Refuses settings the proxy cannot work with, naming the key: a zero timeout or cap, or a
+    /// tenant's cap above the total.
+    fn validate(&self) -> Result<()> {
+        let bad = |key: &str, reason: String| Error::Config { source_name: format!("proxy.{key}"), reason };
+        let positive = [
+            ("timeout_secs", self.timeout_secs as usize),
+            ("connect_timeout_secs", self.connect_timeout_secs as usize),
+            ("idle_timeout_secs", self.idle_timeout_secs as usize),
+            ("max_concurrent_per_tenant", self.max_concurrent_per_tenant),
+            ("max_concurrent", self.max_concurrent),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(bad(key, "must be at least 1".into()));
+        }
+        if self.max_concurrent_per_tenant > self.max_concurrent {
+            return Err(bad(
+                "max_concurrent_per_tenant",
+                format!("{} is above proxy.max_concurrent {}", self.max_concurrent_per_tenant, self.max_concurrent),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -376,6 +424,7 @@ impl Config {
             .tuning()
             .validate()
             .map_err(|e| Error::Config { source_name: "configuration".into(), reason: e.to_string() })?;
+        config.proxy.validate()?;
         if config.extractor == ExtractorKind::Llm {
             if base_url_source.is_none() {
                 return Err(Error::Config {
@@ -557,6 +606,18 @@ mod tests {
         assert_eq!(c.proxy.upstream_key, "12345678");
         assert_eq!(c.proxy.timeout_secs, 600);
         assert!(Config::default().proxy.upstream_url.is_empty(), "no upstream unless one is set");
+    }
+
+    #[test]
+    fn proxy_caps_and_timeouts_must_be_positive_and_a_tenants_cap_within_the_total() {
+        let c = Config::load_from(None, &env(&[("MNEMO_EMBEDDER", "hash")])).unwrap();
+        assert_eq!((c.proxy.connect_timeout_secs, c.proxy.idle_timeout_secs), (10, 120));
+        assert_eq!((c.proxy.max_concurrent_per_tenant, c.proxy.max_concurrent), (16, 256));
+        let e =
+            Config::load_from(None, &env(&[("MNEMO_PROXY__MAX_CONCURRENT_PER_TENANT", "0")])).unwrap_err().to_string();
+        assert!(e.contains("proxy.max_concurrent_per_tenant") && e.contains("at least 1"), "{e}");
+        let e = Config::load_from(None, &env(&[("MNEMO_PROXY__MAX_CONCURRENT", "8")])).unwrap_err().to_string();
+        assert!(e.contains("proxy.max_concurrent_per_tenant") && e.contains("above proxy.max_concurrent 8"), "{e}");
     }
 
     #[test]

@@ -23,6 +23,7 @@
 // Libraries log through `tracing`; only the binary writes to stdout and stderr.
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
+mod admission;
 pub mod auth;
 pub mod dto;
 pub mod error;
@@ -83,6 +84,10 @@ pub struct AppState {
     pub(crate) body_limit: usize,
     /// Per-tenant request rate (`limits.requests_per_second`); `None` when no limit is set.
     pub(crate) rate: Option<Arc<rate::RateLimiter>>,
+    /// Per-tenant cap on heavy engine work at once (`limits.heavy_requests_per_tenant`).
+    pub(crate) heavy: Arc<admission::TenantGate>,
+    /// The OpenAI proxy's upstream calls in flight, per tenant and in all (`[proxy]`).
+    pub(crate) upstream: Arc<openai_proxy::Slots>,
 }
 
 impl AppState {
@@ -90,6 +95,8 @@ impl AppState {
     pub fn new(memory: Arc<Memory>, keys: KeyStore) -> Self {
         let limits = &memory.config().limits;
         let rate = rate::RateLimiter::new(limits.requests_per_second, limits.request_burst).map(Arc::new);
+        let heavy = Arc::new(admission::TenantGate::new(limits.heavy_requests_per_tenant));
+        let upstream = Arc::new(openai_proxy::Slots::new(&memory.config().proxy));
         Self {
             memory,
             keys: Arc::new(keys),
@@ -97,6 +104,8 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             body_limit: DEFAULT_BODY_LIMIT,
             rate,
+            heavy,
+            upstream,
         }
     }
 
@@ -138,6 +147,24 @@ where
 {
     let memory = state.memory.clone();
     tokio::task::spawn_blocking(move || f(&memory)).await.map_err(ApiError::internal)?
+}
+
+/// [`blocking`] for work that keeps a thread long (ingest, storing a document, export, clear,
+/// erase): it first waits for one of the tenant's `limits.heavy_requests_per_tenant` places, so a
+/// tenant's burst queues behind its own cap and never fills the blocking pool every tenant's
+/// reads need. The place goes with the work onto its thread, so a client that hangs up frees it
+/// only when the work is done.
+pub(crate) async fn heavy<T, F>(state: &AppState, tenant: &mnemo::core::TenantId, f: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Memory) -> Result<T, ApiError> + Send + 'static,
+{
+    let place = state.heavy.enter(tenant).await;
+    blocking(state, move |memory| {
+        let _place = place;
+        f(memory)
+    })
+    .await
 }
 
 /// The whole API as a router, separate from any socket so tests can call it directly.

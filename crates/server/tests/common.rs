@@ -1,6 +1,11 @@
-//! A fresh engine, key store and router per test, with keys for two tenants.
+//! A fresh engine, key store and router per test, with keys for two tenants; a plain HTTP/1.1
+//! client and an upstream that never answers, for the tests over real sockets.
 
-use std::sync::Arc;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -32,6 +37,12 @@ pub(crate) fn fixture() -> Fixture {
 /// [`fixture`] with settings changed from the defaults by `tune`.
 pub(crate) fn configured(tune: impl FnOnce(&mut Config)) -> Fixture {
     on_store(tune, |config| Arc::new(SqliteStore::open(config.db_path()).unwrap()))
+}
+
+/// No per-tenant rate limit (it is on by default), for tests that send one tenant's requests
+/// by the hundred as fast as they are answered and are about something else.
+pub(crate) fn without_rate_limit(config: &mut Config) {
+    config.limits.requests_per_second = 0.0;
 }
 
 /// [`configured`] over the store `open` makes for the settings (PostgreSQL, say); the key
@@ -194,4 +205,80 @@ pub(crate) fn with_value(doc: &Value, schema: &Value, field: &[String], value: V
     let mut out = example(doc, schema, "", user, chat);
     out[head] = with_value(doc, &schema["properties"][head], rest, value, user, chat);
     out
+}
+
+/// One HTTP/1.1 request over a fresh connection; returns the status line and the body. A server
+/// that has not answered in 30 s fails the test rather than hanging it.
+pub(crate) fn http(addr: SocketAddr, method: &str, path: &str, key: Option<&str>, body: &str) -> (String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let auth = key.map(|k| format!("Authorization: Bearer {k}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap_or_else(|e| panic!("{method} {path}: no whole answer: {e}"));
+    let (head, body) =
+        response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("{method} {path}: not an HTTP answer: {response:?}"));
+    (head.lines().next().unwrap().to_string(), body.to_string())
+}
+
+/// An upstream that accepts connections and never answers, as a stalled model server does.
+/// Dropping it closes every connection it holds, so the calls waiting on it end.
+pub(crate) struct Hanging {
+    addr: SocketAddr,
+    held: Arc<Mutex<Vec<TcpStream>>>,
+    closed: Arc<AtomicBool>,
+}
+
+impl Hanging {
+    pub(crate) fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (held, closed) = (Arc::new(Mutex::new(Vec::new())), Arc::new(AtomicBool::new(false)));
+        let (keep, stop) = (held.clone(), closed.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                keep.lock().unwrap().push(stream);
+            }
+        });
+        Hanging { addr, held, closed }
+    }
+
+    /// The base URL to configure as `proxy.upstream_url`.
+    pub(crate) fn base(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Waits until `n` connections are held (calls the proxy has made), for at most 10 s.
+    pub(crate) async fn wait_for(&self, n: usize) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.connections() < n {
+            assert!(std::time::Instant::now() < deadline, "the upstream got {} calls, not {n}", self.connections());
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// The connections it holds.
+    pub(crate) fn connections(&self) -> usize {
+        self.held.lock().unwrap().len()
+    }
+}
+
+impl Drop for Hanging {
+    fn drop(&mut self) {
+        self.closed.store(true, Ordering::SeqCst);
+        // Wakes the accepting thread, which sees the flag and ends, closing the listener.
+        let _ = TcpStream::connect(self.addr);
+        for stream in self.held.lock().unwrap().drain(..) {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+    }
 }

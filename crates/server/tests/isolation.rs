@@ -8,7 +8,10 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{ADMIN, assert_error, call, dana_messages, example, fields, fixture, request, send, with_value};
+use crate::common::{
+    ADMIN, assert_error, call, configured, dana_messages, example, fields, fixture, request, send, with_value,
+    without_rate_limit,
+};
 use crate::mcp::{V2025_06, initialize, rpc};
 
 fn contents(v: &Value, field: &str) -> String {
@@ -554,7 +557,7 @@ async fn fuzz_tools(app: &axum::Router, doc: &Value, attack: &Attack<'_>) -> usi
 
 #[tokio::test]
 async fn no_route_reveals_or_changes_another_tenants_or_users_data_whatever_the_ids() {
-    let f = fixture();
+    let f = configured(without_rate_limit);
     let a = seed(&f.app, &f.a, "acme", ["ann", "amos"]).await;
     let b = seed(&f.app, &f.b, "globex", ["bea", "bob"]).await;
     let (status, doc) = send(&f.app, request("GET", "/openapi.json", None, None)).await;

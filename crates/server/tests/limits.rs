@@ -158,12 +158,27 @@ async fn a_tenant_past_its_request_rate_is_told_when_to_come_back_and_no_other_i
     assert_eq!(call(&f.app, "GET", list, "mnemo_not-a-key", None).await.0, StatusCode::UNAUTHORIZED);
 }
 
+/// With no setting, a tenant's burst of 200 requests passes whole, and a flood past it (faster
+/// than 50 a second) is refused 429 with `Retry-After`; another tenant is not.
 #[tokio::test]
-async fn no_rate_is_set_by_default() {
+async fn a_rate_limit_is_on_by_default() {
     let f = fixture();
-    for _ in 0..200 {
-        assert_eq!(call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await.0, StatusCode::OK);
-    }
+    let list = "/v1/memories?user_id=dana";
+    let started = std::time::Instant::now();
+    let mut passed = 0usize;
+    let refused = loop {
+        let res = tower::ServiceExt::oneshot(f.app.clone(), request("GET", list, Some(&f.a), None)).await.unwrap();
+        if res.status() == StatusCode::TOO_MANY_REQUESTS {
+            break res;
+        }
+        assert_eq!(res.status(), StatusCode::OK);
+        passed += 1;
+        assert!(passed <= 2_000, "no limit after {passed} requests in {:?}", started.elapsed());
+    };
+    let allowed = 200.0 + 50.0 * started.elapsed().as_secs_f64();
+    assert!(passed >= 200 && passed as f64 <= allowed + 1.0, "{passed} passed, {allowed} allowed");
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(call(&f.app, "GET", list, &f.b, None).await.0, StatusCode::OK);
 }
 
 /// Integers out of every type's range: negative, 2^63, 2^64 and far past it (a float to JSON).

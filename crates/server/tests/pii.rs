@@ -18,7 +18,7 @@ use mnemo::core::pii::samples::{self, FORMATS, Planted, mark};
 use mnemo_models::testing::{ScriptedServer, completion};
 use serde_json::{Value, json};
 
-use crate::common::{Fixture, call, on_store, send};
+use crate::common::{Fixture, call, on_store, send, without_rate_limit};
 use crate::mcp::{V2025_06, initialize, tool};
 
 /// Values planted per run: every format five times (different values and sentences).
@@ -217,8 +217,11 @@ async fn wait_for_proxied_turns(f: &Fixture, turns: usize) {
 async fn pii_through_every_route_and_tool_reaches_no_file() {
     let upstream = echoing_upstream();
     let base = upstream.base().to_string();
-    let f =
-        on_store(|c| c.proxy.upstream_url = base, |c| Arc::new(mnemo::store::SqliteStore::open(c.db_path()).unwrap()));
+    let tune = |c: &mut mnemo::Config| {
+        c.proxy.upstream_url = base;
+        without_rate_limit(c);
+    };
+    let f = on_store(tune, |c| Arc::new(mnemo::store::SqliteStore::open(c.db_path()).unwrap()));
     let planted = planted(0x1505);
     let calls = plant_everywhere(&f, &planted).await;
     let files = samples::file_texts(&f.memory.config().data_dir).unwrap();
@@ -238,7 +241,11 @@ fn pii_through_every_route_and_tool_reaches_no_postgres_row() {
     let store: Arc<dyn mnemo::store::Store> = Arc::new(mnemo::store::PostgresStore::connect(db.url()).unwrap());
     let upstream = echoing_upstream();
     let base = upstream.base().to_string();
-    let f = on_store(|c| c.proxy.upstream_url = base, |_| store);
+    let tune = |c: &mut mnemo::Config| {
+        c.proxy.upstream_url = base;
+        without_rate_limit(c);
+    };
+    let f = on_store(tune, |_| store);
     let planted = planted(0x1506);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let calls = runtime.block_on(plant_everywhere(&f, &planted));

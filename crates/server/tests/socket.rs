@@ -1,26 +1,10 @@
 //! The real thing: the server on a TCP socket, spoken to with plain HTTP/1.1.
 
-use std::io::{Read, Write};
 use std::sync::Arc;
 
 use mnemo_server::{AppState, KeyStore};
 
-/// One HTTP/1.1 request over a fresh connection; returns the status line and the body.
-fn http(addr: std::net::SocketAddr, method: &str, path: &str, key: Option<&str>, body: &str) -> (String, String) {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    let auth = key.map(|k| format!("Authorization: Bearer {k}\r\n")).unwrap_or_default();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    (head.lines().next().unwrap().to_string(), body.to_string())
-}
+use crate::common::http;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_over_tcp() {

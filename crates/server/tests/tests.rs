@@ -1,5 +1,5 @@
 //! The server's integration tests: one binary (one link step), router tests driven with
-//! `oneshot` and no sockets, plus one test over a real TCP socket.
+//! `oneshot` and no sockets, plus tests over real TCP sockets (`socket`, `fairness`).
 
 mod admin;
 mod api;
@@ -7,6 +7,7 @@ mod common;
 mod console;
 mod documents;
 mod errors;
+mod fairness;
 mod isolation;
 mod limits;
 mod logging;

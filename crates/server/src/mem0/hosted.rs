@@ -13,7 +13,9 @@ use mnemo::core::{MemoryId, Metadata, Scope};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Entity, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run};
+use super::{
+    Body, Caller, Detail, Entity, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run, run_heavy,
+};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -78,7 +80,9 @@ async fn add(
     let messages = super::messages(req.messages)?;
     let infer = req.infer.unwrap_or(true);
     let metadata = req.metadata;
-    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
+    let caller = tenant.clone();
+    let added =
+        run_heavy(&state, &caller, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
     let results: Vec<Value> = added
         .written
         .iter()

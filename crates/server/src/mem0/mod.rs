@@ -643,3 +643,13 @@ where
 {
     crate::blocking(state, f).await.map_err(Detail)
 }
+
+/// [`run`] for mem0's `add`, which ingests: behind the tenant's cap on heavy work, as the
+/// native ingest ([`crate::heavy`]).
+pub(crate) async fn run_heavy<T, F>(state: &AppState, tenant: &TenantId, f: F) -> Result<T, Detail>
+where
+    T: Send + 'static,
+    F: FnOnce(&mnemo::Memory) -> Result<T, ApiError> + Send + 'static,
+{
+    crate::heavy(state, tenant, f).await.map_err(Detail)
+}

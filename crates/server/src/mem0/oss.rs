@@ -11,7 +11,7 @@ use mnemo::core::limits::check_count;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Body, Caller, Detail, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run};
+use super::{Body, Caller, Detail, Filter, Ids, MAX_PAGE_SIZE, Params, Segment, Shape, memory_id, run, run_heavy};
 use crate::AppState;
 use crate::error::ApiError;
 
@@ -73,7 +73,9 @@ async fn add(
     let messages = super::messages(req.messages)?;
     let infer = req.infer.unwrap_or(true);
     let metadata = req.metadata;
-    let added = run(&state, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
+    let caller = tenant.clone();
+    let added =
+        run_heavy(&state, &caller, move |m| super::add(m, &tenant, &ids, messages, infer, metadata.as_ref())).await?;
     let results: Vec<Value> =
         added.written.iter().map(|w| json!({"id": w.id.to_string(), "memory": w.memory, "event": w.event})).collect();
     Ok(axum::Json(json!({ "results": results })))

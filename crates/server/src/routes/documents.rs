@@ -48,7 +48,7 @@ pub(crate) async fn store(
     Json(req): Json<StoreDocumentRequest>,
 ) -> Result<(StatusCode, Json<StoredDocumentOut>), ApiError> {
     let scope = super::scope(&tenant, req.agent_id.as_deref(), req.user_id.as_deref(), None)?;
-    let stored = crate::blocking(&state, move |memory| {
+    let stored = crate::heavy(&state, &tenant, move |memory| {
         let source = req.source.as_deref().unwrap_or_default();
         Ok(memory.store_document(&scope, req.owner.into(), req.kind.into(), source, &req.text)?)
     })

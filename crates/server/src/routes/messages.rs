@@ -33,7 +33,7 @@ pub(crate) async fn ingest(
         .into_iter()
         .map(|m| Ok(NewMessage { id: m.id, role: m.role.parse::<Role>()?, content: m.content, at: m.at }))
         .collect::<Result<Vec<_>, ApiError>>()?;
-    let report = crate::blocking(&state, move |memory| Ok(memory.ingest(&scope, messages)?)).await?;
+    let report = crate::heavy(&state, &tenant, move |memory| Ok(memory.ingest(&scope, messages)?)).await?;
     Ok(Json(IngestOut::from(&report)))
 }
 

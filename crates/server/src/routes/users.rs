@@ -54,7 +54,7 @@ pub(crate) async fn erase(
     Path(user_id): Path<String>,
 ) -> Result<Json<ErasureOut>, ApiError> {
     let scope = super::scope(&tenant, None, Some(&user_id), None)?;
-    let receipt = crate::blocking(&state, move |memory| Ok(memory.erase_user(&scope)?)).await?;
+    let receipt = crate::heavy(&state, &tenant, move |memory| Ok(memory.erase_user(&scope)?)).await?;
     Ok(Json(ErasureOut::from(receipt)))
 }
 
@@ -98,7 +98,7 @@ pub(crate) async fn export(
         ));
     }
     let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
-    let body = crate::blocking(&state, move |memory| Ok(memory.export(&scope, format)?)).await?;
+    let body = crate::heavy(&state, &tenant, move |memory| Ok(memory.export(&scope, format)?)).await?;
     Ok(([(header::CONTENT_TYPE, format.media_type())], body).into_response())
 }
 
@@ -122,7 +122,7 @@ pub(crate) async fn clear(
     Query(q): Query<ScopeQuery>,
 ) -> Result<Json<ClearOut>, ApiError> {
     let scope = super::scope(&tenant, q.agent_id.as_deref(), Some(&user_id), None)?;
-    let archived = crate::blocking(&state, move |memory| Ok(memory.clear_user(&scope)?)).await?;
+    let archived = crate::heavy(&state, &tenant, move |memory| Ok(memory.clear_user(&scope)?)).await?;
     Ok(Json(ClearOut { archived }))
 }
 
