@@ -453,10 +453,11 @@ CREATE INDEX memories_constraints ON memories (tenant, user_id, agent, chat) WHE
     // 17: a message's words are stemmed in its own language (`super::text_search_config`, told
     // in Rust when it is stored): a German message no longer takes English stems. Older rows
     // keep English, what they were indexed with; queries look terms up under English too.
+    // Written to run again over itself (a test replays the migrations from 16 on).
     r#"
-ALTER TABLE messages ADD COLUMN lang regconfig NOT NULL DEFAULT 'english';
-DROP INDEX messages_lexical;
-ALTER TABLE messages DROP COLUMN tsv;
+ALTER TABLE messages ADD COLUMN IF NOT EXISTS lang regconfig NOT NULL DEFAULT 'english';
+DROP INDEX IF EXISTS messages_lexical;
+ALTER TABLE messages DROP COLUMN IF EXISTS tsv;
 ALTER TABLE messages ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector(lang, content)) STORED;
 CREATE INDEX messages_lexical ON messages (tenant, user_id, agent, chat) INCLUDE (id, tsv) WHERE NOT withheld;
 "#,

@@ -144,6 +144,27 @@ pub(crate) fn a_message_is_as_close_as_its_closest_passage(store: &dyn Store) {
 
 /// A hit's neighbours are the turns right around it in its own chat: never another chat's,
 /// another tenant's or a withheld one.
+/// A message is stemmed in its own language and a query in that language finds it: "wohnst"
+/// finds "wohne", "hermanas" finds "hermana". English stays English.
+pub(crate) fn each_language_is_searched_with_its_own_stems(store: &dyn Store) {
+    let c = scope("acme", Some("lucia"), Some("c1"));
+    store
+        .append_messages(&[
+            msg(&c, "de", "Ich wohne seit zwei Jahren in Hamburg und arbeite als Hebamme.", t0()),
+            msg(&c, "es", "Vivo en Valencia con mi hermana y sus dos perros.", t0() + Duration::minutes(1)),
+            msg(&c, "en", "The pottery classes start on Tuesday.", t0() + Duration::minutes(2)),
+        ])
+        .unwrap();
+    let user = scope("acme", Some("lucia"), None);
+    let found = |terms: &[&str]| -> Vec<String> {
+        let terms: Vec<String> = terms.iter().map(|t| t.to_string()).collect();
+        store.search_messages(&user, &terms, 10).unwrap().into_iter().map(|h| h.0.as_str().to_string()).collect()
+    };
+    assert_eq!(found(&["wo", "wohnst", "du"]), ["de"]);
+    assert_eq!(found(&["con", "quién", "vive", "tu", "hermanas"]), ["es"]);
+    assert_eq!(found(&["pottery", "class"]), ["en"]);
+}
+
 pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
     let c1 = scope("acme", Some("dana"), Some("c1"));
     let c2 = scope("acme", Some("dana"), Some("c2"));

@@ -132,6 +132,7 @@ macro_rules! backends {
                 backends!(@concern $open; messages:
                     messages_are_idempotent_and_chat_scoped,
                     messages_are_searchable_within_their_user,
+                    each_language_is_searched_with_its_own_stems,
                     adjacent_messages_stay_in_their_chat,
                     message_ids_are_scoped_to_user_and_chat,
                     a_message_is_as_close_as_its_closest_passage,
