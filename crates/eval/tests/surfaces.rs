@@ -93,3 +93,34 @@ fn no_captured_memory_is_a_fact_not_to_contradict() {
         }
     }
 }
+
+/// The right person: every turn of the default rendering is labelled with its speaker, so no
+/// memory may be about "User" (the app's user never spoke here); each names the speaker whose
+/// turn it came from, and none is a fact not to contradict.
+#[test]
+fn a_labelled_turn_makes_memories_about_its_speaker_never_the_user() {
+    for path in datasets() {
+        let data = Dataset::load(&path).unwrap();
+        let conv = &data.conversations[0];
+        let dir = tempfile::tempdir().unwrap();
+        let memory = ingest(conv, dir.path());
+        let user = Scope::parse("t", None, Some(&conv.sample_id), None).unwrap();
+        let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+        let rows = memory.list(&user, &active).unwrap();
+        assert!(!rows.is_empty(), "{}: nothing was kept, so this test checks nothing", path.display());
+        let speaker_of =
+            |id: &str| conv.sessions.iter().flat_map(|s| &s.turns).find(|t| t.dia_id == id).map(|t| t.speaker.clone());
+        for m in &rows {
+            let words: Vec<&str> = m.content.split(|c: char| !c.is_alphanumeric()).collect();
+            assert!(!words.contains(&"User"), "{}: {:?} is about the user", path.display(), m.content);
+            let speakers: Vec<String> = m.provenance.sources.iter().filter_map(|s| speaker_of(s.as_str())).collect();
+            assert!(
+                speakers.iter().any(|s| m.content.contains(s.as_str())),
+                "{}: {:?} does not name its speaker ({speakers:?})",
+                path.display(),
+                m.content
+            );
+            assert_ne!(m.surface, Surface::FactCheck, "{}: {:?}", path.display(), m.content);
+        }
+    }
+}

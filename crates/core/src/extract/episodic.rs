@@ -56,8 +56,10 @@ pub(super) const LEADS: &[&str] = &[
     "guess",
     "haha",
     "hahaha",
+    "hello",
     "hey",
     "hi",
+    "hiya",
     "hmm",
     "honestly",
     "lately",
@@ -96,6 +98,7 @@ pub(super) const LEADS: &[&str] = &[
     "yeah",
     "yep",
     "yes",
+    "yo",
     "yup",
 ];
 
@@ -115,6 +118,7 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "in other news",
     "just wanted to let you know",
     "just wanted to tell you",
+    "real talk",
     "to be honest",
     "wanted to let you know",
     "wanted to tell you",

@@ -60,7 +60,10 @@ fn without_speaker(text: &str) -> &str {
 }
 
 /// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant".
-fn normalise(text: &str) -> Cow<'_, str> {
+///
+/// `english`: whether the message reads as English; only then are "im" and "dont" expanded (in
+/// German "im" is "in the").
+fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     let text = without_speaker(text);
     let mut s: Cow<'_, str> = spelling::corrected(text);
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -88,7 +91,7 @@ fn normalise(text: &str) -> Cow<'_, str> {
     if s.lines().any(|l| l.trim_start().starts_with('>')) {
         s = Cow::Owned(s.lines().filter(|l| !l.trim_start().starts_with('>')).collect::<Vec<_>>().join("\n"));
     }
-    if re.is_match(&s) {
+    if english && re.is_match(&s) {
         let replaced = re.replace_all(&s, |c: &regex::Captures<'_>| {
             let w = &c[0];
             let lower = w.to_lowercase();
@@ -211,7 +214,7 @@ fn blocked_re() -> &'static Regex {
                     | let's\s+say
                     | assuming
                     # reported speech: someone else's word about the user
-                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|my\s+\w+)\s+(?:always\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?i\b
+                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|(?:my|the|his|her|their|our)\s+\w+(?:\s+\w+)?)\s+(?:also\s+|always\s+|even\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?i\b
                     # doubt about oneself, or denial of having said it
                     | i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b
                     | (?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)
@@ -414,15 +417,15 @@ impl Extractor for HeuristicExtractor {
     fn extract(&self, batch: &[Message]) -> Vec<ProposedOp> {
         let mut ops: Vec<ProposedOp> = Vec::new();
         for m in batch.iter().filter(|m| m.role == Role::User) {
-            let text = normalise(&m.content);
+            // The rules are English: another language's sentences are archived, never read by
+            // them ("Me llamo Lucía" is no "call me" request). A sentence too short to tell
+            // takes its message's language, told from what the user typed.
+            let message_language = language::detect(without_speaker(&m.content));
+            let text = normalise(&m.content, message_language.reads_as_english());
             let lowercase = !text.chars().any(char::is_uppercase);
             let first = ops.len();
             let mut prev: Option<&str> = None;
             let mut episodes = Vec::new();
-            // The rules are English: another language's sentences are archived, never read by
-            // them ("Me llamo Lucía" is no "call me" request). A sentence too short to tell
-            // takes its message's language.
-            let message_language = language::detect(&text);
             for sent in sentences(&text) {
                 let sentence_language = match language::detect(sent) {
                     Language::Unknown => message_language,
@@ -649,6 +652,8 @@ pub(crate) mod tests {
             "My wife say I love the tree more than her, haha",
             "mum thinks I should move to Leeds",
             "my sister keeps saying I am allergic to cats",
+            "my friend Kat says I'm a pushover",
+            "she also said the client thinks I'm the best account manager",
         ] {
             nothing_written(t);
         }
@@ -662,6 +667,7 @@ pub(crate) mod tests {
             "Ich heiße Jonas, ich wohne in Hamburg und mein Hund heißt Bello.",
             "Je m'appelle Claire, je suis allergique aux arachides.",
             "Mi chiamo Marco e non mangio carne.",
+            "Servus! I sing seit zwei Jahren im Kirchenchor in Rosenheim, im Alt.",
             "Eu moro em Lisboa com a minha irmã.",
         ] {
             none(t);

@@ -87,7 +87,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|guess what|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|aw+|ugh|phew|btw)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|guess what|real talk|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })
