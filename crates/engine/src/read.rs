@@ -132,6 +132,9 @@ fn turn_id() -> String {
     format!("turn-{}", MemoryId::new())
 }
 
+/// How the note of a paused or disabled user's retrieval starts ("user is paused: ...").
+const WITHHELD: &str = "user is ";
+
 impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
@@ -442,6 +445,7 @@ impl Memory {
     }
 
     /// What a paused or disabled user's recall finds: policies in force, nothing about the user.
+    /// Its `degraded` note starts with [`WITHHELD`], so the envelope leaves the query out.
     fn withheld(&self, scope: &Scope, state: UserState, now: DateTime<Utc>) -> Result<Retrieval> {
         Ok(Retrieval {
             exact: select_exact(Vec::new(), self.store.policies(scope)?, now, &self.tuning),
@@ -449,7 +453,7 @@ impl Memory {
             excerpts: Vec::new(),
             // The rung path B would have used; nothing was searched (the result says why).
             mode: if self.embedder.is_some() { RecallMode::Hybrid } else { RecallMode::LexicalOnly },
-            degraded: Some(format!("user is {state}: memories, excerpts and memos withheld")),
+            degraded: Some(format!("{WITHHELD}{state}: memories, excerpts and memos withheld")),
             embed_micros: 0,
         })
     }
@@ -634,6 +638,9 @@ impl Memory {
         started: Instant,
     ) -> TraceEnvelope {
         let traced = |i: &RecallItem| TracedItem { id: i.memory.id, exact: i.exact, score: i.score, tier: i.tier };
+        // A paused user's words are not kept, their query included: the envelope still says
+        // what happened (policies only, and why), without what was asked.
+        let query = if r.degraded.as_deref().is_some_and(|d| d.starts_with(WITHHELD)) { "" } else { query };
         TraceEnvelope {
             turn_id: turn_id(),
             scope: scope.clone(),

@@ -48,6 +48,7 @@ fn a_paused_user_keeps_memories_but_nothing_is_learned_or_recalled() {
     let trace = f.memory.trace(&c2, &recall.turn_id).unwrap().expect("a paused user's recall is traced");
     assert!(trace.degraded.unwrap().contains("paused"));
     assert!(trace.retrieved.is_empty());
+    assert_eq!(trace.query, "", "a paused user's query is not kept in the trace");
 
     // Context: the policy and the chat's recent window, no memory, excerpt or memo.
     let ctx = f.memory.context(&c2, "any plans with Biscuit this weekend?", None).unwrap();
