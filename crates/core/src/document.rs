@@ -246,4 +246,26 @@ mod tests {
         assert!(check(&"s".repeat(3000), "ok", &Default::default()).is_err());
         assert!(check("https://example.com", "ok", &t).is_ok());
     }
+
+    /// Pathological texts (one huge line of punctuation, deep nesting, a run with no break) are
+    /// leveled within the budget in work linear in their length: the overview counts each line
+    /// only up to the room left. `.config/nextest.toml` gives this test a time limit, since the
+    /// quadratic cost it guards against took half a minute per text.
+    #[test]
+    fn pathological_texts_are_leveled_within_budget() {
+        let n = 200_000;
+        let texts = [
+            "{".repeat(n),
+            "#".repeat(n),
+            "(".repeat(n),
+            format!("fn f() {}{}", "{".repeat(n / 2), "}".repeat(n / 2)),
+            "ab".repeat(n / 2),
+            "- [ ] ".repeat(n / 6),
+        ];
+        for text in &texts {
+            let (gist, overview) = levels("", text, 1000);
+            assert!(crate::tokens::count(&overview) <= 1000, "{} bytes: overview over budget", text.len());
+            assert!(gist.len() <= text.len());
+        }
+    }
 }

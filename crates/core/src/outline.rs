@@ -113,15 +113,21 @@ pub fn outline(lang: Language, text: &str) -> Vec<String> {
 
 /// `lines` joined in order while they fit in `budget` tokens, then a line saying how many
 /// were left out.
+///
+/// Each line is counted only up to the room left ([`tokens::count_at_most`]): a document may be
+/// one huge line ("{{{{…" or "####…"), and encoding an unbroken run whole costs time quadratic
+/// in its length, while the budget bounds what any line can be worth here.
 pub fn within(lines: &[String], budget: usize) -> String {
+    let room = budget.saturating_sub(8);
     let mut used = 0;
     let mut out = Vec::new();
     for (n, line) in lines.iter().enumerate() {
-        let cost = tokens::line_cost(line);
-        if used + cost > budget.saturating_sub(8) {
+        // A line costs its tokens plus its newline (`tokens::line_cost`).
+        let fits = room.checked_sub(used + 1).and_then(|left| tokens::count_at_most(line, left));
+        let Some(cost) = fits.map(|c| c + 1) else {
             out.push(format!("… ({} more lines)", lines.len() - n));
             break;
-        }
+        };
         used += cost;
         out.push(line.clone());
     }
