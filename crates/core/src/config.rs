@@ -99,6 +99,10 @@ pub struct LimitsTuning {
     /// shared by every tenant, so one tenant's burst of writes queues behind its own cap
     /// instead of in front of everyone's reads.
     pub heavy_requests_per_tenant: usize,
+    /// Largest client key-value data on one memory (mem0's `metadata`), in bytes of its JSON:
+    /// it travels with the memory into every listing and export, so a page of memories stays
+    /// a page (16 KiB by default).
+    pub max_metadata_bytes: usize,
 }
 
 impl Default for LimitsTuning {
@@ -118,6 +122,7 @@ impl Default for LimitsTuning {
             requests_per_second: 50.0,
             request_burst: 200,
             heavy_requests_per_tenant: 8,
+            max_metadata_bytes: 16 * 1024,
         }
     }
 }

@@ -31,6 +31,16 @@ pub fn check_query(field: &'static str, text: &str, l: &LimitsTuning) -> Result<
     Ok(())
 }
 
+/// Refuses client key-value data on a memory larger than `limits.max_metadata_bytes` (its
+/// JSON's bytes), before anything is written.
+pub fn check_metadata(metadata: &crate::memory::Metadata, l: &LimitsTuning) -> Result<()> {
+    let bytes = serde_json::to_string(metadata).map_or(usize::MAX, |j| j.len());
+    if bytes > l.max_metadata_bytes {
+        return Err(too_long("metadata", bytes, "bytes", l.max_metadata_bytes, "limits.max_metadata_bytes"));
+    }
+    Ok(())
+}
+
 /// Refuses a number from a client outside `min..=max` (`key` names the setting behind `max`).
 pub fn check_count(field: &'static str, value: usize, min: usize, max: usize, key: &str) -> Result<()> {
     if (min..=max).contains(&value) {
@@ -50,6 +60,17 @@ fn too_long(field: &'static str, got: usize, unit: &str, limit: usize, key: &str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_past_its_limit_is_refused_with_its_size_and_setting() {
+        let l = LimitsTuning { max_metadata_bytes: 32, ..Default::default() };
+        let small: crate::memory::Metadata = serde_json::from_str(r#"{"src": "chat"}"#).unwrap();
+        assert!(check_metadata(&small, &l).is_ok());
+        let big: crate::memory::Metadata =
+            serde_json::from_value(serde_json::json!({"blob": "x".repeat(100)})).unwrap();
+        let e = check_metadata(&big, &l).unwrap_err().to_string();
+        assert!(e.contains("metadata") && e.contains("111 bytes") && e.contains("max_metadata_bytes"), "{e}");
+    }
 
     #[test]
     fn long_queries_and_numbers_out_of_range_name_the_field() {

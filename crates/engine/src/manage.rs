@@ -135,10 +135,19 @@ impl Memory {
         Ok(records.remove(0).verdict)
     }
 
+    /// Refuses key-value data past `limits.max_metadata_bytes`: callers that write memories
+    /// and then attach data check it first, so a refusal changes nothing.
+    pub fn check_metadata(&self, metadata: &mnemo_core::Metadata) -> Result<()> {
+        Ok(mnemo_core::limits::check_metadata(metadata, &self.tuning.limits)?)
+    }
+
     /// Replaces a client's key-value data on a memory (mem0's `metadata`); `None` removes it.
     /// What the memory says is unchanged, so nothing is judged by the gate. Refused for a
     /// disabled user; strings in the data are redacted like every other text that is stored.
     pub fn set_metadata(&self, scope: &Scope, id: MemoryId, metadata: Option<mnemo_core::Metadata>) -> Result<()> {
+        if let Some(m) = &metadata {
+            self.check_metadata(m)?;
+        }
         self.refuse_if_disabled(scope, "metadata")?;
         self.visible(scope, id)?;
         let cs = ChangeSet {

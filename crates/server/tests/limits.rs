@@ -338,6 +338,31 @@ async fn a_mem0_add_without_inference_of_a_message_too_long_for_a_memory_says_wh
     assert_eq!((status, &listed["items"]), (StatusCode::OK, &json!([])), "nothing of the add was written");
 }
 
+/// Client key-value data past `limits.max_metadata_bytes` is refused with 400 naming the limit,
+/// on add (with and without inference, nothing written) and on update; listings carried 900 KB
+/// of it per memory before.
+#[tokio::test]
+async fn metadata_past_its_limit_is_refused_and_nothing_is_written() {
+    let f = fixture();
+    let max = f.memory.config().tuning().limits.max_metadata_bytes;
+    let big = json!({"blob": "x".repeat(max)});
+    for (uri, infer) in [("/mem0/v1/memories/", false), ("/memories", true)] {
+        let body = json!({"messages": [{"role": "user", "content": "I live in Lisbon."}], "user_id": "dana",
+                          "infer": infer, "metadata": big});
+        let (status, got) = call(&f.app, "POST", uri, &f.a, Some(body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {got}");
+        let detail = got["detail"].as_str().unwrap_or_else(|| panic!("{uri}: mem0's shape: {got}"));
+        assert!(detail.contains("metadata") && detail.contains("limits.max_metadata_bytes"), "{uri}: {detail}");
+    }
+    let (status, listed) = call(&f.app, "GET", "/v1/memories?user_id=dana", &f.a, None).await;
+    assert_eq!((status, &listed["items"]), (StatusCode::OK, &json!([])), "nothing of the adds was written");
+    // Within the limit it is kept.
+    let small = json!({"messages": [{"role": "user", "content": "Dana likes tea."}], "user_id": "dana",
+                       "infer": false, "metadata": {"src": "chat"}});
+    let (status, got) = call(&f.app, "POST", "/mem0/v1/memories/", &f.a, Some(small)).await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+}
+
 /// A body over the server's limit sent to the OpenAI proxy is refused with 413 in OpenAI's
 /// error shape, `{"error": {"message", "type", "param", "code"}}`, which OpenAI's SDKs read
 /// (it was axum's plain text), and nothing is forwarded.

@@ -249,6 +249,9 @@ pub(crate) fn add(
     }
     let tuning = memory.config().tuning();
     check_batch_size(&messages, &tuning.ingest).map_err(|e| ApiError::TooLarge(e.to_string()))?;
+    if let Some(m) = metadata {
+        memory.check_metadata(m)?;
+    }
     if !infer {
         let max = tuning.gate.max_content_chars;
         let too_long = messages.iter().enumerate().filter(|(_, m)| m.role != Role::System);
