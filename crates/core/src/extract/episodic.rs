@@ -118,6 +118,8 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "in other news",
     "just wanted to let you know",
     "just wanted to tell you",
+    "on another note",
+    "on that note",
     "real talk",
     "to be honest",
     "wanted to let you know",
@@ -248,6 +250,10 @@ pub(super) const NOT_ELIDED: &[&str] =
 
 /// The most words a captured statement keeps (a long turn is cut at a clause break before).
 const MAX_WORDS: usize = 32;
+
+/// A dated quote kept instead of a rewrite that read wrong counts for this share of the
+/// salience a rewrite would have had: its words lean on a conversation the memory lacks.
+const QUOTED_SALIENCE: f32 = 0.7;
 
 fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
@@ -423,12 +429,15 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if let Some(period) = period {
         content = format!("{content} {period}");
     }
-    // A rewrite that reads wrong ("it made User who they am") keeps the user's words instead.
+    // A rewrite that reads wrong ("it made User who they am") keeps the user's words instead:
+    // faithful, but it says less on its own than a sentence that names what it is about.
+    let mut quoted = false;
     if readable::flaw(&content).is_some() {
         if text.split_whitespace().count() > MAX_WORDS {
             return None;
         }
         content = readable::quote(text, s.at);
+        quoted = true;
     }
     if !crate::pii::detect(&content).is_empty() {
         return None;
@@ -453,7 +462,8 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     } + if specific { 0.1 } else { 0.0 }
         + if event { 0.1 } else { 0.0 }
         + (told.len() as f32 * 0.02).min(0.15))
-    .min(0.85);
+    .min(0.85)
+        * if quoted { QUOTED_SALIENCE } else { 1.0 };
     Some(Episode {
         content,
         kind: if event { Kind::Event } else { Kind::Fact },
@@ -593,7 +603,8 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
 fn agree(b: &str) -> String {
-    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") {
+    // "used to", "loved": a form in -ed is past whatever `is_past` knows of it.
+    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || (b.len() > 3 && b.ends_with("ed")) {
         match b {
             "don't" => "doesn't".to_string(),
             "haven't" => "hasn't".to_string(),
