@@ -294,6 +294,36 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
+/// rest of the sentence may still tell what happened to them.
+fn names_someone(f: &Found) -> bool {
+    f.action == Action::Add && f.draft.key.as_deref().is_some_and(|k| k.starts_with("family:") || k.starts_with("pet:"))
+}
+
+/// Whether a captured statement says nothing beyond naming `names`: once the names and the
+/// words of naming ("has", "a", "dog", "named", "called") are taken out, no content word is
+/// left ("Tom is vegetarian" keeps "vegetarian").
+fn only_names(content: &str, names: &[String]) -> bool {
+    if names.is_empty() {
+        return false;
+    }
+    let naming = ["named", "called", "name", "is", "are", "has", "have", "and", "others", "user", "user's", "their"];
+    let left = content
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase())
+        .map(|w| w.strip_suffix("'s").map(str::to_string).unwrap_or(w))
+        .filter(|w| !w.is_empty())
+        .filter(|w| !names.iter().any(|n| n.to_lowercase().split_whitespace().any(|p| p == w)))
+        .filter(|w| {
+            !naming.contains(&w.as_str())
+                && !crate::text::is_stopword(w)
+                && !lex::is_pet_word(w)
+                && !lex::is_relation_word(w)
+        })
+        .count();
+    left == 0
+}
+
 /// What a key's slot is about, for a textual target ("pet:dog:biscuit" → "dog").
 fn slot_word(key: &str) -> &str {
     key.split(':').nth(1).unwrap_or(key)
@@ -462,9 +492,13 @@ impl Extractor for HeuristicExtractor {
                     before = Some(text);
                 }
                 let settled = settle(&s, found);
-                // "We explored nature ..." may also close a loop; what happened is kept either way.
-                if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
-                    episodes.extend(episodic::capture(&s));
+                // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
+                // married in June" names a sister: what happened is kept either way.
+                if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)) {
+                    // Unless it only says the name again ("I have a dog named Biscuit").
+                    let named: Vec<String> =
+                        settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
+                    episodes.extend(episodic::capture(&s).filter(|e| !only_names(&e.content, &named)));
                 }
                 for mut f in settled {
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
@@ -638,6 +672,17 @@ pub(crate) mod tests {
         assert_eq!(without_speaker("Caroline: I live in Lisbon"), "I live in Lisbon");
         assert_eq!(without_speaker("Note to self: buy milk"), "Note to self: buy milk");
         assert_eq!(contents("Caroline: I live in Lisbon"), vec!["Caroline lives in Lisbon"]);
+    }
+
+    #[test]
+    fn naming_someone_keeps_what_the_sentence_says_of_them() {
+        let got = contents("my sister Lucia is getting married in June");
+        assert!(got.contains(&"User's sister is named Lucia".to_string()), "{got:?}");
+        assert!(got.iter().any(|c| c.contains("Lucia is getting married in June")), "{got:?}");
+        let got = contents("My partner Tom is vegetarian.");
+        assert!(got.iter().any(|c| c.contains("Tom is vegetarian")), "{got:?}");
+        // A name alone is one memory, not two.
+        assert_eq!(contents("I have a dog named Biscuit."), vec!["User has a dog named Biscuit"]);
     }
 
     #[test]

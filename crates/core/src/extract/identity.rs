@@ -1676,7 +1676,11 @@ mod tests {
         assert_eq!(contents("My dog is called Biscuit"), vec!["User has a dog named Biscuit"]);
         assert_eq!(contents("I have a dog named Biscuit."), vec!["User has a dog named Biscuit"]);
         assert_eq!(contents("I have a cat named Miso."), vec!["User has a cat named Miso"]);
-        assert_eq!(contents("we adopted a puppy called Pepper"), vec!["User has a puppy named Pepper"]);
+        // The adoption is news as well as the name.
+        assert_eq!(
+            contents("we adopted a puppy called Pepper"),
+            vec!["User has a puppy named Pepper", "User and others adopted a puppy called Pepper"]
+        );
         assert_eq!(contents("I have two cats, Miso and Tofu"), vec!["User has two cats named Miso and Tofu"]);
         assert_eq!(contents("my wife's name is Sarah"), vec!["User's wife is named Sarah"]);
         assert_eq!(keyed("My husband Tom is visiting", "family:husband"), Some("Tom".into()));

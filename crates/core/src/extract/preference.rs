@@ -504,6 +504,21 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "preference.nothing-with",
+            Mode::Request,
+            &["suggest", "recommend", "give me", "include", "use"],
+            r"(?x)
+                # e.g. Please don't suggest anything with mushrooms.
+                \b(?:don't|do\s+not|never|no\s+more)\s+(?:suggest|recommend|give\s+me|include|use|put)\s+
+                (?:(?:me|us)\s+)?(?:anything|any\s+(?:recipes?|dishes|meals|food|snacks)|recipes?|dishes|meals|food)?\s*
+                (?:with|that\s+(?:has|have|contains?)|containing)\s+(?P<x><CLAUSE>)
+            ",
+            |c, _| {
+                let Some(x) = phrase(cap(c, "x").unwrap_or_default()) else { return Vec::new() };
+                vec![Found::add(pref(format!("User does not want anything with {x}"), 0.8, 0.7))]
+            },
+        ),
+        Rule::new(
             "preference.not-my-thing",
             Mode::Statement,
             &["my thing", "for me", "cup of tea", "not a fan", "not a big fan"],
@@ -631,6 +646,11 @@ mod tests {
             vec!["User enjoys cooking Thai food on weekends"]
         );
         assert_eq!(contents("I can't stand cilantro"), vec!["User dislikes cilantro"]);
+        assert_eq!(
+            contents("please don't suggest anything with mushrooms"),
+            vec!["User does not want anything with mushrooms"]
+        );
+        assert_eq!(contents("Don't give me recipes that contain pork."), vec!["User does not want anything with pork"]);
         assert_eq!(contents("I'm not a fan of horror movies"), vec!["User dislikes horror movies"]);
         assert_eq!(contents("Crowded bars are not my thing"), vec!["User dislikes Crowded bars"]);
         assert_eq!(contents("my favorite band is Radiohead"), vec!["User's favorite band is Radiohead"]);

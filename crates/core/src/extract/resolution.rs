@@ -321,6 +321,19 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
         ),
         Rule::new(
+            "resolution.thing-arrived",
+            Mode::Statement,
+            &["arrived", "came", "showed up", "turned up", "is here", "are here", "got here"],
+            r"(?x)
+                # e.g. The new passport arrived in the mail today! (closes: renew my passport)
+                \b(?P<x>(?:my|the|our)\s+[^,.;!?]+?)\s+(?:(?:finally|just|has|have|had|already)\s+)*(?:
+                    arrived | came(?:\s+through)? | showed\s+up | turned\s+up | got\s+here | is\s+here | are\s+here
+                )
+                \b
+            ",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "received"),
+        ),
+        Rule::new(
             "resolution.thing-s-done",
             Mode::Statement,
             &[
@@ -540,6 +553,9 @@ mod tests {
         assert_eq!(closes("Talked to my mum for an hour today!"), "talk mom mum mother");
         assert_eq!(closes("Just got back from the dentist."), "dentist");
         assert_eq!(closes("got the gift for mom"), "gift mom mum mother");
+        // A completion told as what arrived ("renew my passport" is closed by the new one).
+        assert!(closes("the new passport arrived in the mail today!").contains("passport"));
+        assert!(closes("My visa finally came through").contains("visa"));
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! memories are compared with the dataset authors' `observation`s (facts per speaker, each with
 //! the turns it came from) and `event_summary` (dated events per session). A memory *states* a
 //! reference when the all-MiniLM-L6-v2 cosine between the two texts is at least
-//! [`MATCH_COSINE`], after the reference's speaker is renamed "User" (memories speak of the user
-//! that way). The threshold is part of the measure's contract; the distribution of best cosines
+//! [`MATCH_COSINE`]. With the speakers split (`--speaker-as`) the reference's speaker is renamed
+//! "User" first (memories speak of the user that way); in the default rendering every turn is
+//! labelled with its speaker, memories drawn from it name that speaker, and references are
+//! compared as written. The threshold is part of the measure's contract; the distribution of best cosines
 //! is reported beside it so a reader can see how much hangs on it.
 //!
 //! - `observation_recall`: observations stated by an active memory whose provenance includes
@@ -124,7 +126,7 @@ pub struct UnmatchedMemory {
 pub struct MissedObservation {
     /// The conversation.
     pub conversation: String,
-    /// The observation, speaker renamed.
+    /// The observation (speaker renamed "User" when the speakers are split).
     pub text: String,
     /// Its turns.
     pub dia_ids: Vec<String>,
@@ -137,7 +139,7 @@ pub struct MissedObservation {
 pub struct MisdatedEvent {
     /// The conversation.
     pub conversation: String,
-    /// The event, speaker renamed.
+    /// The event (speaker renamed "User" when the speakers are split).
     pub text: String,
     /// The annotated date.
     pub date: NaiveDate,
@@ -424,8 +426,11 @@ fn measure<'a>(
 ) -> Result<Compared<'a>, LocomoError> {
     let id = conv.sample_id.as_str();
     let (observations, events) = about(conv, user);
-    let obs_texts: Vec<String> = observations.iter().map(|o| as_user(&o.text, &o.speaker)).collect();
-    let event_texts: Vec<String> = events.iter().map(|e| as_user(&e.text, &e.speaker)).collect();
+    // With the speakers split the user's memories say "User"; in the default rendering every
+    // turn names its speaker, and so does each memory drawn from it: the references keep names.
+    let named = |text: &str, speaker: &str| if user.is_some() { as_user(text, speaker) } else { text.to_string() };
+    let obs_texts: Vec<String> = observations.iter().map(|o| named(&o.text, &o.speaker)).collect();
+    let event_texts: Vec<String> = events.iter().map(|e| named(&e.text, &e.speaker)).collect();
     let mem_texts: Vec<String> = memories.iter().map(|m| m.content.clone()).collect();
     let obs_v = embed_all(embedder, &obs_texts, id)?;
     let event_v = embed_all(embedder, &event_texts, id)?;
