@@ -603,8 +603,10 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
 fn agree(b: &str) -> String {
-    // "used to", "loved": a form in -ed is past whatever `is_past` knows of it.
-    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || (b.len() > 3 && b.ends_with("ed")) {
+    // "used to", "loved": a form in -ed is past whatever `is_past` knows of it ("need", "feed"
+    // and "succeed" are not).
+    let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
+    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed {
         match b {
             "don't" => "doesn't".to_string(),
             "haven't" => "hasn't".to_string(),
@@ -826,6 +828,10 @@ mod tests {
         assert!(content.starts_with("User and their brother went fishing"), "{content}");
         let (_, content, _) = episode("This is the shed where I practice and compose.").unwrap();
         assert_eq!(content, "On 2026-03-02 User said: \"This is the shed where I practice and compose.\"");
+        let (_, content, _) = episode("I really need my morning run before work, it clears my head").unwrap();
+        assert!(content.starts_with("User really needs their morning run"), "{content}");
+        let (_, content, _) = episode("I used to have a dog back in Michigan").unwrap();
+        assert!(content.starts_with("User used to have a dog"), "{content}");
         let (_, content, _) = episode("I typically hold the plank for sixty seconds.").unwrap();
         assert_eq!(content, "User typically holds the plank for sixty seconds");
         let (_, content, _) =

@@ -260,6 +260,7 @@ pub(super) const TASK_VERBS: &[&str] = &[
     "contact",
     "cook",
     "declare",
+    "declutter",
     "deliver",
     "deploy",
     "deposit",
@@ -303,6 +304,7 @@ pub(super) const TASK_VERBS: &[&str] = &[
     "organise",
     "organize",
     "pack",
+    "paint",
     "pay",
     "phone",
     "pick",
@@ -316,11 +318,14 @@ pub(super) const TASK_VERBS: &[&str] = &[
     "publish",
     "push",
     "read",
+    "redecorate",
     "refund",
     "register",
     "release",
     "remind",
     "renew",
+    "renovate",
+    "repaint",
     "repair",
     "replace",
     "reply",
@@ -336,6 +341,7 @@ pub(super) const TASK_VERBS: &[&str] = &[
     "see",
     "sell",
     "send",
+    "service",
     "set",
     "ship",
     "shop",
@@ -1015,6 +1021,9 @@ mod tests {
     fn firm_intentions_without_dates() {
         let (c, d) = due("I really need to fix my bike");
         assert_eq!((c.as_str(), d), ("User needs to fix their bike", None));
+        // Loosely phrased, still a thread to pick up.
+        let (c, _) = due("I really need to repaint my kitchen at some point, I keep putting it off");
+        assert!(c.starts_with("User needs to repaint their kitchen"), "{c}");
         let (c, _) = due("don't let me forget to book the vet");
         assert_eq!(c, "User asked to be reminded to book the vet");
     }

@@ -64,7 +64,9 @@ const DANGLING: &[&str] =
 fn agreement() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"\b(?:User (?:am|are|were|have|do|don't)\b|they am\b|they is\b|they was\b|they has\b|they does\b)")
+        Regex::new(
+            r"\b(?:User(?:\s+(?:really|still|just|also|always|never|often|usually|actually|definitely))*\s+(?:am|are|were|have|do|don't|need|want|like|love|live|work|think|feel|hope|plan|try|go|get|make|know)\b|they am\b|they is\b|they was\b|they has\b|they does\b)",
+        )
             .expect("agreement regex")
     })
 }
@@ -104,6 +106,7 @@ mod tests {
             ("That was the best day for User", Flaw::DanglingPronoun),
             ("The support group made User who they am", Flaw::Agreement),
             ("User are going to the lake", Flaw::Agreement),
+            ("User really need to repaint their kitchen", Flaw::Agreement),
             ("User loves my cooking", Flaw::FirstPerson),
             ("User is getting there, Caroline.", Flaw::Vocative),
             ("Hey Tom, User finished the thesis", Flaw::Vocative),
