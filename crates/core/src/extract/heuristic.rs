@@ -681,6 +681,9 @@ pub(crate) mod tests {
         assert!(got.iter().any(|c| c.contains("Lucia is getting married in June")), "{got:?}");
         let got = contents("My partner Tom is vegetarian.");
         assert!(got.iter().any(|c| c.contains("Tom is vegetarian")), "{got:?}");
+        // "God rest his soul" names nobody.
+        let got = contents("My father, God rest his soul, was a carpenter.");
+        assert!(!got.iter().any(|c| c.contains("named God")), "{got:?}");
         // A name alone is one memory, not two.
         assert_eq!(contents("I have a dog named Biscuit."), vec!["User has a dog named Biscuit"]);
     }
