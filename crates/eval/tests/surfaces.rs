@@ -60,16 +60,22 @@ fn ingest(conv: &Conversation, dir: &Path) -> Memory {
     memory
 }
 
+/// `conv` ingested into `dir`, and the active memories of its user.
+fn active_memories(conv: &Conversation, dir: &Path) -> (Memory, Vec<mnemo_core::Memory>) {
+    let memory = ingest(conv, dir);
+    let user = Scope::parse("t", None, Some(&conv.sample_id), None).unwrap();
+    let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+    let rows = memory.list(&user, &active).unwrap();
+    (memory, rows)
+}
+
 #[test]
 fn no_captured_memory_is_a_fact_not_to_contradict() {
     for path in datasets() {
         let data = Dataset::load(&path).unwrap();
         let conv = &data.conversations[0];
         let dir = tempfile::tempdir().unwrap();
-        let memory = ingest(conv, dir.path());
-        let user = Scope::parse("t", None, Some(&conv.sample_id), None).unwrap();
-        let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
-        let rows = memory.list(&user, &active).unwrap();
+        let (memory, rows) = active_memories(conv, dir.path());
         let captures: Vec<_> = rows.iter().filter(|m| m.provenance.rule.as_deref() == Some(CAPTURE_RULE)).collect();
         assert!(!captures.is_empty(), "{}: capture kept nothing, so this test checks nothing", path.display());
         let wrong: Vec<&str> =
@@ -103,10 +109,7 @@ fn a_labelled_turn_makes_memories_about_its_speaker_never_the_user() {
         let data = Dataset::load(&path).unwrap();
         let conv = &data.conversations[0];
         let dir = tempfile::tempdir().unwrap();
-        let memory = ingest(conv, dir.path());
-        let user = Scope::parse("t", None, Some(&conv.sample_id), None).unwrap();
-        let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
-        let rows = memory.list(&user, &active).unwrap();
+        let (_memory, rows) = active_memories(conv, dir.path());
         assert!(!rows.is_empty(), "{}: nothing was kept, so this test checks nothing", path.display());
         let speaker_of =
             |id: &str| conv.sessions.iter().flat_map(|s| &s.turns).find(|t| t.dia_id == id).map(|t| t.speaker.clone());
