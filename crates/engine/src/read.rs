@@ -128,12 +128,15 @@ const SAFETY_CANDIDATES: usize = 20;
 /// The lexical half's hits (or why there are none), and the rows of those already read.
 type LexicalHits = (std::result::Result<Vec<(MemoryId, f32)>, mnemo_store::StoreError>, Vec<Row>);
 
+/// The query a turn's envelope keeps: none for a paused or disabled user, whose words are not
+/// kept (the envelope still says what was withheld and why).
+fn traced_query(state: UserState, query: &str) -> &str {
+    if state.learns() { query } else { "" }
+}
+
 fn turn_id() -> String {
     format!("turn-{}", MemoryId::new())
 }
-
-/// How the note of a paused or disabled user's retrieval starts ("user is paused: ...").
-const WITHHELD: &str = "user is ";
 
 impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
@@ -445,7 +448,6 @@ impl Memory {
     }
 
     /// What a paused or disabled user's recall finds: policies in force, nothing about the user.
-    /// Its `degraded` note starts with [`WITHHELD`], so the envelope leaves the query out.
     fn withheld(&self, scope: &Scope, state: UserState, now: DateTime<Utc>) -> Result<Retrieval> {
         Ok(Retrieval {
             exact: select_exact(Vec::new(), self.store.policies(scope)?, now, &self.tuning),
@@ -453,7 +455,7 @@ impl Memory {
             excerpts: Vec::new(),
             // The rung path B would have used; nothing was searched (the result says why).
             mode: if self.embedder.is_some() { RecallMode::Hybrid } else { RecallMode::LexicalOnly },
-            degraded: Some(format!("{WITHHELD}{state}: memories, excerpts and memos withheld")),
+            degraded: Some(format!("user is {state}: memories, excerpts and memos withheld")),
             embed_micros: 0,
         })
     }
@@ -543,7 +545,7 @@ impl Memory {
             false => self.withheld(scope, state, now)?,
         };
         let ids: Vec<MemoryId> = r.ranked.items.iter().map(|i| i.memory.id).collect();
-        let env = self.envelope(scope, TraceOp::Recall, query, now, &r, started);
+        let env = self.envelope(scope, TraceOp::Recall, traced_query(state, query), now, &r, started);
         let turn_id = self.record_unless_disabled(state, &env, &ids)?;
         Ok(RecallResult {
             turn_id,
@@ -600,7 +602,7 @@ impl Memory {
             &self.tuning.assembly,
         );
         let surfaced = block.memory_ids();
-        let mut env = self.envelope(scope, TraceOp::Context, message, now, &r, started);
+        let mut env = self.envelope(scope, TraceOp::Context, traced_query(state, message), now, &r, started);
         env.surfaced = surfaced;
         env.held_back = block.held_back.clone();
         env.shed = block.shed.clone();
@@ -638,9 +640,6 @@ impl Memory {
         started: Instant,
     ) -> TraceEnvelope {
         let traced = |i: &RecallItem| TracedItem { id: i.memory.id, exact: i.exact, score: i.score, tier: i.tier };
-        // A paused user's words are not kept, their query included: the envelope still says
-        // what happened (policies only, and why), without what was asked.
-        let query = if r.degraded.as_deref().is_some_and(|d| d.starts_with(WITHHELD)) { "" } else { query };
         TraceEnvelope {
             turn_id: turn_id(),
             scope: scope.clone(),
