@@ -26,9 +26,11 @@ fn last_reference(m: &Memory) -> DateTime<Utc> {
     m.last_accessed.map_or(m.updated_at, |a| a.max(m.updated_at))
 }
 
-/// Whether a memory may be recalled at `now`: active and not past its TTL.
-pub fn is_live(m: &Memory, now: DateTime<Utc>) -> bool {
-    m.status == Status::Active && m.expires_at.is_none_or(|e| e > now)
+/// Whether a memory may be recalled at `now`: active, and not one [`next`] would archive now
+/// (past its TTL, or an open loop overdue or silent past its limit). The jobs apply [`next`] on
+/// a schedule; a block must not raise "due 2023-03-01" in October because the job has not run.
+pub fn is_live(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> bool {
+    m.status == Status::Active && next(m, now, t).is_none_or(|tr| tr.to != Status::Archived)
 }
 
 /// The transition due for `m` at `now`, if any.
@@ -176,6 +178,19 @@ mod tests {
     }
 
     #[test]
+    fn what_the_job_would_archive_is_not_live_before_it_runs() {
+        let t = LifecycleTuning::default();
+        let mut overdue = mem(Kind::OpenLoop);
+        overdue.due_at = Some(at(5));
+        assert!(is_live(&overdue, at(6), &t) && !is_live(&overdue, at(7), &t));
+        overdue.pinned = true;
+        assert!(is_live(&overdue, at(700), &t), "pinned rows never move");
+        let event = mem(Kind::Event);
+        assert_eq!(to(&event, 40), Some(Status::Stale));
+        assert!(is_live(&event, at(40), &t), "going stale is the job's to decide; only archiving hides a row early");
+    }
+
+    #[test]
     fn stale_rows_are_archived_later_and_ttl_expires() {
         let mut m = mem(Kind::Event);
         m.status = Status::Stale;
@@ -183,7 +198,8 @@ mod tests {
         assert_eq!(to(&m, 90), Some(Status::Archived));
         let mut e = mem(Kind::Profile);
         e.expires_at = Some(at(1));
-        assert!(is_live(&e, at(0)) && !is_live(&e, at(1)));
+        let t = LifecycleTuning::default();
+        assert!(is_live(&e, at(0), &t) && !is_live(&e, at(1), &t));
         assert_eq!(to(&e, 1), Some(Status::Archived));
     }
 

@@ -100,7 +100,7 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
     let mut shadowed = Vec::new();
     let mut seen = HashSet::new();
     for m in candidates {
-        if !seen.insert(m.id) || !crate::lifecycle::is_live(&m, now) {
+        if !seen.insert(m.id) || !crate::lifecycle::is_live(&m, now, &t.lifecycle) {
             continue;
         }
         let reason = if m.pinned {
@@ -204,7 +204,7 @@ pub fn rank(
     let mut out = Ranked::default();
     let mut seen = HashSet::new();
     for c in candidates {
-        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) || !crate::lifecycle::is_live(&c.memory, now) {
+        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) || !crate::lifecycle::is_live(&c.memory, now, &t.lifecycle) {
             continue;
         }
         let mut parts = composite(&c.memory, c.lexical, c.vector, now, t);

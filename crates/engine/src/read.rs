@@ -386,7 +386,7 @@ impl Memory {
         }
         let present: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         for m in self.store.constraints(scope, domains, SAFETY_CANDIDATES)? {
-            if !present.contains(&m.id) && mnemo_core::lifecycle::is_live(&m, now) && m.surface != Surface::Avoid {
+            if !present.contains(&m.id) && mnemo_core::lifecycle::is_live(&m, now, &self.tuning.lifecycle) && m.surface != Surface::Avoid {
                 exact.items.push(RecallItem {
                     memory: m,
                     exact: Some(ExactReason::Safety),
@@ -412,7 +412,7 @@ impl Memory {
             .store
             .list(scope, &filter)?
             .into_iter()
-            .filter(|m| !present.contains(&m.id) && mnemo_core::lifecycle::is_live(m, now))
+            .filter(|m| !present.contains(&m.id) && mnemo_core::lifecycle::is_live(m, now, &self.tuning.lifecycle))
             .collect();
         loops.sort_by(|a, b| {
             a.due_at

@@ -119,7 +119,7 @@ impl Memory {
             let (kind, id, levels, protected, value) = match &item.item {
                 HeldRef::Memory(id) => {
                     let m = memories.get(id).ok_or_else(|| unknown(index, "memory", id))?;
-                    let value = match is_live(m, now) {
+                    let value = match is_live(m, now, &self.tuning.lifecycle) {
                         true => m.salience * decay::strength(m, now, &self.tuning.decay),
                         false => 0.0,
                     };
@@ -216,7 +216,7 @@ impl Memory {
         let rows: Vec<Row> = match state.learns() {
             true => {
                 let filter = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
-                self.store.list(scope, &filter)?.into_iter().filter(|m| is_live(m, now)).collect()
+                self.store.list(scope, &filter)?.into_iter().filter(|m| is_live(m, now, &self.tuning.lifecycle)).collect()
             }
             false => Vec::new(),
         };
