@@ -252,6 +252,9 @@ pub(crate) fn trace(t: &mnemo::core::trace::TraceEnvelope) {
     }
     for v in &t.verdicts {
         println!("{}", verdict_line(&v.content, v.kind.as_str(), &v.verdict));
+        if let Some(s) = &v.surface {
+            println!("    surface {}: set by {}", s.policy, s.by);
+        }
     }
     for c in &t.llm {
         println!("{}", cost_line(c));

@@ -102,6 +102,10 @@ async function walkThrough(page, problems) {
   const memoryCard = (text) => page.locator("article.card").filter({ has: page.locator("p.content", { hasText: text }) }).first();
   const shot = async (name) => {
     await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    // At a laptop's 1280 px every table fits its panel: nothing to scroll sideways to read.
+    const clipped = await page.evaluate(() => [...document.querySelectorAll(".scroll")]
+      .filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => `${box.scrollWidth} > ${box.clientWidth}`));
+    assert.deepStrictEqual(clipped, [], `${name} has a table wider than its panel at 1280 px`);
     await page.setViewportSize({ width: 375, height: 800 });
     await page.screenshot({ path: path.join(shots, `${name}-375.png`), fullPage: true });
     // Readable at 375 px: nothing pushes the page wider than the screen (wide tables scroll
@@ -292,6 +296,9 @@ async function walkThrough(page, problems) {
 
   step("privacy: pause and resume, export, then erase with a typed confirmation");
   await page.goto(`${base}/ui#/user/dana/privacy`);
+  // Each switch says what it does before anyone presses it.
+  await page.getByText("Keeps what is known but learns and recalls nothing").waitFor();
+  await page.getByText("Stores nothing at all").waitFor();
   await page.getByRole("button", { name: "Pause" }).click();
   await page.getByText("User dana is now paused.").waitFor();
   await page.getByRole("button", { name: "Resume" }).click();

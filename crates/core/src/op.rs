@@ -47,6 +47,10 @@ pub struct Draft {
     /// A client's key-value data for the memory (mem0's `metadata`), stored as given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::memory::Metadata>,
+    /// Why the surface was changed after the rule proposed it (another speaker's words are never
+    /// DO NOT CONTRADICT), in words for the trace; `None` when the rule or the kind decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface_by: Option<String>,
 }
 
 fn normal() -> Sensitivity {
@@ -81,6 +85,7 @@ impl Draft {
             sensitivity: Sensitivity::Normal,
             rule: None,
             metadata: None,
+            surface_by: None,
         }
     }
 
@@ -100,6 +105,18 @@ impl Draft {
     /// The surface policy that applies.
     pub fn effective_surface(&self) -> Surface {
         self.surface.unwrap_or_else(|| self.kind.default_surface())
+    }
+
+    /// What set [`Self::effective_surface`], in words for the trace: a reviewer asking "why is
+    /// this DO NOT CONTRADICT?" gets the rule, the step that overrode it, or the kind's default.
+    pub fn surface_basis(&self) -> String {
+        match (&self.surface_by, self.surface, &self.rule) {
+            (Some(why), _, _) => why.clone(),
+            (None, Some(_), Some(rule)) => format!("rule {rule}"),
+            (None, Some(_), None) => "the writer (the model or the API)".into(),
+            (None, None, Some(rule)) => format!("a {}'s default (rule {rule} chose the kind)", self.kind),
+            (None, None, None) => format!("a {}'s default", self.kind),
+        }
     }
 }
 

@@ -204,7 +204,10 @@ pub fn rank(
     let mut out = Ranked::default();
     let mut seen = HashSet::new();
     for c in candidates {
-        if exclude.contains(&c.memory.id) || !seen.insert(c.memory.id) || !crate::lifecycle::is_live(&c.memory, now, &t.lifecycle) {
+        if exclude.contains(&c.memory.id)
+            || !seen.insert(c.memory.id)
+            || !crate::lifecycle::is_live(&c.memory, now, &t.lifecycle)
+        {
             continue;
         }
         let mut parts = composite(&c.memory, c.lexical, c.vector, now, t);

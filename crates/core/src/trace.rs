@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::assemble::{HeldBack, Shed};
 use crate::id::{MemoryId, MessageId};
-use crate::kind::Kind;
 use crate::kind::text_enum;
+use crate::kind::{Kind, Surface};
 use crate::recall::{ExactReason, RecallMode};
 use crate::scope::Scope;
 use crate::score::{ScoreParts, Tier};
@@ -103,8 +103,21 @@ pub struct TracedVerdict {
     /// The heuristic rule that proposed it, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// The surface the memory gets, and what set it ([`crate::op::Draft::surface_basis`]);
+    /// absent in traces written before surfaces were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<TracedSurface>,
     /// The verdict.
     pub verdict: Verdict,
+}
+
+/// A proposed memory's surface and what set it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TracedSurface {
+    /// The surface policy.
+    pub policy: Surface,
+    /// The rule, the step or the kind default that chose it, in words.
+    pub by: String,
 }
 
 /// The envelope of one call.

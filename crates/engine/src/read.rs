@@ -386,7 +386,10 @@ impl Memory {
         }
         let present: HashSet<MemoryId> = exact.items.iter().map(|i| i.memory.id).collect();
         for m in self.store.constraints(scope, domains, SAFETY_CANDIDATES)? {
-            if !present.contains(&m.id) && mnemo_core::lifecycle::is_live(&m, now, &self.tuning.lifecycle) && m.surface != Surface::Avoid {
+            if !present.contains(&m.id)
+                && mnemo_core::lifecycle::is_live(&m, now, &self.tuning.lifecycle)
+                && m.surface != Surface::Avoid
+            {
                 exact.items.push(RecallItem {
                     memory: m,
                     exact: Some(ExactReason::Safety),

@@ -216,7 +216,11 @@ impl Memory {
         let rows: Vec<Row> = match state.learns() {
             true => {
                 let filter = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
-                self.store.list(scope, &filter)?.into_iter().filter(|m| is_live(m, now, &self.tuning.lifecycle)).collect()
+                self.store
+                    .list(scope, &filter)?
+                    .into_iter()
+                    .filter(|m| is_live(m, now, &self.tuning.lifecycle))
+                    .collect()
             }
             false => Vec::new(),
         };

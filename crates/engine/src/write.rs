@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
-use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedVerdict};
+use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedSurface, TracedVerdict};
 use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
     Provenance, Scope, Status, Surface, Target, TenantId, UserState, Verdict,
@@ -331,6 +331,10 @@ impl Memory {
                     content: r.op.draft.content.clone(),
                     sources: r.op.sources.clone(),
                     rule: r.op.draft.rule.clone(),
+                    surface: Some(TracedSurface {
+                        policy: r.op.draft.effective_surface(),
+                        by: r.op.draft.surface_basis(),
+                    }),
                     verdict: r.verdict.clone(),
                 })
                 .collect(),

@@ -1,7 +1,7 @@
 //! The core loop end to end on the embedded store, with the fast hashing embedder.
 
 use chrono::Duration;
-use mnemo::core::{Draft, Kind, NewMessage, RecallMode, SectionName, StatusKind, Verdict};
+use mnemo::core::{Draft, Kind, NewMessage, RecallMode, SectionName, StatusKind, Surface, Verdict};
 use mnemo::store::ListFilter;
 
 use crate::common::{chat, hashed, t0, with_embedder};
@@ -435,10 +435,32 @@ fn a_memory_names_the_rule_that_read_it_and_an_authored_one_names_none() {
     let trace = f.memory.trace(&s, report.turn_id.as_deref().unwrap()).unwrap().unwrap();
     assert_eq!(trace.verdicts[0].rule.as_deref(), Some("preference.dislikes"));
 
+    let surface = trace.verdicts[0].surface.as_ref().expect("the trace says what set the surface");
+    assert_eq!(surface.by, "a preference's default (rule preference.dislikes chose the kind)");
+
     // A person's words are no rule's, even when the draft claims one.
     let draft =
         Draft { rule: Some("preference.likes".into()), ..Draft::authored(Kind::Fact, "Dana's bike is a red Brompton") };
     let Verdict::Written { id, .. } = f.memory.add(&s, draft).unwrap() else { panic!("not written") };
     let stored = f.memory.show(&s, id).unwrap().memory.provenance;
     assert_eq!((stored.extractor.as_str(), stored.rule), ("api", None));
+}
+
+#[test]
+fn the_trace_says_which_rule_set_each_surface() {
+    let f = hashed();
+    let s = chat("dana", "c2");
+    let report = f.say(&s, &["My laptop runs Arch Linux.", "Melanie: My laptop runs Windows 11."]);
+    let trace = f.memory.trace(&s, report.turn_id.as_deref().unwrap()).unwrap().unwrap();
+    let by = |who: &str| {
+        let v =
+            trace.verdicts.iter().find(|v| v.content.contains(who)).unwrap_or_else(|| panic!("{:#?}", trace.verdicts));
+        v.surface.clone().expect("surface recorded")
+    };
+    let mine = by("User");
+    assert_eq!(mine.policy, Surface::FactCheck, "the user's own fact about themselves");
+    assert!(mine.by.starts_with("a fact's default (rule "), "{mine:?}");
+    let hers = by("Melanie");
+    assert_ne!(hers.policy, Surface::FactCheck);
+    assert!(hers.by.starts_with("attribution: Melanie's words"), "{hers:?}");
 }

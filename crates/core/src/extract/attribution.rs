@@ -95,6 +95,8 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
     if op.draft.effective_surface() == Surface::FactCheck {
         // "Do not contradict" is for what the user says of themselves.
         op.draft.surface = Some(Surface::Adapt);
+        op.draft.surface_by =
+            Some(format!("attribution: {speaker}'s words, not the user's, are never do-not-contradict"));
     }
     Some(op)
 }

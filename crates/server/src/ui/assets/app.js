@@ -716,6 +716,14 @@ function candidateCard(m, detail) {
 
 // ---- privacy -------------------------------------------------------------------------------
 
+// What each switch does, in the words of docs/http.md: the page says it beside the button.
+const SWITCHES = [
+  ["pause", "Keeps what is known but learns and recalls nothing: new messages stay in the chat's recent window, are never extracted or quoted back, and blocks carry policies only."],
+  ["resume", "Ends a pause: learning and recall start again from what was kept."],
+  ["disable", "Stores nothing at all: messages are discarded and counted, and adding memories or memos is refused."],
+  ["enable", "Ends a disable: the user is active again, with nothing of the disabled period to resume from."],
+];
+
 async function privacy(user) {
   const header = await userHeader(user);
   const base = `/v1/users/${encodeURIComponent(user)}`;
@@ -774,7 +782,8 @@ async function privacy(user) {
     },
   }, field(`Type the user id (${user}) to confirm`, typed), erase);
   show(header, userTabs(user, "privacy"), out,
-    h("h2", {}, "Switches"), h("div", { class: "actions" }, ["pause", "resume", "disable", "enable"].map(switchTo)),
+    h("h2", {}, "Switches"),
+    h("dl", { class: "switches" }, SWITCHES.flatMap(([what, meaning]) => [h("dt", {}, switchTo(what)), h("dd", { class: "meta" }, meaning)])),
     h("h2", {}, "Export"), h("div", { class: "actions" }, download("json", `${user}.json`, "application/json"), download("memory-md", "MEMORY.md", "text/markdown")),
     h("h2", {}, "Clear"), h("p", { class: "meta" }, "Archives every memory (history kept); erase is what deletes."), clear,
     h("h2", {}, "Erase"), h("p", { class: "meta" }, "Deletes everything of this user across every agent and chat; only a content-free receipt remains."), eraseForm);
