@@ -71,3 +71,38 @@ fn the_receipt_subject_is_keyed_per_installation() {
     reopened.ingest(&dana, vec![NewMessage::user("I live in Lisbon.", t0())]).unwrap();
     assert_eq!(reopened.erase_user(&dana).unwrap().subject, first, "the key survives a restart");
 }
+
+/// Erasing users together (a tenant's reset) is each user's own erasure: a receipt per user
+/// with the subject [`Memory::erase_user`] gives, their counts, no byte of their words left in
+/// any file, and the users not named untouched.
+#[test]
+fn users_erased_together_each_get_their_receipt_and_leave_no_byte() {
+    let f = sqlite_with_embedder(Some(std::sync::Arc::new(mnemo::models::HashEmbedder::new(384))));
+    let words = ["quixotrelle", "zanzibarville", "wobblewort", "brindlethorpe"];
+    let users: Vec<_> = words.iter().map(|w| chat(&format!("{w}@example.org"), "c1")).collect();
+    for (scope, word) in users.iter().zip(words) {
+        f.say(scope, &[&format!("I live in {word}.")]);
+    }
+    let eve = chat("eve", "c1");
+    f.say(&eve, &["I live in Porto."]);
+    let dir = f.memory.config().data_dir.clone();
+    assert!(files(&dir).iter().any(|(_, b)| contains(b, "wobblewort")), "the test must see the content first");
+
+    let ids: Vec<_> = users.iter().map(|s| s.user.clone().unwrap()).collect();
+    // The first user twice: erased once.
+    let named = [&ids[..], &ids[..1]].concat();
+    let receipts = f.memory.erase_users(&users[0].tenant, &named).unwrap();
+    assert_eq!(receipts.len(), users.len());
+    for r in &receipts {
+        assert_eq!((r.counts["memories"], r.counts["messages"]), (1, 1), "{:?}", r.counts);
+    }
+    for (name, bytes) in files(&dir) {
+        for w in words {
+            assert!(!contains(&bytes, w), "{w:?} still in {name} after the erasure");
+        }
+    }
+    assert_eq!(f.active_contents(&eve), vec!["User lives in Porto"]);
+    // The same subject as a user's own erasure.
+    f.say(&users[1], &["I live in Lisbon."]);
+    assert_eq!(f.memory.erase_user(&users[1]).unwrap().subject, receipts[1].subject);
+}

@@ -27,6 +27,7 @@ mod admission;
 pub mod auth;
 pub mod dto;
 pub mod error;
+mod keepalive;
 pub mod keys;
 pub mod mcp;
 mod mem0;
@@ -183,6 +184,9 @@ pub fn app(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.body_limit))
         .layer(axum::middleware::from_fn_with_state(state.clone(), metrics::track))
         .layer(request_spans())
+        // Outermost, so it sees the body as it came off the connection, whichever layer or
+        // extractor answers without reading it.
+        .layer(axum::middleware::from_fn(keepalive::settle))
         .with_state(state)
 }
 

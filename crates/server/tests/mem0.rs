@@ -270,3 +270,56 @@ async fn the_self_hosted_routes_answer_in_that_servers_shapes() {
     assert_eq!(call(&f.app, "POST", "/reset", &f.a, None).await.1, json!({"message": "All memories reset"}));
     assert_eq!(call(&f.app, "GET", "/memories", &f.a, None).await.1, json!([]));
 }
+
+/// `/reset` of a tenant with many users erases them all as their own erasures would — no byte
+/// of what they said left in any file of the data directory, the lexical indexes' shadow tables
+/// included — and leaves another tenant's users as they were.
+#[tokio::test]
+async fn reset_erases_every_user_of_the_tenant_and_no_other() {
+    let f = crate::common::configured(crate::common::without_rate_limit);
+    // A word per user the stemmer leaves whole (it ends in consonants), all sharing one stem to
+    // scan for.
+    const LETTERS: &[u8] = b"bcdfghjklmnpqrtvwxz";
+    let word =
+        |i: usize| format!("Quixotrel{}{}", LETTERS[i / LETTERS.len()] as char, LETTERS[i % LETTERS.len()] as char);
+    let say = |user: String, text: String| json!({"user_id": user, "chat_id": "c1", "messages": [{"id": "m1", "role": "user", "content": text}]});
+    for i in 0..50 {
+        let body = say(format!("user{i:02}"), format!("I live in {}.", word(i)));
+        let (s, report) = call(&f.app, "POST", "/v1/messages", &f.a, Some(body)).await;
+        assert_eq!(s, StatusCode::OK, "{report}");
+    }
+    let (s, _) =
+        call(&f.app, "POST", "/v1/messages", &f.b, Some(say("user00".into(), "I live in Portolanvx.".into()))).await;
+    assert_eq!(s, StatusCode::OK);
+    let dir = f.memory.config().data_dir.clone();
+    let holding = |needle: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                let bytes = std::fs::read(&path).unwrap().to_ascii_lowercase();
+                if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+                    out.push(path.display().to_string());
+                }
+            }
+        }
+        out
+    };
+    assert!(!holding("quixotrel").is_empty(), "the scan must see the words first");
+    let (_, users) = call(&f.app, "GET", "/v1/users", &f.a, None).await;
+    assert_eq!(users["items"].as_array().unwrap().len(), 50, "every user has a memory: {users}");
+
+    assert_eq!(call(&f.app, "POST", "/reset", &f.a, None).await.1, json!({"message": "All memories reset"}));
+
+    assert_eq!(holding("quixotrel"), Vec::<String>::new(), "an erased user's words are still on disk");
+    let (_, users) = call(&f.app, "GET", "/v1/users", &f.a, None).await;
+    assert_eq!(users["items"], json!([]));
+    let (_, recall) =
+        call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "user07", "query": "live"}))).await;
+    assert_eq!(recall["items"], json!([]), "{recall}");
+    // The other tenant's same-named user keeps everything.
+    let (_, recall) =
+        call(&f.app, "POST", "/v1/recall", &f.b, Some(json!({"user_id": "user00", "query": "Portolanvx"}))).await;
+    assert!(recall.to_string().contains("Portolanvx"), "{recall}");
+    assert!(!holding("portolanvx").is_empty());
+}

@@ -48,7 +48,7 @@ pub use sqlite::SqliteStore;
 pub use store::Store;
 pub use traces::Traces;
 pub use transfer::{Importer, Record, Transfer};
-pub use users::{DeletionEvent, Users};
+pub use users::{DeletionEvent, ERASURES_PER_TRANSACTION, Users};
 
 /// Every part of the contract, for code that calls store methods on a concrete backend
 /// (`SqliteStore`, `PostgresStore`) rather than through `dyn Store`: `use mnemo_store::prelude::*`.

@@ -451,8 +451,40 @@ fn erasure_leaves_no_tuple_of_the_user_in_any_table_or_index() {
     insert(&store, &memory(&eve.without_chat(), Kind::Profile, "User has a cat named Vhgkdfrtwx"), None);
     let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
     store.erase_user(&dana.tenant, dana.user.as_ref().unwrap(), &event).unwrap();
+    assert_no_tuple_holds(&db, b"vhgkdfrtwx", b"qwrtzplkbnm");
+}
 
-    let mut admin = raw(&db);
+/// [`erasure_leaves_no_tuple_of_the_user_in_any_table_or_index`] for a tenant's reset: 50 users
+/// erased in one [`Users::erase_users`](mnemo_store::Users::erase_users) (two transactions, one
+/// VACUUM), with a user of the tenant not named and another tenant's user of the same name kept.
+#[test]
+fn users_erased_together_leave_no_tuple_of_theirs_in_any_table_or_index() {
+    let Some((db, store)) = open_pg() else { return };
+    let users: Vec<String> = (0..50).map(|i| format!("user{i:02}")).collect();
+    for (tenant, user, word) in users
+        .iter()
+        .map(|u| ("acme", u.as_str(), "Qwrtzplkbnm"))
+        .chain([("acme", "keeper", "Vhgkdfrtwx"), ("globex", "user00", "Vhgkdfrtwx")])
+    {
+        let chat = scope(tenant, Some(user), Some("c1"));
+        for i in 0..3 {
+            store.append_messages(&[msg(&chat, &format!("m{i}"), &format!("Our pet {word}{i} sleeps"))]).unwrap();
+        }
+        insert(&store, &memory(&chat.without_chat(), Kind::Profile, &format!("User has a pet named {word}")), None);
+    }
+    let event = mnemo_store::DeletionEvent { subject: "s".into(), at: t0(), digest: "d".into() };
+    let erasures: Vec<_> = users.iter().map(|u| (mnemo_core::UserId::new(u).unwrap(), event.clone())).collect();
+    let tenant = scope("acme", None, None).tenant;
+    let counts = store.erase_users(&tenant, &erasures).unwrap();
+    assert!(counts.iter().all(|c| c["messages"] == 3 && c["memories"] == 1), "{counts:?}");
+    assert_no_tuple_holds(&db, b"vhgkdfrtwx", b"qwrtzplkbnm");
+}
+
+/// Reads every relation of the store from the server's files after a CHECKPOINT and asserts
+/// that `kept` is found (in `messages` and its lexical index: the scan works) and `erased` in
+/// none. Returns early, saying so, when the server's files are not readable here.
+fn assert_no_tuple_holds(db: &TempDatabase, kept: &[u8], erased: &[u8]) {
+    let mut admin = raw(db);
     admin.batch_execute("CHECKPOINT").unwrap();
     let data: String = admin.query_one("SELECT current_setting('data_directory')", &[]).unwrap().get(0);
     let data = std::path::PathBuf::from(data);
@@ -487,10 +519,10 @@ fn erasure_leaves_no_tuple_of_the_user_in_any_table_or_index() {
             .map(|(name, _)| name.clone())
             .collect()
     };
-    assert!(holding(b"vhgkdfrtwx").iter().any(|r| r == "messages"), "the scan must see eve's words");
-    assert!(holding(b"vhgkdfrtwx").iter().any(|r| r == "messages_lexical"), "and in the lexical index");
-    let left = holding(b"qwrtzplkbnm");
-    assert!(left.is_empty(), "tuples holding the erased user's words remain in {left:?}");
+    assert!(holding(kept).iter().any(|r| r == "messages"), "the scan must see the kept words");
+    assert!(holding(kept).iter().any(|r| r == "messages_lexical"), "and in the lexical index");
+    let left = holding(erased);
+    assert!(left.is_empty(), "tuples holding the erased words remain in {left:?}");
 }
 
 fn hnsw_indexes(owner: &mut Client) -> Vec<String> {

@@ -256,7 +256,9 @@ async fn delete_entity(
             return Err(ApiError::Invalid(format!("unknown entity type {other:?}: user, agent, app or run")).into());
         }
     };
-    run(&state, move |m| super::delete_entity(m, &tenant, entity, &name)).await?;
+    // A user's erasure purges the files: heavy work, behind the tenant's own cap.
+    let on = tenant.clone();
+    run_heavy(&state, &on, move |m| super::delete_entity(m, &tenant, entity, &name)).await?;
     Ok(axum::Json(json!({"message": "Entity deleted successfully!"})))
 }
 

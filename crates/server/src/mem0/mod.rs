@@ -460,12 +460,15 @@ pub(crate) fn entities(memory: &mnemo::Memory, tenant: &TenantId) -> Result<Vec<
 }
 
 /// Empties the tenant: every user is erased and every other live memory deleted.
+///
+/// The users are erased together ([`mnemo::Memory::erase_users`]): the same erasure as each
+/// one's own, but with a single purge of the files at the end. One purge per user made a reset
+/// of hundreds of users take minutes and slowed every other tenant's requests all along.
 pub(crate) fn reset(memory: &mnemo::Memory, tenant: &TenantId) -> Result<(), ApiError> {
-    for (kind, name) in entities(memory, tenant)? {
-        if kind == "user" {
-            delete_entity(memory, tenant, Entity::User, &name)?;
-        }
-    }
+    let mut users: Vec<mnemo::core::UserId> = memory.owners(tenant)?.into_iter().filter_map(|o| o.user).collect();
+    users.sort();
+    users.dedup();
+    memory.erase_users(tenant, &users)?;
     delete_matching(memory, tenant, &Filter::everything())?;
     Ok(())
 }

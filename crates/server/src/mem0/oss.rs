@@ -207,6 +207,9 @@ async fn search(
 
 /// `POST /reset`: empties the key's tenant (users erased, other memories deleted).
 async fn reset(State(state): State<AppState>, Caller(tenant): Caller) -> Result<axum::Json<Value>, Detail> {
-    run(&state, move |m| super::reset(m, &tenant)).await?;
+    // Heavy work (erasures and a purge of the files): behind the tenant's own cap, as the
+    // native erase route, so a tenant's resets queue behind each other, not other tenants.
+    let on = tenant.clone();
+    run_heavy(&state, &on, move |m| super::reset(m, &tenant)).await?;
     Ok(axum::Json(json!({"message": "All memories reset"})))
 }

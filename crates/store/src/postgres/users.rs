@@ -6,7 +6,7 @@ use mnemo_core::{TenantId, UserId, UserState};
 
 use super::PostgresStore;
 use super::apply::insert;
-use super::pool::pg;
+use super::pool::{Tx, pg};
 use super::rows::params;
 use crate::error::Result;
 use crate::rows::{Row, encode};
@@ -31,47 +31,79 @@ impl Users for PostgresStore {
         self.read("read the subject key", tenant.as_str(), |tx| Ok(tx.query_one(sql, &[])?.get(0)))
     }
 
-    fn erase_user(
+    fn erase_users(
         &self,
         tenant: &TenantId,
-        user: &UserId,
-        event: &DeletionEvent,
-    ) -> Result<std::collections::BTreeMap<String, u64>> {
-        let (t, u) = (tenant.as_str(), user.as_str());
-        let counts = self.write("erase user", t, |tx| {
-            let mut counts = std::collections::BTreeMap::new();
-            let ids = "SELECT id FROM memories WHERE tenant = $1 AND user_id = $2";
-            counts.insert(
-                "links".to_string(),
-                tx.execute(
-                    &format!("DELETE FROM links WHERE tenant = $1 AND (from_id IN ({ids}) OR to_id IN ({ids}))"),
-                    &[&t, &u],
-                )?,
-            );
-            counts.insert(
-                "history".to_string(),
-                tx.execute(&format!("DELETE FROM history WHERE tenant = $1 AND memory_id IN ({ids})"), &[&t, &u])?,
-            );
-            counts.insert(
-                "memory_sessions".to_string(),
-                tx.execute(
-                    &format!("DELETE FROM memory_sessions WHERE tenant = $1 AND memory_id IN ({ids})"),
-                    &[&t, &u],
-                )?,
-            );
-            // Vectors and the lexical projection live in the memory rows themselves.
-            for table in sql::OWNED_BY_USER {
-                counts.insert(table.to_string(), tx.execute(&sql::delete_owned(table), &[&t, &u])?);
+        erasures: &[(UserId, DeletionEvent)],
+    ) -> Result<Vec<std::collections::BTreeMap<String, u64>>> {
+        let t = tenant.as_str();
+        let mut all = Vec::with_capacity(erasures.len());
+        let mut failed = None;
+        for batch in erasures.chunks(crate::ERASURES_PER_TRANSACTION) {
+            let erased = self.write("erase users", t, |tx| {
+                batch.iter().map(|(user, event)| erase_in(tx, tenant, user, event)).collect::<Result<Vec<_>>>()
+            });
+            match erased {
+                Ok(counts) => {
+                    for (user, _) in batch {
+                        self.vectors.forget_user(t, user.as_str());
+                    }
+                    all.extend(counts);
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
             }
-            tx.execute(&sql::delete_owned("partitions"), &[&t, &u])?;
-            insert(tx, &encode::deletion(tenant, event, &counts))?;
-            Ok(counts)
-        })?;
-        self.vectors.forget_user(t, u);
-        let tables: Vec<&str> = sql::OWNED_BY_USER.iter().chain(&ALSO_ERASED_FROM).copied().collect();
-        self.purge(&tables)?;
-        Ok(counts)
+        }
+        // What was committed is purged even when a later batch failed: those users are erased,
+        // and their rows must not wait for autovacuum meanwhile.
+        let purged = if all.is_empty() {
+            Ok(())
+        } else {
+            let tables: Vec<&str> = sql::OWNED_BY_USER.iter().chain(&ALSO_ERASED_FROM).copied().collect();
+            self.purge(&tables)
+        };
+        match failed {
+            Some(e) => Err(e),
+            None => purged.map(|()| all),
+        }
     }
+}
+
+/// Deletes every row of `user` of `tenant` within `tx` (see [`Users::erase_user`]) and records
+/// the content-free deletion event; the caller purges the tables after the commit.
+fn erase_in(
+    tx: &mut Tx<'_>,
+    tenant: &TenantId,
+    user: &UserId,
+    event: &DeletionEvent,
+) -> Result<std::collections::BTreeMap<String, u64>> {
+    let (t, u) = (tenant.as_str(), user.as_str());
+    let mut counts = std::collections::BTreeMap::new();
+    let ids = "SELECT id FROM memories WHERE tenant = $1 AND user_id = $2";
+    counts.insert(
+        "links".to_string(),
+        tx.execute(
+            &format!("DELETE FROM links WHERE tenant = $1 AND (from_id IN ({ids}) OR to_id IN ({ids}))"),
+            &[&t, &u],
+        )?,
+    );
+    counts.insert(
+        "history".to_string(),
+        tx.execute(&format!("DELETE FROM history WHERE tenant = $1 AND memory_id IN ({ids})"), &[&t, &u])?,
+    );
+    counts.insert(
+        "memory_sessions".to_string(),
+        tx.execute(&format!("DELETE FROM memory_sessions WHERE tenant = $1 AND memory_id IN ({ids})"), &[&t, &u])?,
+    );
+    // Vectors and the lexical projection live in the memory rows themselves.
+    for table in sql::OWNED_BY_USER {
+        counts.insert(table.to_string(), tx.execute(&sql::delete_owned(table), &[&t, &u])?);
+    }
+    tx.execute(&sql::delete_owned("partitions"), &[&t, &u])?;
+    insert(tx, &encode::deletion(tenant, event, &counts))?;
+    Ok(counts)
 }
 
 /// The tables an erasure deletes from besides [`sql::OWNED_BY_USER`]: the memories' links,

@@ -83,3 +83,75 @@ pub(crate) fn the_subject_key_is_made_once_for_the_installation(store: &dyn Stor
     store.erase_user(&acme.tenant, acme.user.as_ref().unwrap(), &event).unwrap();
     assert_eq!(store.subject_key(&acme.tenant).unwrap(), key, "an erasure keeps it");
 }
+
+/// A tenant's reset: 50 users (more than one transaction's worth) erased in one call, each as
+/// its own erasure (its counts, its deletion event), while a user of the same tenant who is not
+/// named and the same-named users of another tenant keep everything.
+pub(crate) fn erasing_many_users_at_once_erases_each_and_nothing_else(store: &dyn Store) {
+    use mnemo_core::UserId;
+    use mnemo_store::{DeletionEvent, ERASURES_PER_TRANSACTION};
+    const USERS: usize = 50;
+    const { assert!(USERS > ERASURES_PER_TRANSACTION, "the test must span transactions") };
+    let name = |i: usize| format!("user{i:02}");
+    let fill = |tenant: &str, user: &str| {
+        let chat = scope(tenant, Some(user), Some("c1"));
+        let texts = ["I keep bees", "My dog is named Wobblewort"];
+        let batch: Vec<_> = texts.iter().enumerate().map(|(i, t)| msg(&chat, &format!("m{i}"), t, t0())).collect();
+        store.append_messages(&batch).unwrap();
+        let owner = chat.without_chat();
+        store
+            .embed_messages(
+                &owner,
+                &[(
+                    MessageId::new("m0").unwrap(),
+                    Embedding { model: "test:8".into(), vector: axis(0, 1, 0.0) }.into(),
+                )],
+            )
+            .unwrap();
+        insert(store, &memory(&owner, Kind::Profile, "User keeps bees"), Some(axis(0, 1, 0.0)));
+    };
+    for i in 0..USERS {
+        fill("acme", &name(i));
+    }
+    fill("acme", "keeper");
+    fill("evil", &name(0));
+    fill("evil", &name(USERS - 1));
+    let before = store.counts().unwrap();
+
+    let tenant = scope("acme", None, None).tenant;
+    let erasures: Vec<(UserId, DeletionEvent)> = (0..USERS)
+        .map(|i| {
+            let event = DeletionEvent { subject: format!("s{i}"), at: t0(), digest: format!("d{i}") };
+            (UserId::new(name(i)).unwrap(), event)
+        })
+        .collect();
+    let counts = store.erase_users(&tenant, &erasures).unwrap();
+    assert_eq!(counts.len(), USERS, "one set of counts per user, in order");
+    for c in &counts {
+        assert_eq!((c["memories"], c["messages"]), (1, 2), "{c:?}");
+    }
+    for i in 0..USERS {
+        let (chat, owner) = (scope("acme", Some(&name(i)), Some("c1")), scope("acme", Some(&name(i)), None));
+        assert!(store.list(&owner, &ListFilter::default()).unwrap().is_empty(), "{}", name(i));
+        assert!(store.recent_messages(&chat, 10).unwrap().is_empty());
+        assert!(store.lexical(&owner, &["bees".into()], 10).unwrap().is_empty());
+        assert!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().is_empty());
+        assert!(store.search_messages(&chat, &["wobblewort".into()], 10).unwrap().is_empty());
+        assert!(store.nearest_messages(&chat, "test:8", &axis(0, 1, 0.0), 10, None).unwrap().is_empty());
+    }
+    let after = store.counts().unwrap();
+    assert_eq!(after["deletions"], before["deletions"] + USERS as u64, "one deletion event per user");
+    assert_eq!(after["memories"], before["memories"] - USERS as u64);
+    assert_eq!(after["messages"], before["messages"] - 2 * USERS as u64);
+    // Everyone else is untouched.
+    for (tenant, user) in [("acme", "keeper".to_string()), ("evil", name(0)), ("evil", name(USERS - 1))] {
+        let (chat, owner) = (scope(tenant, Some(&user), Some("c1")), scope(tenant, Some(&user), None));
+        assert_eq!(store.list(&owner, &ListFilter::default()).unwrap().len(), 1, "{tenant}/{user}");
+        assert_eq!(store.recent_messages(&chat, 10).unwrap().len(), 2, "{tenant}/{user}");
+        assert_eq!(store.lexical(&owner, &["bees".into()], 10).unwrap().len(), 1, "{tenant}/{user}");
+        assert_eq!(store.vector(&owner, "test:8", &axis(0, 1, 0.0), 10).unwrap().len(), 1, "{tenant}/{user}");
+        assert_eq!(store.search_messages(&chat, &["wobblewort".into()], 10).unwrap().len(), 1, "{tenant}/{user}");
+        assert_eq!(store.nearest_messages(&chat, "test:8", &axis(0, 1, 0.0), 10, None).unwrap().len(), 1);
+    }
+    assert!(store.erase_users(&tenant, &[]).unwrap().is_empty(), "nobody to erase: nothing done");
+}
