@@ -86,6 +86,12 @@ impl Memory {
             })
             .collect())
     }
+
+    /// Every user of the tenant the store holds anything of, memories or not: a user with only
+    /// messages, a trace or a switch is still someone a tenant's reset must erase.
+    pub fn known_users(&self, tenant: &TenantId) -> Result<Vec<UserId>> {
+        Ok(self.store.known_users(tenant)?)
+    }
 }
 
 #[cfg(test)]

@@ -69,6 +69,10 @@ pub trait Users {
         erasures: &[(UserId, DeletionEvent)],
     ) -> Result<Vec<BTreeMap<String, u64>>>;
 
+    /// Every user of `tenant` the store holds anything of (memories in any status, messages,
+    /// traces, queued work, switches, documents, observations), sorted: what a reset erases.
+    fn known_users(&self, tenant: &TenantId) -> Result<Vec<UserId>>;
+
     /// The installation's secret key for erasure subjects: 32 random bytes made once, with the
     /// schema, and the same for every server on the database, so a subject is stable per
     /// installation. Read within `tenant`'s transaction, as every request is.

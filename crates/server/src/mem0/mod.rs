@@ -465,9 +465,8 @@ pub(crate) fn entities(memory: &mnemo::Memory, tenant: &TenantId) -> Result<Vec<
 /// one's own, but with a single purge of the files at the end. One purge per user made a reset
 /// of hundreds of users take minutes and slowed every other tenant's requests all along.
 pub(crate) fn reset(memory: &mnemo::Memory, tenant: &TenantId) -> Result<(), ApiError> {
-    let mut users: Vec<mnemo::core::UserId> = memory.owners(tenant)?.into_iter().filter_map(|o| o.user).collect();
-    users.sort();
-    users.dedup();
+    // Everyone the store holds anything of: a user with messages but no memory yet is erased too.
+    let users = memory.known_users(tenant)?;
     memory.erase_users(tenant, &users)?;
     delete_matching(memory, tenant, &Filter::everything())?;
     Ok(())

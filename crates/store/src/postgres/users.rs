@@ -26,6 +26,13 @@ impl Users for PostgresStore {
         self.write("set user state", tenant.as_str(), |tx| tx.execute(stmt, &params(&args)).map(drop))
     }
 
+    fn known_users(&self, tenant: &TenantId) -> Result<Vec<UserId>> {
+        let sql = sql::known_users();
+        self.read("known users", tenant.as_str(), |tx| {
+            tx.query(&sql, &[&tenant.as_str()])?.iter().map(|r| r.parse(0)).collect()
+        })
+    }
+
     fn subject_key(&self, tenant: &TenantId) -> Result<Vec<u8>> {
         let sql = "SELECT value FROM installation WHERE name = 'subject_key'";
         self.read("read the subject key", tenant.as_str(), |tx| Ok(tx.query_one(sql, &[])?.get(0)))

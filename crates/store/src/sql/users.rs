@@ -15,6 +15,16 @@ pub(crate) const SET: &str = "INSERT INTO user_states (tenant, user_id, state, u
 pub(crate) const OWNED_BY_USER: [&str; 8] =
     ["memories", "messages", "traces", "extraction_queue", "chat_progress", "user_states", "documents", "observations"];
 
+/// Every user of tenant `$1` with a row in any table that carries user ids, sorted: whoever a
+/// tenant's reset must erase, including a user with only messages or a switch.
+pub(crate) fn known_users() -> String {
+    let each: Vec<String> = OWNED_BY_USER
+        .iter()
+        .map(|t| format!("SELECT user_id FROM {t} WHERE tenant = $1 AND user_id IS NOT NULL AND user_id <> ''"))
+        .collect();
+    format!("{} ORDER BY user_id", each.join(" UNION "))
+}
+
 /// Deletes the rows of user `$2` of tenant `$1` from `table` (one of [`OWNED_BY_USER`], or
 /// `partitions` or `message_versions`: a user id can itself be personal data, an e-mail address).
 pub(crate) fn delete_owned(table: &str) -> String {

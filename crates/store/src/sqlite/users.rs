@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, params_from_iter};
 
 use super::SqliteStore;
-use super::rows::{execute, insert, query_opt};
+use super::rows::{execute, insert, query, query_opt};
 use crate::error::{Result, StoreError};
 use crate::plan::turn::Durability;
 use crate::rows::{Row, encode};
@@ -23,6 +23,11 @@ impl Users for SqliteStore {
     fn set_user_state(&self, tenant: &TenantId, user: &UserId, state: UserState, at: DateTime<Utc>) -> Result<()> {
         let (stmt, args) = sql::switch(tenant, user, state, at);
         self.write("set user state", |tx| execute(tx, "set user state", stmt, params_from_iter(&args)).map(drop))
+    }
+
+    fn known_users(&self, tenant: &TenantId) -> Result<Vec<UserId>> {
+        let sql = Dialect::Sqlite.sql(&sql::known_users()).into_owned();
+        self.read(|c| query(c, "known users", &sql, params![tenant.as_str()], |r| r.parse(0)))
     }
 
     fn subject_key(&self, _tenant: &TenantId) -> Result<Vec<u8>> {

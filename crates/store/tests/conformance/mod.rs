@@ -169,6 +169,7 @@ macro_rules! backends {
                     user_states_round_trip_and_are_isolated,
                     the_subject_key_is_made_once_for_the_installation,
                     erasing_many_users_at_once_erases_each_and_nothing_else,
+                    known_users_include_those_without_memories,
                 );
                 backends!(@concern $open; queue: background_queue_is_durable_idempotent_and_scoped);
                 backends!(@concern $open; transfer:

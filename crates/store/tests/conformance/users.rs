@@ -155,3 +155,19 @@ pub(crate) fn erasing_many_users_at_once_erases_each_and_nothing_else(store: &dy
     }
     assert!(store.erase_users(&tenant, &[]).unwrap().is_empty(), "nobody to erase: nothing done");
 }
+
+/// A tenant's users are everyone the store holds anything of: a user with only messages, or only
+/// a switch, is listed beside one with memories, and another tenant's users never are.
+pub(crate) fn known_users_include_those_without_memories(store: &dyn Store) {
+    use mnemo_core::{UserId, UserState};
+    let talker = scope("acme", Some("talker"), Some("c1"));
+    store.append_messages(&[msg(&talker, "m0", "ok thanks", t0())]).unwrap();
+    let keeper = scope("acme", Some("keeper"), None);
+    insert(store, &memory(&keeper, Kind::Profile, "User keeps bees"), None);
+    let tenant = keeper.tenant.clone();
+    store.set_user_state(&tenant, &UserId::new("paused").unwrap(), UserState::Paused, t0()).unwrap();
+    let other = scope("evil", Some("stranger"), Some("c1"));
+    store.append_messages(&[msg(&other, "m0", "hello", t0())]).unwrap();
+    let names: Vec<String> = store.known_users(&tenant).unwrap().iter().map(|u| u.to_string()).collect();
+    assert_eq!(names, ["keeper", "paused", "talker"]);
+}
