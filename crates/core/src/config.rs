@@ -235,7 +235,9 @@ pub struct RankingTuning {
     /// Share of a user's messages a query word must stand in to count as common
     /// ([`crate::common`]): the dense half then embeds the query with and without it, averaged,
     /// so a speaker label or the name of the person a whole conversation is with no longer
-    /// outweighs the words that tell messages apart; 0 turns it off.
+    /// outweighs the words that tell messages apart; 0 turns it off. One message in ten: an
+    /// assistant that calls the user by name ("Wow, Joanna, …") does so in 5–30% of a long
+    /// chat, so at the earlier 30% the user's own name still pulled every such reply forward.
     pub common_term_share: f32,
     /// Messages a user needs before any word counts as common: in a short history a share is a
     /// topic, not a label.
@@ -269,7 +271,7 @@ impl Default for RankingTuning {
             period_candidates: 10,
             session_cohesion: 0.1,
             max_passages: 8,
-            common_term_share: 0.3,
+            common_term_share: 0.1,
             common_term_min_messages: 50,
         }
     }
