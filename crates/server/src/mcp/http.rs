@@ -355,14 +355,20 @@ async fn post_inner(st: &Arc<McpState>, request: Request) -> Result<Response, Re
     Ok(json_reply(reply))
 }
 
-/// Runs the protocol on the blocking pool (tools call the engine, which does disk and model work).
+/// Runs the protocol on the blocking pool (tools call the engine, which does disk and model work);
+/// a call to a heavy tool first waits for one of the tenant's heavy places, as the HTTP routes do.
 async fn run(
     st: &Arc<McpState>,
     tenant: TenantId,
     mut state: SessionState,
     payload: Value,
 ) -> Result<(Option<Value>, SessionState), Refusal> {
+    let place = match protocol::calls_heavy_tool(&payload) {
+        true => Some(st.app.heavy.enter(&tenant).await),
+        false => None,
+    };
     Ok(crate::blocking(&st.app, move |memory| {
+        let _place = place;
         let reply = protocol::handle_payload(memory, &tenant, &mut state, payload);
         Ok((reply, state))
     })

@@ -30,6 +30,22 @@ impl SessionState {
     }
 }
 
+/// Whether `payload` (a message or a batch) calls a tool that keeps a thread long
+/// ([`super::tools::Tool::heavy`]).
+pub(crate) fn calls_heavy_tool(payload: &Value) -> bool {
+    let heavy = |m: &Value| {
+        m.get("method").and_then(Value::as_str) == Some("tools/call")
+            && m.pointer("/params/name")
+                .and_then(Value::as_str)
+                .and_then(super::tools::Tool::by_name)
+                .is_some_and(|t| t.heavy())
+    };
+    match payload {
+        Value::Array(items) => items.iter().any(heavy),
+        m => heavy(m),
+    }
+}
+
 /// Handles one payload (a message or, where the revision allows, a batch) for a tenant and
 /// returns the reply to send, or `None` when nothing is owed (notifications, responses).
 pub(crate) fn handle_payload(
@@ -221,5 +237,25 @@ fn tool_error_text(e: &ApiError) -> String {
             format!("{e}; reference {reference}")
         }
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::calls_heavy_tool;
+    use serde_json::json;
+
+    #[test]
+    fn ingesting_tools_are_heavy_and_reads_are_not() {
+        let call = |name: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name}});
+        for heavy in ["remember", "store_document", "rotate_session"] {
+            assert!(calls_heavy_tool(&call(heavy)), "{heavy}");
+        }
+        for light in ["recall", "context", "forget", "list_memories", "no_such_tool"] {
+            assert!(!calls_heavy_tool(&call(light)), "{light}");
+        }
+        assert!(!calls_heavy_tool(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})));
+        assert!(calls_heavy_tool(&json!([call("recall"), call("remember")])), "a batch holding one ingest");
+        assert!(!calls_heavy_tool(&json!([call("recall"), call("context")])));
     }
 }

@@ -340,6 +340,13 @@ impl Tool {
         }
     }
 
+    /// Whether the tool keeps a thread long (an ingest with the model, a document's store and
+    /// outline, a session's rotation), so its call waits for one of the tenant's heavy places
+    /// like the HTTP routes that do the same work.
+    pub(crate) fn heavy(self) -> bool {
+        matches!(self, Tool::Remember | Tool::StoreDocument | Tool::RotateSession)
+    }
+
     pub(crate) fn by_name(name: &str) -> Option<Tool> {
         Tool::ALL.into_iter().find(|t| t.name() == name)
     }
