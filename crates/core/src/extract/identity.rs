@@ -1017,18 +1017,21 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.home-my-home",
             Mode::Statement,
-            &["home"],
+            &["home", "house", "apartment", "flat", "place"],
             r"(?x)
                 # e.g. I call Melbourne home.
                 \b(?:
                     my\s+(?:home|house|apartment|flat|place)\s+is\s+(?:in|near)
-                    | home\s+(?:base\s+)?is
+                    # e.g. Home for me is Leeds these days.
+                    | home(?:\s+for\s+(?:me|us))?(?:\s+base)?\s+is
                     | i\s+call\s+(?P<called>\S+(?:\s+(?-i:[A-Z])\S*)?)\s+home
+                    # e.g. Leeds is home now. (a capitalised place opening the sentence)
+                    | ^\s*(?P<is>(?-i:[A-Z])\S*(?:\s+(?-i:[A-Z])\S*)?)\s+is\s+home\b(?:\s+(?:now|these\s+days|for\s+(?:me|us)))*\s*[.!]?\s*$
                 )
                 \s*(?P<x><CLAUSE>)?
             ",
             |c, s| {
-                let x = cap(c, "called").or(cap(c, "x")).unwrap_or_default();
+                let x = cap(c, "called").or(cap(c, "is")).or(cap(c, "x")).unwrap_or_default();
                 let Some(p) = place(x, s) else { return Vec::new() };
                 vec![Found::add(profile(format!("User lives in {p}"), 0.85, 0.8).keyed("home", p))]
             },
