@@ -20,7 +20,7 @@ use super::{
     Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan,
     preference, resolution,
 };
-use super::{lex, sentences, spelling, style, tool};
+use super::{lex, readable, sentences, spelling, style, tool};
 use crate::language::{self, Language};
 use crate::message::{Message, Role};
 use crate::op::{Action, ProposedOp, Target};
@@ -501,6 +501,11 @@ impl Extractor for HeuristicExtractor {
                     episodes.extend(episodic::capture(&s).filter(|e| !only_names(&e.content, &named)));
                 }
                 for mut f in settled {
+                    // A rule's capture cut before its object ("User is feeling proud of") says
+                    // nothing true on its own.
+                    if matches!(f.action, Action::Add | Action::Update(_)) && readable::unfinished(&f.draft.content) {
+                        continue;
+                    }
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
                     // What is asserted holds at least from when it was said.
                     if matches!(f.action, Action::Add | Action::Update(_) | Action::Contradict(_)) {

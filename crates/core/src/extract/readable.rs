@@ -26,6 +26,8 @@ pub(super) enum Flaw {
     Vocative,
     /// "Good news, …", "Wow, …": an interjection before the statement.
     Interjection,
+    /// "User is feeling proud of": cut before its object, on a word no sentence ends with.
+    Unfinished,
 }
 
 /// The first flaw of `text`, a memory in the third person; `None` when it reads well.
@@ -47,8 +49,27 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if interjection().is_match(text) {
         return Some(Flaw::Interjection);
     }
+    if unfinished(text) {
+        return Some(Flaw::Unfinished);
+    }
     None
 }
+
+/// Whether `text` stops on a word that needs another after it (an article, a possessive, a
+/// conjunction, "of", "than"). Words that may end a sentence in speech ("someone to talk to",
+/// "a place to live in") are not counted, nor a text that ends inside a quote.
+pub(super) fn unfinished(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches(['.', '!', '?', ',', ';', ':', '…']);
+    if t.ends_with('"') {
+        return false;
+    }
+    let last = t.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("").to_lowercase();
+    NEEDS_MORE.contains(&last.as_str())
+}
+
+/// Words after which a sentence cannot stop.
+const NEEDS_MORE: &[&str] =
+    &["of", "the", "a", "an", "and", "or", "but", "my", "your", "their", "his", "her", "our", "than", "user's"];
 
 /// The user's own words as a dated quote: what is kept when the rewrite reads wrong. "User" is
 /// the speaker, as in every memory, so attribution names another speaker the same way.
@@ -98,6 +119,16 @@ fn interjection() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_cut_before_its_object_is_unfinished() {
+        assert_eq!(flaw("User is feeling proud of"), Some(Flaw::Unfinished));
+        assert_eq!(flaw("User went hiking with their"), Some(Flaw::Unfinished));
+        assert_eq!(flaw("User is taller than."), Some(Flaw::Unfinished));
+        assert_eq!(flaw("User needs someone to talk to"), None);
+        assert_eq!(flaw("User is proud of their daughter"), None);
+        assert_eq!(flaw("On 2026-03-02 User said: \"I'm so proud of\""), None);
+    }
 
     #[test]
     fn flawed_rewrites_are_named() {
