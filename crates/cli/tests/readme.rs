@@ -53,7 +53,10 @@ fn run(scratch: &Path, script: &str) -> (String, String) {
 #[test]
 fn the_readme_http_example_remembers_the_city() {
     let curl = Command::new("curl").arg("--version").output();
-    assert!(curl.is_ok_and(|o| o.status.success()), "the README's HTTP example needs curl (Debian: apt-get install curl)");
+    assert!(
+        curl.is_ok_and(|o| o.status.success()),
+        "the README's HTTP example needs curl (Debian: apt-get install curl)"
+    );
     let block = sh_block("## HTTP API");
     let port = free_port().to_string();
     assert!(block.contains("8080"), "the example names its port: {block}");

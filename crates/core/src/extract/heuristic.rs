@@ -296,6 +296,26 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
 
 /// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
 /// rest of the sentence may still tell what happened to them.
+/// Whether `asked`, the assistant's turn before a user's message, asks about one of the user's
+/// people ("what's your nan into these days?"): the answer ("gardening n bingo") is about them.
+fn asks_about_someone(asked: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(&format!(r"(?i)\byour\s+(?:{})\b[^?]*\?", lex::RELATIONS)).expect("asks-about regex")
+    });
+    re.is_match(asked)
+}
+
+/// Whether a sentence speaks of the user in the first person, so it is about them whatever it
+/// answers.
+fn first_person(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|us)\b").expect("first-person regex")
+    });
+    re.is_match(lower)
+}
+
 fn names_someone(f: &Found) -> bool {
     f.action == Action::Add && f.draft.key.as_deref().is_some_and(|k| k.starts_with("family:") || k.starts_with("pet:"))
 }
@@ -446,7 +466,13 @@ impl Extractor for HeuristicExtractor {
 
     fn extract(&self, batch: &[Message]) -> Vec<ProposedOp> {
         let mut ops: Vec<ProposedOp> = Vec::new();
-        for m in batch.iter().filter(|m| m.role == Role::User) {
+        for (i, m) in batch.iter().enumerate().filter(|(_, m)| m.role == Role::User) {
+            // An answer to "what's your nan into?" without "I" or "my" is about the nan: no
+            // sentence of it becomes a memory about the user.
+            let answers_for_someone = i
+                .checked_sub(1)
+                .map(|p| &batch[p])
+                .is_some_and(|q| q.role == Role::Assistant && asks_about_someone(&q.content));
             // The rules are English: another language's sentences are archived, never read by
             // them ("Me llamo Lucía" is no "call me" request). A sentence too short to tell
             // takes its message's language, told from what the user typed.
@@ -461,11 +487,14 @@ impl Extractor for HeuristicExtractor {
                     Language::Unknown => message_language,
                     known => known,
                 };
-                if sent.contains("[redacted") || !sentence_language.reads_as_english() {
+                let lower = sent.to_lowercase();
+                if sent.contains("[redacted")
+                    || !sentence_language.reads_as_english()
+                    || (answers_for_someone && !first_person(&lower))
+                {
                     prev = Some(sent);
                     continue;
                 }
-                let lower = sent.to_lowercase();
                 let s = Sentence {
                     text: sent,
                     prev,
@@ -552,6 +581,25 @@ pub(crate) mod tests {
     /// The ops for one user message.
     pub(crate) fn run(text: &str) -> Vec<ProposedOp> {
         HeuristicExtractor.extract(&[message("m1", text)])
+    }
+
+    /// The contents of the ops for a user's answer to the assistant's `asked`.
+    fn answering(asked: &str, text: &str) -> Vec<String> {
+        let mut q = message("m0", asked);
+        q.role = Role::Assistant;
+        HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn an_answer_about_someone_else_is_no_memory_about_the_user() {
+        let asked = "aw that's lovely. what's your nan into these days?";
+        assert_eq!(answering(asked, "gardening n bingo n shouting at the telly"), Vec::<String>::new());
+        // Said in the first person, it is about the user whatever it answers.
+        assert!(!answering(asked, "No idea, I haven't seen her since I moved to Leeds.").is_empty());
+        // A question about the user's own weekend leaves the answer theirs.
+        let mine = answering("How was your weekend?", "Went hiking in the Peak District with the kids.");
+        assert!(!mine.is_empty());
+        assert_eq!(mine, contents("Went hiking in the Peak District with the kids."));
     }
 
     /// The contents of the ops for one user message.

@@ -66,7 +66,7 @@ pub(super) const RELATIONS: &str = "mother-in-law|father-in-law|sister-in-law|br
     sons|son|daughters|daughter|kids|kid|children|child|baby|toddler|twins|\
     mom|mum|mother|mommy|mummy|mama|dad|father|daddy|papa|parents|\
     sisters|sister|brothers|brother|siblings|sibling|twin|\
-    grandma|grandmother|granny|nana|grandpa|grandfather|grandparents|grandson|granddaughter|grandkids|grandchildren|\
+    grandma|grandmother|granny|nana|nan|gran|grandpa|grandfather|grandparents|grandson|granddaughter|grandkids|grandchildren|\
     aunt|auntie|uncle|cousin|niece|nephew|godson|goddaughter|\
     best\\s+friend|bff|friend|roommate|flatmate|housemate|neighbou?r|\
     boss|manager|coworker|co-worker|colleague|teammate|mentor|therapist|doctor|landlord";
@@ -857,7 +857,7 @@ fn synonyms(word: &str) -> &'static [&'static str] {
     match word {
         "mom" | "mum" | "mother" | "mommy" | "mummy" | "mama" | "ma" => &["mom", "mum", "mother"],
         "dad" | "father" | "daddy" | "papa" | "pa" => &["dad", "father"],
-        "grandma" | "grandmother" | "granny" | "nana" => &["grandma", "grandmother"],
+        "grandma" | "grandmother" | "granny" | "nana" | "nan" | "gran" => &["grandma", "grandmother"],
         "grandpa" | "grandfather" => &["grandpa", "grandfather"],
         "doc" | "doctor" | "gp" => &["doctor"],
         "dentist" | "dentists" | "dental" => &["dentist"],
@@ -901,7 +901,7 @@ pub(super) fn relation_key(rel: &str) -> String {
         "mom" | "mum" | "mommy" | "mummy" | "mama" | "mother" => "mother".into(),
         "dad" | "daddy" | "papa" | "father" => "father".into(),
         "fiancé" | "fiance" | "fiancée" | "fiancee" => "fiance".into(),
-        "grandma" | "granny" | "nana" | "grandmother" => "grandmother".into(),
+        "grandma" | "granny" | "nana" | "nan" | "gran" | "grandmother" => "grandmother".into(),
         "grandpa" | "grandfather" => "grandfather".into(),
         "kid" | "child" => "child".into(),
         "bff" | "best friend" => "best_friend".into(),
