@@ -164,7 +164,7 @@ pub(crate) fn known_users_include_those_without_memories(store: &dyn Store) {
     store.append_messages(&[msg(&talker, "m0", "ok thanks", t0())]).unwrap();
     let keeper = scope("acme", Some("keeper"), None);
     insert(store, &memory(&keeper, Kind::Profile, "User keeps bees"), None);
-    let tenant = keeper.tenant.clone();
+    let tenant = keeper.tenant;
     store.set_user_state(&tenant, &UserId::new("paused").unwrap(), UserState::Paused, t0()).unwrap();
     let other = scope("evil", Some("stranger"), Some("c1"));
     store.append_messages(&[msg(&other, "m0", "hello", t0())]).unwrap();
