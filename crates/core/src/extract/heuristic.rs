@@ -59,7 +59,7 @@ fn without_speaker(text: &str) -> &str {
     attribution::split_speaker(text).map_or(text, |(_, rest)| rest)
 }
 
-/// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant".
+/// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant", "wat".
 ///
 /// `english`: whether the message reads as English; only then are "im" and "dont" expanded (in
 /// German "im" is "in the").
@@ -68,7 +68,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     let mut s: Cow<'_, str> = spelling::corrected(text);
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre)\b")
+        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre|wat|wut|wot)\b")
             .expect("contraction regex")
     });
     if s.contains("tl;dr") || s.contains("TL;DR") {
@@ -115,6 +115,8 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 "thats" => "that's",
                 "whats" => "what's",
                 "theyre" => "they're",
+                // Texting's "what": "wat do i get my nan" is a question, never a statement.
+                "wat" | "wut" | "wot" => "what",
                 _ => return w.to_string(),
             };
             if w.starts_with(char::is_uppercase) { lex::title(fixed) } else { fixed.to_string() }
@@ -297,11 +299,16 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
 /// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
 /// rest of the sentence may still tell what happened to them.
 /// Whether `asked`, the assistant's turn before a user's message, asks about one of the user's
-/// people ("what's your nan into these days?"): the answer ("gardening n bingo") is about them.
+/// people ("what's your nan into these days?", "what does she enjoy doing?"): the answer
+/// ("gardening n bingo") is about them.
 fn asks_about_someone(asked: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(&format!(r"(?i)\byour\s+(?:{})\b[^?]*\?", lex::RELATIONS)).expect("asks-about regex")
+        Regex::new(&format!(
+            r"(?i)(?:\byour\s+(?:{})\b|\b(?:does|did|is|was|has|had|would|will|can|could)\s+(?:she|he)\b)[^?]*\?",
+            lex::RELATIONS
+        ))
+        .expect("asks-about regex")
     });
     re.is_match(asked)
 }
@@ -591,9 +598,17 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_texted_question_is_no_statement() {
+        assert_eq!(contents("wat do i get my nan for her 80th shes impossible to buy for"), Vec::<String>::new());
+        assert_eq!(contents("wut should i cook tonight"), Vec::<String>::new());
+    }
+
+    #[test]
     fn an_answer_about_someone_else_is_no_memory_about_the_user() {
         let asked = "aw that's lovely. what's your nan into these days?";
         assert_eq!(answering(asked, "gardening n bingo n shouting at the telly"), Vec::<String>::new());
+        let asked = "A 90th is a big one! What does she like doing?";
+        assert_eq!(answering(asked, "baking n crosswords mostly"), Vec::<String>::new());
         // Said in the first person, it is about the user whatever it answers.
         assert!(!answering(asked, "No idea, I haven't seen her since I moved to Leeds.").is_empty());
         // A question about the user's own weekend leaves the answer theirs.
