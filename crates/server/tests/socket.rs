@@ -6,8 +6,17 @@ use mnemo_server::{AppState, KeyStore};
 
 use crate::common::http;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn serves_over_tcp() {
+/// `mnemo serve` on a loopback port over a fresh store with the hash embedder, a key of tenant
+/// `acme`, and the means to stop it.
+struct Running {
+    _dir: tempfile::TempDir,
+    addr: std::net::SocketAddr,
+    key: String,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn running() -> Running {
     let dir = tempfile::tempdir().unwrap();
     let config = mnemo::Config { data_dir: dir.path().to_path_buf(), ..mnemo::Config::default() };
     let store = Arc::new(mnemo::store::SqliteStore::open(config.db_path()).unwrap());
@@ -21,6 +30,12 @@ async fn serves_over_tcp() {
     let server = tokio::spawn(mnemo_server::serve_on(listener, AppState::new(memory, keys), async {
         let _ = stopped.await;
     }));
+    Running { _dir: dir, addr, key, stop, server }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_over_tcp() {
+    let Running { _dir, addr, key, stop, server } = running().await;
 
     let results = tokio::task::spawn_blocking(move || {
         let health = http(addr, "GET", "/healthz", None, "");
@@ -70,18 +85,7 @@ fn read_response(stream: &mut std::net::TcpStream) -> Option<(String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_post_leaves_the_connection_usable_or_says_it_closes() {
     use std::io::Write;
-    let dir = tempfile::tempdir().unwrap();
-    let config = mnemo::Config { data_dir: dir.path().to_path_buf(), ..mnemo::Config::default() };
-    let store = Arc::new(mnemo::store::SqliteStore::open(config.db_path()).unwrap());
-    let memory = Arc::new(mnemo::Memory::from_parts(config, store, None, Arc::new(mnemo::SystemClock)));
-    let keys = KeyStore::open(&dir.path().join("keys.db")).unwrap();
-    let (key, _) = keys.create("acme").unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(mnemo_server::serve_on(listener, AppState::new(memory, keys), async {
-        let _ = stopped.await;
-    }));
+    let Running { _dir, addr, key, stop, server } = running().await;
 
     let outcomes = tokio::task::spawn_blocking(move || {
         let mut outcomes = Vec::new();
