@@ -87,7 +87,9 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
         Action::Update(Target::Key(k)) => Action::Update(Target::Key(key_of(&k))),
         _ => return None,
     };
-    if op.draft.kind == Kind::Protocol {
+    // A boundary, or a wish about the replies ("more detail, please"), was said to someone else:
+    // it is no rule for this assistant's answers to the user.
+    if op.draft.kind == Kind::Protocol || op.draft.rule.as_deref().is_some_and(|r| r.starts_with("style.")) {
         return None;
     }
     op.draft.key = op.draft.key.as_deref().map(key_of);
@@ -138,6 +140,17 @@ mod tests {
             assert!(op.draft.content.contains("Melanie"), "{op:?}");
             assert!(op.draft.key.as_deref().is_none_or(|k| k.starts_with("person:melanie:")), "{op:?}");
             assert_ne!(op.draft.effective_surface(), Surface::FactCheck, "{op:?}");
+        }
+    }
+
+    #[test]
+    fn a_wish_about_replies_said_by_another_speaker_sets_no_style() {
+        let style =
+            |ops: &[ProposedOp]| ops.iter().any(|o| o.draft.rule.as_deref().is_some_and(|r| r.starts_with("style.")));
+        for t in ["I prefer detailed answers.", "Please use bullet points", "Reply in German please"] {
+            assert!(style(&run(t)), "the user's own wish sets the style: {t}");
+            let said = format!("Calvin: {t}");
+            assert!(!style(&run(&said)), "{said}: {:?}", run(&said));
         }
     }
 
