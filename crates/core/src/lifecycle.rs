@@ -30,7 +30,10 @@ fn last_reference(m: &Memory) -> DateTime<Utc> {
 /// (past its TTL, or an open loop overdue or silent past its limit). The jobs apply [`next`] on
 /// a schedule; a block must not raise "due 2023-03-01" in October because the job has not run.
 pub fn is_live(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> bool {
-    m.status == Status::Active && next(m, now, t).is_none_or(|tr| tr.to != Status::Archived)
+    // Only a TTL or an open loop's aging archives an active row; asking `next` about the rest
+    // (it words a reason for every event gone stale) would cost each recalled candidate.
+    let may_archive = m.expires_at.is_some() || matches!(m.kind.spec().aging, Aging::ClosesWhenOverdueOrSilent);
+    m.status == Status::Active && (!may_archive || next(m, now, t).is_none_or(|tr| tr.to != Status::Archived))
 }
 
 /// The transition due for `m` at `now`, if any.
