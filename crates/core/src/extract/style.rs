@@ -179,7 +179,23 @@ pub(super) fn rules() -> Vec<Rule> {
                 | \bexplain\s+(?:things\s+|everything\s+)?in\s+(?:more\s+|great\s+|full\s+)?(?:detail|depth)\b
                 | \bmore\s+in-depth\b
             ",
-            |_, _| length(Some("long")),
+            |c, s| {
+                let said = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
+                let after = c.get(0).map_or("", |m| &s.text[m.end()..]).trim_start().to_lowercase();
+                // "more details about the game": one topic's, not how every answer should be.
+                if ["about", "on ", "regarding", "of ", "for "].iter().any(|w| after.starts_with(w)) {
+                    return Vec::new();
+                }
+                // "Let's go into more detail", "dig deeper": the topic at hand, unless the
+                // sentence says it is for good.
+                let for_good = ["from now on", "always", "in general", "going forward", "in future", "every time"]
+                    .iter()
+                    .any(|w| s.lower.contains(w));
+                if (said.starts_with("go ") || said.starts_with("dig ")) && !for_good {
+                    return Vec::new();
+                }
+                length(Some("long"))
+            },
         ),
         Rule::new(
             "style.format",
@@ -670,6 +686,18 @@ mod tests {
             "your replies are too short",
             "I want in-depth answers from now on",
         ] {
+            assert_eq!(keyed(s, "answer_length"), Some("long".into()), "{s}");
+        }
+        // A request about the topic at hand is no standing wish for every answer.
+        for s in [
+            "Let's go into more detail.",
+            "Can you give me more details about the game?",
+            "I want more details on the trip!",
+            "ok let's dig deeper",
+        ] {
+            assert_eq!(keyed(s, "answer_length"), None, "{s}");
+        }
+        for s in ["Can you go into more detail from now on?", "Always go deeper than that, please."] {
             assert_eq!(keyed(s, "answer_length"), Some("long".into()), "{s}");
         }
     }
