@@ -296,8 +296,6 @@ fn clauses(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
-/// rest of the sentence may still tell what happened to them.
 /// Whether `asked`, the assistant's turn before a user's message, asks about one of the user's
 /// people ("what's your nan into these days?", "what does she enjoy doing?"): the answer
 /// ("gardening n bingo") is about them.
@@ -323,6 +321,8 @@ fn first_person(lower: &str) -> bool {
     re.is_match(lower)
 }
 
+/// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
+/// rest of the sentence may still tell what happened to them.
 fn names_someone(f: &Found) -> bool {
     f.action == Action::Add && f.draft.key.as_deref().is_some_and(|k| k.starts_with("family:") || k.starts_with("pet:"))
 }
