@@ -15,12 +15,12 @@ use mnemo_core::{
     Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
     Provenance, Scope, Status, Surface, Target, TenantId, UserState, Verdict,
 };
-use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors};
+use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
 use crate::config::{ExtractorKind, MemoryScope};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// One proposed op and what became of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +71,10 @@ pub(crate) fn new_turn_id() -> String {
 
 /// A target must match at least this well (fused relevance) to be acted on.
 const TARGET_MATCH: f32 = 0.45;
+
+/// Times one extracted op is judged and written when the row it was judged against keeps
+/// vanishing before the write (each attempt reads afresh; a second is almost always enough).
+const STALE_ATTEMPTS: usize = 3;
 
 /// Verbs so common in plans that sharing one says nothing about which plan is meant.
 const GENERIC_VERBS: &[&str] = &[
@@ -393,7 +397,16 @@ impl Memory {
             ops.iter().map(|o| if writes(o) { embedded.next() } else { None }).collect();
         let mut records = Vec::with_capacity(ops.len());
         for (op, vector) in ops.into_iter().zip(vectors) {
-            let verdict = self.apply_op(scope, &owner, &op, vector, (extractor, version), turn)?;
+            let mut attempt = 1;
+            let verdict = loop {
+                match self.apply_op(scope, &owner, &op, vector.clone(), (extractor, version), turn) {
+                    // The row the gate judged against was deleted between its reads and this
+                    // write (an erasure, a reset or a delete racing the ingest): judge again on
+                    // what is there now rather than fail the whole batch.
+                    Err(Error::Store(StoreError::MemoryNotFound { .. })) if attempt < STALE_ATTEMPTS => attempt += 1,
+                    got => break got?,
+                }
+            };
             records.push(OpRecord { op, verdict });
         }
         Ok((records, degraded))

@@ -24,6 +24,7 @@
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 mod admission;
+mod background;
 pub mod auth;
 pub mod dto;
 pub mod error;
@@ -153,19 +154,22 @@ where
 /// [`blocking`] for work that keeps a thread long (ingest, storing a document, export, clear,
 /// erase): it first waits for one of the tenant's `limits.heavy_requests_per_tenant` places, so a
 /// tenant's burst queues behind its own cap and never fills the blocking pool every tenant's
-/// reads need. The place goes with the work onto its thread, so a client that hangs up frees it
-/// only when the work is done.
+/// reads need, then runs on a thread of its own at a lower CPU priority ([`background`]), so
+/// it never takes the cores those reads need either. The place goes with the work onto its
+/// thread, so a client that hangs up frees it only when the work is done.
 pub(crate) async fn heavy<T, F>(state: &AppState, tenant: &mnemo::core::TenantId, f: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Memory) -> Result<T, ApiError> + Send + 'static,
 {
     let place = state.heavy.enter(tenant).await;
-    blocking(state, move |memory| {
+    let memory = state.memory.clone();
+    background::run(move || {
         let _place = place;
-        f(memory)
+        f(&memory)
     })
     .await
+    .map_err(ApiError::internal)?
 }
 
 /// The whole API as a router, separate from any socket so tests can call it directly.

@@ -1,12 +1,15 @@
 //! Fairness over a real socket: one tenant holding the OpenAI proxy with calls its upstream
-//! never answers leaves another tenant's recall as fast as on an idle server.
+//! never answers, or keeping every expensive route busy (big ingests, document stores, exports,
+//! resets), leaves another tenant's recall as fast as on an idle server.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::common::{Hanging, configured, dana_messages, http};
+use std::sync::atomic::AtomicBool;
+
+use crate::common::{Fixture, Hanging, configured, dana_messages, http, without_rate_limit};
 
 /// Tenant A's concurrent proxy calls: more than the server's blocking pool below has threads.
 const CALLS: usize = 64;
@@ -35,26 +38,40 @@ fn recalls(addr: SocketAddr, key: &str) -> Vec<Duration> {
         .collect()
 }
 
-#[test]
-fn a_tenant_saturating_the_proxy_leaves_another_tenants_recall_as_fast() {
+/// The fixture's app served over loopback by a runtime shaped like `mnemo serve`'s on two
+/// cores (with a smaller blocking pool), with tenant B's user "dana" ingested and warm.
+fn serve(f: &Fixture) -> (tokio::runtime::Runtime, SocketAddr) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(BLOCKING_THREADS)
         .enable_all()
         .build()
         .unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(axum::serve(listener, f.app.clone()).into_future());
+    let (status, _) = http(addr, "POST", "/v1/messages", Some(&f.b), &dana_messages("dana", "c1").to_string());
+    assert!(status.contains("200"), "{status}");
+    recalls(addr, &f.b); // warm-up: the first calls pay for caches
+    (runtime, addr)
+}
+
+/// Within twice the idle p95, plus 50 ms of slack for a shared two-core CI machine, where a
+/// single descheduling of the test's thread costs tens of milliseconds.
+fn assert_within_twice(idle: Duration, loaded: Duration, what: &str) {
+    eprintln!("tenant B's recall p95: {idle:?} idle, {loaded:?} with {what}");
+    let bound = idle * 2 + Duration::from_millis(50);
+    assert!(loaded <= bound, "recall p95 {loaded:?} under {what}, {idle:?} idle (bound {bound:?})");
+}
+
+#[test]
+fn a_tenant_saturating_the_proxy_leaves_another_tenants_recall_as_fast() {
     let upstream = Hanging::start();
     let base = upstream.base();
     let f = configured(|c| c.proxy.upstream_url = base);
     let cap = f.memory.config().proxy.max_concurrent_per_tenant;
     assert!(CALLS > cap && CALLS > BLOCKING_THREADS);
-    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-    let addr = listener.local_addr().unwrap();
-    runtime.spawn(axum::serve(listener, f.app.clone()).into_future());
-
-    let (status, _) = http(addr, "POST", "/v1/messages", Some(&f.b), &dana_messages("dana", "c1").to_string());
-    assert!(status.contains("200"), "{status}");
-    recalls(addr, &f.b); // warm-up: the first calls pay for caches
+    let (runtime, addr) = serve(&f);
     let idle = p95(recalls(addr, &f.b));
 
     // Tenant A: CALLS chats at once to an upstream that never answers.
@@ -86,9 +103,83 @@ fn a_tenant_saturating_the_proxy_leaves_another_tenants_recall_as_fast() {
     let released = statuses.iter().filter(|s| s.contains("502")).count();
     assert_eq!((refused, released), (CALLS - cap, cap), "{statuses:?}");
 
-    eprintln!("tenant B's recall p95: {idle:?} idle, {loaded:?} with tenant A's {CALLS} hanging proxy calls");
-    // Within twice the idle p95, plus 50 ms of slack for a shared two-core CI machine, where a
-    // single descheduling of the test's thread costs tens of milliseconds.
-    let bound = idle * 2 + Duration::from_millis(50);
-    assert!(loaded <= bound, "recall p95 {loaded:?} under A's load, {idle:?} idle (bound {bound:?})");
+    assert_within_twice(idle, loaded, &format!("tenant A's {CALLS} hanging proxy calls"));
+}
+
+/// Tenant A's clients on an expensive route, each sending its next request as soon as the last
+/// is answered: more of them than A's places for heavy work.
+const HEAVY_CLIENTS: usize = 12;
+
+/// `n` messages of one of A's users in one request, as a big import would send them.
+fn big_ingest(user: &str, n: usize) -> String {
+    let messages: Vec<_> = (0..n)
+        .map(|i| {
+            serde_json::json!({
+                "role": "user",
+                "content": format!("On day {i} I walked the dog {i} times and cooked pasta with {i} tomatoes for my sister.")
+            })
+        })
+        .collect();
+    serde_json::json!({"user_id": user, "chat_id": "import", "messages": messages}).to_string()
+}
+
+/// One request of an expensive route by tenant A's client `client`: (method, path, body).
+type Heavy = fn(usize) -> Vec<(&'static str, String, String)>;
+
+#[test]
+fn a_tenant_saturating_each_expensive_route_leaves_another_tenants_recall_as_fast() {
+    let document = |client: usize| {
+        let text = "A long report about the river and its bridges. ".repeat(2_000);
+        let body = serde_json::json!({"user_id": format!("a{client}"), "kind": "research", "text": text});
+        vec![("POST", "/v1/documents".to_string(), body.to_string())]
+    };
+    let routes: [(&str, Heavy); 4] = [
+        ("ingests of 100 messages", |client| vec![("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 100))]),
+        ("document stores", document),
+        ("exports", |client| vec![("GET", format!("/v1/users/a{}/export", client % 2), String::new())]),
+        // mem0's `/reset` erases every user of the tenant; each client refills one first.
+        ("resets", |client| {
+            vec![("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 50)), ("POST", "/reset".into(), "{}".into())]
+        }),
+    ];
+    let f = configured(without_rate_limit);
+    let (_runtime, addr) = serve(&f);
+    // Something for A's exports to read: two users of 300 messages each.
+    for user in ["a0", "a1"] {
+        let (status, body) = http(addr, "POST", "/v1/messages", Some(&f.a), &big_ingest(user, 300));
+        assert!(status.contains("200"), "{status} {body}");
+    }
+    let idle = p95(recalls(addr, &f.b));
+    for (what, requests) in routes {
+        let stop = Arc::new(AtomicBool::new(false));
+        let sent = Arc::new(AtomicUsize::new(0));
+        let clients: Vec<_> = (0..HEAVY_CLIENTS)
+            .map(|client| {
+                let (key, stop, sent) = (f.a.clone(), stop.clone(), sent.clone());
+                std::thread::spawn(move || {
+                    let mut failed = Vec::new();
+                    while !stop.load(Ordering::SeqCst) {
+                        for (method, path, body) in requests(client) {
+                            sent.fetch_add(1, Ordering::SeqCst);
+                            let (status, answer) = http(addr, method, &path, Some(&key), &body);
+                            if !["200", "201", "204"].iter().any(|ok| status.contains(ok)) {
+                                failed.push(format!("{method} {path}: {status} {}", answer.chars().take(200).collect::<String>()));
+                            }
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        // Loaded: each of A's clients has sent a request, and the server has them in hand.
+        while sent.load(Ordering::SeqCst) < HEAVY_CLIENTS {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let loaded = p95(recalls(addr, &f.b));
+        stop.store(true, Ordering::SeqCst);
+        let failed: Vec<String> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();
+        assert!(failed.is_empty(), "A's {what} failed: {failed:?}");
+        assert_within_twice(idle, loaded, &format!("tenant A's {HEAVY_CLIENTS} clients sending {what}"));
+    }
 }

@@ -20,6 +20,7 @@ mod messages;
 mod observations;
 mod plan;
 mod policies;
+pub mod priority;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;

@@ -29,6 +29,14 @@ use super::{
 /// Error descriptions kept per level: enough to see what went wrong, not a log.
 const ERROR_SAMPLES: usize = 5;
 
+/// How often a level samples the started server's resident set: a long run shows whether
+/// memory levels off or keeps growing, which one figure at the end cannot.
+const RSS_EVERY: Duration = Duration::from_secs(10);
+
+/// Where a long level's resident set is compared with its end: by then caches have filled, so
+/// growth after it is what a leak looks like.
+const RSS_SETTLED_AFTER: Duration = Duration::from_secs(600);
+
 /// What a run does.
 #[derive(Debug)]
 pub(super) struct Plan {
@@ -89,6 +97,13 @@ struct Level {
     /// The server's resident set when the level ended, MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     server_rss_after_mib: Option<f64>,
+    /// The server's resident set every [`RSS_EVERY`] during the level: `[seconds, MiB]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    server_rss_samples: Vec<[f64; 2]>,
+    /// For a level longer than [`RSS_SETTLED_AFTER`]: the growth of the resident set from the
+    /// sample at that mark to the last one, in percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_rss_growth_after_settled_pct: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -331,14 +346,16 @@ fn level(
     }
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(plan.seconds);
-    let tallies: Vec<Tally> = std::thread::scope(|s| {
+    let (tallies, server_rss_samples): (Vec<Tally>, Vec<[f64; 2]>) = std::thread::scope(|s| {
+        let sampler = pid.map(|pid| s.spawn(move || sample_rss(pid, started, deadline)));
         let handles: Vec<_> = (0..concurrency)
             .map(|id| {
                 let client = Client::new(base, key, plan.timeout);
                 s.spawn(move || client_loop(&client, plan, cursor, (index, id), deadline))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect()
+        let tallies = handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect();
+        (tallies, sampler.map(|h| h.join().expect("the RSS sampler panicked")).unwrap_or_default())
     });
     let seconds = started.elapsed().as_secs_f64();
     let mut operations = BTreeMap::new();
@@ -372,7 +389,34 @@ fn level(
         error_samples,
         server_peak_rss_mib: proc("VmHWM"),
         server_rss_after_mib: proc("VmRSS"),
+        server_rss_growth_after_settled_pct: growth_after_settled(&server_rss_samples),
+        server_rss_samples,
     }
+}
+
+/// The resident set of `pid` every [`RSS_EVERY`] from `started` until `deadline`, as
+/// `[seconds since started, MiB]`.
+fn sample_rss(pid: u32, started: Instant, deadline: Instant) -> Vec<[f64; 2]> {
+    let pid = pid.to_string();
+    let mut samples = Vec::new();
+    let mut next = started + RSS_EVERY;
+    while next <= deadline {
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        if let Some(mib) = proc_status_mib(&pid, "VmRSS") {
+            samples.push([next.duration_since(started).as_secs_f64(), mib]);
+        }
+        next += RSS_EVERY;
+    }
+    samples
+}
+
+/// Growth in percent from the first sample at or after [`RSS_SETTLED_AFTER`] to the last one;
+/// `None` when the level ended before that mark.
+fn growth_after_settled(samples: &[[f64; 2]]) -> Option<f64> {
+    let mark = RSS_SETTLED_AFTER.as_secs_f64();
+    let settled = samples.iter().find(|[at, _]| *at >= mark)?;
+    let last = samples.last()?;
+    Some((last[1] / settled[1] - 1.0) * 100.0)
 }
 
 pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
@@ -416,6 +460,16 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
             l.errors,
             l.server_peak_rss_mib.map_or("n/a".to_string(), |m| format!("{m:.0} MiB")),
         );
+        if let Some(growth) = l.server_rss_growth_after_settled_pct {
+            let at = |i: usize| l.server_rss_samples.get(i).map_or(f64::NAN, |s| s[1]);
+            let settled = l.server_rss_samples.iter().position(|[t, _]| *t >= RSS_SETTLED_AFTER.as_secs_f64());
+            println!(
+                "    server RSS: {:.0} MiB at {} s, {:.0} MiB at the end ({growth:+.1}%)",
+                settled.map_or(f64::NAN, at),
+                RSS_SETTLED_AFTER.as_secs(),
+                at(l.server_rss_samples.len().saturating_sub(1)),
+            );
+        }
         for s in &l.error_samples {
             println!("    {s}");
         }
@@ -442,4 +496,22 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
     write_report(out, &report)?;
     ensure!(errors == 0, "{errors} request(s) failed under load (described in {})", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::growth_after_settled;
+
+    #[test]
+    fn growth_is_measured_from_the_settled_mark_to_the_end() {
+        // Ten-second samples: warm-up growth before 600 s does not count, what follows does.
+        let samples: Vec<[f64; 2]> = (1..=120).map(|i| [f64::from(i) * 10.0, if i < 60 { 100.0 } else { 200.0 }]).collect();
+        assert_eq!(growth_after_settled(&samples), Some(0.0));
+        let mut grew = samples.clone();
+        grew.last_mut().unwrap()[1] = 220.0;
+        assert!((growth_after_settled(&grew).unwrap() - 10.0).abs() < 1e-9);
+        // A level shorter than the mark has no settled figure.
+        assert_eq!(growth_after_settled(&samples[..50]), None);
+        assert_eq!(growth_after_settled(&[]), None);
+    }
 }

@@ -356,23 +356,23 @@ async fn post_inner(st: &Arc<McpState>, request: Request) -> Result<Response, Re
 }
 
 /// Runs the protocol on the blocking pool (tools call the engine, which does disk and model work);
-/// a call to a heavy tool first waits for one of the tenant's heavy places, as the HTTP routes do.
+/// a call to a heavy tool goes the HTTP routes' heavy way instead ([`crate::heavy`]): behind one
+/// of the tenant's heavy places, on a thread of lower priority.
 async fn run(
     st: &Arc<McpState>,
     tenant: TenantId,
     mut state: SessionState,
     payload: Value,
 ) -> Result<(Option<Value>, SessionState), Refusal> {
-    let place = match protocol::calls_heavy_tool(&payload) {
-        true => Some(st.app.heavy.enter(&tenant).await),
-        false => None,
-    };
-    Ok(crate::blocking(&st.app, move |memory| {
-        let _place = place;
+    let heavy = protocol::calls_heavy_tool(&payload).then(|| tenant.clone());
+    let work = move |memory: &mnemo::Memory| {
         let reply = protocol::handle_payload(memory, &tenant, &mut state, payload);
         Ok((reply, state))
+    };
+    Ok(match heavy {
+        Some(tenant) => crate::heavy(&st.app, &tenant, work).await?,
+        None => crate::blocking(&st.app, work).await?,
     })
-    .await?)
 }
 
 /// A reply as `application/json`, or 202 with no body when nothing is owed.

@@ -212,7 +212,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::SqliteStore::open(dir.path().join("store.db")).unwrap();
         let auto: u32 =
-            store.writer.lock().unwrap().conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).unwrap();
+            store.writer.take().conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).unwrap();
         assert_eq!(auto, BOUND_PAGES);
     }
 }

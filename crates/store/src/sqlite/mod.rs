@@ -17,11 +17,11 @@ mod schema;
 mod search;
 mod traces;
 mod transfer;
+mod turnstile;
 mod users;
 mod vectors;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use mnemo_core::Memory;
 use rusqlite::config::DbConfig;
@@ -31,6 +31,7 @@ use crate::error::{Result, StoreError};
 use crate::message_vectors::MessageVectorCache;
 use crate::plan::turn::Durability;
 use crate::vectors::VectorCache;
+use turnstile::Pool;
 
 /// Readers kept open beside the writer; WAL lets them run while a write is in progress.
 const READERS: usize = 4;
@@ -41,8 +42,8 @@ const STATEMENT_CACHE: usize = 256;
 /// The SQLite backend.
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Writer>,
-    readers: Vec<Mutex<Connection>>,
+    writer: Pool<Writer>,
+    readers: Pool<Connection>,
     pub(crate) vectors: VectorCache,
     /// Archival recall's vectors of each user's messages ([`crate::message_vectors`]).
     pub(crate) message_vectors: MessageVectorCache,
@@ -138,13 +139,13 @@ impl SqliteStore {
                 )
                 .map_err(open_err)?;
                 configure(&c).map_err(open_err)?;
-                Ok(Mutex::new(c))
+                Ok(c)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
             path,
-            writer: Mutex::new(Writer { conn: writer, durability: Durability::Flushed }),
-            readers,
+            writer: Pool::new(vec![Writer { conn: writer, durability: Durability::Flushed }]),
+            readers: Pool::new(readers),
             vectors: VectorCache::default(),
             message_vectors: MessageVectorCache::default(),
             checkpoints,
@@ -156,15 +157,9 @@ impl SqliteStore {
         &self.path
     }
 
-    /// Runs `f` on a free reader (or waits for one).
+    /// Runs `f` on a free reader, or waits for one in turn ([`turnstile`]).
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        for r in &self.readers {
-            if let Ok(conn) = r.try_lock() {
-                return f(&conn);
-            }
-        }
-        let conn = self.readers[0].lock().expect("reader lock");
-        f(&conn)
+        f(&self.readers.take())
     }
 
     /// Runs `f` inside an IMMEDIATE transaction on the writer; commits when it returns Ok.
@@ -184,7 +179,8 @@ impl SqliteStore {
         self.commit(op, Durability::Flushed, f, after)
     }
 
-    /// [`SqliteStore::write_then`], committed as far as `durability` says.
+    /// [`SqliteStore::write_then`], committed as far as `durability` says, on the writer taken
+    /// in turn ([`turnstile`]).
     fn commit<T, R>(
         &self,
         op: &'static str,
@@ -192,7 +188,7 @@ impl SqliteStore {
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>,
         after: impl FnOnce(T) -> R,
     ) -> Result<R> {
-        let mut writer = self.writer.lock().expect("writer lock");
+        let mut writer = self.writer.take();
         writer.set(durability).map_err(StoreError::sql(op))?;
         let tx = writer.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::sql(op))?;
         let out = f(&tx)?;
@@ -250,7 +246,7 @@ pub(crate) mod tests {
                 assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0, "planned again for {user}, {limit}");
             }
         };
-        runs(&store.writer.lock().unwrap().conn);
+        runs(&store.writer.take().conn);
         store
             .read(|conn| {
                 runs(conn);

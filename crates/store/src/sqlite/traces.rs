@@ -132,7 +132,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
         let level = || -> i64 {
-            store.writer.lock().unwrap().conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap()
+            store.writer.take().conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap()
         };
         let turn = |op: TraceOp| -> TraceEnvelope {
             serde_json::from_value(serde_json::json!({

@@ -132,7 +132,7 @@ impl SqliteStore {
     /// without free pages, and the WAL emptied. This rewrites the whole file, every tenant's
     /// rows, so [`Users::erase_users`] runs it once for all the users it erases.
     fn purge_after_erasure(&self) -> Result<()> {
-        let mut writer = self.writer.lock().expect("writer lock");
+        let mut writer = self.writer.take();
         writer.set(Durability::Flushed).map_err(StoreError::sql("purge after erasure"))?;
         // No checkpoint of the thread between the two TRUNCATE ones: it could leave the log busy.
         let _checkpoints = self.checkpoints.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -1,0 +1,90 @@
+//! Heavy work (ingest, storing a document, export, clear, erase, reset) on a thread of its own
+//! at a lower CPU priority than the threads that answer reads, and behind them at the store's
+//! shared connections ([`mnemo::store::priority`]).
+//!
+//! A tenant's cap on heavy work ([`crate::admission`]) bounds how many threads it holds, but on
+//! a machine with few cores even a handful of CPU-bound ingests take every core, and another
+//! tenant's recall then waits its turn behind them: 4 ms idle became 84 ms on two cores under
+//! one tenant's twelve big ingests. Run at a lower priority, the same work uses every core the
+//! reads leave idle and yields them as soon as a read wants one, so the read path keeps its
+//! latency and the heavy work its throughput when nothing else runs.
+//!
+//! Each job gets a fresh thread: the niceness of a thread can only be raised by an unprivileged
+//! process, never lowered back, so a pooled thread shared with reads could not carry it. A
+//! thread's start costs tens of microseconds against work of milliseconds to seconds.
+
+use tokio::sync::oneshot;
+
+/// How much nicer than the rest of the server heavy work runs: at +10, Linux's scheduler gives
+/// a thread at the default priority about nine times the CPU share of a heavy one.
+pub(crate) const NICENESS: i32 = 10;
+
+/// Runs `f` on a new thread at [`NICENESS`] and waits for its result without holding an async
+/// worker. `Err` carries the panic message when `f` panicked.
+pub(crate) async fn run<T, F>(f: F) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("mnemo-heavy".into())
+        .spawn(move || {
+            lower_priority();
+            let work = std::panic::AssertUnwindSafe(|| mnemo::store::priority::in_background(f));
+            let _ = tx.send(std::panic::catch_unwind(work));
+        })
+        .map_err(|e| format!("no thread for heavy work: {e}"))?;
+    match rx.await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(panic)) => Err(panic_message(&*panic)),
+        Err(_) => Err("heavy work ended without an answer".into()),
+    }
+}
+
+/// Raises the calling thread's niceness by [`NICENESS`] (Linux, where a thread has its own);
+/// elsewhere, and if the call fails, the thread keeps the server's priority.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{getpriority_process, setpriority_process};
+        let tid = Some(rustix::thread::gettid());
+        if let Ok(now) = getpriority_process(tid) {
+            let _ = setpriority_process(tid, now.saturating_add(NICENESS).min(19));
+        }
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    format!("heavy work panicked: {}", text.unwrap_or("(no message)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run;
+    #[cfg(target_os = "linux")]
+    use super::NICENESS;
+
+    #[cfg(target_os = "linux")]
+    fn own_niceness() -> i32 {
+        rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn heavy_work_runs_nicer_than_the_caller_and_returns_its_value() {
+        let caller = own_niceness();
+        let (value, heavy) = run(|| (42, own_niceness())).await.unwrap();
+        assert_eq!(value, 42);
+        assert_eq!(heavy, (caller + NICENESS).min(19));
+        // The caller's own thread is untouched.
+        assert_eq!(own_niceness(), caller);
+    }
+
+    #[tokio::test]
+    async fn a_panic_is_an_error_naming_it_not_a_lost_answer() {
+        let got = run(|| -> u8 { panic!("the index is gone") }).await;
+        assert_eq!(got.unwrap_err(), "heavy work panicked: the index is gone");
+    }
+}
