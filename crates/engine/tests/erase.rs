@@ -106,3 +106,43 @@ fn users_erased_together_each_get_their_receipt_and_leave_no_byte() {
     f.say(&users[1], &["I live in Lisbon."]);
     assert_eq!(f.memory.erase_user(&users[1]).unwrap().subject, receipts[1].subject);
 }
+
+/// An ingest racing the erasure of its own user lands before it or after it, never fails: an
+/// op judged against a row the erasure deleted in between is judged again on what is left.
+/// (Under load through the server, a tenant's ingests beside its `/reset` answered 500s.)
+#[test]
+fn ingests_racing_erasures_of_their_user_all_succeed() {
+    let f = crate::common::hashed();
+    let dana = chat("dana", "c1");
+    let lines = ["I live in Lisbon.", "I love green tea.", "My sister Ana is a nurse.", "I have a cat named Miso."];
+    std::thread::scope(|s| {
+        // What mem0's `/reset` does: erase the user, and forget every memory still listed.
+        let eraser = s.spawn(|| {
+            for _ in 0..40 {
+                f.memory.erase_user(&dana).unwrap();
+                for m in f.memory.list(&dana, &mnemo::store::ListFilter::default()).unwrap() {
+                    // A memory an ingest superseded meanwhile may be gone already.
+                    let _ = f.memory.forget(&dana, m.id);
+                }
+            }
+        });
+        let ingests: Vec<_> = (0..4i64)
+            .map(|client| {
+                let (f, dana) = (&f, &dana);
+                s.spawn(move || {
+                    for round in 0..40i64 {
+                        let at = t0() + chrono::Duration::minutes(round * 10 + client);
+                        // The same facts again and again: each round's gate finds the rows of
+                        // the rounds before (to reinforce them) unless the eraser took them.
+                        let messages = lines.iter().map(|l| NewMessage::user(*l, at)).collect();
+                        f.memory
+                            .ingest(dana, messages)
+                            .unwrap_or_else(|e| panic!("client {client} round {round}: {e}"));
+                    }
+                })
+            })
+            .collect();
+        ingests.into_iter().for_each(|i| i.join().unwrap());
+        eraser.join().unwrap();
+    });
+}

@@ -62,9 +62,9 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::run;
     #[cfg(target_os = "linux")]
     use super::NICENESS;
+    use super::run;
 
     #[cfg(target_os = "linux")]
     fn own_niceness() -> i32 {

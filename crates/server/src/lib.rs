@@ -24,8 +24,8 @@
 #![cfg_attr(not(test), deny(clippy::print_stderr, clippy::print_stdout))]
 
 mod admission;
-mod background;
 pub mod auth;
+mod background;
 pub mod dto;
 pub mod error;
 mod keepalive;

@@ -134,12 +134,17 @@ fn a_tenant_saturating_each_expensive_route_leaves_another_tenants_recall_as_fas
         vec![("POST", "/v1/documents".to_string(), body.to_string())]
     };
     let routes: [(&str, Heavy); 4] = [
-        ("ingests of 100 messages", |client| vec![("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 100))]),
+        ("ingests of 50 messages", |client| {
+            vec![("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 50))]
+        }),
         ("document stores", document),
         ("exports", |client| vec![("GET", format!("/v1/users/a{}/export", client % 2), String::new())]),
         // mem0's `/reset` erases every user of the tenant; each client refills one first.
         ("resets", |client| {
-            vec![("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 50)), ("POST", "/reset".into(), "{}".into())]
+            vec![
+                ("POST", "/v1/messages".into(), big_ingest(&format!("a{client}"), 50)),
+                ("POST", "/reset".into(), "{}".into()),
+            ]
         }),
     ];
     let f = configured(without_rate_limit);
@@ -163,7 +168,10 @@ fn a_tenant_saturating_each_expensive_route_leaves_another_tenants_recall_as_fas
                             sent.fetch_add(1, Ordering::SeqCst);
                             let (status, answer) = http(addr, method, &path, Some(&key), &body);
                             if !["200", "201", "204"].iter().any(|ok| status.contains(ok)) {
-                                failed.push(format!("{method} {path}: {status} {}", answer.chars().take(200).collect::<String>()));
+                                failed.push(format!(
+                                    "{method} {path}: {status} {}",
+                                    answer.chars().take(200).collect::<String>()
+                                ));
                             }
                         }
                     }

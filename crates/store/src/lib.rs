@@ -20,9 +20,9 @@ mod messages;
 mod observations;
 mod plan;
 mod policies;
-pub mod priority;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod priority;
 pub mod queue;
 mod rows;
 mod search;

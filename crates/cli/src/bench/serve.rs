@@ -505,7 +505,8 @@ mod tests {
     #[test]
     fn growth_is_measured_from_the_settled_mark_to_the_end() {
         // Ten-second samples: warm-up growth before 600 s does not count, what follows does.
-        let samples: Vec<[f64; 2]> = (1..=120).map(|i| [f64::from(i) * 10.0, if i < 60 { 100.0 } else { 200.0 }]).collect();
+        let samples: Vec<[f64; 2]> =
+            (1..=120).map(|i| [f64::from(i) * 10.0, if i < 60 { 100.0 } else { 200.0 }]).collect();
         assert_eq!(growth_after_settled(&samples), Some(0.0));
         let mut grew = samples.clone();
         grew.last_mut().unwrap()[1] = 220.0;

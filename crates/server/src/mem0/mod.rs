@@ -420,7 +420,14 @@ pub(crate) fn delete(memory: &mnemo::Memory, tenant: &TenantId, id: MemoryId) ->
 pub(crate) fn delete_matching(memory: &mnemo::Memory, tenant: &TenantId, filter: &Filter) -> Result<usize, ApiError> {
     let rows = matching(memory, tenant, filter)?;
     for r in &rows {
-        memory.forget(&r.owner, r.id)?;
+        match memory.forget(&r.owner, r.id) {
+            // Gone since it was listed (another reset, an erasure, a correction that replaced
+            // it): what this call wanted, not a failure of it.
+            Err(
+                mnemo::Error::NotFound { .. } | mnemo::Error::Store(mnemo::store::StoreError::MemoryNotFound { .. }),
+            ) => {}
+            done => done?,
+        }
     }
     Ok(rows.len())
 }

@@ -211,8 +211,7 @@ mod tests {
     fn a_store_s_writer_checkpoints_only_at_the_bound() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::SqliteStore::open(dir.path().join("store.db")).unwrap();
-        let auto: u32 =
-            store.writer.take().conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).unwrap();
+        let auto: u32 = store.writer.take().conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).unwrap();
         assert_eq!(auto, BOUND_PAGES);
     }
 }

@@ -131,9 +131,8 @@ mod tests {
     fn only_a_read_s_turn_commits_without_a_sync() {
         let dir = tempfile::tempdir().unwrap();
         let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap();
-        let level = || -> i64 {
-            store.writer.take().conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap()
-        };
+        let level =
+            || -> i64 { store.writer.take().conn.pragma_query_value(None, "synchronous", |r| r.get(0)).unwrap() };
         let turn = |op: TraceOp| -> TraceEnvelope {
             serde_json::from_value(serde_json::json!({
                 "turn_id": format!("t-{op}"), "scope": {"tenant": "acme", "user": "dana"}, "op": op.as_str(),
