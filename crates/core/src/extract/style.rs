@@ -188,10 +188,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 }
                 // "Let's go into more detail", "dig deeper": the topic at hand, unless the
                 // sentence says it is for good.
-                let for_good = ["from now on", "always", "in general", "going forward", "in future", "every time"]
-                    .iter()
-                    .any(|w| s.lower.contains(w));
-                if (said.starts_with("go ") || said.starts_with("dig ")) && !for_good {
+                if (said.starts_with("go ") || said.starts_with("dig ")) && !for_good(s) {
                     return Vec::new();
                 }
                 length(Some("long"))
@@ -612,11 +609,25 @@ fn format(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     vec![Found::add(Draft::new(Kind::Preference, content, 0.85, 0.65).keyed("format", value).surfaced(Surface::Adapt))]
 }
 
+/// Whether a sentence says its wish is for good ("from now on", "always"): what makes a request
+/// about the thing at hand a standing preference.
+fn for_good(s: &Sentence<'_>) -> bool {
+    ["from now on", "always", "in general", "going forward", "in future", "every time"]
+        .iter()
+        .any(|w| s.lower.contains(w))
+}
+
 fn tone(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let Some(x) = cap(c, "x").map(str::to_lowercase) else { return Vec::new() };
     let whole = c.get(0).map(|m| m.as_str().to_lowercase()).unwrap_or_default();
     // "how important it is to be kind": "be X" is a wish only when said to the assistant.
     if (whole.starts_with("be ") || whole.starts_with("please be")) && !s.addressed(c.get(0).map_or(0, |m| m.start())) {
+        return Vec::new();
+    }
+    // "keep it chill", "make it more formal": the message or draft at hand ("it"), unless the
+    // sentence says it is for good or for talking with the user ("with me").
+    let artifact = whole.starts_with("keep it ") || whole.starts_with("make it ");
+    if artifact && c.name("tail").is_none() && !for_good(s) {
         return Vec::new();
     }
     let liking = ["i ", "prefer", "like", "want", "appreciate"].iter().any(|w| whole.starts_with(w));
@@ -725,6 +736,12 @@ mod tests {
         assert_eq!(keyed("You should get to the point where it works", "answer_length"), None);
         assert_eq!(keyed("it's important to be kind", "tone"), None);
         assert_eq!(keyed("I like funny movies", "tone"), None);
+        // The draft at hand ("it"), not how to talk to the user, unless said for good.
+        assert_eq!(keyed("ok but keep it relaxed, he already thinks I'm rude", "tone"), None);
+        assert_eq!(keyed("Make it more formal, it's for the landlord.", "tone"), None);
+        assert_eq!(keyed("Keep it casual from now on", "tone"), Some("casual".into()));
+        assert_eq!(keyed("keep things casual", "tone"), Some("casual".into()));
+        assert_eq!(keyed("Keep your tone casual with me", "tone"), Some("casual".into()));
     }
 
     #[test]
