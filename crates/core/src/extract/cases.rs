@@ -65,6 +65,8 @@ mod tests {
     ("We moved to Montreal last summer.", "identity.home-moved", "update", Kind::Profile, Some("home"), "Montreal last summer"),
     ("I grew up in Nairobi.", "identity.hometown", "add", Kind::Profile, Some("hometown"), "Nairobi"),
     ("I just turned 40.", "identity.age", "add", Kind::Profile, Some("age"), "40"),
+    ("lol im 17 tho so no pubs for me", "identity.age", "add", Kind::Profile, Some("age"), "17"),
+    ("I'm 68 but I still cycle to work.", "identity.age", "add", Kind::Profile, Some("age"), "68"),
     ("My birthday is on October 12.", "identity.birthday", "add", Kind::Profile, Some("birthday"), "October 12"),
     ("I'm engaged to Tomás.", "identity.relationship", "add", Kind::Profile, Some("relationship"), "engaged"),
     ("I'm a single dad of two.", "identity.parent-of", "add", Kind::Profile, Some("family:children"), "two"),

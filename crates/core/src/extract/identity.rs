@@ -1077,7 +1077,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     <IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?
                     | i\s+(?:just\s+)?turned
                 )
-                \s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b))
+                \s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b|but\b|so\b|tho\b|though\b|lol\b|haha\b))
             ",
             |c, _| {
                 let n = cap(c, "n").unwrap_or_default();
