@@ -363,6 +363,43 @@ async fn metadata_past_its_limit_is_refused_and_nothing_is_written() {
     assert_eq!(status, StatusCode::OK, "{got}");
 }
 
+/// A listing stops at about 1 MiB of items however large the page asked for, and says where
+/// the rest starts: 500 memories of nearly 2,000 characters, asked for as one page of 500, come
+/// in pages that together hold every one exactly once (one page of about 1.2 MB before).
+#[tokio::test]
+async fn a_listing_is_paged_by_size_as_well_as_by_count() {
+    let f = configured(crate::common::without_rate_limit);
+    for i in 0..500 {
+        // Words of its own, so no two notes are near duplicates.
+        let words: Vec<String> = (0..230).map(|j| format!("n{i}w{j}")).collect();
+        let body = json!({"messages": [{"role": "user", "content": words.join(" ")}],
+                          "user_id": "dana", "infer": false});
+        let (status, got) = call(&f.app, "POST", "/mem0/v1/memories/", &f.a, Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{got}");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut offset = 0;
+    let mut pages = 0;
+    loop {
+        let uri = format!("/v1/memories?user_id=dana&limit=500&offset={offset}");
+        let (status, page) = call(&f.app, "GET", &uri, &f.a, None).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let items = page["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{page}");
+        assert!(serde_json::to_vec(items).unwrap().len() <= (1 << 20) + 4 * 1024, "a page past its size");
+        for m in items {
+            assert!(seen.insert(m["id"].as_str().unwrap().to_string()), "listed twice: {}", m["id"]);
+        }
+        pages += 1;
+        match page["next_offset"].as_u64() {
+            Some(next) => offset = next as usize,
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 500);
+    assert!(pages >= 2, "{pages} page(s)");
+}
+
 /// A body over the server's limit sent to the OpenAI proxy is refused with 413 in OpenAI's
 /// error shape, `{"error": {"message", "type", "param", "code"}}`, which OpenAI's SDKs read
 /// (it was axum's plain text), and nothing is forwarded.

@@ -190,7 +190,8 @@ pub struct MemoryList {
     pub limit: usize,
     /// Rows skipped.
     pub offset: usize,
-    /// Offset of the next page, when this one was full.
+    /// Offset of the next page, when this one was full: `limit` items, or fewer that came to
+    /// 1 MiB of JSON (large key-value data), so the rest is fetched from here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<usize>,
 }

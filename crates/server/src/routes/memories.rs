@@ -20,6 +20,12 @@ use crate::error::{ApiError, ErrorBody, Json, Path, Query};
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
+/// Where a page stops growing, in bytes of its items as JSON (it always carries at least one):
+/// 500 memories each with the 16 KiB of key-value data they may carry would be 8 MB in one
+/// answer, held in memory while it is written, for every listing at once. The rest comes with
+/// `next_offset`, as when the page is full by count.
+const PAGE_BYTES: usize = 1 << 20;
+
 fn comma_list<T: std::str::FromStr<Err = mnemo::core::CoreError>>(s: Option<&str>) -> Result<Vec<T>, ApiError> {
     s.into_iter()
         .flat_map(|s| s.split(','))
@@ -88,7 +94,8 @@ pub(crate) fn page_limit(limit: Option<usize>) -> Result<usize, ApiError> {
     Ok(limit)
 }
 
-/// One page of a listing, with the offset of the next one when this page is full.
+/// One page of a listing, with the offset of the next one when this page is full: by count
+/// (`limit`) or by size ([`PAGE_BYTES`]).
 pub(crate) fn list_page(
     memory: &mnemo::Memory,
     scope: &mnemo::Scope,
@@ -96,8 +103,19 @@ pub(crate) fn list_page(
 ) -> Result<MemoryList, ApiError> {
     let rows = memory.list(scope, filter)?;
     let (limit, offset) = (filter.limit, filter.offset);
-    let next_offset = (rows.len() == limit).then_some(offset + limit);
-    Ok(MemoryList { items: rows.iter().map(MemoryOut::from).collect(), limit, offset, next_offset })
+    let mut items = Vec::with_capacity(rows.len());
+    let mut bytes = 0;
+    for row in &rows {
+        let item = MemoryOut::from(row);
+        bytes += serde_json::to_vec(&item).map_or(0, |j| j.len());
+        if bytes > PAGE_BYTES && !items.is_empty() {
+            break;
+        }
+        items.push(item);
+    }
+    let full = rows.len() == limit || items.len() < rows.len();
+    let next_offset = full.then_some(offset + items.len());
+    Ok(MemoryList { items, limit, offset, next_offset })
 }
 
 /// One memory with its history, links, source messages and score parts.
