@@ -78,6 +78,7 @@ mod tests {
     ("We always joke that the printer is haunted.", "lore.we-joke", "add", Kind::Lore, None, "User's running joke: the printer is haunted"),
     ("Our running joke is that Mondays are cursed.", "lore.inside-joke", "add", Kind::Lore, None, "User's inside joke: that Mondays are cursed"),
     ("I'm so anxious about tomorrow.", "mood.mood-i-am", "add", Kind::Ephemeral, None, "User is feeling anxious about tomorrow"),
+    ("honestly im panicking about the move", "mood.mood-i-am", "add", Kind::Ephemeral, None, "User is panicking about the move"),
     ("I'm in a weirdly good mood.", "mood.in-a-mood", "add", Kind::Ephemeral, None, "User is in a good mood"),
     ("Feeling pretty overwhelmed.", "mood.mood-bare", "add", Kind::Ephemeral, None, "User is feeling overwhelmed"),
     ("I had such a rough week.", "mood.rough-day", "add", Kind::Ephemeral, None, "User had a rough week"),

@@ -419,7 +419,16 @@ fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let past = tense.contains("was") || tense.contains("felt") || tense.contains("woke");
     let Some(sal) = salience(s, past) else { return Vec::new() };
     let tail = about(rest);
-    let verb = if past { "was feeling" } else { "is feeling" };
+    // "freaking out", "panicking" are what the user is doing, not a feeling to name:
+    // "User is panicking", never "User is feeling panicking".
+    const FEELING_ING: &[&str] = &["amazing", "annoying", "boring", "depressing", "exhausting", "frustrating"];
+    let doing = adj.split_whitespace().next().is_some_and(|w| w.ends_with("ing") && !FEELING_ING.contains(&w));
+    let verb = match (past, doing) {
+        (true, true) => "was",
+        (false, true) => "is",
+        (true, false) => "was feeling",
+        (false, false) => "is feeling",
+    };
     vec![ephemeral(format!("User {verb} {adj}{tail}"), sal, s)]
 }
 
