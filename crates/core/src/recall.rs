@@ -88,6 +88,12 @@ pub struct ExactSet {
     pub shadowed: Vec<(MemoryId, MemoryId)>,
 }
 
+/// Open loops due soon that path A takes at most, the soonest due first: the block shows a few
+/// under CONTINUE, and a user with hundreds due this week (an agent's task list, a script's
+/// reminders) made every recall return and trace all of them (350 loops, 20 KB a trace, in a
+/// load run). The rest are still found by path B when a turn is about them.
+pub const MAX_DUE_SOON: usize = 10;
+
 /// Picks path A's items from the active memories of exact kinds, pinned rows and open loops.
 ///
 /// Preferences with the same key resolve to one: the most specific layer wins, then the newest.
@@ -142,6 +148,12 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
             tier: None,
             possibly_outdated: None,
         });
+    }
+    let mut due: Vec<&RecallItem> = items.iter().filter(|i| i.exact == Some(ExactReason::DueSoon)).collect();
+    if due.len() > MAX_DUE_SOON {
+        due.sort_by(|a, b| a.memory.due_at.cmp(&b.memory.due_at).then(a.memory.id.cmp(&b.memory.id)));
+        let soonest: HashSet<MemoryId> = due[..MAX_DUE_SOON].iter().map(|i| i.memory.id).collect();
+        items.retain(|i| i.exact != Some(ExactReason::DueSoon) || soonest.contains(&i.memory.id));
     }
     items.sort_by(|a, b| {
         let (x, y) = (&a.memory, &b.memory);
@@ -263,6 +275,35 @@ mod tests {
         let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
         assert_eq!(ids, vec![mine.id], "unkeyed preferences belong to path B");
         assert_eq!(set.shadowed, vec![(general.id, mine.id)]);
+    }
+
+    #[test]
+    fn path_a_takes_the_soonest_due_loops_only_up_to_its_cap() {
+        // Thirty loops due within the window, in no particular order of due time.
+        let loops: Vec<Memory> = (0..30)
+            .map(|i| {
+                let mut m = mem(Kind::OpenLoop, user(), &format!("task {i}"));
+                m.due_at = Some(now() + Duration::hours(((i * 7) % 30 + 1) as i64));
+                m
+            })
+            .collect();
+        let mut want: Vec<&Memory> = loops.iter().collect();
+        want.sort_by_key(|m| m.due_at);
+        let want: HashSet<MemoryId> = want[..MAX_DUE_SOON].iter().map(|m| m.id).collect();
+        let mut pinned = mem(Kind::Event, user(), "pinned event");
+        pinned.pinned = true;
+        let mut candidates = loops.clone();
+        candidates.push(pinned.clone());
+        let set = select_exact(candidates, vec![], now(), &Tuning::default());
+        let due: HashSet<MemoryId> =
+            set.items.iter().filter(|i| i.exact == Some(ExactReason::DueSoon)).map(|i| i.memory.id).collect();
+        assert_eq!(due, want);
+        // The cap is on loops only: the pinned row stays.
+        assert!(set.items.iter().any(|i| i.memory.id == pinned.id));
+        // Deterministic: the same state gives the same list in the same order.
+        let again = select_exact(loops.into_iter().rev().chain([pinned]).collect(), vec![], now(), &Tuning::default());
+        let ids = |s: &ExactSet| s.items.iter().map(|i| i.memory.id).collect::<Vec<_>>();
+        assert_eq!(ids(&set), ids(&again));
     }
 
     #[test]
