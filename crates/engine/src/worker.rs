@@ -34,45 +34,57 @@ impl Worker {
         let maintain_every = memory.config().background.maintain_interval_secs;
         let maintain_every = (maintain_every.is_finite() && maintain_every > 0.0)
             .then(|| Duration::from_secs_f64(maintain_every.clamp(1.0, 30.0 * 86_400.0)));
+        // Background work at the store's shared connections too: a request waiting for the
+        // writer goes ahead of this thread's batches ([`mnemo_store::priority`]).
         let thread = std::thread::Builder::new().name("mnemo-worker".into()).spawn(move || {
-            let mut pass = 0u32;
-            let mut last_maintain = Instant::now();
-            loop {
-                if maintain_every.is_some_and(|every| last_maintain.elapsed() >= every) {
-                    last_maintain = Instant::now();
-                    match memory.maintain() {
-                        Ok(r) if r.skipped.is_none() => {
-                            let changed: Vec<String> =
-                                r.summary().into_iter().map(|(k, n)| format!("{k}: {n}")).collect();
-                            if !changed.is_empty() {
-                                tracing::info!(
-                                    examined = r.examined,
-                                    transitions = r.transitions.len(),
-                                    changed = %changed.join(", "),
-                                    "background maintenance changed memories"
-                                );
-                            }
-                        }
-                        Ok(_) => {} // another server holds the job lock and is doing it
-                        Err(e) => tracing::warn!(error = %e, "background maintenance failed; retried next interval"),
-                    }
-                }
-                if let Err(e) = memory.run_pending(chats) {
-                    tracing::warn!(error = %e, "background extraction failed; retried next pass");
-                }
-                if pass % SYNTHESIS_EVERY == 0 {
-                    if let Err(e) = memory.synthesize() {
-                        tracing::warn!(error = %e, "background summaries failed; retried next pass");
-                    }
-                }
-                pass = pass.wrapping_add(1);
-                match stopped.recv_timeout(every) {
-                    Err(RecvTimeoutError::Timeout) => continue,
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                }
-            }
+            mnemo_store::priority::in_background(|| Self::run(&memory, chats, every, maintain_every, &stopped))
         })?;
         Ok(Self { stop: Some(stop), thread: Some(thread) })
+    }
+
+    /// The worker's loop, until `stopped` says so or its sender is gone.
+    fn run(
+        memory: &Memory,
+        chats: usize,
+        every: Duration,
+        maintain_every: Option<Duration>,
+        stopped: &mpsc::Receiver<()>,
+    ) {
+        let mut pass = 0u32;
+        let mut last_maintain = Instant::now();
+        loop {
+            if maintain_every.is_some_and(|every| last_maintain.elapsed() >= every) {
+                last_maintain = Instant::now();
+                match memory.maintain() {
+                    Ok(r) if r.skipped.is_none() => {
+                        let changed: Vec<String> = r.summary().into_iter().map(|(k, n)| format!("{k}: {n}")).collect();
+                        if !changed.is_empty() {
+                            tracing::info!(
+                                examined = r.examined,
+                                transitions = r.transitions.len(),
+                                changed = %changed.join(", "),
+                                "background maintenance changed memories"
+                            );
+                        }
+                    }
+                    Ok(_) => {} // another server holds the job lock and is doing it
+                    Err(e) => tracing::warn!(error = %e, "background maintenance failed; retried next interval"),
+                }
+            }
+            if let Err(e) = memory.run_pending(chats) {
+                tracing::warn!(error = %e, "background extraction failed; retried next pass");
+            }
+            if pass % SYNTHESIS_EVERY == 0 {
+                if let Err(e) = memory.synthesize() {
+                    tracing::warn!(error = %e, "background summaries failed; retried next pass");
+                }
+            }
+            pass = pass.wrapping_add(1);
+            match stopped.recv_timeout(every) {
+                Err(RecvTimeoutError::Timeout) => continue,
+                Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
     }
 
     /// Stops the worker and waits for its current pass to end.

@@ -3,11 +3,12 @@
 //! shared connections ([`mnemo::store::priority`]).
 //!
 //! A tenant's cap on heavy work ([`crate::admission`]) bounds how many threads it holds, but on
-//! a machine with few cores even a handful of CPU-bound ingests take every core, and another
-//! tenant's recall then waits its turn behind them: 4 ms idle became 84 ms on two cores under
-//! one tenant's twelve big ingests. Run at a lower priority, the same work uses every core the
-//! reads leave idle and yields them as soon as a read wants one, so the read path keeps its
-//! latency and the heavy work its throughput when nothing else runs.
+//! a machine with few cores even a handful of CPU-bound ingests take every core, and their
+//! writes hold the store's connections. Under one tenant's twelve big ingests another tenant's
+//! recall went from 4 ms idle to 84 ms on two cores, most of it waiting for SQLite's writer
+//! behind the ingests' transactions. Marked background, the work waits behind reads there;
+//! at a lower priority, it uses every core the reads leave idle and yields one as soon as a
+//! read wants it, so heavy work keeps its throughput when nothing else runs.
 //!
 //! Each job gets a fresh thread: the niceness of a thread can only be raised by an unprivileged
 //! process, never lowered back, so a pooled thread shared with reads could not carry it. A
