@@ -91,6 +91,16 @@ impl Metrics {
     }
 }
 
+/// Appends the store's cache gauges: with the process's resident set beside them, an operator
+/// tells caches filling toward their budgets from memory that grows without one.
+pub(crate) fn render_caches(out: &mut String, usage: mnemo::store::CacheUsage) {
+    out.push_str("# HELP mnemo_cache_bytes Bytes held by the store's in-process caches, by cache.\n");
+    out.push_str("# TYPE mnemo_cache_bytes gauge\n");
+    for (cache, bytes) in [("memory_vectors", usage.memory_vectors), ("message_vectors", usage.message_vectors)] {
+        let _ = writeln!(out, "mnemo_cache_bytes{{cache=\"{cache}\"}} {bytes}");
+    }
+}
+
 /// The methods recorded by name; any other (a client may send any token as a method) is
 /// recorded as `other`, so the series stay bounded whatever clients send. Routes are bounded
 /// already: matched templates, or `unmatched`.

@@ -224,11 +224,19 @@ async fn health_metrics_and_openapi_need_no_key() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(health["status"], "ok");
 
+    call(&f.app, "POST", "/v1/messages", &f.a, Some(dana_messages("dana", "c1"))).await;
     call(&f.app, "POST", "/v1/recall", &f.a, Some(json!({"user_id": "dana", "query": "x"}))).await;
     let (status, metrics) = send(&f.app, request("GET", "/metrics", None, None)).await;
     assert_eq!(status, StatusCode::OK);
     let text = metrics.as_str().unwrap();
     assert!(text.contains(r#"mnemo_http_requests_total{route="/v1/recall",method="POST",status="200"} 1"#), "{text}");
+    // The caches recall filled are counted, so an operator can tell them from other growth.
+    let gauge = |cache: &str| -> f64 {
+        let series = format!("mnemo_cache_bytes{{cache=\"{cache}\"}} ");
+        text.lines().find_map(|l| l.strip_prefix(&series)).and_then(|v| v.parse().ok()).expect(&series)
+    };
+    assert!(gauge("memory_vectors") > 0.0, "{text}");
+    assert!(gauge("message_vectors") >= 0.0, "{text}");
     assert!(text.contains(r#"mnemo_http_request_duration_seconds_count{route="/v1/recall"} 1"#), "{text}");
     assert!(!text.contains("dana"), "label values are route templates, never request data");
 

@@ -229,6 +229,11 @@ impl MessageVectorCache {
         self.slots.lock().expect("message vector cache lock")
     }
 
+    /// Bytes the kept archives take, as the budget counts them.
+    pub(crate) fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
     fn key(tenant: &str, user: &str, model: &str) -> Key {
         (tenant.to_string(), user.to_string(), model.to_string())
     }

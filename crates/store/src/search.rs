@@ -21,4 +21,19 @@ pub trait Search {
 
     /// Last resort of the cascade: active memories visible to the scope containing any term.
     fn substring(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<MemoryId>>;
+
+    /// What the backend's in-process caches hold now, so an operator can tell a cache filling
+    /// toward its budget from memory that grows without one (the server's `/metrics`).
+    fn cache_usage(&self) -> CacheUsage {
+        CacheUsage::default()
+    }
+}
+
+/// Bytes held by a store handle's in-process caches, roughly (vectors and their bookkeeping).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheUsage {
+    /// Memories' vectors, per ownership partition: recall's vector half.
+    pub memory_vectors: usize,
+    /// Users' message vectors: archival recall's semantic half.
+    pub message_vectors: usize,
 }

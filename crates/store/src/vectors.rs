@@ -149,6 +149,16 @@ impl Chunk {
     }
 
     /// Removes `row` by moving the last row into its place; returns the id that moved, if any.
+    /// Memory the chunk takes, roughly: its vectors, their int8, sign and column copies, ids.
+    fn bytes(&self) -> usize {
+        self.data.capacity() * size_of::<f32>()
+            + self.quantized.capacity()
+            + self.scales.capacity() * size_of::<f32>()
+            + self.signs.capacity() * size_of::<u64>()
+            + self.columns.as_ref().map_or(0, |c| c.len())
+            + self.ids.capacity() * size_of::<MemoryId>()
+    }
+
     fn swap_remove(&mut self, row: usize, dim: usize) -> Option<MemoryId> {
         let (last, w) = (self.ids.len() - 1, words(dim));
         self.peaked -= u32::from(peaked(&self.data[row * dim..(row + 1) * dim]));
@@ -185,6 +195,12 @@ impl Part {
 
     fn len(&self) -> usize {
         self.index.len()
+    }
+
+    /// Memory the part takes, roughly: its chunks and its id index.
+    fn bytes(&self) -> usize {
+        let index = self.index.capacity() * (size_of::<MemoryId>() + size_of::<(u32, u32)>() + 1);
+        self.chunks.iter().map(|c| c.bytes()).sum::<usize>() + index
     }
 
     /// The vector of the `row`-th entry of chunk `c`.
@@ -668,6 +684,12 @@ impl VectorCache {
     /// not outlive the rows even in memory).
     pub(crate) fn forget_user(&self, tenant: &str, user: &str) {
         self.lock().retain(|k, _| !(k[0] == tenant && k[2] == user));
+    }
+
+    /// Memory the cached parts take, roughly (a chunk a reader and a part share counts once
+    /// per part that holds it).
+    pub(crate) fn bytes(&self) -> usize {
+        self.lock().values().flat_map(|models| models.values()).map(|p| p.bytes()).sum()
     }
 
     /// Parts loaded from the database so far.

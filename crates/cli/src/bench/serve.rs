@@ -100,6 +100,11 @@ struct Level {
     /// The server's resident set every [`RSS_EVERY`] during the level: `[seconds, MiB]`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     server_rss_samples: Vec<[f64; 2]>,
+    /// The store's caches at the same moments, from the server's `/metrics`:
+    /// `[seconds, memory vectors MiB, message vectors MiB]` (what of the resident set is caches
+    /// filling toward their budgets).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    server_cache_samples: Vec<[f64; 3]>,
     /// For a level longer than [`RSS_SETTLED_AFTER`]: the growth of the resident set from the
     /// sample at that mark to the last one, in percent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -346,15 +351,15 @@ fn level(
     }
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(plan.seconds);
-    let (tallies, server_rss_samples): (Vec<Tally>, Vec<[f64; 2]>) = std::thread::scope(|s| {
-        let sampler = pid.map(|pid| s.spawn(move || sample_rss(pid, started, deadline)));
+    let (tallies, (server_rss_samples, server_cache_samples)) = std::thread::scope(|s| {
+        let sampler = pid.map(|pid| s.spawn(move || sample_rss(pid, base, started, deadline)));
         let handles: Vec<_> = (0..concurrency)
             .map(|id| {
                 let client = Client::new(base, key, plan.timeout);
                 s.spawn(move || client_loop(&client, plan, cursor, (index, id), deadline))
             })
             .collect();
-        let tallies = handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect();
+        let tallies: Vec<Tally> = handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect();
         (tallies, sampler.map(|h| h.join().expect("the RSS sampler panicked")).unwrap_or_default())
     });
     let seconds = started.elapsed().as_secs_f64();
@@ -391,23 +396,45 @@ fn level(
         server_rss_after_mib: proc("VmRSS"),
         server_rss_growth_after_settled_pct: growth_after_settled(&server_rss_samples),
         server_rss_samples,
+        server_cache_samples,
     }
 }
 
 /// The resident set of `pid` every [`RSS_EVERY`] from `started` until `deadline`, as
-/// `[seconds since started, MiB]`.
-fn sample_rss(pid: u32, started: Instant, deadline: Instant) -> Vec<[f64; 2]> {
+/// `[seconds since started, MiB]`, and the store's caches from the server at `base`'s
+/// `/metrics` at the same moments.
+fn sample_rss(pid: u32, base: &str, started: Instant, deadline: Instant) -> (Vec<[f64; 2]>, Vec<[f64; 3]>) {
     let pid = pid.to_string();
-    let mut samples = Vec::new();
+    let agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(5))).build().new_agent();
+    let (mut rss, mut caches) = (Vec::new(), Vec::new());
     let mut next = started + RSS_EVERY;
     while next <= deadline {
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        let at = next.duration_since(started).as_secs_f64();
         if let Some(mib) = proc_status_mib(&pid, "VmRSS") {
-            samples.push([next.duration_since(started).as_secs_f64(), mib]);
+            rss.push([at, mib]);
+        }
+        let text = agent
+            .get(format!("{}/metrics", base.trim_end_matches('/')))
+            .call()
+            .ok()
+            .and_then(|mut r| r.body_mut().read_to_string().ok());
+        if let Some(text) = text {
+            let mib =
+                |cache: &str| gauge(&text, &format!("mnemo_cache_bytes{{cache=\"{cache}\"}}")).map_or(0.0, |b| b / MIB);
+            caches.push([at, mib("memory_vectors"), mib("message_vectors")]);
         }
         next += RSS_EVERY;
     }
-    samples
+    (rss, caches)
+}
+
+/// Bytes in a MiB.
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The value of the Prometheus series named exactly `series` (name and labels) in `text`.
+fn gauge(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
 }
 
 /// Growth in percent from the first sample at or after [`RSS_SETTLED_AFTER`] to the last one;
@@ -500,7 +527,16 @@ pub(super) fn run(config: Config, plan: &Plan, out: &Path) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::growth_after_settled;
+    use super::{gauge, growth_after_settled};
+
+    #[test]
+    fn a_gauge_is_read_by_its_exact_series() {
+        let text = "# TYPE mnemo_cache_bytes gauge\nmnemo_cache_bytes{cache=\"memory_vectors\"} 2048\n\
+                    mnemo_cache_bytes{cache=\"message_vectors\"} 1048576\n";
+        assert_eq!(gauge(text, "mnemo_cache_bytes{cache=\"message_vectors\"}"), Some(1_048_576.0));
+        assert_eq!(gauge(text, "mnemo_cache_bytes{cache=\"memory_vectors\"}"), Some(2048.0));
+        assert_eq!(gauge(text, "mnemo_cache_bytes{cache=\"other\"}"), None);
+    }
 
     #[test]
     fn growth_is_measured_from_the_settled_mark_to_the_end() {

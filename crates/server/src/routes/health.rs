@@ -18,13 +18,16 @@ pub(crate) async fn healthz() -> Json<Health> {
     Json(Health { status: "ok".into(), version: env!("CARGO_PKG_VERSION").into() })
 }
 
-/// Prometheus metrics: request counts and latency histograms by route template.
+/// Prometheus metrics: request counts and latency histograms by route template, and the bytes
+/// the store's in-process caches hold (what the server's memory should level off at).
 #[utoipa::path(
     get, path = "/metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain"))
 )]
 pub(crate) async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    ([(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], state.metrics.render())
+    let mut text = state.metrics.render();
+    crate::metrics::render_caches(&mut text, state.memory.store().cache_usage());
+    ([(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text)
 }
 
 /// Any path that is not a route.

@@ -10,12 +10,12 @@ use mnemo_core::{MemoryId, Scope};
 use super::pool::Tx;
 use super::rows::{get, vector_text};
 use super::{BIG_SCOPE_TTL, PostgresStore, ids_text, lexical_sql, tune_vector_search, vector_sql};
-use crate::Search;
 use crate::error::{Result, StoreError};
 use crate::plan::apply::PartKey;
 use crate::rows::Row;
 use crate::sql::VISIBLE;
 use crate::vectors::{Loaded, PartSource};
+use crate::{CacheUsage, Search};
 
 impl Search for PostgresStore {
     fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
@@ -109,6 +109,10 @@ impl Search for PostgresStore {
         self.read("substring search", t, |tx| {
             tx.query(&sql, &[&t, &a, &u, &c, &lowered, &(limit as i64)])?.iter().map(|r| r.parse(0)).collect()
         })
+    }
+
+    fn cache_usage(&self) -> CacheUsage {
+        CacheUsage { memory_vectors: self.vectors.bytes(), message_vectors: 0 }
     }
 }
 

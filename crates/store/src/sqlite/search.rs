@@ -5,9 +5,9 @@ use rusqlite::params_from_iter;
 
 use super::rows::parse;
 use super::{SqliteStore, fts, vectors};
-use crate::Search;
 use crate::error::{Result, StoreError};
 use crate::sql::{Dialect, VISIBLE};
+use crate::{CacheUsage, Search};
 
 impl Search for SqliteStore {
     fn lexical(&self, scope: &Scope, terms: &[String], limit: usize) -> Result<Vec<(MemoryId, f32)>> {
@@ -52,5 +52,9 @@ impl Search for SqliteStore {
                 .and_then(|r| r.collect())
                 .map_err(StoreError::sql("substring search"))
         })
+    }
+
+    fn cache_usage(&self) -> CacheUsage {
+        CacheUsage { memory_vectors: self.vectors.bytes(), message_vectors: self.message_vectors.bytes() }
     }
 }
