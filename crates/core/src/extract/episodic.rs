@@ -190,9 +190,48 @@ pub(super) const REACTIONS: &[&str] = &[
 ];
 
 /// Verbs that show a sentence-initial gerund is the subject ("Seeing them happy makes my day").
+/// A modal counts too ("Trying new things can be scary"): a gerund the user does is not followed
+/// by one.
 pub(super) const GERUND_SUBJECT_VERBS: &[&str] = &[
-    "are", "brings", "feels", "gives", "has", "helped", "helps", "is", "it's", "keeps", "made", "makes", "means",
-    "reminds", "seems", "sounds", "that's", "was", "were",
+    "allows",
+    "are",
+    "brightens",
+    "brings",
+    "can",
+    "costs",
+    "could",
+    "does",
+    "feels",
+    "gets",
+    "gives",
+    "has",
+    "helped",
+    "helps",
+    "is",
+    "isn't",
+    "it's",
+    "keeps",
+    "lets",
+    "made",
+    "makes",
+    "matters",
+    "means",
+    "might",
+    "must",
+    "needs",
+    "reminds",
+    "requires",
+    "seems",
+    "should",
+    "shows",
+    "sounds",
+    "takes",
+    "teaches",
+    "that's",
+    "was",
+    "were",
+    "will",
+    "would",
 ];
 
 /// Words that negate the statement right after its subject.
@@ -319,8 +358,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         }
         break;
     }
-    // Thanks are about the other speaker ("Thanks for the advice yesterday, it helped me").
-    if matches!(bare(words.first()?).as_str(), "thanks" | "thank" | "thx" | "ty" | "cheers") {
+    // Thanks are about the other speaker ("Thanks for the advice yesterday, it helped me"); a
+    // proposal ("Let's rock our workouts") is addressed to them.
+    if matches!(bare(words.first()?).as_str(), "thanks" | "thank" | "thx" | "ty" | "cheers" | "let's" | "lets") {
         return None;
     }
     let elided = elided_subject(&words);
@@ -333,6 +373,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     // The first word naming the user ("I", "my", "me", "we"): everything is told about them.
     let k = words.iter().position(|w| first_person(&bare(w)))?;
+    // Only a reaction before it ("Glad I could help", "So happy we got to chat"): courtesy to
+    // the other speaker, not news.
+    if k > 0 && words[..k].iter().all(|w| FEELINGS.contains(&bare(w).as_str()) || adverb(&bare(w))) {
+        return None;
+    }
     let (user, verb_at) = user_form(&words, k)?;
     let mut v = verb_at;
     while words.get(v).is_some_and(|w| adverb(&bare(w))) {
@@ -411,6 +456,16 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if told.len() < 2 {
         return None;
     }
+    // Without a name or a number, two content words, or three leaning on the conversation
+    // ("it", "that"), are a reply, not a memory: "User will definitely keep that in mind",
+    // "This is what makes me smile".
+    let leans = words[rest_from.min(words.len())..]
+        .iter()
+        .chain(before)
+        .any(|w| matches!(bare(w).as_str(), "it" | "that" | "them" | "these" | "those"));
+    if !specific && (told.len() < 3 || (told.len() < 4 && leans)) {
+        return None;
+    }
 
     // The sentence in the third person: the first mention is "User", the verb agreeing.
     let mut out: Vec<String> = words[..k].to_vec();
@@ -439,7 +494,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         content = readable::quote(text, s.at);
         quoted = true;
     }
-    if !crate::pii::detect(&content).is_empty() {
+    // "You" in a memory has no referent: it was said to the other speaker ("Having a dedicated
+    // space should help you stay focused"), so it is about them or about everyone.
+    if !crate::pii::detect(&content).is_empty() || content.split_whitespace().any(|w| second_person(&bare(w))) {
         return None;
     }
     // After "is"/"are" a participle describes a state ("User is swamped"), not a past action.
@@ -528,10 +585,14 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
     if words.len() < 3 {
         return None;
     }
+    // A gerund is the elided "I'm ..." only when nothing else in its clause is the verb: in
+    // "Drawing flowers is one of my faves" it is the subject; in "Working on my car, the clutch
+    // is shot" the verb after the comma is another clause's.
+    let verb_in_clause = clause(words).skip(1).any(|x| GERUND_SUBJECT_VERBS.contains(&bare(x).as_str()));
     match w0.as_str() {
         "been" => Some("I've"),
         "just" if is_past(&w1) => Some("I"),
-        "planning" | "hoping" | "trying" => Some("I'm"),
+        "planning" | "hoping" | "trying" if !verb_in_clause => Some("I'm"),
         w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
         w if w.len() > 5
             && w.ends_with("ing")
@@ -548,14 +609,19 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                     | "during"
                     | "according"
             )
-            // A gerund is the elided "I'm ..." only when nothing else is the verb: in "Drawing
-            // flowers is one of my faves" it is the subject.
-            && !words.iter().skip(1).any(|x| GERUND_SUBJECT_VERBS.contains(&bare(x).as_str())) =>
+            && !verb_in_clause =>
         {
             Some("I'm")
         }
         _ => None,
     }
+}
+
+/// The words of the first clause: up to and including the first that ends with a comma, a
+/// semicolon or a dash.
+fn clause(words: &[String]) -> impl Iterator<Item = &String> {
+    let end = words.iter().position(|w| w.ends_with([',', ';', '-'])).map_or(words.len(), |i| i + 1);
+    words[..end].iter()
 }
 
 /// The user's form of the first-person word at `k` and the index of the word after it (where
@@ -822,8 +888,9 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("Wanted to let you know that I'm running for the town council again.").unwrap();
         assert_eq!(content, "User is running for the town council again");
-        let (_, content, _) = episode("I'm reading that novel you mentioned and I can't put it down.").unwrap();
-        assert!(content.starts_with("User is reading that novel you mentioned"), "{content}");
+        // "You" would be left without a referent in the memory; the turn itself stays in the
+        // archive, where the reply around it says who "you" was.
+        assert_eq!(episode("I'm reading that novel you mentioned and I can't put it down."), None);
         let (_, content, _) = episode("Me and my brother went fishing on Loch Lomond on Sunday.").unwrap();
         assert!(content.starts_with("User and their brother went fishing"), "{content}");
         let (_, content, _) = episode("This is the shed where I practice and compose.").unwrap();
@@ -884,8 +951,29 @@ mod tests {
             "Actually I meant Leeds, not Leicester.",
             "I think I might try the new ramen place.",
             "I probably went too far with the jokes.",
+            // Courtesy, proposals and replies that lean on the conversation.
+            "Glad I could help!",
+            "So happy we got to catch up.",
+            "Let's rock our workouts and reach our goals!",
+            "I'll definitely keep that in mind.",
+            "This is what makes me smile.",
+            "I will definitely check it out.",
+            // A gerund that is the subject, and advice to the other speaker.
+            "Having a pet totally brightens up your life.",
+            "Trying new things takes guts and it can be so rewarding.",
+            "Having a dedicated space should help you stay focused.",
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_short_statement_with_a_name_or_a_number_is_still_news() {
+        let (_, content, _) = episode("I finally adopted Luna!").unwrap();
+        assert!(content.contains("adopted Luna"), "{content}");
+        let (_, content, _) = episode("Working on my car this weekend, the clutch is shot.").unwrap();
+        assert!(content.starts_with("User is working on their car"), "{content}");
+        let (_, content, _) = episode("We ran 10 miles.").unwrap();
+        assert!(content.contains("10 miles"), "{content}");
     }
 }
