@@ -375,7 +375,8 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let k = words.iter().position(|w| first_person(&bare(w)))?;
     // Only a reaction before it ("Glad I could help", "So happy we got to chat"): courtesy to
     // the other speaker, not news.
-    if k > 0 && words[..k].iter().all(|w| FEELINGS.contains(&bare(w).as_str()) || adverb(&bare(w))) {
+    let reacts = |w: &String| FEELINGS.contains(&bare(w).as_str());
+    if words[..k].iter().any(reacts) && words[..k].iter().all(|w| reacts(w) || adverb(&bare(w))) {
         return None;
     }
     let (user, verb_at) = user_form(&words, k)?;
@@ -973,6 +974,9 @@ mod tests {
         assert!(content.contains("adopted Luna"), "{content}");
         let (_, content, _) = episode("Working on my car this weekend, the clutch is shot.").unwrap();
         assert!(content.starts_with("User is working on their car"), "{content}");
+        // An adverb before the user is no reaction.
+        let (_, content, _) = episode("Already I have cleared OET exam last month itself").unwrap();
+        assert!(content.contains("cleared OET exam"), "{content}");
         let (_, content, _) = episode("We ran 10 miles.").unwrap();
         assert!(content.contains("10 miles"), "{content}");
     }
