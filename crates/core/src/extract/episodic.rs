@@ -508,6 +508,15 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         when = when::past(text, s.at).map(|p| happened(&p, s.at));
     }
     let event = past_verb || when.is_some() || verb == "just";
+    // What holds for "us" and names nothing ("We all need a timeout sometimes", "Having people
+    // who lift us up is essential") is a truism, not something about the user; what "we" did
+    // is news and stays.
+    let about_us = !words
+        .iter()
+        .any(|w| matches!(bare(w).as_str(), "i" | "i'm" | "i've" | "i'll" | "me" | "my" | "myself" | "mine"));
+    if about_us && !event && !specific {
+        return None;
+    }
     // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
     // a sentence that only mentions them.
     let own = k == 0 && matches!(bare(&words[0]).as_str(), "i" | "i'm" | "i've" | "my" | "me");
@@ -963,6 +972,9 @@ mod tests {
             "Having a pet totally brightens up your life.",
             "Trying new things takes guts and it can be so rewarding.",
             "Having a dedicated space should help you stay focused.",
+            // A truism about "us".
+            "We all need a timeout from everything sometimes.",
+            "Having people who lift us up is essential.",
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
@@ -977,6 +989,8 @@ mod tests {
         // An adverb before the user is no reaction.
         let (_, content, _) = episode("Already I have cleared OET exam last month itself").unwrap();
         assert!(content.contains("cleared OET exam"), "{content}");
+        let (_, content, _) = episode("We went camping in the mountains and it was stunning.").unwrap();
+        assert!(content.starts_with("User and others went camping"), "{content}");
         let (_, content, _) = episode("We ran 10 miles.").unwrap();
         assert!(content.contains("10 miles"), "{content}");
     }
