@@ -457,14 +457,14 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if told.len() < 2 {
         return None;
     }
-    // Without a name or a number, two content words, or three leaning on the conversation
-    // ("it", "that"), are a reply, not a memory: "User will definitely keep that in mind",
-    // "This is what makes me smile".
+    // Without a name or a number, two content words leaning on the conversation ("it",
+    // "that") are a reply, not a memory: "User will definitely keep that in mind", "This is
+    // what makes me smile". Two that name a thing ("I live in leeds") still say something.
     let leans = words[rest_from.min(words.len())..]
         .iter()
         .chain(before)
-        .any(|w| matches!(bare(w).as_str(), "it" | "that" | "them" | "these" | "those"));
-    if !specific && (told.len() < 3 || (told.len() < 4 && leans)) {
+        .any(|w| matches!(bare(w).as_str(), "it" | "this" | "that" | "them" | "these" | "those"));
+    if !specific && told.len() < 3 && leans {
         return None;
     }
 
@@ -991,6 +991,9 @@ mod tests {
         assert!(content.contains("cleared OET exam"), "{content}");
         let (_, content, _) = episode("We went camping in the mountains and it was stunning.").unwrap();
         assert!(content.starts_with("User and others went camping"), "{content}");
+        // Texting in lower case keeps a place all the same.
+        let kept: Vec<String> = run("i live in leeds").into_iter().map(|o| o.draft.content).collect();
+        assert!(kept.iter().any(|c| c.to_lowercase().contains("leeds")), "{kept:?}");
         let (_, content, _) = episode("We ran 10 miles.").unwrap();
         assert!(content.contains("10 miles"), "{content}");
     }
