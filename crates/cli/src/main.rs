@@ -1,5 +1,6 @@
 //! The `mnemo` binary: the only place that uses `anyhow`; everything else returns typed errors.
 
+mod arenas;
 mod bench;
 mod candidates;
 mod copy;
@@ -588,6 +589,9 @@ fn run(cli: &Cli) -> Result<()> {
 
 fn main() {
     let cli = Cli::parse();
+    if matches!(cli.command, Command::Serve { .. }) {
+        arenas::cap_for_serve();
+    }
     logging::init(cli.log_format, if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" });
     // Test builds compile fail points in; `FAILPOINTS` then configures them (see the fail crate).
     let _failpoints = fail::has_failpoints().then(fail::FailScenario::setup);

@@ -59,6 +59,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the server with SIGKILL, as a crash or the OOM killer would: no drain, no flush.
     pub(crate) fn kill_9(mut self) {
         let _ = self.child.kill();
@@ -82,6 +87,8 @@ pub(crate) fn serve_with(data: &Path, env: &[(&str, &str)]) -> Server {
     // The address is read from the default `info` log line, in text.
     let mut child = mnemo(data)
         .args(["serve", "--addr", "127.0.0.1:0"])
+        // Unless a test sets it, the server decides its arenas (src/arenas.rs).
+        .env_remove("MALLOC_ARENA_MAX")
         .envs(env.iter().copied())
         .env_remove("MNEMO_LOG")
         .env_remove("RUST_LOG")
