@@ -175,6 +175,37 @@ pub struct Config {
     /// Where `mnemo serve`'s OpenAI-compatible proxy forwards chat requests (`[proxy]`,
     /// `MNEMO_PROXY_UPSTREAM_URL`, `MNEMO_PROXY_UPSTREAM_KEY`; docs/openai-proxy.md).
     pub proxy: ProxySettings,
+    /// How much the store's in-process caches may hold (`[cache]`).
+    pub cache: CacheSettings,
+}
+
+/// Budgets of the store's in-process caches, in MiB: past one, its least recently used users
+/// leave it and are read from the database again when next asked. They bound what a server's
+/// memory grows by as its store grows (`/metrics` shows them filling: `mnemo_cache_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheSettings {
+    /// Memories' vectors (recall's vector half), all users together.
+    pub memory_vectors_mib: usize,
+    /// Message vectors (archival recall, SQLite only), all users together.
+    pub message_vectors_mib: usize,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        let b = mnemo_store::CacheBudgets::default();
+        Self { memory_vectors_mib: b.memory_vectors >> 20, message_vectors_mib: b.message_vectors >> 20 }
+    }
+}
+
+impl CacheSettings {
+    /// The budgets in bytes, as the store takes them.
+    pub fn budgets(&self) -> mnemo_store::CacheBudgets {
+        mnemo_store::CacheBudgets {
+            memory_vectors: self.memory_vectors_mib.saturating_mul(1 << 20),
+            message_vectors: self.message_vectors_mib.saturating_mul(1 << 20),
+        }
+    }
 }
 
 /// The upstream of the OpenAI-compatible proxy: any server that speaks OpenAI's chat
@@ -270,6 +301,7 @@ impl Default for Config {
             documents: t.documents,
             sessions: t.sessions,
             proxy: ProxySettings::default(),
+            cache: CacheSettings::default(),
         }
     }
 }
@@ -618,6 +650,18 @@ mod tests {
         assert!(e.contains("proxy.max_concurrent_per_tenant") && e.contains("at least 1"), "{e}");
         let e = Config::load_from(None, &env(&[("MNEMO_PROXY__MAX_CONCURRENT", "8")])).unwrap_err().to_string();
         assert!(e.contains("proxy.max_concurrent_per_tenant") && e.contains("above proxy.max_concurrent 8"), "{e}");
+    }
+
+    #[test]
+    fn cache_budgets_come_in_mib_from_the_file_or_the_environment() {
+        let c = Config::load_from(None, &env(&[("MNEMO_EMBEDDER", "hash")])).unwrap();
+        assert_eq!(c.cache.budgets(), mnemo_store::CacheBudgets::default());
+        assert_eq!(c.cache.memory_vectors_mib, 256);
+        let c = Config::load_from(None, &env(&[("MNEMO_CACHE__MEMORY_VECTORS_MIB", "16")])).unwrap();
+        assert_eq!(c.cache.budgets().memory_vectors, 16 << 20);
+        assert_eq!(c.cache.budgets().message_vectors, mnemo_store::CacheBudgets::default().message_vectors);
+        let e = Config::load_from(None, &env(&[("MNEMO_CACHE__VECTORS_MIB", "16")])).unwrap_err().to_string();
+        assert!(e.contains("vectors_mib"), "{e}");
     }
 
     #[test]

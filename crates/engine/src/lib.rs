@@ -49,7 +49,8 @@ use std::sync::Arc;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{
-    BackgroundTuning, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, ProxySettings, default_data_dir,
+    BackgroundTuning, CacheSettings, Config, DEFAULT_LLM_MODEL, ExtractorKind, MemoryScope, ProxySettings,
+    default_data_dir,
 };
 pub use consolidate::{ConsolidationReport, DerivedKnowledge};
 pub use documents::{DocumentHit, DocumentOwner, StoredDocument};
@@ -81,11 +82,13 @@ use mnemo_store::{SqliteStore, Store};
 /// embedded SQLite file under the data directory.
 pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
     match config.database_url.as_deref() {
-        None | Some("") => Ok(Arc::new(SqliteStore::open(config.db_path())?)),
+        None | Some("") => {
+            Ok(Arc::new(SqliteStore::open(config.db_path())?.with_cache_budgets(config.cache.budgets())))
+        }
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             #[cfg(feature = "postgres")]
             {
-                Ok(Arc::new(mnemo_store::PostgresStore::connect(url)?))
+                Ok(Arc::new(mnemo_store::PostgresStore::connect(url)?.with_cache_budgets(config.cache.budgets())))
             }
             #[cfg(not(feature = "postgres"))]
             {

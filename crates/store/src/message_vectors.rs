@@ -197,6 +197,14 @@ impl Slots {
         Some(slot)
     }
 
+    /// Drops the least recently used archives until those left take at most `budget` bytes.
+    fn shrink_to(&mut self, budget: usize) {
+        while self.bytes > budget {
+            let Some(oldest) = self.map.iter().min_by_key(|(_, s)| s.used).map(|(k, _)| k.clone()) else { break };
+            self.take(&oldest);
+        }
+    }
+
     fn put(&mut self, key: Key, archive: Arc<Archive>, used: u64) {
         self.bytes += archive.bytes();
         if let Some(old) = self.map.insert(key, Slot { archive, used }) {
@@ -270,10 +278,7 @@ impl MessageVectorCache {
             return archive;
         }
         slots.take(&key);
-        while slots.bytes + archive.bytes() > self.budget {
-            let Some(oldest) = slots.map.iter().min_by_key(|(_, s)| s.used).map(|(k, _)| k.clone()) else { break };
-            slots.take(&oldest);
-        }
+        slots.shrink_to(self.budget.saturating_sub(archive.bytes()));
         slots.clock += 1;
         let clock = slots.clock;
         slots.put(key, archive.clone(), clock);
@@ -310,6 +315,8 @@ impl MessageVectorCache {
                 slots.put(key, archive, used);
             }
         }
+        // The archives it grew may have taken the cache past its budget.
+        slots.shrink_to(self.budget);
     }
 
     /// Drops every archive of an erased user.
@@ -480,5 +487,12 @@ mod tests {
         assert_eq!(huge.nearest(ALL, &[1.0], 1).unwrap().len(), 1, "scored all the same");
         assert!(cache.current("t", "e", "m", 1).is_none(), "but not kept");
         assert_eq!(cache.loads(), 5);
+
+        // Writes that grow a kept archive past the budget let the least recent others go.
+        let grown: Vec<_> = (101..201).map(|rowid| ("m".to_string(), 1, entry(rowid, "", "", 0, &[1.0]))).collect();
+        cache.advance("t", "d", &Stored { from: Some(1), to: 2, entries: grown });
+        assert!(cache.held() <= 3 * one, "held {} of {}", cache.held(), 3 * one);
+        assert!(cache.current("t", "d", "m", 2).is_some(), "the grown archive is the most recent");
+        assert!(cache.current("t", "a", "m", 1).is_none(), "a was used least recently");
     }
 }

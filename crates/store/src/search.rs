@@ -37,3 +37,21 @@ pub struct CacheUsage {
     /// Users' message vectors: archival recall's semantic half.
     pub message_vectors: usize,
 }
+
+/// How many bytes a store handle's in-process caches may hold: past its budget a cache lets its
+/// least recently used users go (they are read from the database again when next asked), so a
+/// server's memory stops growing with the users and messages it has served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheBudgets {
+    /// Memories' vectors (recall), all partitions together.
+    pub memory_vectors: usize,
+    /// Users' message vectors (archival recall), all users together; a user whose archive would
+    /// take more than half of it is scored from the rows as they are read.
+    pub message_vectors: usize,
+}
+
+impl Default for CacheBudgets {
+    fn default() -> Self {
+        Self { memory_vectors: crate::vectors::DEFAULT_BUDGET, message_vectors: crate::message_vectors::DEFAULT_BUDGET }
+    }
+}

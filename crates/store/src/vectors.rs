@@ -360,12 +360,68 @@ fn put(id: MemoryId, e: &Embedding) -> VectorChange<'_> {
     VectorChange::Put { id, model: Cow::Borrowed(e.model.as_str()), vector: Cow::Borrowed(e.vector.as_slice()) }
 }
 
-/// The cache, shared by all readers of one store handle: per partition, per model.
+/// What the cache may hold unless told otherwise: about 170,000 vectors of 384 dimensions with
+/// their int8 copies, the memories of some thousand users of 170.
+pub(crate) const DEFAULT_BUDGET: usize = 256 << 20;
+
+/// One cached part and when it was last used.
+struct Slot {
+    part: Arc<Part>,
+    /// The cache's clock at the last use: the smallest leaves first.
+    used: u64,
+}
+
+/// The cached parts, per partition and model, with the bytes they take.
 #[derive(Default)]
+struct Parts {
+    map: HashMap<PartKey, HashMap<String, Slot>>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Parts {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// Drops least recently used parts until the cache is within `budget`, never `spare` (the
+    /// part just loaded: a partition larger than the whole budget is still kept while it is the
+    /// most recent, or every recall of its user would read it again).
+    fn shrink_to(&mut self, budget: usize, spare: Option<(&PartKey, &str)>) {
+        while self.bytes > budget {
+            let oldest = self
+                .map
+                .iter()
+                .flat_map(|(key, models)| models.iter().map(move |(model, slot)| (key, model, slot.used)))
+                .filter(|(key, model, _)| spare != Some((*key, model.as_str())))
+                .min_by_key(|(_, _, used)| *used)
+                .map(|(key, model, _)| (key.clone(), model.clone()));
+            let Some((key, model)) = oldest else { return };
+            let models = self.map.get_mut(&key).expect("the key was just found");
+            if let Some(slot) = models.remove(&model) {
+                self.bytes -= slot.part.bytes();
+            }
+            if models.is_empty() {
+                self.map.remove(&key);
+            }
+        }
+    }
+}
+
+/// The cache, shared by all readers of one store handle: per partition, per model, within a
+/// budget in bytes (least recently used parts leave first).
 pub(crate) struct VectorCache {
-    parts: Mutex<HashMap<PartKey, HashMap<String, Arc<Part>>>>,
+    parts: Mutex<Parts>,
+    budget: usize,
     /// Parts loaded from the database, for tests that tell a delta from a reload.
     loads: AtomicUsize,
+}
+
+impl Default for VectorCache {
+    fn default() -> Self {
+        Self::with_budget(DEFAULT_BUDGET)
+    }
 }
 
 /// Quantises one vector to int8 with its own scale.
@@ -613,7 +669,14 @@ impl VectorCache {
         let listed = src.versions(scope)?;
         let mut out = Vec::with_capacity(listed.len());
         for (key, version) in listed {
-            let cached = self.lock().get(&key).and_then(|models| models.get(model)).cloned();
+            let cached = {
+                let mut parts = self.lock();
+                let clock = parts.tick();
+                parts.map.get_mut(&key).and_then(|models| models.get_mut(model)).map(|slot| {
+                    slot.used = clock;
+                    slot.part.clone()
+                })
+            };
             match cached {
                 Some(p) if p.version == version => out.push(p),
                 _ => match src.load(&key, model, max)? {
@@ -637,15 +700,31 @@ impl VectorCache {
         self.loads.fetch_add(1, Ordering::Relaxed);
         let part = Arc::new(part);
         let mut parts = self.lock();
-        let slot = parts.entry(key).or_default().entry(model.to_string()).or_insert_with(|| part.clone());
+        let used = parts.tick();
+        let slot = parts.map.entry(key.clone()).or_default().entry(model.to_string());
         // Versions of one partition only grow, even across an erasure: the larger one is newer.
-        if slot.version < version {
-            *slot = part.clone();
-        }
+        let (added, removed) = match slot {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Slot { part: part.clone(), used });
+                (part.bytes(), 0)
+            }
+            std::collections::hash_map::Entry::Occupied(mut o) if o.get().part.version < version => {
+                let old = std::mem::replace(o.get_mut(), Slot { part: part.clone(), used });
+                (part.bytes(), old.part.bytes())
+            }
+            std::collections::hash_map::Entry::Occupied(_) => (0, 0),
+        };
+        parts.bytes = parts.bytes + added - removed;
+        parts.shrink_to(self.budget, Some((&key, model)));
         Ok(part)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<PartKey, HashMap<String, Arc<Part>>>> {
+    /// A cache holding about `budget` bytes of parts at most (and always the part last loaded).
+    pub(crate) fn with_budget(budget: usize) -> Self {
+        Self { parts: Mutex::default(), budget, loads: AtomicUsize::new(0) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Parts> {
         self.parts.lock().expect("vector cache lock")
     }
 
@@ -655,15 +734,18 @@ impl VectorCache {
     ///
     /// Called after the commit, under the writer's lock, so moves arrive in commit order.
     pub(crate) fn advance(&self, moved: &[Moved<'_>]) {
-        let mut parts = self.lock();
+        let mut guard = self.lock();
+        let parts = &mut *guard;
         for m in moved {
             let Some(from) = m.from else { continue };
-            let Some(models) = parts.get_mut(&m.partition) else { continue };
-            models.retain(|model, part| {
-                if part.version != from {
+            let Some(models) = parts.map.get_mut(&m.partition) else { continue };
+            let bytes = &mut parts.bytes;
+            models.retain(|model, slot| {
+                if slot.part.version != from {
                     return true;
                 }
-                let part = Arc::make_mut(part);
+                *bytes -= slot.part.bytes();
+                let part = Arc::make_mut(&mut slot.part);
                 for change in &m.changes {
                     match change {
                         VectorChange::Put { id, model: of, vector } if of == model => {
@@ -675,21 +757,35 @@ impl VectorCache {
                     }
                 }
                 part.version = m.to;
+                *bytes += part.bytes();
                 true
             });
+            if models.is_empty() {
+                parts.map.remove(&m.partition);
+            }
         }
+        parts.shrink_to(self.budget, None);
     }
 
     /// Drops every cached partition of one user of a tenant (after an erasure: the bytes should
     /// not outlive the rows even in memory).
     pub(crate) fn forget_user(&self, tenant: &str, user: &str) {
-        self.lock().retain(|k, _| !(k[0] == tenant && k[2] == user));
+        let mut parts = self.lock();
+        let mut freed = 0;
+        parts.map.retain(|k, models| {
+            let keep = !(k[0] == tenant && k[2] == user);
+            if !keep {
+                freed += models.values().map(|slot| slot.part.bytes()).sum::<usize>();
+            }
+            keep
+        });
+        parts.bytes -= freed;
     }
 
     /// Memory the cached parts take, roughly (a chunk a reader and a part share counts once
-    /// per part that holds it).
+    /// per part that holds it): what the budget counts.
     pub(crate) fn bytes(&self) -> usize {
-        self.lock().values().flat_map(|models| models.values()).map(|p| p.bytes()).sum()
+        self.lock().bytes
     }
 
     /// Parts loaded from the database so far.
@@ -1281,6 +1377,58 @@ pub(crate) mod tests {
         apply(&a, &owner, vec![add]);
         assert_eq!(top(&a, &owner, 3)[0], third.id);
         assert_eq!(a.vectors.loads(), loads + 1);
+    }
+
+    /// Past its budget the cache lets the least recently used users go: it never holds more than
+    /// the budget (but for the part it just loaded), a user it let go is read again and answers
+    /// as before, and a user in use stays; its byte count is what its parts take.
+    #[test]
+    fn the_cache_keeps_to_its_budget_least_recently_used_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mnemo.db");
+        let reference = SqliteStore::open(&path).unwrap();
+        let owners: Vec<Scope> =
+            (0..6).map(|u| Scope::parse("acme", None, Some(&format!("user{u}")), None).unwrap()).collect();
+        for (u, owner) in owners.iter().enumerate() {
+            let rows = (0..20).map(|i| insert(owner, 100 * u + i, Status::Active).1).collect();
+            apply(&reference, owner, rows);
+        }
+        // Measure one user's part, then allow three.
+        let probe = SqliteStore::open(&path).unwrap();
+        top(&probe, &owners[0], 0);
+        let one = probe.vectors.bytes();
+        assert!(one > 0);
+        let store = SqliteStore::open(&path)
+            .unwrap()
+            .with_cache_budgets(crate::CacheBudgets { memory_vectors: 3 * one + one / 2, message_vectors: 0 });
+        let sum = |s: &SqliteStore| {
+            let parts = s.vectors.lock();
+            parts.map.values().flat_map(|m| m.values()).map(|slot| slot.part.bytes()).sum::<usize>()
+        };
+        for round in 0..3 {
+            for u in 0..owners.len() {
+                // user0 is asked for between every other user: it is never the least recent.
+                for asked in [0, u] {
+                    let (owner, seed) = (&owners[asked], 100 * asked + 1);
+                    assert_eq!(top(&store, owner, seed), top(&reference, owner, seed));
+                }
+                assert!(store.vectors.bytes() <= 3 * one + one / 2, "round {round}, user {u}");
+                assert_eq!(store.vectors.bytes(), sum(&store), "the count is what the parts take");
+            }
+        }
+        let loads = store.vectors.loads();
+        top(&store, &owners[0], 1);
+        assert_eq!(store.vectors.loads(), loads, "the user in use was never let go");
+        top(&store, &owners[1], 101);
+        assert_eq!(store.vectors.loads(), loads + 1, "a user let go is read again");
+        // A write this handle makes grows a cached part in place, and the count follows it.
+        let more = (0..300).map(|i| insert(&owners[1], 10_000 + i, Status::Active).1).collect();
+        apply(&store, &owners[1], more);
+        assert_eq!(store.vectors.bytes(), sum(&store));
+        assert!(store.vectors.bytes() <= 3 * one + one / 2);
+        top(&store, &owners[1], 10_001);
+        store.vectors.forget_user("acme", "user1");
+        assert_eq!(store.vectors.bytes(), sum(&store), "an erased user's bytes leave the count");
     }
 
     /// An erasure deletes the partition's row and a later write creates it again: a cache of

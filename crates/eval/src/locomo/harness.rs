@@ -428,8 +428,13 @@ fn ingest_fingerprint(config: &Config, embedder: &str, rendering: TurnRendering)
     c.ranking = Default::default();
     c.ranking.turn_context = turn_context;
     c.ranking.max_passages = max_passages;
+    // The caches' budgets change no stored byte: left out (the last field), so that stores kept
+    // before they existed keep their fingerprint.
+    c.cache = Default::default();
+    let json = serde_json::to_string(&c).expect("the config serialises");
+    let cache = format!(",\"cache\":{}}}", serde_json::to_string(&c.cache).expect("the budgets serialise"));
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_string(&c).expect("the config serialises").hash(&mut h);
+    json.strip_suffix(&cache).unwrap_or(&json).hash(&mut h);
     (embedder, rendering.speaker_prefix, rendering.captions).hash(&mut h);
     if rendering.speakers != Speakers::BothUser {
         rendering.speakers.hash(&mut h);

@@ -155,6 +155,13 @@ impl PostgresStore {
         })
     }
 
+    /// The same store with its in-process vector cache held to `budgets` (PostgreSQL searches
+    /// message vectors in the database, so only the memories' budget applies).
+    pub fn with_cache_budgets(mut self, budgets: crate::CacheBudgets) -> Self {
+        self.vectors = VectorCache::with_budget(budgets.memory_vectors);
+        self
+    }
+
     /// Vector searches of scopes holding at most `rows` active memories score every row exactly
     /// instead of walking the HNSW index (default [`EXACT_SCAN_MAX`]): an index walk filtered to
     /// a small share of the table visits thousands of nodes to find a few matches, while a

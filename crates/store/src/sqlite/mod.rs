@@ -152,6 +152,13 @@ impl SqliteStore {
         })
     }
 
+    /// The same store with its in-process caches held to `budgets` (before any read fills them).
+    pub fn with_cache_budgets(mut self, budgets: crate::CacheBudgets) -> Self {
+        self.vectors = VectorCache::with_budget(budgets.memory_vectors);
+        self.message_vectors = MessageVectorCache::with_budget(budgets.message_vectors);
+        self
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.path
