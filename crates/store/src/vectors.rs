@@ -680,7 +680,7 @@ impl VectorCache {
             match cached {
                 Some(p) if p.version == version => out.push(p),
                 _ => match src.load(&key, model, max)? {
-                    Loaded::Part(version, rows) => out.push(self.keep(key, model, version, rows)?),
+                    Loaded::Part(version, rows) => out.push(self.keep(&key, model, version, rows)?),
                     Loaded::TooBig => return Ok(None),
                     Loaded::Gone => {}
                 },
@@ -690,7 +690,7 @@ impl VectorCache {
     }
 
     /// Builds a loaded part and caches it unless a newer one got there first.
-    fn keep(&self, key: PartKey, model: &str, version: i64, rows: Vec<(MemoryId, Vec<f32>)>) -> Result<Arc<Part>> {
+    fn keep(&self, key: &PartKey, model: &str, version: i64, rows: Vec<(MemoryId, Vec<f32>)>) -> Result<Arc<Part>> {
         let mut part = Part::new(version);
         for (id, v) in rows {
             if !part.put(id, &v) {
@@ -715,7 +715,7 @@ impl VectorCache {
             std::collections::hash_map::Entry::Occupied(_) => (0, 0),
         };
         parts.bytes = parts.bytes + added - removed;
-        parts.shrink_to(self.budget, Some((&key, model)));
+        parts.shrink_to(self.budget, Some((key, model)));
         Ok(part)
     }
 
