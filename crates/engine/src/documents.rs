@@ -137,7 +137,8 @@ impl Memory {
     fn nearest(&self, scope: &Scope, text: &str, top_k: Option<usize>) -> Result<Vec<DocumentHit>> {
         let k = top_k.unwrap_or(self.tuning.ranking.default_top_k);
         check_count("top_k", k, 1, self.tuning.limits.max_top_k, "limits.max_top_k")?;
-        let vector = self.embed(&[text]).map_err(|e| crate::Error::Model(mnemo_models::ModelError::Inference(e)))?;
+        let vector =
+            self.embed_query_texts(&[text]).map_err(|e| crate::Error::Model(mnemo_models::ModelError::Inference(e)))?;
         let query = Embedding { model: self.model_id(), vector: vector.into_iter().next().unwrap_or_default() };
         let found = self.store.nearest_documents(scope, &query, k)?;
         Ok(found.into_iter().map(|(document, score)| DocumentHit { document, score }).collect())

@@ -217,9 +217,22 @@ impl Memory {
 
     /// Embeds texts, or says why vectors are unavailable (the cascade records the reason).
     fn embed(&self, texts: &[&str]) -> std::result::Result<Vec<Vec<f32>>, String> {
+        self.embed_as(texts, |e, texts| e.embed(texts))
+    }
+
+    /// [`Memory::embed`] for a query a caller waits on: it passes bulk work queued at the model.
+    fn embed_query_texts(&self, texts: &[&str]) -> std::result::Result<Vec<Vec<f32>>, String> {
+        self.embed_as(texts, |e, texts| e.embed_query(texts))
+    }
+
+    fn embed_as(
+        &self,
+        texts: &[&str],
+        run: impl Fn(&dyn Embedder, &[&str]) -> mnemo_models::Result<Vec<Vec<f32>>>,
+    ) -> std::result::Result<Vec<Vec<f32>>, String> {
         match &self.embedder {
             None => Err("no embedder configured".into()),
-            Some(e) => e.embed(texts).map_err(|e| e.to_string()),
+            Some(e) => run(e.as_ref(), texts).map_err(|e| e.to_string()),
         }
     }
 }

@@ -152,8 +152,10 @@ impl Memory {
     fn embed_query(&self, query: &str, common: &[Range<usize>]) -> QueryVector {
         let started = Instant::now();
         let vector = match common {
-            [] => self.embed(&[query]).and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string())),
-            _ => self.embed(&[query, &cut(query, common)]).and_then(|v| match v.as_slice() {
+            [] => self
+                .embed_query_texts(&[query])
+                .and_then(|mut v| v.pop().ok_or_else(|| "no vector returned".to_string())),
+            _ => self.embed_query_texts(&[query, &cut(query, common)]).and_then(|v| match v.as_slice() {
                 [whole, without] => Ok(blend(whole, without, 1.0)),
                 _ => Err("the model returned no vector for one of the query's two forms".to_string()),
             }),

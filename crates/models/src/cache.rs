@@ -83,8 +83,19 @@ impl Embedder for CachedEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_with(texts, |missing| self.inner.embed(missing))
+    }
+
+    fn embed_query(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_with(texts, |missing| self.inner.embed_query(missing))
+    }
+}
+
+impl CachedEmbedder {
+    /// Looks every text up, and embeds the missing ones with `run`.
+    fn embed_with(&self, texts: &[&str], run: impl Fn(&[&str]) -> Result<Vec<Vec<f32>>>) -> Result<Vec<Vec<f32>>> {
         if self.capacity == 0 || !self.inner.worth_caching() {
-            return self.inner.embed(texts);
+            return run(texts);
         }
         let mut out: Vec<Option<Vec<f32>>> = texts.iter().map(|t| self.lookup(t)).collect();
         // Each missing text once, however often the batch repeats it.
@@ -96,7 +107,7 @@ impl Embedder for CachedEmbedder {
             .map(|(text, _)| *text)
             .collect();
         if !missing.is_empty() {
-            let fresh = self.inner.embed(&missing)?;
+            let fresh = run(&missing)?;
             let fresh: HashMap<&str, Vec<f32>> = missing.into_iter().zip(fresh).collect();
             for (text, slot) in texts.iter().zip(&mut out) {
                 if slot.is_none() {

@@ -18,6 +18,11 @@ pub trait Embedder: Send + Sync {
     /// Embeds a batch; every returned vector is L2-normalised (so dot product = cosine).
     /// An empty batch returns an empty Vec.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// [`Embedder::embed`] for texts a reader is waiting on (a query): an embedder that queues
+    /// work ([`crate::BatchingEmbedder`]) lets them pass bulk work instead of waiting behind it.
+    fn embed_query(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed(texts)
+    }
     /// Whether keeping recent vectors ([`crate::CachedEmbedder`]) saves time: true for a model,
     /// false where embedding costs less than looking a text up (feature hashing).
     fn worth_caching(&self) -> bool {

@@ -62,3 +62,21 @@ pub use hash::{DEFAULT_HASH_DIM, HashEmbedder};
 pub use local::LocalEmbedder;
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use settings::{DEFAULT_MODEL_NAME, EmbedderKind, EmbedderSettings, default_model_dir, open_embedder};
+
+/// Raises the calling thread's niceness by `by` (up to 19) on Linux, where each thread has its
+/// own: how bulk work (an import's embedding, a server's heavy requests) yields the cores to
+/// reads. Elsewhere, or if the call fails, the thread keeps the process's priority. An
+/// unprivileged process can never lower it back, so only threads that do bulk work for good
+/// call it.
+pub fn lower_thread_priority(by: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{getpriority_process, setpriority_process};
+        let tid = Some(rustix::thread::gettid());
+        if let Ok(now) = getpriority_process(tid) {
+            let _ = setpriority_process(tid, now.saturating_add(by).min(19));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = by;
+}

@@ -120,6 +120,42 @@ impl Embedder for LocalEmbedder {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        match bulk_pool() {
+            Some(pool) => pool.install(|| self.embed_here(texts)),
+            None => self.embed_here(texts),
+        }
+    }
+
+    fn embed_query(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_here(texts)
+    }
+}
+
+/// How much nicer than the process the threads of bulk embedding run: at +10, Linux gives a
+/// thread at the default priority about nine times the CPU share of one of them.
+const BULK_NICENESS: i32 = 10;
+
+/// The threads bulk embedding (ingest, documents) runs its passes on, at a lower CPU priority
+/// than the process: a query's pass ([`Embedder::embed_query`]) runs on rayon's global pool at
+/// the process's own, so on a machine whose cores an import keeps busy the query still gets
+/// them at once, instead of queueing its pass behind the import's work in one shared pool.
+/// None where the pool cannot be built (bulk then shares the global pool).
+fn bulk_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("mnemo-embed-bulk-{i}"))
+            .start_handler(|_| crate::lower_thread_priority(BULK_NICENESS))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+impl LocalEmbedder {
+    /// Embeds `texts` on the current thread pool, in chunks of `batch_size`.
+    fn embed_here(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.len() <= 1 {
             return if texts.is_empty() { Ok(Vec::new()) } else { self.embed_chunk(texts) };
         }

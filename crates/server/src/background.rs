@@ -31,7 +31,7 @@ where
     std::thread::Builder::new()
         .name("mnemo-heavy".into())
         .spawn(move || {
-            lower_priority();
+            mnemo::models::lower_thread_priority(NICENESS);
             let work = std::panic::AssertUnwindSafe(|| mnemo::store::priority::in_background(f));
             let _ = tx.send(std::panic::catch_unwind(work));
         })
@@ -40,19 +40,6 @@ where
         Ok(Ok(value)) => Ok(value),
         Ok(Err(panic)) => Err(panic_message(&*panic)),
         Err(_) => Err("heavy work ended without an answer".into()),
-    }
-}
-
-/// Raises the calling thread's niceness by [`NICENESS`] (Linux, where a thread has its own);
-/// elsewhere, and if the call fails, the thread keeps the server's priority.
-fn lower_priority() {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::process::{getpriority_process, setpriority_process};
-        let tid = Some(rustix::thread::gettid());
-        if let Ok(now) = getpriority_process(tid) {
-            let _ = setpriority_process(tid, now.saturating_add(NICENESS).min(19));
-        }
     }
 }
 

@@ -54,6 +54,23 @@ pub(crate) fn on_store(tune: impl FnOnce(&mut Config), open: impl FnOnce(&Config
     let store = open(&config);
     let memory =
         Arc::new(Memory::from_parts(config, store, Some(Arc::new(HashEmbedder::new(384))), Arc::new(SystemClock)));
+    serving(memory, dir)
+}
+
+/// [`configured`] with the real local model, batched as `mnemo serve` runs it
+/// (`Memory::open`): for tests of what the model's runs do to other requests.
+pub(crate) fn with_local_model(tune: impl FnOnce(&mut Config)) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config { data_dir: dir.path().to_path_buf(), ..Config::default() };
+    config.embedder.kind = mnemo::models::EmbedderKind::Local;
+    tune(&mut config);
+    let memory = Memory::open(config)
+        .unwrap_or_else(|e| panic!("the local model is required for this test: {e}\nrun scripts/fetch-model.sh first"));
+    serving(Arc::new(memory), dir)
+}
+
+/// The app over `memory`, with tenants `acme` and `globex` and their keys in `dir`.
+fn serving(memory: Arc<Memory>, dir: tempfile::TempDir) -> Fixture {
     let keys = KeyStore::open(&dir.path().join("keys.db")).unwrap();
     let (a, _) = keys.create("acme").unwrap();
     let (b, _) = keys.create("globex").unwrap();

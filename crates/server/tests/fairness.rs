@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::atomic::AtomicBool;
 
-use crate::common::{Fixture, Hanging, configured, dana_messages, http, without_rate_limit};
+use crate::common::{Fixture, Hanging, configured, dana_messages, http, with_local_model, without_rate_limit};
 
 /// Tenant A's concurrent proxy calls: more than the server's blocking pool below has threads.
 const CALLS: usize = 64;
@@ -190,4 +190,40 @@ fn a_tenant_saturating_each_expensive_route_leaves_another_tenants_recall_as_fas
         assert!(failed.is_empty(), "A's {what} failed: {failed:?}");
         assert_within_twice(idle, loaded, &format!("tenant A's {HEAVY_CLIENTS} clients sending {what}"));
     }
+}
+
+/// With the real model, one tenant's imports keep the model busy with runs of many turns;
+/// another tenant's recall embeds its query in a lane of its own, on threads of the process's
+/// own priority, so it neither waits for an import's run to end nor shares its cores with one.
+/// Before queries had their own lane, this recall waited behind the imports' runs.
+#[test]
+fn a_tenants_imports_through_the_real_model_leave_another_tenants_recall_as_fast() {
+    let f = with_local_model(without_rate_limit);
+    let (_runtime, addr) = serve(&f);
+    let idle = p95(recalls(addr, &f.b));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicUsize::new(0));
+    let clients: Vec<_> = (0..HEAVY_CLIENTS)
+        .map(|client| {
+            let (key, stop, sent) = (f.a.clone(), stop.clone(), sent.clone());
+            std::thread::spawn(move || {
+                let body = big_ingest(&format!("a{client}"), 50);
+                while !stop.load(Ordering::SeqCst) {
+                    sent.fetch_add(1, Ordering::SeqCst);
+                    let (status, answer) = http(addr, "POST", "/v1/messages", Some(&key), &body);
+                    assert!(status.contains("200"), "{status} {answer}");
+                }
+            })
+        })
+        .collect();
+    while sent.load(Ordering::SeqCst) < HEAVY_CLIENTS {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let loaded = p95(recalls(addr, &f.b));
+    stop.store(true, Ordering::SeqCst);
+    for c in clients {
+        c.join().unwrap();
+    }
+    assert_within_twice(idle, loaded, &format!("tenant A's {HEAVY_CLIENTS} clients importing through the real model"));
 }
