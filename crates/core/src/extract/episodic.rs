@@ -381,10 +381,20 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     let (user, verb_at) = user_form(&words, k)?;
     let mut v = verb_at;
-    while words.get(v).is_some_and(|w| adverb(&bare(w))) {
+    // Adverbs and degrees ("I 100% agree").
+    while words.get(v).is_some_and(|w| adverb(&bare(w)) || (w.ends_with('%') && w.len() > 1)) {
         v += 1;
     }
     let verb = words.get(v).map(|w| bare(w)).unwrap_or_default();
+    // Agreeing is about what the other person said ("I 100% agree, Mel."); an auxiliary that
+    // ends its clause answers a question the sentence does not hold ("And yup, I do- Oscar").
+    if matches!(verb.as_str(), "agree" | "disagree")
+        || (v == verb_at
+            && AUXILIARIES.contains(&verb.as_str())
+            && words.get(v).is_some_and(|w| w.ends_with([',', '.', '!', '?', ';', '-', '\u{2013}', '\u{2014}'])))
+    {
+        return None;
+    }
     let object = words.get(v + 1).map(|w| bare(w)).unwrap_or_default();
     // Doubt up to the verb ("I think I might ...", "I probably went") leaves nothing asserted;
     // later it is about something else ("I sent it in just to see how others might like it").
@@ -481,7 +491,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let head_len = k + 1;
     let tail = third_person(&out[head_len..].join(" "));
     let joined = format!("{} {tail}", out[..head_len].join(" "));
-    let mut content = cut(joined.trim());
+    // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
+    // work starts ..." → "The hard work starts ...").
+    let mut content = capitalised(&cut(joined.trim()));
     if let Some(period) = period {
         content = format!("{content} {period}");
     }
@@ -587,6 +599,28 @@ fn first_person(w: &str) -> bool {
     )
 }
 
+/// `text` with its first letter upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) if c.is_lowercase() => c.to_uppercase().chain(chars).collect(),
+        _ => text.to_string(),
+    }
+}
+
+/// Verbs that stand for a whole clause when they end it ("I do.", "I have!", "I did-").
+const AUXILIARIES: &[&str] =
+    &["do", "does", "did", "have", "has", "had", "am", "was", "will", "can", "could", "would", "should", "might"];
+
+/// Stems of verbs of feeling whose "-ing" form is mostly an adjective for what causes the
+/// feeling ("Exciting but kinda nerve-wracking"), not the user's doing: such a word starts an
+/// elided "I'm ..." only when an object or a place follows it ("Relaxing at home today").
+const STIMULUS_ING: &[&str] = &[
+    "amaz", "annoy", "bor", "challeng", "charm", "confus", "disappoint", "excit", "exhaust", "fascinat", "frighten",
+    "frustrat", "inspir", "interest", "overwhelm", "refresh", "relax", "reward", "satisfy", "scar", "shock", "stun",
+    "surpris", "terrify", "thrill", "tir", "touch", "worry", "humbl", "encourag", "intimidat", "embarrass",
+];
+
 /// The subject a casual sentence leaves out, put back: "Lost my job" (I), "Been running
 /// longer" (I've), "Researching adoption agencies" (I'm), "Gonna continue my edu" (I'm).
 fn elided_subject(words: &[String]) -> Option<&'static str> {
@@ -619,12 +653,29 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                     | "during"
                     | "according"
             )
-            && !verb_in_clause =>
+            && !verb_in_clause
+            && !stimulus(w, words) =>
         {
             Some("I'm")
         }
         _ => None,
     }
+}
+
+/// Whether `w` (the first word, in "-ing") is an adjective of feeling here: a [`STIMULUS_ING`]
+/// word that is not followed by what a verb would take (a preposition, a possessive, an object
+/// pronoun, an article).
+fn stimulus(w: &str, words: &[String]) -> bool {
+    let stem = &w[..w.len() - 3];
+    let takes = words.get(1).is_some_and(|next| {
+        !words[0].ends_with([',', '.', '!', '?', ';', '-'])
+            && matches!(
+                bare(next).as_str(),
+                "at" | "in" | "on" | "with" | "by" | "after" | "before" | "around" | "my" | "our" | "the" | "a" | "an"
+                    | "them" | "him" | "her" | "some" | "up" | "out"
+            )
+    });
+    STIMULUS_ING.contains(&stem) && !takes
 }
 
 /// The words of the first clause: up to and including the first that ends with a comma, a
@@ -975,6 +1026,12 @@ mod tests {
             // A truism about "us".
             "We all need a timeout from everything sometimes.",
             "Having people who lift us up is essential.",
+            // Agreement, an elliptical answer, and an adjective of feeling for what causes it.
+            "I 100% agree, Mel.",
+            "I totally agree with you on that, Gina!",
+            "And yup, I do- Oscar, my guinea pig.",
+            "Exciting but kinda nerve-wracking.",
+            "Amazing, I can't wait!",
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
@@ -996,5 +1053,11 @@ mod tests {
         assert!(kept.iter().any(|c| c.to_lowercase().contains("leeds")), "{kept:?}");
         let (_, content, _) = episode("We ran 10 miles.").unwrap();
         assert!(content.contains("10 miles"), "{content}");
+        // A statement whose lead-in was dropped still starts a sentence.
+        let (_, content, _) = episode("Now the hard work starts to turn my dream into a reality.").unwrap();
+        assert!(content.starts_with("The hard work starts to turn User's dream"), "{content}");
+        // A verb of feeling with what a verb takes is still the user's doing.
+        let (_, content, _) = episode("Relaxing at home with my cats after the marathon.").unwrap();
+        assert!(content.starts_with("User is relaxing at home"), "{content}");
     }
 }

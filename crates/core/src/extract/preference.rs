@@ -23,9 +23,18 @@ fn about_chat(x: &str) -> bool {
     if super::lex::key_words(&l).is_empty() || l == "to" || l.ends_with(" to") || l.starts_with('-') {
         return true;
     }
-    // "that explanation", "this one", "those examples": what the assistant just said.
-    let pointing = ["this ", "that ", "these ", "those "].iter().any(|p| l.starts_with(p));
+    // "that explanation", "this one", "those examples": what the assistant just said; "how it
+    // shows ...": what the other person just showed.
+    let pointing = ["this ", "that ", "these ", "those ", "how it ", "how this ", "how that "]
+        .iter()
+        .any(|p| l.starts_with(p));
+    // Anything the other person said or did ("the power you were talking about") makes it a
+    // reaction to them, not a taste of the user's.
+    let to_them = l
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| matches!(w, "you" | "your" | "you're" | "you've" | "yours" | "u" | "ur"));
     pointing
+        || to_them
         || is_vague(&l)
         || [
             "to think",
@@ -670,6 +679,8 @@ mod tests {
         none("My sister loves jazz? really");
         none("I don't think I like jazz");
         none("I like it when you explain things");
+        none("I love how it shows the togetherness and power you were talking about.");
+        none("I love how this turned out!");
         assert_eq!(contents("I would love to live in Japan"), vec!["User wants to live in Japan"]);
     }
 }
