@@ -428,18 +428,25 @@ fn ingest_fingerprint(config: &Config, embedder: &str, rendering: TurnRendering)
     c.ranking = Default::default();
     c.ranking.turn_context = turn_context;
     c.ranking.max_passages = max_passages;
-    // The caches' budgets change no stored byte: left out (the last field), so that stores kept
-    // before they existed keep their fingerprint.
-    c.cache = Default::default();
-    let json = serde_json::to_string(&c).expect("the config serialises");
-    let cache = format!(",\"cache\":{}}}", serde_json::to_string(&c.cache).expect("the budgets serialise"));
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    json.strip_suffix(&cache).unwrap_or(&json).hash(&mut h);
+    ingest_settings(c).hash(&mut h);
     (embedder, rendering.speaker_prefix, rendering.captions).hash(&mut h);
     if rendering.speakers != Speakers::BothUser {
         rendering.speakers.hash(&mut h);
     }
     h.finish()
+}
+
+/// `config` as JSON for the fingerprint, without the caches' budgets: they change no stored
+/// byte, and left out (they are the last field) stores kept before they existed keep theirs.
+fn ingest_settings(mut config: Config) -> String {
+    config.cache = Default::default();
+    let json = serde_json::to_string(&config).expect("the config serialises");
+    let cache = format!(",\"cache\":{}}}", serde_json::to_string(&config.cache).expect("the budgets serialise"));
+    match json.strip_suffix(&cache) {
+        Some(rest) => format!("{rest}}}"),
+        None => json,
+    }
 }
 
 /// Copies the files of `from` (one level: a store's database and its journals) into `to`.
@@ -695,6 +702,17 @@ mod tests {
             self.1.fetch_add(texts.len(), Ordering::SeqCst);
             self.0.embed(texts)
         }
+    }
+
+    #[test]
+    fn the_fingerprint_leaves_the_cache_budgets_out() {
+        let mut config = Config::default();
+        config.cache.memory_vectors_mib = 1;
+        let json: serde_json::Value = serde_json::from_str(&ingest_settings(config.clone())).unwrap();
+        assert!(json.get("cache").is_none() && json.get("proxy").is_some(), "{json}");
+        let rendering = TurnRendering::default();
+        let other = Config::default();
+        assert_eq!(ingest_fingerprint(&config, "e", rendering), ingest_fingerprint(&other, "e", rendering));
     }
 
     #[test]
