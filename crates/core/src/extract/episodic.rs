@@ -616,9 +616,38 @@ const AUXILIARIES: &[&str] =
 /// feeling ("Exciting but kinda nerve-wracking"), not the user's doing: such a word starts an
 /// elided "I'm ..." only when an object or a place follows it ("Relaxing at home today").
 const STIMULUS_ING: &[&str] = &[
-    "amaz", "annoy", "bor", "challeng", "charm", "confus", "disappoint", "excit", "exhaust", "fascinat", "frighten",
-    "frustrat", "inspir", "interest", "overwhelm", "refresh", "relax", "reward", "satisfy", "scar", "shock", "stun",
-    "surpris", "terrify", "thrill", "tir", "touch", "worry", "humbl", "encourag", "intimidat", "embarrass",
+    "amaz",
+    "annoy",
+    "bor",
+    "challeng",
+    "charm",
+    "confus",
+    "disappoint",
+    "excit",
+    "exhaust",
+    "fascinat",
+    "frighten",
+    "frustrat",
+    "inspir",
+    "interest",
+    "overwhelm",
+    "refresh",
+    "relax",
+    "reward",
+    "satisfy",
+    "scar",
+    "shock",
+    "stun",
+    "surpris",
+    "terrify",
+    "thrill",
+    "tir",
+    "touch",
+    "worry",
+    "humbl",
+    "encourag",
+    "intimidat",
+    "embarrass",
 ];
 
 /// The subject a casual sentence leaves out, put back: "Lost my job" (I), "Been running
@@ -671,8 +700,24 @@ fn stimulus(w: &str, words: &[String]) -> bool {
         !words[0].ends_with([',', '.', '!', '?', ';', '-'])
             && matches!(
                 bare(next).as_str(),
-                "at" | "in" | "on" | "with" | "by" | "after" | "before" | "around" | "my" | "our" | "the" | "a" | "an"
-                    | "them" | "him" | "her" | "some" | "up" | "out"
+                "at" | "in"
+                    | "on"
+                    | "with"
+                    | "by"
+                    | "after"
+                    | "before"
+                    | "around"
+                    | "my"
+                    | "our"
+                    | "the"
+                    | "a"
+                    | "an"
+                    | "them"
+                    | "him"
+                    | "her"
+                    | "some"
+                    | "up"
+                    | "out"
             )
     });
     STIMULUS_ING.contains(&stem) && !takes

@@ -25,9 +25,8 @@ fn about_chat(x: &str) -> bool {
     }
     // "that explanation", "this one", "those examples": what the assistant just said; "how it
     // shows ...": what the other person just showed.
-    let pointing = ["this ", "that ", "these ", "those ", "how it ", "how this ", "how that "]
-        .iter()
-        .any(|p| l.starts_with(p));
+    let pointing =
+        ["this ", "that ", "these ", "those ", "how it ", "how this ", "how that "].iter().any(|p| l.starts_with(p));
     // Anything the other person said or did ("the power you were talking about") makes it a
     // reaction to them, not a taste of the user's.
     let to_them = l
