@@ -319,15 +319,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_text_asked_for_again_while_it_is_embedded_or_twice_in_a_run_is_embedded_once() {
-        let model = Arc::new(Gated {
+    /// A [`Gated`] model whose first run is held until the test releases it.
+    fn gated() -> Arc<Gated> {
+        Arc::new(Gated {
             inner: HashEmbedder::new(64),
             seen: Default::default(),
             first: true.into(),
             started: Barrier::new(2),
             release: Barrier::new(2),
-        });
+        })
+    }
+
+    #[test]
+    fn a_text_asked_for_again_while_it_is_embedded_or_twice_in_a_run_is_embedded_once() {
+        let model = gated();
         let batching = Arc::new(BatchingEmbedder::new(model.clone(), DEFAULT_MAX_BATCH));
         let ask = |texts: Vec<String>| {
             let b = batching.clone();
@@ -377,13 +382,7 @@ mod tests {
     /// queries still share runs with each other.
     #[test]
     fn a_query_does_not_wait_for_a_bulk_run() {
-        let model = Arc::new(Gated {
-            inner: HashEmbedder::new(64),
-            seen: Default::default(),
-            first: true.into(),
-            started: Barrier::new(2),
-            release: Barrier::new(2),
-        });
+        let model = gated();
         let batching = Arc::new(BatchingEmbedder::new(model.clone(), DEFAULT_MAX_BATCH));
         let bulk = {
             let b = batching.clone();
