@@ -69,9 +69,19 @@ struct State {
 struct Lane {
     state: Mutex<State>,
     wake: Condvar,
+    /// Its runs are queries: the wrapped embedder's [`Embedder::embed_query`], not `embed`.
+    queries: bool,
 }
 
 impl Lane {
+    /// Runs `texts` through `inner` as this lane's kind of work.
+    fn run(&self, inner: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        match self.queries {
+            true => inner.embed_query(texts),
+            false => inner.embed(texts),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic inside a model run is caught before it can poison the lock (see `lead`), so a
         // poisoned lock means a bug in this file; its state is still consistent between steps.
@@ -93,7 +103,12 @@ impl BatchingEmbedder {
     /// Wraps `inner`; a combined run takes at most `max_batch` texts (a request larger than that
     /// still runs, alone).
     pub fn new(inner: Arc<dyn Embedder>, max_batch: usize) -> Self {
-        Self { inner, max_batch: max_batch.max(1), bulk: Lane::default(), queries: Lane::default() }
+        Self {
+            inner,
+            max_batch: max_batch.max(1),
+            bulk: Lane::default(),
+            queries: Lane { queries: true, ..Lane::default() },
+        }
     }
 
     /// The wrapped embedder.
@@ -132,7 +147,7 @@ impl BatchingEmbedder {
                 Some(Outcome::Done(vectors)) => return Ok(vectors),
                 Some(Outcome::Alone) => {
                     drop(st);
-                    return self.inner.embed(texts);
+                    return lane.run(self.inner.as_ref(), texts);
                 }
                 None if !st.running => st = self.lead(lane, st),
                 None => st = lane.wake.wait(st).unwrap_or_else(|e| e.into_inner()),
@@ -165,7 +180,9 @@ impl BatchingEmbedder {
         }
         let result = match distinct.is_empty() {
             true => Ok(Ok(Vec::new())),
-            false => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.embed(&distinct))),
+            false => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lane.run(self.inner.as_ref(), &distinct)))
+            }
         };
         let mut st = lane.lock();
         st.running = false;
@@ -297,6 +314,8 @@ mod tests {
     struct Gated {
         inner: HashEmbedder,
         seen: std::sync::Mutex<Vec<String>>,
+        /// Texts asked for as queries (`embed_query`), never held.
+        queried: std::sync::Mutex<Vec<String>>,
         first: std::sync::atomic::AtomicBool,
         started: Barrier,
         release: Barrier,
@@ -317,6 +336,10 @@ mod tests {
             self.seen.lock().unwrap().extend(texts.iter().map(|t| t.to_string()));
             self.inner.embed(texts)
         }
+        fn embed_query(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            self.queried.lock().unwrap().extend(texts.iter().map(|t| t.to_string()));
+            self.inner.embed(texts)
+        }
     }
 
     /// A [`Gated`] model whose first run is held until the test releases it.
@@ -324,6 +347,7 @@ mod tests {
         Arc::new(Gated {
             inner: HashEmbedder::new(64),
             seen: Default::default(),
+            queried: Default::default(),
             first: true.into(),
             started: Barrier::new(2),
             release: Barrier::new(2),
@@ -392,7 +416,8 @@ mod tests {
         // The bulk run is held in the model until `release`: the query must not need it.
         let query = batching.embed_query(&["where does Dana live?"]).unwrap();
         assert_eq!(query, HashEmbedder::new(64).embed(&["where does Dana live?"]).unwrap());
-        assert_eq!(*model.seen.lock().unwrap(), ["where does Dana live?"], "the bulk run has not ended");
+        assert!(model.seen.lock().unwrap().is_empty(), "the bulk run has not ended");
+        assert_eq!(*model.queried.lock().unwrap(), ["where does Dana live?"], "the model was asked for a query");
         model.release.wait();
         assert_eq!(bulk.join().unwrap(), HashEmbedder::new(64).embed(&["turn one", "turn two"]).unwrap());
         let stats = batching.stats();

@@ -202,8 +202,8 @@ fn loaded_p95(f: &Fixture, addr: SocketAddr, requests: Heavy, what: &str) -> Dur
 /// With the real model, one tenant's imports keep the model busy with runs of many turns;
 /// another tenant's recall embeds its query in a lane of its own, on threads of the process's
 /// own priority, so it neither waits for an import's run to end nor shares its cores with one.
-/// Before queries had their own lane, this recall waited behind the imports' runs (20-28 ms
-/// against 10 ms idle; 14-16 ms after).
+/// Before queries had their own lane, this recall waited behind the imports' runs (on a busy
+/// machine 20-28 ms against 10 ms idle, 14-16 ms after; BENCHMARKS.md has the quiet figures).
 #[test]
 fn a_tenants_imports_through_the_real_model_leave_another_tenants_recall_as_fast() {
     let f = with_local_model(without_rate_limit);

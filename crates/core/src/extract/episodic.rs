@@ -391,7 +391,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if matches!(verb.as_str(), "agree" | "disagree")
         || (v == verb_at
             && AUXILIARIES.contains(&verb.as_str())
-            && words.get(v).is_some_and(|w| w.ends_with([',', '.', '!', '?', ';', '-', '\u{2013}', '\u{2014}'])))
+            && words.get(v).is_some_and(|w| w.ends_with(['.', '!', '?', ';', '-', '\u{2013}', '\u{2014}'])))
     {
         return None;
     }
@@ -1098,6 +1098,9 @@ mod tests {
         assert!(kept.iter().any(|c| c.to_lowercase().contains("leeds")), "{kept:?}");
         let (_, content, _) = episode("We ran 10 miles.").unwrap();
         assert!(content.contains("10 miles"), "{content}");
+        // A comma after an auxiliary is an aside, not the end of its clause.
+        let (_, content, _) = episode("I was, like, so exhausted after the 10k yesterday.").unwrap();
+        assert!(content.contains("exhausted after the 10k"), "{content}");
         // A statement whose lead-in was dropped still starts a sentence.
         let (_, content, _) = episode("Now the hard work starts to turn my dream into a reality.").unwrap();
         assert!(content.starts_with("The hard work starts to turn User's dream"), "{content}");
