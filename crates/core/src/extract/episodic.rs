@@ -477,6 +477,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if !specific && told.len() < 3 && leans {
         return None;
     }
+    // Resolve that names nothing ("I'll keep pushing and never give up", "I'm gonna make it
+    // happen no matter what") is how people talk, not something about them.
+    if !specific && told.iter().all(|w| resolve(w) || is_filler(w)) {
+        return None;
+    }
 
     // The sentence in the third person: the first mention is "User", the verb agreeing.
     let mut out: Vec<String> = words[..k].to_vec();
@@ -500,8 +505,15 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // A rewrite that reads wrong ("it made User who they am") keeps the user's words instead:
     // faithful, but it says less on its own than a sentence that names what it is about.
     let mut quoted = false;
-    if readable::flaw(&content).is_some() {
+    if let Some(flaw) = readable::flaw(&content) {
         if text.split_whitespace().count() > MAX_WORDS {
+            return None;
+        }
+        // A quote leaning on what came before says nothing on its own when it names nothing
+        // and tells little ("It's my own story.", "Those are my main focuses."); with more
+        // words it still tells something ("It reminded me of my own struggles in the past").
+        let tells = told.iter().filter(|w| !readable::leans_back(w)).count();
+        if flaw == readable::Flaw::DanglingPronoun && !specific && tells < 3 {
             return None;
         }
         content = readable::quote(text, s.at);
@@ -893,6 +905,20 @@ fn is_filler(w: &str) -> bool {
     FILLERS.contains(&w)
 }
 
+/// Whether `w` is a word of resolve that names nothing (`words/resolve.txt`).
+fn resolve(w: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| {
+            include_str!("words/resolve.txt")
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect()
+        })
+        .contains(&w)
+}
+
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
 /// emoji or exclamation.
 fn cut(content: &str) -> String {
@@ -1080,6 +1106,26 @@ mod tests {
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn resolve_and_quotes_leaning_on_what_came_before_say_nothing() {
+        for said in [
+            "I'm gonna keep going and reach my dreams no matter what!",
+            "I will keep pushing forward and doing my best.",
+            "Yeah, I'm not gonna quit, I'll make it happen",
+            "I'm staying positive and working hard",
+            "It's my own story.",
+            "Those are my main focuses.",
+            "It's been on my list forever.",
+        ] {
+            assert_eq!(episode(said), None, "{said}");
+        }
+        // Resolve about something named is news.
+        let (_, content, _) = episode("I'll keep working hard on my thesis until March").unwrap();
+        assert!(content.contains("thesis"), "{content}");
+        let (_, content, _) = episode("I'm determined to finish the Berlin marathon").unwrap();
+        assert!(content.contains("Berlin marathon"), "{content}");
     }
 
     #[test]

@@ -390,6 +390,15 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
+/// Words a mood's object starts with.
+const PREPOSITIONS: &[&str] = &["about", "at", "by", "for", "from", "in", "of", "on", "over", "to", "with"];
+
+/// Glad feelings that, said bare, are a reply to the other speaker's news.
+const REPLY_FEELINGS: &[&str] = &[
+    "blessed", "excited", "glad", "grateful", "happy", "hyped", "inspired", "lucky", "proud", "psyched", "pumped",
+    "relieved", "stoked", "thankful", "thrilled",
+];
+
 fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let adj = tidy(&cap(c, "adj").unwrap_or_default().to_lowercase());
     let tense = cap(c, "tense").unwrap_or_default().to_lowercase();
@@ -419,6 +428,28 @@ fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let past = tense.contains("was") || tense.contains("felt") || tense.contains("woke");
     let Some(sal) = salience(s, past) else { return Vec::new() };
     let tail = about(rest);
+    let said: Vec<String> = tail
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase())
+        .collect();
+    // "proud of what you did": about the other speaker.
+    if said.iter().any(|w| matches!(w.as_str(), "you" | "your" | "yours" | "u" | "ur")) {
+        return Vec::new();
+    }
+    // "proud of it", "excited about them": what it is about was said before, and the memory
+    // cannot carry it; the feeling is kept bare.
+    let leans = said.first().is_some_and(|p| PREPOSITIONS.contains(&p.as_str()))
+        && said
+            .iter()
+            .skip(1)
+            .all(|w| matches!(w.as_str(), "it" | "this" | "that" | "them" | "these" | "those" | "all"));
+    let tail = if leans { String::new() } else { tail };
+    // A bare glad feeling with nothing it is about and no "now" ("I'm so stoked!", "Feeling
+    // thankful") answers what the other speaker just said: a reply, not a state to adapt to.
+    // A low one stays even bare ("I'm exhausted"): that is what tone should follow.
+    if tail.is_empty() && !past && sal < 0.7 && REPLY_FEELINGS.contains(&adj.as_str()) {
+        return Vec::new();
+    }
     // "freaking out", "panicking" are what the user is doing, not a feeling to name:
     // "User is panicking", never "User is feeling panicking".
     const FEELING_ING: &[&str] = &["amazing", "annoying", "boring", "depressing", "exhausting", "frustrating"];
@@ -468,6 +499,24 @@ mod tests {
         assert_eq!(mood("I'm in a great mood today!").0, "User is in a great mood today");
         assert_eq!(mood("today sucks").0, "User's day was awful");
         assert_eq!(mood("I'm kinda bummed.").0, "User is feeling bummed");
+    }
+
+    #[test]
+    fn a_bare_glad_feeling_is_a_reply_a_bare_low_one_a_mood() {
+        for said in ["I'm so stoked!", "I'm feeling thankful", "I am excited!!"] {
+            assert!(run(said).iter().all(|o| o.draft.kind != Kind::Ephemeral), "{said}");
+        }
+        assert_eq!(
+            mood("I'm so excited about the trip to Lisbon").0,
+            "User is feeling excited about the trip to Lisbon"
+        );
+        assert_eq!(mood("I'm so happy today").0, "User is feeling happy today");
+        assert_eq!(mood("I'm exhausted").0, "User is feeling exhausted");
+        // What it is about was said before: the feeling stays bare, or goes when it is a reply.
+        assert_eq!(mood("I'm so stressed about it").0, "User is feeling stressed");
+        for said in ["I'm so stoked about this", "I'm proud of what you did", "I'm excited about"] {
+            assert!(run(said).iter().all(|o| o.draft.kind != Kind::Ephemeral), "{said}");
+        }
     }
 
     #[test]

@@ -82,6 +82,11 @@ pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
 const DANGLING: &[&str] =
     &["it", "it's", "that", "that's", "this", "they", "they're", "these", "those", "he", "she", "its"];
 
+/// Whether `word` (lower case) stands for something said before.
+pub(super) fn leans_back(word: &str) -> bool {
+    DANGLING.contains(&word) || word == "them"
+}
+
 fn agreement() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
