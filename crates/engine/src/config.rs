@@ -189,12 +189,19 @@ pub struct CacheSettings {
     pub memory_vectors_mib: usize,
     /// Message vectors (archival recall, SQLite only), all users together.
     pub message_vectors_mib: usize,
+    /// SQLite's own heap, its page caches above all, every connection together (SQLite's soft
+    /// heap limit, which holds for the whole process; 0: unlimited). SQLite only.
+    pub sqlite_heap_mib: usize,
 }
 
 impl Default for CacheSettings {
     fn default() -> Self {
         let b = mnemo_store::CacheBudgets::default();
-        Self { memory_vectors_mib: b.memory_vectors >> 20, message_vectors_mib: b.message_vectors >> 20 }
+        Self {
+            memory_vectors_mib: b.memory_vectors >> 20,
+            message_vectors_mib: b.message_vectors >> 20,
+            sqlite_heap_mib: b.sqlite_heap >> 20,
+        }
     }
 }
 
@@ -204,6 +211,7 @@ impl CacheSettings {
         mnemo_store::CacheBudgets {
             memory_vectors: self.memory_vectors_mib.saturating_mul(1 << 20),
             message_vectors: self.message_vectors_mib.saturating_mul(1 << 20),
+            sqlite_heap: self.sqlite_heap_mib.saturating_mul(1 << 20),
         }
     }
 }
@@ -660,6 +668,9 @@ mod tests {
         let c = Config::load_from(None, &env(&[("MNEMO_CACHE__MEMORY_VECTORS_MIB", "16")])).unwrap();
         assert_eq!(c.cache.budgets().memory_vectors, 16 << 20);
         assert_eq!(c.cache.budgets().message_vectors, mnemo_store::CacheBudgets::default().message_vectors);
+        assert_eq!(c.cache.sqlite_heap_mib, 64);
+        let c = Config::load_from(None, &env(&[("MNEMO_CACHE__SQLITE_HEAP_MIB", "8")])).unwrap();
+        assert_eq!(c.cache.budgets().sqlite_heap, 8 << 20);
         let e = Config::load_from(None, &env(&[("MNEMO_CACHE__VECTORS_MIB", "16")])).unwrap_err().to_string();
         assert!(e.contains("vectors_mib"), "{e}");
     }

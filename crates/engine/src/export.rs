@@ -45,6 +45,7 @@ impl Memory {
     /// [`Memory::export_skills`] for the files themselves).
     pub fn export(&self, scope: &Scope, format: ExportFormat) -> Result<String> {
         let now = self.clock.now();
+        self.turns.settle_user(scope);
         let mut all = self.store.list(scope, &ListFilter::default())?;
         all.reverse(); // oldest first
         match format {

@@ -172,6 +172,8 @@ impl Memory {
     /// [`Memory::maintain`], telling `progress` where it is after every page and partition.
     #[tracing::instrument(name = "maintain", level = "debug", skip_all)]
     pub fn maintain_with(&self, progress: &mut dyn FnMut(MaintainProgress)) -> Result<MaintainReport> {
+        // Decay reads the access statistics the queued turns move.
+        self.turns.settle_all();
         let Some(_lock) = self.store.try_job_lock(MAINTAIN_LOCK)? else {
             return Ok(MaintainReport {
                 skipped: Some(format!(

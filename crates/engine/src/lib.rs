@@ -41,6 +41,7 @@ mod sessions;
 mod skills;
 mod state;
 mod synthesis;
+mod turns;
 mod users;
 mod worker;
 mod write;
@@ -83,7 +84,7 @@ use mnemo_store::{SqliteStore, Store};
 pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
     match config.database_url.as_deref() {
         None | Some("") => {
-            Ok(Arc::new(SqliteStore::open(config.db_path())?.with_cache_budgets(config.cache.budgets())))
+            Ok(Arc::new(SqliteStore::open(config.db_path())?.with_cache_budgets(config.cache.budgets())?))
         }
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             #[cfg(feature = "postgres")]
@@ -123,6 +124,8 @@ pub struct Memory {
     /// or `Err` with why it could not be built (batches then fall back, and say why).
     chat: std::result::Result<Arc<dyn ChatModel>, String>,
     clock: Arc<dyn Clock>,
+    /// Recall's and context's trace envelopes, written off their path ([`turns`]).
+    turns: turns::TurnLog,
 }
 
 impl std::fmt::Debug for Memory {
@@ -172,7 +175,8 @@ impl Memory {
             false => Err("no chat model is configured (set MNEMO_LLM_BASE_URL)".to_string()),
         };
         let embedder = embedder.map(|e| Arc::new(CachedEmbedder::new(e, EMBEDDING_CACHE)));
-        Self { tuning: config.tuning(), config, store, embedder, extractor, chat, clock }
+        let turns = turns::TurnLog::start(Arc::clone(&store));
+        Self { tuning: config.tuning(), config, store, embedder, extractor, chat, clock, turns }
     }
 
     /// The same engine keeping the vectors of up to `capacity` recent texts (0: none), for
@@ -203,6 +207,14 @@ impl Memory {
     /// The store, for tools (benchmarks, export) that need it directly.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    /// Waits until every recall's and context call's trace envelope is in the store: they are
+    /// written off the read's path, a few milliseconds after it answers. The engine's own reads
+    /// of traces and access statistics wait for the user's queued turns by themselves; this is
+    /// for a tool reading the store directly.
+    pub fn settle(&self) {
+        self.turns.settle_all();
     }
 
     /// The embedder's id, if one is loaded.

@@ -34,11 +34,13 @@ pub struct MemoryDetail {
 impl Memory {
     /// Memories visible to the scope, newest first.
     pub fn list(&self, scope: &Scope, filter: &ListFilter) -> Result<Vec<Row>> {
+        self.turns.settle_user(scope);
         Ok(self.store.list(scope, filter)?)
     }
 
     /// One memory with its history, links, source messages and score parts.
     pub fn show(&self, scope: &Scope, id: MemoryId) -> Result<MemoryDetail> {
+        self.turns.settle_user(scope);
         let memory = self.visible(scope, id)?;
         let history = self.store.history(&scope.tenant, id)?;
         let links = self.store.links(&scope.tenant, id)?;
@@ -58,6 +60,7 @@ impl Memory {
     /// key, and the row's owner is the scope the caller then acts in, so every rule of that
     /// scope (privacy switches included) applies as if the caller had named it.
     pub fn find(&self, tenant: &TenantId, id: MemoryId) -> Result<Row> {
+        self.turns.settle_tenant(tenant);
         self.store.get(tenant, id)?.ok_or_else(|| Error::NotFound { tenant: tenant.to_string(), id: id.to_string() })
     }
 
@@ -164,6 +167,7 @@ impl Memory {
     /// what deletes. Returns how many memories were archived.
     pub fn clear_user(&self, scope: &Scope) -> Result<usize> {
         let user = scope.require_user()?.clone();
+        self.turns.settle_user(scope);
         let filter = ListFilter {
             statuses: vec![StatusKind::Active, StatusKind::Stale, StatusKind::Provisional],
             ..ListFilter::default()

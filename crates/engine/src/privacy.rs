@@ -64,6 +64,8 @@ impl Memory {
     /// erased once. On an error, the users erased before it stay erased (and purged).
     pub fn erase_users(&self, tenant: &TenantId, users: &[UserId]) -> Result<Vec<ErasureReceipt>> {
         let at = self.clock.now();
+        // A turn still queued would be written after the erasure and leave the user's query.
+        self.turns.settle_tenant(tenant);
         let key = self.store.subject_key(tenant)?;
         let mut seen = std::collections::BTreeSet::new();
         let erasures: Vec<(UserId, DeletionEvent)> = users
@@ -90,6 +92,7 @@ impl Memory {
     /// Every user of the tenant the store holds anything of, memories or not: a user with only
     /// messages, a trace or a switch is still someone a tenant's reset must erase.
     pub fn known_users(&self, tenant: &TenantId) -> Result<Vec<UserId>> {
+        self.turns.settle_tenant(tenant);
         Ok(self.store.known_users(tenant)?)
     }
 }

@@ -471,7 +471,7 @@ impl Memory {
         if !state.stores() {
             return Ok(String::new());
         }
-        self.record_turn(env, accessed)?;
+        self.turns.record(crate::redact::envelope(env.clone()), accessed)?;
         Ok(env.turn_id.clone())
     }
 
@@ -629,6 +629,7 @@ impl Memory {
     fn surfaced_every_recent_turn(&self, scope: &Scope) -> Result<HashSet<MemoryId>> {
         let turns = self.tuning.assembly.over_reference_turns;
         let mut counts: HashMap<MemoryId, usize> = HashMap::new();
+        self.turns.settle_user(scope);
         for id in self.store.recently_surfaced(scope, turns)? {
             *counts.entry(id).or_default() += 1;
         }
@@ -669,6 +670,7 @@ impl Memory {
 
     /// A stored trace envelope, for explaining or replaying a turn.
     pub fn trace(&self, scope: &Scope, turn_id: &str) -> Result<Option<TraceEnvelope>> {
+        self.turns.settle_tenant(&scope.tenant);
         Ok(self.store.trace(&scope.tenant, turn_id)?)
     }
 
@@ -677,6 +679,7 @@ impl Memory {
     /// Retention sweeps them like any envelope (`retention.*`).
     pub fn traces(&self, scope: &Scope, limit: usize) -> Result<Vec<TraceEnvelope>> {
         scope.require_user()?;
+        self.turns.settle_user(scope);
         Ok(self.store.recent_traces(scope, limit)?)
     }
 }

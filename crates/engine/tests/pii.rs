@@ -236,6 +236,7 @@ fn envelope(template: &TraceEnvelope, i: usize, p: &Planted) -> TraceEnvelope {
 fn template_envelope(scope: &Scope) -> TraceEnvelope {
     let f = sqlite_with_embedder(None);
     let turn = f.memory.recall(scope, "anything at all", None).unwrap().turn_id;
+    f.memory.settle();
     f.memory.store().trace(&scope.tenant, &turn).unwrap().unwrap()
 }
 
@@ -267,6 +268,7 @@ fn ordinary_numbers_are_stored_as_written() {
         f.memory.store().recent_messages(&scope, 100).unwrap().into_iter().map(|m| m.content).collect();
     assert_eq!(stored, lines);
     let ctx = f.memory.context(&scope, "When is the dentist on 2026-03-14 at 10:30?", None).unwrap();
+    f.memory.settle();
     let env = f.memory.store().trace(&scope.tenant, &ctx.turn_id).unwrap().unwrap();
     assert_eq!(env.query, "When is the dentist on 2026-03-14 at 10:30?");
 }
