@@ -44,7 +44,7 @@ pub use policies::Policies;
 #[cfg(feature = "postgres")]
 pub use postgres::{EXACT_SCAN_MAX, PostgresStore, TempDatabase};
 pub use queue::{ChatCursor, ChatProgress, Queue, QueueState, Queued, Settlement};
-pub use search::{CacheBudgets, CacheUsage, Search};
+pub use search::{CacheBudgets, CacheUsage, DEFAULT_SQLITE_HEAP, Search};
 pub use sqlite::SqliteStore;
 pub use store::Store;
 pub use traces::Traces;

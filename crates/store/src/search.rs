@@ -48,10 +48,22 @@ pub struct CacheBudgets {
     /// Users' message vectors (archival recall), all users together; a user whose archive would
     /// take more than half of it is scored from the rows as they are read.
     pub message_vectors: usize,
+    /// SQLite's own heap, page caches above all, every connection of the process together
+    /// (SQLite's soft heap limit; 0 leaves it unlimited). Each connection may cache 16 MB of
+    /// pages, and a server keeps several open: without this they fill as the database grows.
+    pub sqlite_heap: usize,
 }
+
+/// SQLite's heap budget unless configured: room for the pages a recall touches on several
+/// connections at once.
+pub const DEFAULT_SQLITE_HEAP: usize = 64 << 20;
 
 impl Default for CacheBudgets {
     fn default() -> Self {
-        Self { memory_vectors: crate::vectors::DEFAULT_BUDGET, message_vectors: crate::message_vectors::DEFAULT_BUDGET }
+        Self {
+            memory_vectors: crate::vectors::DEFAULT_BUDGET,
+            message_vectors: crate::message_vectors::DEFAULT_BUDGET,
+            sqlite_heap: DEFAULT_SQLITE_HEAP,
+        }
     }
 }

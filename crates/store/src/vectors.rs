@@ -1400,7 +1400,12 @@ pub(crate) mod tests {
         assert!(one > 0);
         let store = SqliteStore::open(&path)
             .unwrap()
-            .with_cache_budgets(crate::CacheBudgets { memory_vectors: 3 * one + one / 2, message_vectors: 0 });
+            .with_cache_budgets(crate::CacheBudgets {
+                memory_vectors: 3 * one + one / 2,
+                message_vectors: 0,
+                ..crate::CacheBudgets::default()
+            })
+            .unwrap();
         let sum = |s: &SqliteStore| {
             let parts = s.vectors.lock();
             parts.map.values().flat_map(|m| m.values()).map(|slot| slot.part.bytes()).sum::<usize>()

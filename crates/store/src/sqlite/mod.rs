@@ -153,10 +153,26 @@ impl SqliteStore {
     }
 
     /// The same store with its in-process caches held to `budgets` (before any read fills them).
-    pub fn with_cache_budgets(mut self, budgets: crate::CacheBudgets) -> Self {
+    ///
+    /// SQLite's heap budget is its soft heap limit, which holds for the whole process: the last
+    /// store opened sets it for every store of the process.
+    pub fn with_cache_budgets(mut self, budgets: crate::CacheBudgets) -> Result<Self> {
         self.vectors = VectorCache::with_budget(budgets.memory_vectors);
         self.message_vectors = MessageVectorCache::with_budget(budgets.message_vectors);
-        self
+        let limit = i64::try_from(budgets.sqlite_heap).unwrap_or(i64::MAX);
+        self.writer
+            .take()
+            .conn
+            .pragma_update_and_check(None, "soft_heap_limit", limit, |r| r.get::<_, i64>(0))
+            .map_err(StoreError::sql("set SQLite's soft heap limit"))?;
+        Ok(self)
+    }
+
+    /// SQLite's soft heap limit in force for the process, in bytes (0: none).
+    pub fn sqlite_heap_limit(&self) -> Result<i64> {
+        self.read(|c| {
+            c.pragma_query_value(None, "soft_heap_limit", |r| r.get(0)).map_err(StoreError::sql("heap limit"))
+        })
     }
 
     /// The database file.
@@ -232,6 +248,18 @@ pub(crate) mod tests {
                 Ok(steps.map(|s| s.unwrap()).collect())
             })
             .unwrap()
+    }
+
+    /// The heap budget reaches SQLite as its soft heap limit, which bounds the page caches of
+    /// every connection together (each alone may hold 16 MB).
+    #[test]
+    fn the_heap_budget_is_sqlites_soft_heap_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let budgets = crate::CacheBudgets { sqlite_heap: 8 << 20, ..crate::CacheBudgets::default() };
+        let store = SqliteStore::open(dir.path().join("mnemo.db")).unwrap().with_cache_budgets(budgets).unwrap();
+        assert_eq!(store.sqlite_heap_limit().unwrap(), 8 << 20);
+        let store = store.with_cache_budgets(crate::CacheBudgets::default()).unwrap();
+        assert_eq!(store.sqlite_heap_limit().unwrap(), i64::try_from(crate::DEFAULT_SQLITE_HEAP).unwrap());
     }
 
     /// A cached statement run again with new parameters is not planned again, on the writer or
