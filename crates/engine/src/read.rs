@@ -629,7 +629,7 @@ impl Memory {
     fn surfaced_every_recent_turn(&self, scope: &Scope) -> Result<HashSet<MemoryId>> {
         let turns = self.tuning.assembly.over_reference_turns;
         let mut counts: HashMap<MemoryId, usize> = HashMap::new();
-        self.turns.settle_user(scope);
+        self.turns.settle_context(scope);
         for id in self.store.recently_surfaced(scope, turns)? {
             *counts.entry(id).or_default() += 1;
         }

@@ -36,35 +36,39 @@ struct Queued {
     accessed: Vec<MemoryId>,
 }
 
-/// Turns queued and not yet written, per user (the scope without its chat).
+/// What a queued turn is waited for by: its scope, chat included, and whether it is a context
+/// call (the over-reference guard reads a chat's earlier context calls, nothing else).
+type Key = (Scope, bool);
+
+/// Turns queued and not yet written, per [`Key`].
 #[derive(Default)]
 struct Pending {
-    users: Mutex<HashMap<Scope, usize>>,
+    users: Mutex<HashMap<Key, usize>>,
     written: Condvar,
 }
 
 impl Pending {
-    fn users(&self) -> MutexGuard<'_, HashMap<Scope, usize>> {
+    fn users(&self) -> MutexGuard<'_, HashMap<Key, usize>> {
         self.users.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn add(&self, user: &Scope) {
-        *self.users().entry(user.clone()).or_default() += 1;
+    fn add(&self, key: &Key) {
+        *self.users().entry(key.clone()).or_default() += 1;
     }
 
-    fn done(&self, user: &Scope) {
+    fn done(&self, key: &Key) {
         let mut users = self.users();
-        if let Some(n) = users.get_mut(user) {
+        if let Some(n) = users.get_mut(key) {
             *n -= 1;
             if *n == 0 {
-                users.remove(user);
+                users.remove(key);
             }
         }
         self.written.notify_all();
     }
 
-    /// Waits until no queued turn's user matches `which`, or [`SETTLE_LIMIT`] has passed.
-    fn settle(&self, which: impl Fn(&Scope) -> bool) {
+    /// Waits until no queued turn's key matches `which`, or [`SETTLE_LIMIT`] has passed.
+    fn settle(&self, which: impl Fn(&Key) -> bool) {
         let started = Instant::now();
         let mut users = self.users();
         while users.keys().any(&which) {
@@ -108,15 +112,15 @@ impl TurnLog {
     /// Queues a turn (its envelope already redacted), or writes it inline when the queue is
     /// full or its thread is gone.
     pub(crate) fn record(&self, env: TraceEnvelope, accessed: &[MemoryId]) -> mnemo_store::Result<()> {
-        let user = env.scope.without_chat();
+        let key = key(&env);
         let sender = self.sender.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         let Some(sender) = sender else { return self.store.record_turn(&env, accessed) };
-        self.pending.add(&user);
+        self.pending.add(&key);
         match sender.try_send(Queued { env, accessed: accessed.to_vec() }) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(q) | TrySendError::Disconnected(q)) => {
                 let written = self.store.record_turn(&q.env, &q.accessed);
-                self.pending.done(&user);
+                self.pending.done(&key);
                 written
             }
         }
@@ -128,13 +132,18 @@ impl TurnLog {
         if scope.user.is_none() {
             return self.settle_tenant(&scope.tenant);
         }
-        let user = scope.without_chat();
-        self.pending.settle(|s| *s == user);
+        self.pending.settle(|(s, _)| s.tenant == scope.tenant && s.agent == scope.agent && s.user == scope.user);
+    }
+
+    /// Waits until the context calls queued for `scope`'s chat are written: what the
+    /// over-reference guard reads. A recall of the same user does not hold it up.
+    pub(crate) fn settle_context(&self, scope: &Scope) {
+        self.pending.settle(|(s, context)| *context && s == scope);
     }
 
     /// Waits until the turns queued for any user of `scope`'s tenant are written.
     pub(crate) fn settle_tenant(&self, tenant: &mnemo_core::TenantId) {
-        self.pending.settle(|s| s.tenant == *tenant);
+        self.pending.settle(|(s, _)| s.tenant == *tenant);
     }
 
     /// Waits until every queued turn is written.
@@ -161,8 +170,12 @@ fn write_all(store: &dyn Store, pending: &Pending, queue: &Receiver<Queued>) {
         if let Err(e) = store.record_turn(&q.env, &q.accessed) {
             tracing::warn!(error = %e, turn = %q.env.turn_id, "could not record a read's trace envelope");
         }
-        pending.done(&q.env.scope.without_chat());
+        pending.done(&key(&q.env));
     }
+}
+
+fn key(env: &TraceEnvelope) -> Key {
+    (env.scope.clone(), env.op == mnemo_core::trace::TraceOp::Context)
 }
 
 #[cfg(test)]
@@ -172,8 +185,8 @@ mod tests {
     #[test]
     fn settling_waits_for_the_users_own_turns_only() {
         let p = Arc::new(Pending::default());
-        let a = Scope::parse("t", None, Some("a"), None).unwrap();
-        let b = Scope::parse("t", None, Some("b"), None).unwrap();
+        let a = (Scope::parse("t", None, Some("a"), None).unwrap(), false);
+        let b = (Scope::parse("t", None, Some("b"), None).unwrap(), false);
         p.add(&a);
         // Nothing of b's is queued: no wait.
         p.settle(|s| *s == b);

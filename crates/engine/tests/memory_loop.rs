@@ -464,3 +464,40 @@ fn the_trace_says_which_rule_set_each_surface() {
     assert_ne!(hers.policy, Surface::FactCheck);
     assert!(hers.by.starts_with("attribution: Melanie's words"), "{hers:?}");
 }
+
+/// A read's bookkeeping does not wait for the store's writer: with another process holding
+/// SQLite's write lock (as another tenant's ingest holds the writer), recall and context still
+/// answer at once, and their traces and access counts are there once the lock is let go.
+#[test]
+fn a_read_answers_while_the_writer_is_held_and_its_trace_follows() {
+    let f = crate::common::sqlite_with_embedder(Some(std::sync::Arc::new(mnemo::models::HashEmbedder::default())));
+    let s = chat("dana", "c1");
+    f.say(&s, &["I have a dog named Biscuit.", "I live in Leeds."]);
+    // Another connection takes the write lock and keeps it until told, then 200 ms more.
+    let (locked, release) = (std::sync::mpsc::channel(), std::sync::mpsc::channel::<()>());
+    let path = f.memory.config().db_path();
+    let holder = std::thread::spawn(move || {
+        let other = rusqlite::Connection::open(path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        locked.0.send(()).unwrap();
+        release.1.recv().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        other.execute_batch("ROLLBACK").unwrap();
+    });
+    locked.1.recv().unwrap();
+    let started = std::time::Instant::now();
+    let r = f.memory.recall(&s, "what is my dog called", Some(3)).unwrap();
+    let ctx = f.memory.context(&s, "tell me about my dog", Some(300)).unwrap();
+    // Inline, the trace waited for the lock: up to the store's 10 s busy timeout.
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(ctx.block.text.contains("Biscuit"), "{}", ctx.block.text);
+    release.0.send(()).unwrap();
+    // Reading the trace waits for the queued turns, then finds them.
+    assert!(f.memory.trace(&s, &r.turn_id).unwrap().is_some());
+    assert!(f.memory.trace(&s, &ctx.turn_id).unwrap().is_some());
+    holder.join().unwrap();
+    let dog = r.items.first().map(|i| i.memory.id).expect("recall found the dog");
+    let listed = f.memory.list(&s, &ListFilter::default()).unwrap();
+    let row = listed.iter().find(|m| m.id == dog).unwrap();
+    assert!(row.access_count >= 1, "{row:?}");
+}
