@@ -62,9 +62,11 @@ fn correction(word: &str) -> Option<&'static str> {
         return None;
     }
     let allowed = if n >= 9 { 2 } else { 1 };
+    // A slip seldom hits a word's first letter, and a word that differs there is most often
+    // another word ("education" is not "medication").
     words
         .iter()
-        .filter(|w| w.len().abs_diff(lower.len()) <= allowed)
+        .filter(|w| w.len().abs_diff(lower.len()) <= allowed && w.as_bytes()[0] == lower.as_bytes()[0])
         .map(|w| (distance(&lower, w), *w))
         .filter(|(d, _)| *d <= allowed)
         .min_by_key(|(d, _)| *d)
@@ -135,6 +137,31 @@ mod tests {
         }
         assert_eq!(corrected("allergy allergies"), "allergy allergies");
         assert_eq!(corrected("no gloten please"), "no gluten please");
+    }
+
+    /// Real words near a listed one are never read as it: a wrong correction writes a false
+    /// fact ("Improving medication and infrastructure" from "education").
+    #[test]
+    fn real_words_near_a_listed_word_stay() {
+        for t in [
+            "improving education and infrastructure",
+            "I do meditation every morning",
+            "the mediation went well",
+            "my pregnancy was easy",
+            "the automatic gearbox",
+            "lush vegetation",
+            "an aspiring writer",
+            "a dedication to her",
+            "the job description",
+            "zero tolerance",
+            "a migraine",
+            "an antibiotic",
+        ] {
+            assert_eq!(corrected(t), t, "{t:?}");
+        }
+        for w in &vocabulary().1 {
+            assert_eq!(corrected(w), *w, "a word kept as it is was corrected");
+        }
     }
 
     #[test]
