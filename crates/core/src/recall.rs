@@ -111,8 +111,9 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
         }
         let reason = if m.pinned {
             ExactReason::Pinned
-        } else if m.kind == Kind::Preference && m.key.is_some() {
-            // Keyed preferences are looked up exactly; unkeyed likes are ranked by path B.
+        } else if m.kind == Kind::Preference && m.key.as_deref().is_some_and(in_force_everywhere) {
+            // Keyed preferences that shape every answer (a diet, an answer length) are looked
+            // up exactly; favourites and unkeyed likes are ranked by path B.
             ExactReason::Preference
         } else if m.kind == Kind::Protocol {
             ExactReason::Protocol
@@ -168,6 +169,15 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
     let mut policies: Vec<Policy> = policies.into_iter().filter(|p| p.in_force(now)).collect();
     policies.sort_by(|a, b| a.key.cmp(&b.key).then(a.agent.cmp(&b.agent)).then(a.version.cmp(&b.version)));
     ExactSet { policies, items, shadowed }
+}
+
+/// Whether a keyed preference bears on every answer, whatever is asked: how to answer (length,
+/// tone, language) and what the user eats. A favourite ("favorite:recipe") is keyed so that a new
+/// one replaces the old, but it bears on the questions about it only: placed in every block, it
+/// spent the budget of questions about anything else ("Audrey's favorite recipe is Chicken Pot
+/// Pie" above a question about her dogs).
+pub fn in_force_everywhere(key: &str) -> bool {
+    !key.starts_with("favorite:")
 }
 
 /// Whether a request asks what the user has to do ("what should I focus on this week?",
@@ -275,6 +285,17 @@ mod tests {
         let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
         assert_eq!(ids, vec![mine.id], "unkeyed preferences belong to path B");
         assert_eq!(set.shadowed, vec![(general.id, mine.id)]);
+    }
+
+    #[test]
+    fn a_diet_is_in_force_everywhere_a_favourite_only_where_it_is_asked_about() {
+        let mut diet = mem(Kind::Preference, user(), "User is vegetarian");
+        diet.key = Some("diet".into());
+        let mut favourite = mem(Kind::Preference, user(), "User's favorite recipe is Chicken Pot Pie");
+        favourite.key = Some("favorite:recipe".into());
+        let set = select_exact(vec![diet.clone(), favourite], vec![], now(), &Tuning::default());
+        let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
+        assert_eq!(ids, vec![diet.id], "a favourite belongs to path B");
     }
 
     #[test]
