@@ -1,13 +1,16 @@
 //! The SQLite handle's shared connections (one writer, a few readers), taken in turn with
 //! foreground work first ([`crate::priority`]).
 //!
-//! A read (`recall`, `context`) queries on a reader and ends by recording its turn on the
-//! writer. Behind another tenant's big ingests, each a transaction of its own, that record
-//! waited for all of them: 4 ms of recall became 70–140 ms on two cores under twelve concurrent
-//! ingests; behind eight exports holding every reader, its queries waited the same way. Served
-//! first, a foreground waiter waits at most for the statement or transaction already running.
-//! Foreground work is short and bounded by each tenant's rate limit, so it cannot keep
-//! background work out.
+//! A read (`recall`, `context`) queries on readers (its turn's record goes to the writer from
+//! the engine's own thread since). Behind another tenant's big ingests, each a transaction of
+//! its own, a write waited for all of them: 4 ms of recall became 70–140 ms on two cores under
+//! twelve concurrent ingests; behind eight exports holding every reader, its queries waited the
+//! same way. Served first, a foreground waiter waits at most for the statement or transaction
+//! already running.
+//! Where there are several places (the readers), background work never holds the last one, so
+//! a read does not even wait for that: one export's long listing no longer sits between another
+//! tenant's recall and its reader. Foreground work is short and bounded by each tenant's rate
+//! limit, so it cannot keep background work out.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -16,6 +19,7 @@ use crate::priority::is_background;
 #[derive(Debug, Default)]
 struct Count {
     in_use: usize,
+    background_in_use: usize,
     foreground_waiting: usize,
 }
 
@@ -27,29 +31,39 @@ pub(super) struct Turnstile {
     released: Condvar,
 }
 
-/// One place, given back when dropped.
-pub(super) struct Place<'a>(&'a Turnstile);
+/// One place, given back when dropped; whether background work holds it.
+pub(super) struct Place<'a>(&'a Turnstile, bool);
 
 impl Turnstile {
     pub(super) fn new(capacity: usize) -> Self {
         Self { capacity: capacity.max(1), count: Mutex::new(Count::default()), released: Condvar::new() }
     }
 
-    /// A place, once one is free and, for background work, no foreground waiter is left.
+    /// The most places background work holds at once: all but one, when there are several.
+    fn background_cap(&self) -> usize {
+        if self.capacity > 1 { self.capacity - 1 } else { 1 }
+    }
+
+    /// A place, once one is free and, for background work, no foreground waiter is left and
+    /// background work holds fewer than [`Self::background_cap`].
     pub(super) fn enter(&self) -> Place<'_> {
         let foreground = !is_background();
         let mut count = self.count.lock().expect("turnstile");
         if foreground {
             count.foreground_waiting += 1;
         }
-        while count.in_use >= self.capacity || (!foreground && count.foreground_waiting > 0) {
+        while count.in_use >= self.capacity
+            || (!foreground && (count.foreground_waiting > 0 || count.background_in_use >= self.background_cap()))
+        {
             count = self.released.wait(count).expect("turnstile");
         }
         if foreground {
             count.foreground_waiting -= 1;
+        } else {
+            count.background_in_use += 1;
         }
         count.in_use += 1;
-        Place(self)
+        Place(self, !foreground)
     }
 }
 
@@ -59,6 +73,9 @@ impl Drop for Place<'_> {
         // fails loudly on it, so there is nothing to give back.
         if let Ok(mut count) = self.0.count.lock() {
             count.in_use -= 1;
+            if self.1 {
+                count.background_in_use -= 1;
+            }
         }
         self.0.released.notify_all();
     }
@@ -157,6 +174,31 @@ mod tests {
         let order = order.lock().unwrap();
         assert_eq!(order.first(), Some(&"foreground"), "{order:?}");
         assert_eq!(order.len(), 5);
+    }
+
+    #[test]
+    fn background_work_leaves_one_of_several_places_to_foreground_work() {
+        let pool = Arc::new(Pool::new(vec![(), ()]));
+        let held = in_background(|| pool.take());
+        // A second background taker waits although a connection is free...
+        let waiting = Arc::new(AtomicUsize::new(0));
+        let bulk = {
+            let (pool, waiting) = (pool.clone(), waiting.clone());
+            std::thread::spawn(move || {
+                in_background(|| {
+                    waiting.fetch_add(1, Ordering::SeqCst);
+                    let _c = pool.take();
+                })
+            })
+        };
+        until_waiting(&waiting, 1);
+        assert!(!bulk.is_finished());
+        // ...which a foreground taker gets at once.
+        drop(pool.take());
+        drop(held);
+        bulk.join().unwrap();
+        let count = pool.turnstile.count.lock().unwrap();
+        assert_eq!((count.in_use, count.background_in_use), (0, 0));
     }
 
     #[test]
