@@ -695,12 +695,22 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                     | "according"
             )
             && !verb_in_clause
-            && !stimulus(w, words) =>
+            && !stimulus(w, words)
+            && !named(words) =>
         {
             Some("I'm")
         }
         _ => None,
     }
+}
+
+/// Whether the first two words are a capitalised name that a verb in "-s" follows ("Boxing Day
+/// works for me", "Reading Festival sells out"): the "-ing" word is part of the name, not a verb
+/// whose subject was left out ("Reading Harry Potter again" still is one).
+fn named(words: &[String]) -> bool {
+    let capital = |w: &String| w.starts_with(char::is_uppercase) && !first_person(&bare(w));
+    let verb = |w: &String| w.starts_with(char::is_lowercase) && bare(w).ends_with('s') && !bare(w).ends_with("ss");
+    words.len() > 2 && capital(&words[0]) && capital(&words[1]) && verb(&words[2])
 }
 
 /// Whether `w` (the first word, in "-ing") is an adjective of feeling here: a [`STIMULUS_ING`]
@@ -1106,6 +1116,13 @@ mod tests {
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_name_in_ing_is_no_elided_i_am() {
+        assert_eq!(episode("Boxing Day works for the whole family"), None);
+        let (_, content, _) = episode("Reading Harry Potter again with my son").unwrap();
+        assert!(content.starts_with("User is reading Harry Potter"), "{content}");
     }
 
     #[test]
