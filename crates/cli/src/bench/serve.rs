@@ -105,6 +105,11 @@ struct Level {
     /// filling toward their budgets).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     server_cache_samples: Vec<[f64; 3]>,
+    /// The resident set's parts at the same moments, from the kernel: `[seconds, anonymous MiB
+    /// (the heap), file-backed MiB (mapped files: the model, libraries), shared MiB (SQLite's
+    /// WAL index)]`, so that growth can be told apart.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    server_rss_parts: Vec<[f64; 4]>,
     /// For a level longer than [`RSS_SETTLED_AFTER`]: the growth of the resident set from the
     /// sample at that mark to the last one, in percent.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -351,17 +356,18 @@ fn level(
     }
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(plan.seconds);
-    let (tallies, (server_rss_samples, server_cache_samples)) = std::thread::scope(|s| {
-        let sampler = pid.map(|pid| s.spawn(move || sample_rss(pid, base, started, deadline)));
-        let handles: Vec<_> = (0..concurrency)
-            .map(|id| {
-                let client = Client::new(base, key, plan.timeout);
-                s.spawn(move || client_loop(&client, plan, cursor, (index, id), deadline))
-            })
-            .collect();
-        let tallies: Vec<Tally> = handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect();
-        (tallies, sampler.map(|h| h.join().expect("the RSS sampler panicked")).unwrap_or_default())
-    });
+    let (tallies, Samples { rss: server_rss_samples, caches: server_cache_samples, parts: server_rss_parts }) =
+        std::thread::scope(|s| {
+            let sampler = pid.map(|pid| s.spawn(move || sample_rss(pid, base, started, deadline)));
+            let handles: Vec<_> = (0..concurrency)
+                .map(|id| {
+                    let client = Client::new(base, key, plan.timeout);
+                    s.spawn(move || client_loop(&client, plan, cursor, (index, id), deadline))
+                })
+                .collect();
+            let tallies: Vec<Tally> = handles.into_iter().map(|h| h.join().expect("a load client panicked")).collect();
+            (tallies, sampler.map(|h| h.join().expect("the RSS sampler panicked")).unwrap_or_default())
+        });
     let seconds = started.elapsed().as_secs_f64();
     let mut operations = BTreeMap::new();
     let mut all = Vec::new();
@@ -397,22 +403,37 @@ fn level(
         server_rss_growth_after_settled_pct: growth_after_settled(&server_rss_samples),
         server_rss_samples,
         server_cache_samples,
+        server_rss_parts,
     }
 }
 
-/// The resident set of `pid` every [`RSS_EVERY`] from `started` until `deadline`, as
-/// `[seconds since started, MiB]`, and the store's caches from the server at `base`'s
-/// `/metrics` at the same moments.
-fn sample_rss(pid: u32, base: &str, started: Instant, deadline: Instant) -> (Vec<[f64; 2]>, Vec<[f64; 3]>) {
+/// What [`sample_rss`] gathers, each sample led by its seconds since the level started.
+#[derive(Debug, Default)]
+struct Samples {
+    /// `[seconds, resident MiB]`.
+    rss: Vec<[f64; 2]>,
+    /// `[seconds, memory vectors MiB, message vectors MiB]`.
+    caches: Vec<[f64; 3]>,
+    /// `[seconds, anonymous MiB, file-backed MiB, shared MiB]`.
+    parts: Vec<[f64; 4]>,
+}
+
+/// The resident set of `pid` every [`RSS_EVERY`] from `started` until `deadline`, its parts,
+/// and the store's caches from the server at `base`'s `/metrics` at the same moments.
+fn sample_rss(pid: u32, base: &str, started: Instant, deadline: Instant) -> Samples {
     let pid = pid.to_string();
     let agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(5))).build().new_agent();
-    let (mut rss, mut caches) = (Vec::new(), Vec::new());
+    let (mut rss, mut caches, mut parts) = (Vec::new(), Vec::new(), Vec::new());
     let mut next = started + RSS_EVERY;
     while next <= deadline {
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
         let at = next.duration_since(started).as_secs_f64();
         if let Some(mib) = proc_status_mib(&pid, "VmRSS") {
             rss.push([at, mib]);
+        }
+        let part = |field| proc_status_mib(&pid, field);
+        if let (Some(anon), Some(file), Some(shmem)) = (part("RssAnon"), part("RssFile"), part("RssShmem")) {
+            parts.push([at, anon, file, shmem]);
         }
         let text = agent
             .get(format!("{}/metrics", base.trim_end_matches('/')))
@@ -426,7 +447,7 @@ fn sample_rss(pid: u32, base: &str, started: Instant, deadline: Instant) -> (Vec
         }
         next += RSS_EVERY;
     }
-    (rss, caches)
+    Samples { rss, caches, parts }
 }
 
 /// Bytes in a MiB.
