@@ -177,7 +177,8 @@ pub fn select_exact(candidates: Vec<Memory>, policies: Vec<Policy>, now: DateTim
 /// spent the budget of questions about anything else ("Audrey's favorite recipe is Chicken Pot
 /// Pie" above a question about her dogs).
 pub fn in_force_everywhere(key: &str) -> bool {
-    !key.starts_with("favorite:")
+    // Keys may be namespaced ("person:jolene:favorite:dishes" for a named speaker).
+    !key.split(':').any(|part| part == "favorite")
 }
 
 /// Whether a request asks what the user has to do ("what should I focus on this week?",
@@ -293,7 +294,9 @@ mod tests {
         diet.key = Some("diet".into());
         let mut favourite = mem(Kind::Preference, user(), "User's favorite recipe is Chicken Pot Pie");
         favourite.key = Some("favorite:recipe".into());
-        let set = select_exact(vec![diet.clone(), favourite], vec![], now(), &Tuning::default());
+        let mut named = mem(Kind::Preference, user(), "Jolene's favorite dish is lasagna");
+        named.key = Some("person:jolene:favorite:dish".into());
+        let set = select_exact(vec![diet.clone(), favourite, named], vec![], now(), &Tuning::default());
         let ids: Vec<_> = set.items.iter().map(|i| i.memory.id).collect();
         assert_eq!(ids, vec![diet.id], "a favourite belongs to path B");
     }

@@ -222,7 +222,10 @@ pub(super) fn rules() -> Vec<Rule> {
                     return Vec::new();
                 }
                 let key = format!("favorite:{}", cat.replace(' ', "_"));
-                vec![Found::add(pref(format!("User's favorite {cat} is {x}"), 0.85, 0.7).keyed(key, x))]
+                // "My favorite dishes are lasagna and ramen": the verb agrees with a plural.
+                let plural = cat.ends_with('s') && !cat.ends_with("ss") && !cat.ends_with("us");
+                let verb = if plural { "are" } else { "is" };
+                vec![Found::add(pref(format!("User's favorite {cat} {verb} {x}"), 0.85, 0.7).keyed(key, x))]
             },
         ),
         Rule::new(
@@ -662,6 +665,10 @@ mod tests {
         assert_eq!(contents("I'm not a fan of horror movies"), vec!["User dislikes horror movies"]);
         assert_eq!(contents("Crowded bars are not my thing"), vec!["User dislikes Crowded bars"]);
         assert_eq!(contents("my favorite band is Radiohead"), vec!["User's favorite band is Radiohead"]);
+        assert_eq!(
+            contents("my favorite dishes are lasagna and ramen"),
+            vec!["User's favorite dishes are lasagna and ramen"]
+        );
         assert_eq!(keyed("Radiohead is my favourite band", "favorite:band"), Some("Radiohead".into()));
         assert_eq!(keyed("I'm vegetarian", "diet"), Some("vegetarian".into()));
         assert_eq!(contents("I play the guitar"), vec!["User plays the guitar"]);
