@@ -538,7 +538,21 @@ fn length(word: Option<&str>) -> Vec<Found> {
 fn format(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let Some(f) = cap(c, "f").map(str::to_lowercase) else { return Vec::new() };
     let neg = c.get(0).is_some_and(|m| s.negated_before(m.start()));
-    let l = &s.lower;
+    // Only the clause the format word is in: "… remind me of my grandma's kitchen - makes me
+    // think of the conversations we used to have at the table" asks for nothing.
+    let at = c.get(0).map_or(0, |m| m.start()).min(s.lower.len());
+    let from = s.lower[..at].rfind(['.', ',', ';', ':', '!', '?', '-', '\u{2013}', '\u{2014}']).map_or(0, |i| i + 1);
+    let to = s.lower[at..].find(['.', ',', ';', '!', '?']).map_or(s.lower.len(), |i| at + i);
+    let clause = &s.lower[from..to];
+    let words: Vec<&str> =
+        clause.split(|ch: char| !ch.is_alphanumeric() && ch != '\'').filter(|w| !w.is_empty()).collect();
+    // A phrase is found in the clause; a word only as a whole word ("used" is not "use"); a
+    // stem ("repl", "respon") at a word's start.
+    let said = |w: &&str| match *w {
+        "repl" | "respon" => words.iter().any(|x| x.starts_with(w)),
+        w if w.contains(' ') => clause.contains(w),
+        w => words.contains(&w),
+    };
     let wish = neg
         || [
             "use",
@@ -561,17 +575,17 @@ fn format(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             "could you",
             "as a",
             "in a",
-            "as ",
-            " in ",
+            "as",
+            "in",
             "with",
         ]
         .iter()
-        .any(|w| l.contains(w));
+        .any(said);
     // "I made a table", "the table is broken": a format is a wish only when asked for.
     let asked =
         ["you", "please", "answer", "repl", "respon", "prefer", "i like", "i love", "i want", "give me", "always"]
             .iter()
-            .any(|w| l.contains(w));
+            .any(said);
     if !wish || !asked {
         return Vec::new();
     }
@@ -720,6 +734,10 @@ mod tests {
         assert_eq!(keyed("no bullet points please, write in paragraphs", "format"), Some("prose".into()));
         assert_eq!(keyed("Can you put comparisons in a table?", "format"), Some("tables".into()));
         assert_eq!(keyed("Always show me code examples", "format"), Some("code".into()));
+        // A table that is furniture, in a sentence that asks for something elsewhere.
+        let grandma = "The flavors always remind me of my grandma's kitchen - makes me think of all the \
+                       conversations we used to have at the table. I hope you like it!";
+        assert_eq!(keyed(grandma, "format"), None);
         assert_eq!(keyed("Please answer in Spanish.", "language"), Some("Spanish".into()));
         assert_eq!(keyed("can we speak french from now on?", "language"), Some("French".into()));
         assert_eq!(keyed("Reply in German please", "language"), Some("German".into()));
