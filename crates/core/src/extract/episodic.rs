@@ -918,15 +918,7 @@ fn is_filler(w: &str) -> bool {
 /// Whether `w` is a word of resolve that names nothing (`words/resolve.txt`).
 fn resolve(w: &str) -> bool {
     static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    WORDS
-        .get_or_init(|| {
-            include_str!("words/resolve.txt")
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .collect()
-        })
-        .contains(&w)
+    WORDS.get_or_init(|| super::word_list(include_str!("words/resolve.txt")).collect()).contains(&w)
 }
 
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing

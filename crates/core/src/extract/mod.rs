@@ -83,6 +83,12 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// The entries of a word list kept as data (`words/*.txt`): one per line, blank lines and
+/// `#` comments left out.
+fn word_list(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -15,8 +15,7 @@ use std::sync::OnceLock;
 fn vocabulary() -> &'static (Vec<&'static str>, Vec<&'static str>) {
     static WORDS: OnceLock<(Vec<&'static str>, Vec<&'static str>)> = OnceLock::new();
     WORDS.get_or_init(|| {
-        let lines =
-            include_str!("words/safety.txt").lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+        let lines = super::word_list(include_str!("words/safety.txt"));
         let (kept, listed): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with('!'));
         (listed, kept.into_iter().map(|k| &k[1..]).collect())
     })
