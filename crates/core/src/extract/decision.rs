@@ -10,6 +10,7 @@
 
 use regex::Captures;
 
+use super::episodic::says_nothing;
 use super::lex::{head, third_person};
 use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::{Kind, Surface};
@@ -41,7 +42,8 @@ fn convention(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     }
     let what = third_person(&what);
     let words = what.split_whitespace().filter(|w| w.len() > 2).count();
-    if words < 2 || s.hedged {
+    // "Let's never give up and keep striving for success" cheers the other person on.
+    if words < 2 || s.hedged || says_nothing(&what) {
         return Vec::new();
     }
     let draft = Draft::new(Kind::Protocol, format!("Convention: {what}"), CONFIDENCE, 0.8).surfaced(Surface::Adapt);
@@ -178,6 +180,9 @@ mod tests {
             "We decided to adopt a puppy last week!",
             "Should we always use tabs?",
             "Maybe from now on we use Rust, not sure yet.",
+            // encouragement between friends, not a way of working
+            "Let's never stop dreaming and keep pushing forward!",
+            "lets always stay positive, ok?",
         ] {
             assert_eq!(convention(text), None, "{text}");
         }

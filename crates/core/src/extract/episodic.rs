@@ -34,6 +34,26 @@ pub(super) struct Episode {
     pub(super) when: DateTime<Utc>,
     /// How much it says: specific words, names and numbers, a date.
     pub(super) salience: f32,
+    /// A dated quote whose subject stands for something said before ("It helps me relax"):
+    /// the words it quotes, so the sentence before can be quoted with it.
+    pub(super) leaning: Option<String>,
+}
+
+impl Episode {
+    /// A quote leaning on the sentence before, when that sentence left no episode of its own:
+    /// both sentences quoted ("I started pottery. It helps me relax."), so the memory carries
+    /// what "it" is. Leaning on another speaker's turn (no sentence before in the message, or a
+    /// question), the quote names nothing and is dropped.
+    pub(super) fn with_antecedent(self, before: Option<&str>, at: DateTime<Utc>) -> Option<Self> {
+        let Some(said) = self.leaning.as_deref() else { return Some(self) };
+        let before = before.map(str::trim).filter(|b| {
+            !b.ends_with('?')
+                && b.split_whitespace().count() + said.split_whitespace().count() <= MAX_WORDS + 8
+                && !b.split_whitespace().next().is_some_and(|w| readable::leans_back(&bare(w)))
+        })?;
+        let content = readable::quote(&format!("{before} {said}"), at);
+        Some(Self { content, leaning: None, ..self })
+    }
 }
 
 /// Words that open a sentence without being its subject ("oh", "yeah", "btw", "honestly").
@@ -479,7 +499,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     // Resolve that names nothing ("I'll keep pushing and never give up", "I'm gonna make it
     // happen no matter what") is how people talk, not something about them.
-    if !specific && told.iter().all(|w| resolve(w) || is_filler(w)) {
+    // Nor does a feeling about something the memory cannot name ("I find it so fulfilling",
+    // "It makes me feel connected", "It's made a huge difference").
+    if !specific && told.iter().all(|w| resolve(w) || affect(w) || is_filler(w)) {
         return None;
     }
 
@@ -505,6 +527,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // A rewrite that reads wrong ("it made User who they am") keeps the user's words instead:
     // faithful, but it says less on its own than a sentence that names what it is about.
     let mut quoted = false;
+    let mut leaning = None;
     if let Some(flaw) = readable::flaw(&content) {
         if text.split_whitespace().count() > MAX_WORDS {
             return None;
@@ -518,6 +541,12 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         }
         content = readable::quote(text, s.at);
         quoted = true;
+        // "This is the shed where I practice" shows what it names (a photo, most often).
+        let shows =
+            text.split_whitespace().next().is_some_and(|w| matches!(bare(w).as_str(), "this" | "these" | "here's"));
+        if flaw == readable::Flaw::DanglingPronoun && !specific && !shows {
+            leaning = Some(text.to_string());
+        }
     }
     // "You" in a memory has no referent: it was said to the other speaker ("Having a dedicated
     // space should help you stay focused"), so it is about them or about everyone.
@@ -561,6 +590,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         // Every statement is dated: when it happened, or when it was said to hold.
         when: when.unwrap_or(s.at),
         salience,
+        leaning,
     })
 }
 
@@ -918,7 +948,41 @@ fn is_filler(w: &str) -> bool {
 /// Whether `w` is a word of resolve that names nothing (`words/resolve.txt`).
 fn resolve(w: &str) -> bool {
     static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    WORDS.get_or_init(|| super::word_list(include_str!("words/resolve.txt")).collect()).contains(&w)
+    listed(WORDS.get_or_init(|| super::word_list(include_str!("words/resolve.txt")).collect()), w)
+}
+
+/// Whether `w` or its plain form is in a word list: a list names "dream", and "dreams",
+/// "dreaming" and "dreamed" are the same word ("pushing" → "push", "hoping" → "hope").
+fn listed(list: &[&str], w: &str) -> bool {
+    if list.contains(&w) {
+        return true;
+    }
+    ["ing", "ed", "es", "s"].iter().filter_map(|end| w.strip_suffix(end)).filter(|stem| stem.len() > 2).any(|stem| {
+        list.contains(&stem)
+            || list.iter().any(|l| l.strip_suffix('e') == Some(stem))
+            || stem.strip_suffix(|c: char| stem.ends_with(&format!("{c}{c}"))).is_some_and(|s| list.contains(&s))
+    })
+}
+
+/// Whether a phrase says nothing about a life: no name or number, and every content word one of
+/// resolve, feeling or filler ("never give up and keep striving for success"). Encouragement
+/// is how people talk, not a way of working nor a memory.
+pub(super) fn says_nothing(phrase: &str) -> bool {
+    let words: Vec<&str> = phrase.split_whitespace().collect();
+    let named =
+        words.iter().skip(1).any(|w| w.starts_with(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit()));
+    !named
+        && words
+            .iter()
+            .map(|w| bare(w))
+            .filter(|w| w.len() > 2 && !is_stopword(w))
+            .all(|w| resolve(&w) || affect(&w) || is_filler(&w))
+}
+
+/// Whether `w` is a word of feeling or value that names nothing (`words/affect.txt`).
+fn affect(w: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    listed(WORDS.get_or_init(|| super::word_list(include_str!("words/affect.txt")).collect()), w)
 }
 
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
@@ -992,10 +1056,22 @@ mod tests {
         let (_, content, _) =
             episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
         assert!(content.contains("User has known these friends for 4 years"), "{content}");
-        // "It" stands for something said before, which the memory cannot carry: the user's words
-        // are kept as a dated quote instead of a rewrite that reads as a riddle.
-        let (_, content, _) = episode("It reminded me of my own struggles in the past").unwrap();
-        assert_eq!(content, "On 2026-03-02 User said: \"It reminded me of my own struggles in the past\"");
+        // "It" stands for something said before: the user's words are kept as a dated quote
+        // instead of a rewrite that reads as a riddle, with the sentence before that says what
+        // "it" is; alone in its message, "it" was in the other speaker's turn, and the quote
+        // would name nothing.
+        let (_, content, _) = episode("The school play was last night. It reminded me of my own struggles").unwrap();
+        assert_eq!(
+            content,
+            "On 2026-03-02 User said: \"The school play was last night. It reminded me of my own struggles\""
+        );
+        // After a sentence told as news, the two are one memory and "it" has its antecedent.
+        let (_, content, _) = episode("I joined a choir in May. It reminded me of my own struggles").unwrap();
+        assert_eq!(
+            content,
+            "User joined a choir in May. On 2026-03-02 User said: \"It reminded me of my own struggles\""
+        );
+        assert_eq!(episode("It reminded me of my own struggles in the past"), None);
         let (_, content, _) = episode("Researching adoption agencies for our future kids this week.").unwrap();
         assert_eq!(content, "User is researching adoption agencies for their future kids this week");
         let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
@@ -1135,6 +1211,34 @@ mod tests {
         assert!(content.contains("thesis"), "{content}");
         let (_, content, _) = episode("I'm determined to finish the Berlin marathon").unwrap();
         assert!(content.contains("Berlin marathon"), "{content}");
+    }
+
+    #[test]
+    fn a_listed_word_is_found_in_any_of_its_forms() {
+        let list = ["dream", "hope", "stop", "feel"];
+        for w in ["dream", "dreams", "dreaming", "dreamed", "hoping", "hoped", "stopping", "stopped", "feels"] {
+            assert!(super::listed(&list, w), "{w}");
+        }
+        for w in ["dreamy", "hop", "sing", "fee", "feet"] {
+            assert!(!super::listed(&list, w), "{w}");
+        }
+    }
+
+    #[test]
+    fn a_feeling_about_what_the_memory_cannot_name_says_nothing() {
+        for said in [
+            "Honestly I find it so rewarding and meaningful.",
+            "It makes me feel calm and connected.",
+            "It's made a huge difference for me.",
+            "That means so much to me, truly.",
+        ] {
+            assert_eq!(episode(said), None, "{said}");
+        }
+        // A feeling about something named is news.
+        let (_, content, _) = episode("I find volunteering at the food bank so rewarding").unwrap();
+        assert!(content.contains("food bank"), "{content}");
+        let (_, content, _) = episode("Pottery makes me feel calm").unwrap();
+        assert!(content.contains("Pottery"), "{content}");
     }
 
     #[test]

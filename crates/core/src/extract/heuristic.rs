@@ -489,6 +489,9 @@ impl Extractor for HeuristicExtractor {
             let first = ops.len();
             let mut prev: Option<&str> = None;
             let mut episodes = Vec::new();
+            // Whether the sentence before left an episode: a quote leaning on it ("It helps me
+            // relax") is then merged with it, and carries its own antecedent otherwise.
+            let mut prev_told = false;
             for sent in sentences(&text) {
                 let sentence_language = match language::detect(sent) {
                     Language::Unknown => message_language,
@@ -500,6 +503,7 @@ impl Extractor for HeuristicExtractor {
                     || (answers_for_someone && !first_person(&lower))
                 {
                     prev = Some(sent);
+                    prev_told = false;
                     continue;
                 }
                 let s = Sentence {
@@ -534,7 +538,12 @@ impl Extractor for HeuristicExtractor {
                     // Unless it only says the name again ("I have a dog named Biscuit").
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
-                    episodes.extend(episodic::capture(&s).filter(|e| !only_names(&e.content, &named)));
+                    let episode = episodic::capture(&s).filter(|e| !only_names(&e.content, &named));
+                    let episode = if prev_told { episode } else { episode.and_then(|e| e.with_antecedent(prev, m.at)) };
+                    prev_told = episode.is_some();
+                    episodes.extend(episode);
+                } else {
+                    prev_told = false;
                 }
                 for mut f in settled {
                     // A rule's capture cut before its object ("User is feeling proud of") says
