@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 use crate::common::{Fixture, call, on_store, send, without_rate_limit};
 use crate::mcp::{V2025_06, initialize, tool};
 
-/// Values planted per run: every format five times (different values and sentences).
+/// Values planted per run: every format five times (different values and sentences), each copy
+/// through messages and one group of the other routes ([`group`]).
 const PLANTED: usize = FORMATS * 5;
 
 /// The chat the proxied turns name (`X-Mnemo-Chat`), so the test can wait for their ingestion.
@@ -68,14 +69,58 @@ fn id_at(reply: &Value, pointer: &str, or: &str) -> String {
     reply.pointer(pointer).and_then(Value::as_str).unwrap_or(or).to_string()
 }
 
-/// Plants every value through every route and tool; waits until the proxied turns are
-/// ingested. Returns the calls each route and tool got.
+/// Which routes the `i`-th value goes through besides messages (which every value takes, so
+/// its mark is stored): the native routes (0), mem0's (1), or the proxy and the MCP tools (2),
+/// by the value's copy of its format. Five copies of each format over three groups still put
+/// every format through every route, in about a third of the calls.
+fn group(i: usize) -> usize {
+    (i / FORMATS) % 3
+}
+
+/// One planted value as the routes send it.
+struct Said {
+    i: usize,
+    chat: String,
+    value: String,
+    /// A source is one line: a PEM block's sentence as a source is refused for its newlines.
+    source: String,
+    line: String,
+    /// Metadata holds the value as a string, nested, and as a key.
+    metadata: Value,
+}
+
+impl Said {
+    fn new(i: usize, p: &Planted) -> Self {
+        let value = p.recognisable();
+        let line = format!("{} {}", mark(i), p.sentence);
+        let metadata = json!({"note": value, "about": {"said": [line]}, format!("k {value}"): true});
+        Self {
+            i,
+            chat: format!("c{}", i % 3),
+            source: value.replace(char::is_control, " "),
+            value: value.to_string(),
+            line,
+            metadata,
+        }
+    }
+}
+
+/// What the edits target: a clean memory, memo and mem0 memories written first.
+struct Targets {
+    memory: String,
+    memo: String,
+    /// mem0's platform memory, its batch-updated one and the self-hosted server's.
+    mem0: [String; 3],
+}
+
+/// Plants every value through messages and one group of the other routes and tools (see
+/// [`group`]); waits until the proxied turns are ingested. Returns the calls each route and
+/// tool got.
 async fn plant_everywhere(f: &Fixture, planted: &[Planted]) -> BTreeMap<&'static str, [usize; 2]> {
     let mut calls = Calls::default();
     let (session, _) = initialize(&f.app, &f.a, V2025_06).await;
-    // What the edits target: a clean memory, memo and mem0 memories written first.
     let clean = json!({"user_id": "dana", "kind": "fact", "content": "User keeps a notebook of travel plans"});
-    let mut memory = id_at(&calls.http(f, "memories", "POST", "/v1/memories", clean).await, "/verdict/memory_id", "");
+    let memory = id_at(&calls.http(f, "memories", "POST", "/v1/memories", clean).await, "/verdict/memory_id", "");
     let memo = json!({"user_id": "dana", "chat_id": "c0", "text": "Dana and the assistant planned a trip"});
     let memo = id_at(&calls.http(f, "memos", "POST", "/v1/memos", memo).await, "/id", "");
     let mut mem0 = Vec::new();
@@ -88,113 +133,122 @@ async fn plant_everywhere(f: &Fixture, planted: &[Planted]) -> BTreeMap<&'static
         mem0.push(id_at(&calls.http(f, "mem0: add", "POST", uri, add).await, "/results/0/id", ""));
     }
     assert!(!memory.is_empty() && !memo.is_empty() && mem0.iter().all(|m| !m.is_empty()), "{memory} {memo} {mem0:?}");
-    let [updated, batched, oss] = <[String; 3]>::try_from(mem0).unwrap();
+    let mut targets = Targets { memory, memo, mem0: <[String; 3]>::try_from(mem0).unwrap() };
 
     for (i, p) in planted.iter().enumerate() {
-        let (chat, value) = (format!("c{}", i % 3), p.recognisable());
-        // A source is one line: a PEM block's sentence as a source is refused for its newlines.
-        let source = value.replace(char::is_control, " ");
-        let line = format!("{} {}", mark(i), p.sentence);
-        // Metadata holds the value as a string, nested, and as a key.
-        let metadata = json!({"note": value, "about": {"said": [line]}, format!("k {value}"): true});
-
-        let messages = json!({"user_id": "dana", "chat_id": chat, "messages": [
-            {"role": "user", "content": line}, {"role": "assistant", "content": format!("Noted: {line}")}]});
+        let s = Said::new(i, p);
+        let messages = json!({"user_id": "dana", "chat_id": s.chat, "messages": [
+            {"role": "user", "content": s.line}, {"role": "assistant", "content": format!("Noted: {}", s.line)}]});
         calls.http(f, "messages", "POST", "/v1/messages", messages).await;
-        let fact = json!({"user_id": "dana", "kind": "fact", "content": format!("User said {line}")});
-        calls.http(f, "memories: content", "POST", "/v1/memories", fact).await;
-        let detail = format!("User's detail number {}", mark(i));
-        let keyed = json!({"user_id": "dana", "kind": "profile", "content": detail, "key": format!("detail {value}")});
-        calls.http(f, "memories: key", "POST", "/v1/memories", keyed).await;
-        let valued = json!({"user_id": "dana", "kind": "profile", "content": detail, "key": "detail", "value": value});
-        calls.http(f, "memories: value", "POST", "/v1/memories", valued).await;
-        let candidate = json!({"kind": "fact", "content": format!("Everyone should know {line}")});
-        calls.http(f, "memories: tenant-wide", "POST", "/v1/memories", candidate).await;
-        let edit = json!({"user_id": "dana", "content": format!("User keeps a notebook: {line}")});
-        let edited = calls.http(f, "memories: edit", "PATCH", &format!("/v1/memories/{memory}"), edit).await;
-        memory = id_at(&edited, "/memory/id", &memory);
-        calls.http(f, "memos", "POST", "/v1/memos", json!({"user_id": "dana", "chat_id": chat, "text": line})).await;
-        let fix = json!({"user_id": "dana", "chat_id": "c0", "text": format!("Planned a trip: {line}")});
-        calls.http(f, "memos: edit", "PATCH", &format!("/v1/memos/{memo}"), fix).await;
-        let document = json!({"user_id": "dana", "owner": "user", "kind": "note", "source": source,
-                              "text": format!("# Notes {}\n\n{}", mark(i), p.sentence)});
-        calls.http(f, "documents", "POST", "/v1/documents", document).await;
-        calls
-            .http(f, "documents: search", "POST", "/v1/documents/search", json!({"user_id": "dana", "query": line}))
-            .await;
-        let similar = json!({"user_id": "dana", "text": line, "source": source});
-        calls.http(f, "documents: similar", "POST", "/v1/documents/similar", similar).await;
-        let observation = json!({"user_id": "dana", "chat_id": chat, "tool": "send", "outcome": "failure",
-                                 "args_summary": format!("{} {value}", mark(i)), "text": line});
-        calls.http(f, "observations", "POST", "/v1/observations", observation).await;
-        let policy = json!({"key": format!("note-{i}"), "text": line, "value": metadata});
-        calls.http(f, "policies", "POST", "/v1/policies", policy).await;
-        calls.http(f, "recall", "POST", "/v1/recall", json!({"user_id": "dana", "chat_id": chat, "query": line})).await;
-        let context = json!({"user_id": "dana", "chat_id": chat, "message": line});
-        calls.http(f, "context", "POST", "/v1/context", context).await;
-        if i % 20 == 19 {
-            let rotate = json!({"user_id": "dana"});
-            calls.http(f, "sessions: rotate", "POST", &format!("/v1/sessions/{chat}/rotate"), rotate).await;
-        }
-
-        // mem0's routes: the platform's under /mem0, the self-hosted server's at the root.
-        let said = json!([{"role": "user", "content": line}]);
-        let add = json!({"messages": said, "user_id": "dana", "infer": false, "metadata": metadata});
-        calls.http(f, "mem0: add", "POST", "/mem0/v3/memories/add/", add).await;
-        let inferred = json!({"messages": line, "user_id": "dana", "run_id": chat, "metadata": metadata});
-        calls.http(f, "mem0: add (inferred)", "POST", "/mem0/v1/memories/", inferred).await;
-        // An update's text with PII is refused whole, so its metadata goes alone as well.
-        let update = json!({"text": format!("Dana keeps bees: {line}"), "metadata": metadata});
-        let tagged = json!({"metadata": metadata});
-        for body in [&update, &tagged] {
-            calls.http(f, "mem0: update", "PUT", &format!("/mem0/v1/memories/{updated}/"), body.clone()).await;
-            calls.http(f, "mem0 server: update", "PUT", &format!("/memories/{oss}"), body.clone()).await;
-            let mut item = body.clone();
-            item["memory_id"] = json!(batched);
-            calls.http(f, "mem0: batch update", "PUT", "/mem0/v1/batch/", json!({"memories": [item]})).await;
-        }
-        let search = json!({"query": line, "filters": {"user_id": "dana"}});
-        calls.http(f, "mem0: search", "POST", "/mem0/v3/memories/search/", search).await;
-        let feedback = json!({"memory_id": updated, "feedback": "NEGATIVE", "feedback_reason": line});
-        calls.http(f, "mem0: feedback", "POST", "/mem0/v1/feedback/", feedback).await;
-        let add = json!({"messages": said, "user_id": "dana", "infer": false, "metadata": metadata});
-        calls.http(f, "mem0 server: add", "POST", "/memories", add).await;
-        calls.http(f, "mem0 server: search", "POST", "/search", json!({"query": line, "user_id": "dana"})).await;
-
-        // The OpenAI proxy: the turn and the upstream's reply are ingested after the answer.
-        let chat_request = json!({"model": "m", "user": "dana", "messages": [
-            {"role": "system", "content": "Be brief."}, {"role": "user", "content": line}]});
-        let req = Request::builder()
-            .method("POST")
-            .uri("/openai/v1/chat/completions")
-            .header(header::AUTHORIZATION, format!("Bearer {}", f.a))
-            .header(header::CONTENT_TYPE, "application/json")
-            .header("x-mnemo-chat", PROXY_CHAT)
-            .body(Body::from(chat_request.to_string()))
-            .unwrap();
-        let (status, answer) = send(&f.app, req).await;
-        assert!(status.is_success(), "proxy: {status} {answer}");
-        calls.count("openai proxy", true);
-
-        // MCP tools.
-        calls.tool(f, &session, "remember", json!({"user_id": "dana", "chat_id": chat, "content": line})).await;
-        let remember = json!({"user_id": "dana", "kind": "fact", "content": format!("User said {line}")});
-        calls.tool(f, &session, "remember", remember).await;
-        calls.tool(f, &session, "recall", json!({"user_id": "dana", "query": line})).await;
-        calls.tool(f, &session, "context", json!({"user_id": "dana", "chat_id": chat, "message": line})).await;
-        let document = json!({"user_id": "dana", "owner": "user", "kind": "research", "source": source, "text": line});
-        calls.tool(f, &session, "store_document", document).await;
-        let similar = json!({"user_id": "dana", "text": line, "source": source});
-        calls.tool(f, &session, "find_similar_documents", similar).await;
-        let observe = json!({"user_id": "dana", "chat_id": chat, "tool": "send", "outcome": "corrected",
-                             "args_summary": format!("{} {value}", mark(i)), "text": line});
-        calls.tool(f, &session, "observe", observe).await;
-        if i % 20 == 9 {
-            calls.tool(f, &session, "rotate_session", json!({"user_id": "dana", "chat_id": chat})).await;
+        match group(i) {
+            0 => plant_native(f, &mut calls, &s, p, &mut targets).await,
+            1 => plant_mem0(f, &mut calls, &s, &targets).await,
+            _ => plant_proxy_and_tools(f, &mut calls, &s, &session).await,
         }
     }
-    wait_for_proxied_turns(f, planted.len()).await;
+    wait_for_proxied_turns(f, (0..planted.len()).filter(|&i| group(i) == 2).count()).await;
     calls.0
+}
+
+/// The native routes that store text, messages aside.
+async fn plant_native(f: &Fixture, calls: &mut Calls, s: &Said, p: &Planted, targets: &mut Targets) {
+    let Said { i, chat, value, source, line, metadata } = s;
+    let fact = json!({"user_id": "dana", "kind": "fact", "content": format!("User said {line}")});
+    calls.http(f, "memories: content", "POST", "/v1/memories", fact).await;
+    let detail = format!("User's detail number {}", mark(*i));
+    let keyed = json!({"user_id": "dana", "kind": "profile", "content": detail, "key": format!("detail {value}")});
+    calls.http(f, "memories: key", "POST", "/v1/memories", keyed).await;
+    let valued = json!({"user_id": "dana", "kind": "profile", "content": detail, "key": "detail", "value": value});
+    calls.http(f, "memories: value", "POST", "/v1/memories", valued).await;
+    let candidate = json!({"kind": "fact", "content": format!("Everyone should know {line}")});
+    calls.http(f, "memories: tenant-wide", "POST", "/v1/memories", candidate).await;
+    let edit = json!({"user_id": "dana", "content": format!("User keeps a notebook: {line}")});
+    let edited = calls.http(f, "memories: edit", "PATCH", &format!("/v1/memories/{}", targets.memory), edit).await;
+    targets.memory = id_at(&edited, "/memory/id", &targets.memory);
+    calls.http(f, "memos", "POST", "/v1/memos", json!({"user_id": "dana", "chat_id": chat, "text": line})).await;
+    let fix = json!({"user_id": "dana", "chat_id": "c0", "text": format!("Planned a trip: {line}")});
+    calls.http(f, "memos: edit", "PATCH", &format!("/v1/memos/{}", targets.memo), fix).await;
+    let document = json!({"user_id": "dana", "owner": "user", "kind": "note", "source": source,
+                          "text": format!("# Notes {}\n\n{}", mark(*i), p.sentence)});
+    calls.http(f, "documents", "POST", "/v1/documents", document).await;
+    calls.http(f, "documents: search", "POST", "/v1/documents/search", json!({"user_id": "dana", "query": line})).await;
+    let similar = json!({"user_id": "dana", "text": line, "source": source});
+    calls.http(f, "documents: similar", "POST", "/v1/documents/similar", similar).await;
+    let observation = json!({"user_id": "dana", "chat_id": chat, "tool": "send", "outcome": "failure",
+                             "args_summary": format!("{} {value}", mark(*i)), "text": line});
+    calls.http(f, "observations", "POST", "/v1/observations", observation).await;
+    let policy = json!({"key": format!("note-{i}"), "text": line, "value": metadata});
+    calls.http(f, "policies", "POST", "/v1/policies", policy).await;
+    calls.http(f, "recall", "POST", "/v1/recall", json!({"user_id": "dana", "chat_id": chat, "query": line})).await;
+    let context = json!({"user_id": "dana", "chat_id": chat, "message": line});
+    calls.http(f, "context", "POST", "/v1/context", context).await;
+    if i % 10 == 9 {
+        let rotate = json!({"user_id": "dana"});
+        calls.http(f, "sessions: rotate", "POST", &format!("/v1/sessions/{chat}/rotate"), rotate).await;
+    }
+}
+
+/// mem0's routes: the platform's under /mem0, the self-hosted server's at the root.
+async fn plant_mem0(f: &Fixture, calls: &mut Calls, s: &Said, targets: &Targets) {
+    let Said { chat, line, metadata, .. } = s;
+    let [updated, batched, oss] = &targets.mem0;
+    let said = json!([{"role": "user", "content": line}]);
+    let add = json!({"messages": said, "user_id": "dana", "infer": false, "metadata": metadata});
+    calls.http(f, "mem0: add", "POST", "/mem0/v3/memories/add/", add).await;
+    let inferred = json!({"messages": line, "user_id": "dana", "run_id": chat, "metadata": metadata});
+    calls.http(f, "mem0: add (inferred)", "POST", "/mem0/v1/memories/", inferred).await;
+    // An update's text with PII is refused whole, so its metadata goes alone as well.
+    let update = json!({"text": format!("Dana keeps bees: {line}"), "metadata": metadata});
+    let tagged = json!({"metadata": metadata});
+    for body in [&update, &tagged] {
+        calls.http(f, "mem0: update", "PUT", &format!("/mem0/v1/memories/{updated}/"), body.clone()).await;
+        calls.http(f, "mem0 server: update", "PUT", &format!("/memories/{oss}"), body.clone()).await;
+        let mut item = body.clone();
+        item["memory_id"] = json!(batched);
+        calls.http(f, "mem0: batch update", "PUT", "/mem0/v1/batch/", json!({"memories": [item]})).await;
+    }
+    let search = json!({"query": line, "filters": {"user_id": "dana"}});
+    calls.http(f, "mem0: search", "POST", "/mem0/v3/memories/search/", search).await;
+    let feedback = json!({"memory_id": updated, "feedback": "NEGATIVE", "feedback_reason": line});
+    calls.http(f, "mem0: feedback", "POST", "/mem0/v1/feedback/", feedback).await;
+    let add = json!({"messages": said, "user_id": "dana", "infer": false, "metadata": metadata});
+    calls.http(f, "mem0 server: add", "POST", "/memories", add).await;
+    calls.http(f, "mem0 server: search", "POST", "/search", json!({"query": line, "user_id": "dana"})).await;
+}
+
+/// The OpenAI proxy (the turn and the upstream's reply are ingested after the answer) and the
+/// MCP tools.
+async fn plant_proxy_and_tools(f: &Fixture, calls: &mut Calls, s: &Said, session: &str) {
+    let Said { i, chat, value, source, line, .. } = s;
+    let chat_request = json!({"model": "m", "user": "dana", "messages": [
+        {"role": "system", "content": "Be brief."}, {"role": "user", "content": line}]});
+    let req = Request::builder()
+        .method("POST")
+        .uri("/openai/v1/chat/completions")
+        .header(header::AUTHORIZATION, format!("Bearer {}", f.a))
+        .header(header::CONTENT_TYPE, "application/json")
+        .header("x-mnemo-chat", PROXY_CHAT)
+        .body(Body::from(chat_request.to_string()))
+        .unwrap();
+    let (status, answer) = send(&f.app, req).await;
+    assert!(status.is_success(), "proxy: {status} {answer}");
+    calls.count("openai proxy", true);
+
+    calls.tool(f, session, "remember", json!({"user_id": "dana", "chat_id": chat, "content": line})).await;
+    let remember = json!({"user_id": "dana", "kind": "fact", "content": format!("User said {line}")});
+    calls.tool(f, session, "remember", remember).await;
+    calls.tool(f, session, "recall", json!({"user_id": "dana", "query": line})).await;
+    calls.tool(f, session, "context", json!({"user_id": "dana", "chat_id": chat, "message": line})).await;
+    let document = json!({"user_id": "dana", "owner": "user", "kind": "research", "source": source, "text": line});
+    calls.tool(f, session, "store_document", document).await;
+    let similar = json!({"user_id": "dana", "text": line, "source": source});
+    calls.tool(f, session, "find_similar_documents", similar).await;
+    let observe = json!({"user_id": "dana", "chat_id": chat, "tool": "send", "outcome": "corrected",
+                         "args_summary": format!("{} {value}", mark(*i)), "text": line});
+    calls.tool(f, session, "observe", observe).await;
+    if i % 10 == 9 {
+        calls.tool(f, session, "rotate_session", json!({"user_id": "dana", "chat_id": chat})).await;
+    }
 }
 
 /// The proxy ingests a turn after its answer has gone out: waits until every proxied user
