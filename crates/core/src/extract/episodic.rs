@@ -521,6 +521,14 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
     // work starts ..." → "The hard work starts ...").
     let mut content = capitalised(&cut(joined.trim()));
+    // A leave-taking ("I'm off to go do some research now") names where only with a name or a
+    // date ("I'm off to Lisbon on Friday").
+    if content.starts_with("User is off to") && !specific && when.is_none() {
+        return None;
+    }
+    if let Some(shared) = shared(&content) {
+        content = shared;
+    }
     if let Some(period) = period {
         content = format!("{content} {period}");
     }
@@ -964,6 +972,27 @@ fn listed(list: &[&str], w: &str) -> bool {
     })
 }
 
+/// What the user showed, told as what they shared: "Here's a pic of User's fam at the beach" is
+/// "User shared a photo of their fam at the beach", "Check out User's painting for the art show"
+/// is "User shared their painting for the art show". Addressed to the other speaker, the
+/// sentence would read as a command in a memory.
+fn shared(content: &str) -> Option<String> {
+    let lower = content.to_lowercase();
+    let photo = ["here's a ", "here is a ", "this is a ", "check out this ", "check out a "].iter().find_map(|lead| {
+        let rest = lower.strip_prefix(lead)?;
+        let noun = ["pic", "photo", "picture", "snapshot", "snap", "shot", "selfie"]
+            .iter()
+            .find(|n| rest.starts_with(&format!("{n} of ")) || rest.starts_with(&format!("{n} from ")))?;
+        Some(lead.len() + noun.len())
+    });
+    let (lead, object) = match photo {
+        Some(end) => ("User shared a photo", &content[end..]),
+        None => ("User shared", content.strip_prefix("Check out ").or_else(|| content.strip_prefix("check out "))?),
+    };
+    let object = object.trim().replace("User's", "their").replace(" User ", " them ");
+    (object.split_whitespace().count() >= 2).then(|| format!("{lead} {object}"))
+}
+
 /// Whether a phrase says nothing about a life: no name or number, and every content word one of
 /// resolve, feeling or filler ("never give up and keep striving for success"). Encouragement
 /// is how people talk, not a way of working nor a memory.
@@ -1211,6 +1240,17 @@ mod tests {
         assert!(content.contains("thesis"), "{content}");
         let (_, content, _) = episode("I'm determined to finish the Berlin marathon").unwrap();
         assert!(content.contains("Berlin marathon"), "{content}");
+    }
+
+    #[test]
+    fn what_was_shown_is_told_as_shared_and_a_leave_taking_is_not_kept() {
+        let (_, content, _) = episode("Here's a pic of my grandpa's boat on the lake").unwrap();
+        assert_eq!(content, "User shared a photo of their grandpa's boat on the lake");
+        let (_, content, _) = episode("Check out my new woodworking bench!").unwrap();
+        assert_eq!(content, "User shared their new woodworking bench");
+        assert_eq!(episode("Anyway, I'm off to go grab some groceries now."), None);
+        let (_, content, _) = episode("I'm off to Lisbon on Friday for the conference").unwrap();
+        assert!(content.contains("Lisbon"), "{content}");
     }
 
     #[test]
