@@ -1,32 +1,44 @@
-//! glibc's malloc arenas, capped for `mnemo serve` before the server allocates.
+//! glibc's malloc, tuned for `mnemo serve` before the server allocates.
 //!
 //! Under a server's load glibc gives threads that allocate at once arenas of their own (up to
 //! eight per core) and keeps what they free in them: an hour of mixed load grew the resident set
 //! 351 -> 635 MiB with a live heap that a profile put near 273 MB. The same load with
 //! `MALLOC_ARENA_MAX=2` stayed within 0.4% from the tenth minute to the fifteenth (336 -> 337
-//! MiB; BENCHMARKS.md, "Under load"). glibc reads the variable once, when the process first
-//! allocates, so `serve` starts itself again with it set, unless the operator set it already.
+//! MiB; BENCHMARKS.md, "Under load").
+//!
+//! Over an hour the rest still grew in steps (343 -> 402 MiB, all of it anonymous memory, the
+//! caches at their budgets): glibc raises its mmap threshold each time a large block is freed,
+//! up to 32 MiB, so the large buffers of listings and exports, which grow with the store, move
+//! into the arenas and leave them at their high-water mark. A fixed threshold
+//! (`MALLOC_MMAP_THRESHOLD_`, glibc's initial 128 KiB) keeps every such buffer in a mapping of
+//! its own, returned to the system when it is freed.
+//!
+//! glibc reads these variables once, when the process first allocates, so `serve` starts itself
+//! again with them set; a variable the operator set is left as it is.
 
-/// The arenas a server gets: two, as the measured run.
-const ARENAS: &str = "2";
+/// What a server gets: two arenas, and large blocks always mapped on their own.
+const TUNING: [(&str, &str); 2] = [("MALLOC_ARENA_MAX", "2"), ("MALLOC_MMAP_THRESHOLD_", "131072")];
 
-/// glibc's variable for the number of arenas.
-const VAR: &str = "MALLOC_ARENA_MAX";
-
-/// Replaces this process with the same command under a capped arena count, unless the variable
-/// is set already; returns only when that was not needed or could not be done (the server then
-/// runs under glibc's defaults, and says so).
+/// Replaces this process with the same command under [`TUNING`], unless every variable is set
+/// already; returns only when that was not needed or could not be done (the server then runs
+/// under glibc's defaults, and says so).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) fn cap_for_serve() {
     use std::os::unix::process::CommandExt;
-    if std::env::var_os(VAR).is_some() {
+    let missing: Vec<_> = TUNING.iter().filter(|(var, _)| std::env::var_os(var).is_none()).collect();
+    if missing.is_empty() {
         return;
     }
     let Ok(exe) = std::env::current_exe() else { return };
-    let err = std::process::Command::new(exe).args(std::env::args_os().skip(1)).env(VAR, ARENAS).exec();
-    eprintln!("warning: could not restart with {VAR}={ARENAS} ({err}); memory may grow under load");
+    let mut command = std::process::Command::new(exe);
+    command.args(std::env::args_os().skip(1));
+    for (var, value) in &missing {
+        command.env(var, value);
+    }
+    let err = command.exec();
+    eprintln!("warning: could not restart with glibc's malloc tuned ({err}); memory may grow under load");
 }
 
-/// Other platforms and C libraries have no such variable.
+/// Other platforms and C libraries have no such variables.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub(crate) fn cap_for_serve() {}

@@ -89,6 +89,7 @@ pub(crate) fn serve_with(data: &Path, env: &[(&str, &str)]) -> Server {
         .args(["serve", "--addr", "127.0.0.1:0"])
         // Unless a test sets it, the server decides its arenas (src/arenas.rs).
         .env_remove("MALLOC_ARENA_MAX")
+        .env_remove("MALLOC_MMAP_THRESHOLD_")
         .envs(env.iter().copied())
         .env_remove("MNEMO_LOG")
         .env_remove("RUST_LOG")
