@@ -34,7 +34,7 @@ pub(super) enum Flaw {
 pub(super) fn flaw(text: &str) -> Option<Flaw> {
     let lower = text.to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-    if DANGLING.contains(&first) {
+    if DANGLING.contains(&first) || pointing_object().is_match(text) {
         return Some(Flaw::DanglingPronoun);
     }
     if agreement().is_match(text) {
@@ -103,6 +103,19 @@ fn first_person() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r#"^[^"]*\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b"#).expect("first person regex"))
 }
 
+/// "User made it in pottery class", "User got them last week": the first verb's object a
+/// pronoun standing for something said before. "User loves it when …" and "User finds it hard
+/// to …" name what "it" is after it.
+fn pointing_object() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^User(?:\s+(?:really|just|finally|also|actually|definitely|totally|still))*\s+[a-z]+(?:ed|t|de|ot|ve|ew|ught|ok|id|ng)\s+(?:it|them)\b(?:\s+(?:in|at|on|for|from|with|because|yesterday|today|last|recently|a|the|and|but|so|too|myself|themselves|together)\b|\s*[.!]?$)",
+        )
+        .expect("pointing object regex")
+    })
+}
+
 fn vocative() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -148,6 +161,10 @@ mod tests {
             ("Hey Tom, User finished the thesis", Flaw::Vocative),
             ("Good news, User submitted the thesis chapter", Flaw::Interjection),
             ("Wow User ran a marathon", Flaw::Interjection),
+            ("User made it in pottery class yesterday", Flaw::DanglingPronoun),
+            ("User painted it because it was calming", Flaw::DanglingPronoun),
+            ("User got them last week", Flaw::DanglingPronoun),
+            ("User finally fixed it", Flaw::DanglingPronoun),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -163,6 +180,9 @@ mod tests {
             "User is a nurse in Leeds",
             "On 2023-05-08 User said: \"It inspired me to make some art\"",
             "Itinerary planning is what User does for work",
+            "User loved it when the kids sang along",
+            "User found it hard to leave Porto",
+            "User visited their aunt in Leeds",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
         }
