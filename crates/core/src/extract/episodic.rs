@@ -47,7 +47,9 @@ impl Episode {
     pub(super) fn with_antecedent(self, before: Option<&str>, at: DateTime<Utc>) -> Option<Self> {
         let Some(said) = self.leaning.as_deref() else { return Some(self) };
         let before = before.map(str::trim).filter(|b| {
+            // Said to the other speaker ("You're super helpful."), it names nothing of the user's.
             !b.ends_with('?')
+                && !b.split_whitespace().any(|w| second_person(&bare(w)))
                 && b.split_whitespace().count() + said.split_whitespace().count() <= MAX_WORDS + 8
                 && !b.split_whitespace().next().is_some_and(|w| readable::leans_back(&bare(w)))
         })?;
@@ -328,6 +330,16 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     let text = s.text[..s.statement_end.min(s.text.len())].trim();
     let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    // A name said to the other speaker at the end ("Count me in, John!") is no content.
+    if words.len() > 2
+        && words[words.len() - 2].ends_with(',')
+        && words.last().is_some_and(|w| w.starts_with(char::is_uppercase) && bare(w).chars().all(char::is_alphabetic))
+    {
+        words.pop();
+        if let Some(w) = words.last_mut() {
+            *w = w.trim_end_matches(',').to_string();
+        }
+    }
 
     // Lead-ins: interjections, a name said to the other person ("Caroline, I ..."), and a past
     // time phrase the statement starts with ("Last Saturday I ran ...").
@@ -1101,6 +1113,8 @@ mod tests {
             "User joined a choir in May. On 2026-03-02 User said: \"It reminded me of my own struggles\""
         );
         assert_eq!(episode("It reminded me of my own struggles in the past"), None);
+        // Nor is a sentence said to the other speaker an antecedent.
+        assert_eq!(episode("You're super helpful. That gives me some new ideas for the garden!"), None);
         let (_, content, _) = episode("Researching adoption agencies for our future kids this week.").unwrap();
         assert_eq!(content, "User is researching adoption agencies for their future kids this week");
         let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
@@ -1251,6 +1265,13 @@ mod tests {
         assert_eq!(episode("Anyway, I'm off to go grab some groceries now."), None);
         let (_, content, _) = episode("I'm off to Lisbon on Friday for the conference").unwrap();
         assert!(content.contains("Lisbon"), "{content}");
+    }
+
+    #[test]
+    fn a_name_said_at_the_end_is_no_content() {
+        assert_eq!(episode("Count me in, John!"), None);
+        let (_, content, _) = episode("I repainted the whole kitchen last weekend, Maria!").unwrap();
+        assert_eq!(content, "User repainted the whole kitchen last weekend");
     }
 
     #[test]
