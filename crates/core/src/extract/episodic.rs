@@ -1001,8 +1001,9 @@ fn shared(content: &str) -> Option<String> {
         Some(end) => ("User shared a photo", &content[end..]),
         None => ("User shared", content.strip_prefix("Check out ").or_else(|| content.strip_prefix("check out "))?),
     };
-    let object = object.trim().replace("User's", "their").replace(" User ", " them ");
-    (object.split_whitespace().count() >= 2).then(|| format!("{lead} {object}"))
+    // "Check out what User made" has the user as a subject inside: no rewrite reads right.
+    let object = object.trim().replace("User's", "their");
+    (object.split_whitespace().count() >= 2 && !object.contains("User")).then(|| format!("{lead} {object}"))
 }
 
 /// Whether a phrase says nothing about a life: no name or number, and every content word one of
@@ -1262,6 +1263,8 @@ mod tests {
         assert_eq!(content, "User shared a photo of their grandpa's boat on the lake");
         let (_, content, _) = episode("Check out my new woodworking bench!").unwrap();
         assert_eq!(content, "User shared their new woodworking bench");
+        let (_, content, _) = episode("Check out what I built in the garage this weekend!").unwrap();
+        assert!(!content.starts_with("User shared"), "{content}");
         assert_eq!(episode("Anyway, I'm off to go grab some groceries now."), None);
         let (_, content, _) = episode("I'm off to Lisbon on Friday for the conference").unwrap();
         assert!(content.contains("Lisbon"), "{content}");
