@@ -965,10 +965,29 @@ fn is_filler(w: &str) -> bool {
     FILLERS.contains(&w)
 }
 
+/// A word list kept as data (`words/*.txt`), read on first use.
+struct Words(std::sync::OnceLock<Vec<&'static str>>, &'static str);
+
+impl Words {
+    const fn new(text: &'static str) -> Self {
+        Self(std::sync::OnceLock::new(), text)
+    }
+
+    /// Whether `w`, in any of its forms, is in the list ([`listed`]).
+    fn has(&self, w: &str) -> bool {
+        listed(self.0.get_or_init(|| super::word_list(self.1).collect()), w)
+    }
+}
+
+/// Words of resolve that name nothing.
+static RESOLVE: Words = Words::new(include_str!("words/resolve.txt"));
+
+/// Words of feeling or value that name nothing.
+static AFFECT: Words = Words::new(include_str!("words/affect.txt"));
+
 /// Whether `w` is a word of resolve that names nothing (`words/resolve.txt`).
 fn resolve(w: &str) -> bool {
-    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    listed(WORDS.get_or_init(|| super::word_list(include_str!("words/resolve.txt")).collect()), w)
+    RESOLVE.has(w)
 }
 
 /// Whether `w` or its plain form is in a word list: a list names "dream", and "dreams",
@@ -1023,8 +1042,7 @@ pub(super) fn says_nothing(phrase: &str) -> bool {
 
 /// Whether `w` is a word of feeling or value that names nothing (`words/affect.txt`).
 fn affect(w: &str) -> bool {
-    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    listed(WORDS.get_or_init(|| super::word_list(include_str!("words/affect.txt")).collect()), w)
+    AFFECT.has(w)
 }
 
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
