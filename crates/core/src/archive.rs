@@ -46,6 +46,35 @@ pub struct MessageHits<'a> {
     /// shortlist: each counts with its own cosine, and none lowers the cosine assumed for a
     /// lexical-only hit (that floor is the shortlist's).
     pub in_period: &'a [(MessageId, f32)],
+    /// The query's content words ([`crate::text::query_terms`]) and the names among them
+    /// ([`crate::vocative::query_names`]): a lexical hit that holds a name only to address
+    /// someone ("Thanks, Mel!") keeps only the share of its match the other words made.
+    pub asked: Asked<'a>,
+}
+
+/// What a query asked for, as archival recall weighs a word match.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Asked<'a> {
+    /// The query's content words.
+    pub terms: &'a [String],
+    /// The names among them.
+    pub names: &'a [String],
+}
+
+impl Asked<'_> {
+    /// The share of `text`'s lexical match that is about what was asked: 1 unless some name of
+    /// the query occurs in `text` only as a vocative, then the query's other words `text`
+    /// holds over those words and the vocative names (0 when the name was all it matched).
+    pub fn share(&self, text: &str) -> f32 {
+        let addressed = self.names.iter().filter(|n| crate::vocative::addressed_only(text, n)).count();
+        if addressed == 0 {
+            return 1.0;
+        }
+        let words: Vec<String> = crate::text::words(text).collect();
+        let same = |w: &str, t: &str| w == t || (w.len().min(t.len()) >= 4 && (w.starts_with(t) || t.starts_with(w)));
+        let other = self.terms.iter().filter(|t| !self.names.contains(t) && words.iter().any(|w| same(w, t))).count();
+        other as f32 / (other + addressed) as f32
+    }
 }
 
 impl MessageHits<'_> {
@@ -80,9 +109,20 @@ pub fn rank_excerpts(
         Some(p) if p.covers(m.at) && t.ranking.period_boost > 0.0 => Some(t.ranking.period_boost),
         _ => None,
     };
-    let best = hits.lexical.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
+    let share: HashMap<&MessageId, f32> = match hits.asked.names {
+        [] => HashMap::new(),
+        _ => messages.iter().map(|m| (&m.id, hits.asked.share(&m.content))).collect(),
+    };
+    // A match on a name the message only addresses says who listened, not what was said.
+    let raw: Vec<(&MessageId, f32)> = hits
+        .lexical
+        .iter()
+        .map(|(id, s)| (id, s * share.get(id).copied().unwrap_or(1.0)))
+        .filter(|(_, s)| *s > 0.0)
+        .collect();
+    let best = raw.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);
     let lexical: HashMap<&MessageId, f32> =
-        hits.lexical.iter().map(|(id, s)| (id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 })).collect();
+        raw.into_iter().map(|(id, s)| (id, if best > 0.0 { (s / best).clamp(0.0, 1.0) } else { 0.0 })).collect();
     let vector: HashMap<&MessageId, f32> =
         hits.in_period.iter().chain(hits.vector.unwrap_or_default()).map(|(id, c)| (id, *c)).collect();
     let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
@@ -216,7 +256,7 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 8.0), (id("b"), 2.0)];
         let vector = [(id("a"), 0.7), (id("c"), 0.5), (id("d"), 0.3)];
-        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked: Asked::default() };
         assert_eq!(hits.ids(), vec![id("a"), id("b"), id("c"), id("d")]);
         let msgs = ["a", "b", "c", "d"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
@@ -227,10 +267,30 @@ mod tests {
     }
 
     #[test]
+    fn a_name_a_turn_only_addresses_is_no_match_on_that_name() {
+        let t = Tuning::default();
+        let (terms, names) = (vec!["mel".to_string(), "paint".to_string()], vec!["mel".to_string()]);
+        let asked = Asked { terms: &terms, names: &names };
+        let lexical = [(id("thanks"), 9.0), (id("greets"), 8.0), (id("about"), 6.0)];
+        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[], asked };
+        let msgs = vec![
+            msg("thanks", "Thanks, Mel! That's really sweet of you."),
+            msg("greets", "Hey Mel, I painted a sunrise yesterday."),
+            msg("about", "Mel painted the lake last summer."),
+        ];
+        assert_eq!(asked.share(&msgs[0].content), 0.0);
+        assert_eq!(asked.share(&msgs[1].content), 0.5);
+        assert_eq!(asked.share(&msgs[2].content), 1.0);
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        let lexical: Vec<_> = ranked.iter().map(|e| (e.message.id.as_str(), e.lexical)).collect();
+        assert_eq!(lexical, vec![("about", Some(1.0)), ("greets", Some(4.0 / 6.0))]);
+    }
+
+    #[test]
     fn a_message_left_with_placeholders_only_is_no_excerpt() {
         let t = Tuning::default();
         let lexical = [(id("a"), 8.0), (id("b"), 7.0)];
-        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[] };
+        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[], asked: Asked::default() };
         let msgs = vec![msg("a", "[redacted email] … [redacted phone]"), msg("b", "mail me at [redacted email]")];
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b"]);
@@ -244,7 +304,8 @@ mod tests {
         let lexical = [(id("word"), 5.0)];
         let vector = [(id("a"), 0.8), (id("b"), 0.5)];
         let in_period = [(id("then"), 0.35), (id("a"), 0.8)];
-        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &in_period };
+        let hits =
+            MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &in_period, asked: Asked::default() };
         assert_eq!(hits.ids(), vec![id("word"), id("a"), id("b"), id("then")]);
         let mut then = msg("then", "then");
         then.at = "2026-02-10T12:00:00Z".parse().unwrap();
@@ -295,7 +356,7 @@ mod tests {
         let t = Tuning::default();
         let lexical = [(id("a"), 8.0), (id("b"), 1.0)];
         let vector = [(id("a"), 0.7), (id("c"), 0.1)];
-        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked: Asked::default() };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["a"]);
@@ -305,7 +366,7 @@ mod tests {
     fn excluded_messages_and_the_limit_are_respected() {
         let t = Tuning::default();
         let vector = [(id("a"), 0.9), (id("b"), 0.8), (id("c"), 0.7)];
-        let hits = MessageHits { lexical: &[], vector: Some(&vector), in_period: &[] };
+        let hits = MessageHits { lexical: &[], vector: Some(&vector), in_period: &[], asked: Asked::default() };
         let msgs = ["a", "b", "c"].map(|i| msg(i, i)).to_vec();
         let ranked = rank_excerpts(hits, msgs, &HashSet::from([id("a")]), 1, None, &t);
         assert_eq!(ranked.len(), 1);
@@ -316,7 +377,7 @@ mod tests {
     fn without_vectors_lexical_alone_ranks() {
         let t = Tuning::default();
         let lexical = [(id("a"), 1.0), (id("b"), 3.0)];
-        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[] };
+        let hits = MessageHits { lexical: &lexical, vector: None, in_period: &[], asked: Asked::default() };
         let ranked = rank_excerpts(hits, vec![msg("a", "a"), msg("b", "b")], &HashSet::new(), 5, None, &t);
         assert_eq!(ranked.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
         assert_eq!(ranked[0].relevance, 1.0);
@@ -396,7 +457,7 @@ mod tests {
             let t = Tuning::default();
             let lexical: Vec<_> = lex.iter().enumerate().map(|(i, s)| (id(&format!("m{i}")), *s)).collect();
             let vector: Vec<_> = vecs.iter().enumerate().map(|(i, c)| (id(&format!("m{}", i + 3)), *c)).collect();
-            let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[] };
+            let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked: Asked::default() };
             let msgs = hits.ids().iter().map(|i| msg(i.as_str(), "x")).collect();
             let ranked = rank_excerpts(hits, msgs, &HashSet::new(), limit, None, &t);
             prop_assert!(ranked.len() <= limit);

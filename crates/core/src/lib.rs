@@ -45,6 +45,7 @@ pub mod tokens;
 pub mod trace;
 pub mod user;
 pub mod verdict;
+pub mod vocative;
 pub mod window;
 
 pub use assemble::{ContextBlock, Section, SectionName};

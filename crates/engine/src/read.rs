@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use chrono::{DateTime, Duration, Utc};
-use mnemo_core::archive::{Excerpt, MessageHits, rank_excerpts, with_neighbours};
+use mnemo_core::archive::{Asked, Excerpt, MessageHits, rank_excerpts, with_neighbours};
 use mnemo_core::assemble::{AssemblyInput, ContextBlock, assemble};
 use mnemo_core::common;
 use mnemo_core::extract::{Extractor, HeuristicExtractor};
@@ -17,6 +17,7 @@ use mnemo_core::reconsolidate::outdated_by;
 use mnemo_core::safety;
 use mnemo_core::text::{as_user_query, query_terms};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
+use mnemo_core::vocative;
 use mnemo_core::{
     Kind, Memory as Row, MemoryId, Message, MessageId, Policy, RecallItem, RecallMode, Role, Scope, StatusKind,
     Surface, UserState,
@@ -282,8 +283,10 @@ impl Memory {
         verbatim: &HashSet<MessageId>,
         now: DateTime<Utc>,
     ) -> Result<Retrieval> {
-        let names = self.user_names(scope)?;
-        let user_query = as_user_query(query, &names);
+        let user_query = as_user_query(query, &self.user_names(scope)?);
+        // What archival recall matched on: a name the query asks about that a turn only
+        // addresses ("Thanks, Mel!") is no match (see mnemo_core::vocative).
+        let (terms, names) = (query_terms(query), vocative::query_names(query));
         let period = period::asked(query, now);
         // Counting the query's words over the user's messages is bounded and cheap next to
         // the model, so it goes before the embedding rather than beside it. Failing, it costs
@@ -330,7 +333,8 @@ impl Memory {
             let period = period.as_ref();
             let archival = s.spawn(move || {
                 message_lexical.and_then(|lexical| {
-                    self.excerpts(scope, &lexical, query_vector.as_deref(), (verbatim, excerpts, period))
+                    let asked = Asked { terms: &terms, names: &names };
+                    self.excerpts(scope, &lexical, (query_vector.as_deref(), asked), (verbatim, excerpts, period))
                 })
             });
             let found = self.fuse_candidates(scope, &user_query, candidates, (lexical, read), embedded)?;
@@ -504,7 +508,7 @@ impl Memory {
         &self,
         scope: &Scope,
         lexical: &[(MessageId, f32)],
-        query_vector: Option<&[f32]>,
+        (query_vector, asked): (Option<&[f32]>, Asked<'_>),
         (verbatim, limit, period): (&HashSet<MessageId>, usize, Option<&Period>),
     ) -> Result<Vec<Excerpt>> {
         if limit == 0 {
@@ -523,7 +527,7 @@ impl Memory {
             }
             _ => (None, Vec::new()),
         };
-        let hits = MessageHits { lexical, vector: vector.as_deref(), in_period: &in_period };
+        let hits = MessageHits { lexical, vector: vector.as_deref(), in_period: &in_period, asked };
         let messages = self.store.messages(&within, &hits.ids())?;
         let ranked = rank_excerpts(hits, messages, verbatim, limit, period, &self.tuning);
         let seeds: Vec<MessageId> =
