@@ -10,7 +10,10 @@
 //! to the other speaker ("I'm so happy for you"), opinions of their words ("I think so too") and
 //! contentless chat are left out.
 
+use std::sync::OnceLock;
+
 use chrono::{DateTime, Utc};
+use regex::Regex;
 
 use super::correction::is_retraction;
 use super::heuristic::doubted;
@@ -538,6 +541,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if content.starts_with("User is off to") && !specific && when.is_none() {
         return None;
     }
+    // Nor is an offer to the listener ("I'm always here for a chat", "Count on me", "I'll ask
+    // around") something about the user: it is what was said to the other speaker.
+    if offer().is_match(&content) && !specific && when.is_none() {
+        return None;
+    }
     if let Some(shared) = shared(&content) {
         content = shared;
     }
@@ -1003,6 +1011,18 @@ fn listed(list: &[&str], w: &str) -> bool {
     })
 }
 
+/// An offer to the listener, in the third person: "User is always here for …", "Count on
+/// User …", "User is happy to help …", "User will ask around …".
+fn offer() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?:Count on User\b|User is (?:always |just |still |totally |really )?here (?:to|for)\b|User is (?:always |more than |so |really )?(?:happy|glad|ready|willing) to help\b|User will (?:definitely |totally )?ask around\b)",
+        )
+        .expect("offer regex")
+    })
+}
+
 /// What the user showed, told as what they shared: "Here's a pic of User's fam at the beach" is
 /// "User shared a photo of their fam at the beach", "Check out User's painting for the art show"
 /// is "User shared their painting for the art show". Addressed to the other speaker, the
@@ -1286,6 +1306,24 @@ mod tests {
         assert_eq!(episode("Anyway, I'm off to go grab some groceries now."), None);
         let (_, content, _) = episode("I'm off to Lisbon on Friday for the conference").unwrap();
         assert!(content.contains("Lisbon"), "{content}");
+    }
+
+    #[test]
+    fn an_offer_to_the_listener_is_not_kept() {
+        for said in [
+            "I'm here to support, whatever you decide.",
+            "I'm always here for a chat if things get rough.",
+            "Count on me for support.",
+            "I'll ask around to see if anyone I know wants to help.",
+            "I'm happy to help with the move.",
+        ] {
+            assert_eq!(episode(said), None, "{said}");
+        }
+        // What the user will do with a name or a day is a plan.
+        let (_, content, _) = episode("I'll ask around at the Riverside Clinic on Monday").unwrap();
+        assert!(content.contains("Riverside Clinic"), "{content}");
+        let (_, content, _) = episode("I'm here in Porto for the whole summer").unwrap();
+        assert!(content.contains("Porto"), "{content}");
     }
 
     #[test]
