@@ -17,7 +17,7 @@ use regex::Regex;
 
 use super::correction::is_retraction;
 use super::heuristic::doubted;
-use super::lex::{is_past, third_person, third_singular};
+use super::lex::{capitalised, is_past, third_person, third_singular};
 use super::readable;
 use super::rule::Sentence;
 use super::when;
@@ -667,15 +667,6 @@ fn first_person(w: &str) -> bool {
             | "our"
             | "us"
     )
-}
-
-/// `text` with its first letter upper case.
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) if c.is_lowercase() => c.to_uppercase().chain(chars).collect(),
-        _ => text.to_string(),
-    }
 }
 
 /// Verbs that stand for a whole clause when they end it ("I do.", "I have!", "I did-").

@@ -552,6 +552,15 @@ pub(super) fn expand(p: &str) -> Regex {
     Regex::new(&format!("(?i){s}")).unwrap_or_else(|e| panic!("extractor rule {p:?}: {e}"))
 }
 
+/// `text` with its first letter upper case.
+pub(super) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) if c.is_lowercase() => c.to_uppercase().chain(chars).collect(),
+        _ => text.to_string(),
+    }
+}
+
 /// Rewrites first-person words so stored content reads about the user, not as the user.
 ///
 /// Kinship words used as names keep no possessive ("call my mom" becomes "call mom"), so the
@@ -568,7 +577,22 @@ pub(super) fn third_person(s: &str) -> String {
             "mine" | "ours" => "theirs",
             "me" | "us" => "them",
             "myself" | "ourselves" => "themselves",
-            "i" | "we" => "they",
+            "i" | "we" => {
+                // An inverted verb agrees too: "wow, was I blown away" → "was they" reads wrong.
+                if let Some(prev) = out.last_mut() {
+                    let agreed = match prev.to_lowercase().as_str() {
+                        "was" => Some("were"),
+                        "wasn't" => Some("weren't"),
+                        "am" => Some("are"),
+                        _ => None,
+                    };
+                    if let Some(agreed) = agreed {
+                        *prev =
+                            if prev.starts_with(char::is_uppercase) { capitalised(agreed) } else { agreed.to_string() };
+                    }
+                }
+                "they"
+            }
             "i'm" | "we're" => "they're",
             "i've" | "we've" => "they've",
             "i'd" | "we'd" => "they'd",
@@ -1342,6 +1366,8 @@ mod tests {
         assert_eq!(third_person("call my mom this weekend"), "call mom this weekend");
         assert_eq!(third_person("send my slides to my boss"), "send their slides to their boss");
         assert_eq!(third_person("I am sure I was right"), "they are sure they were right");
+        assert_eq!(third_person("and wow, was I blown away"), "and wow, were they blown away");
+        assert_eq!(third_person("Am I late"), "Are they late");
         assert_eq!(third_person("visit our parents with me"), "visit their parents with them");
     }
 
