@@ -62,6 +62,24 @@ const LEAD_INS: &[&str] = &[
     "ahh",
     "hmm",
     "um",
+    // The same openings in the languages people most often mix into chat.
+    "hallo",
+    "hola",
+    "salut",
+    "bonjour",
+    "coucou",
+    "ciao",
+    "oi",
+    "olá",
+    "ola",
+    "danke",
+    "gracias",
+    "merci",
+    "grazie",
+    "obrigado",
+    "obrigada",
+    "servus",
+    "moin",
 ];
 
 /// Words that may stand after an opening "Name," when the name is said to someone ("Mel, you
@@ -206,6 +224,9 @@ mod tests {
             "ok thanks mel",
             "Melanie: Hey Mel, guess what happened?",
             "I did it. Thanks, Mel.",
+            "Hola Mel, ¿cómo estás?",
+            "Danke, Mel! Das war lieb.",
+            "Salut Mel ! Ça va ?",
         ] {
             assert!(addressed_only(text, "mel"), "{text}");
         }
