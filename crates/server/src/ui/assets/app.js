@@ -286,7 +286,9 @@ async function users(params) {
     ? h("ul", { class: "plain" }, data.items.map((u) => h("li", { class: "card" },
       h("a", { href: `#/user/${encodeURIComponent(u.user_id)}` }, u.user_id),
       h("p", { class: "meta" },
-        u.chats.length ? `chats: ${u.chats.join(", ")}` : "no chat-private memories",
+        u.chats.length
+          ? `some memories private to chats: ${u.chats.join(", ")}`
+          : "every memory shared across their chats",
         u.agents.length ? ` · agents: ${u.agents.join(", ")}` : ""))))
     : h("p", {}, text ? `No user matches "${text}".` : "No user has memories yet.");
   show(h("h1", {}, "Users"), form, list);
