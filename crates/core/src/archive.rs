@@ -109,15 +109,16 @@ pub fn rank_excerpts(
         Some(p) if p.covers(m.at) && t.ranking.period_boost > 0.0 => Some(t.ranking.period_boost),
         _ => None,
     };
-    let share: HashMap<&MessageId, f32> = match hits.asked.names {
+    // A match on a name the message only addresses says who listened, not what was said. Only
+    // lexical hits are read for it, and only when the query names someone.
+    let content: HashMap<&MessageId, &str> = match hits.asked.names {
         [] => HashMap::new(),
-        _ => messages.iter().map(|m| (&m.id, hits.asked.share(&m.content))).collect(),
+        _ => messages.iter().map(|m| (&m.id, m.content.as_str())).collect(),
     };
-    // A match on a name the message only addresses says who listened, not what was said.
     let raw: Vec<(&MessageId, f32)> = hits
         .lexical
         .iter()
-        .map(|(id, s)| (id, s * share.get(id).copied().unwrap_or(1.0)))
+        .map(|(id, s)| (id, s * content.get(id).map_or(1.0, |text| hits.asked.share(text))))
         .filter(|(_, s)| *s > 0.0)
         .collect();
     let best = raw.iter().map(|(_, s)| *s).fold(0.0f32, f32::max);

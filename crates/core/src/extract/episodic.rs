@@ -1008,7 +1008,7 @@ fn offer() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:Count on User\b|User is (?:always |just |still |totally |really )?here (?:to|for)\b|User is (?:always |more than |so |really )?(?:happy|glad|ready|willing) to help\b|User will (?:definitely |totally )?ask around\b)",
+            r"^(?:Count on User\b|User is (?:always |just |still |totally |really )?here (?:to (?:help|support|listen|lend|chat|talk)|for (?:them|a chat|a talk|anything|whatever|support))\b|User is (?:always |more than |so |really )?(?:happy|glad|ready|willing) to help\b|User will (?:definitely |totally )?ask around\b)",
         )
         .expect("offer regex")
     })
@@ -1315,6 +1315,9 @@ mod tests {
         assert!(content.contains("Riverside Clinic"), "{content}");
         let (_, content, _) = episode("I'm here in Porto for the whole summer").unwrap();
         assert!(content.contains("Porto"), "{content}");
+        // Being somewhere for something is no offer.
+        let (_, content, _) = episode("I'm here for the conference all week, staying near the venue").unwrap();
+        assert!(content.contains("conference"), "{content}");
     }
 
     #[test]
