@@ -191,28 +191,45 @@ fn by_relevance(excerpts: &mut [Excerpt]) {
     excerpts.sort_by(|a, b| b.relevance.total_cmp(&a.relevance).then_with(|| a.message.id.cmp(&b.message.id)));
 }
 
-/// Adds the turns around the best excerpts (`adjacent`: each neighbour with the id of the hit
-/// it sits next to) and ranks again. A neighbour's relevance is `neighbour_weight` of its best
-/// hit's; a message already excerpted keeps its own, one in `exclude` is not added, and the
-/// floor and `limit` hold as in [`rank_excerpts`].
+/// A turn next to an archival hit in its own chat, as [`with_neighbours`] takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Adjacent {
+    /// The hit it sits next to.
+    pub hit: MessageId,
+    /// The neighbouring turn.
+    pub message: Message,
+    /// Whether it was said after the hit: the answer, when the hit asked something.
+    pub after: bool,
+}
+
+/// Adds the turns around the best excerpts (`adjacent`) and ranks again. A neighbour's
+/// relevance is `neighbour_weight` of its best hit's, and `reply_weight` for the turn after a
+/// hit that ends by asking ([`crate::text::ends_asking`]); a message already excerpted keeps
+/// its own, one in `exclude` is not added, and the floor and `limit` hold as in
+/// [`rank_excerpts`].
 ///
 /// Why: an answer often does not repeat the words of the question that brought it up ("What
 /// did you paint?" … "A sunset over the lake"), so the turn next to a hit is a better candidate
-/// than the weak tail of the ranking.
+/// than the weak tail of the ranking; and when the hit is the question, its reply is what the
+/// hit was worth ("Got any hobbies to help you relax?" … "Working on cars really helps me").
 pub fn with_neighbours(
     mut excerpts: Vec<Excerpt>,
-    adjacent: Vec<(MessageId, Message)>,
+    adjacent: Vec<Adjacent>,
     exclude: &HashSet<MessageId>,
     limit: usize,
     t: &Tuning,
 ) -> Vec<Excerpt> {
-    let relevance: HashMap<MessageId, f32> = excerpts.iter().map(|e| (e.message.id.clone(), e.relevance)).collect();
+    let hits: HashMap<MessageId, (f32, bool)> = excerpts
+        .iter()
+        .map(|e| (e.message.id.clone(), (e.relevance, crate::text::ends_asking(&e.message.content))))
+        .collect();
     let mut added: HashMap<MessageId, Excerpt> = HashMap::new();
-    for (hit, m) in adjacent {
-        if relevance.contains_key(&m.id) || exclude.contains(&m.id) {
+    for Adjacent { hit, message: m, after } in adjacent {
+        if hits.contains_key(&m.id) || exclude.contains(&m.id) {
             continue;
         }
-        let Some(r) = relevance.get(&hit).map(|r| r * t.ranking.neighbour_weight) else { continue };
+        let Some(&(relevance, asks)) = hits.get(&hit) else { continue };
+        let r = relevance * if after && asks { t.ranking.reply_weight } else { t.ranking.neighbour_weight };
         if r < t.ranking.min_relevance {
             continue;
         }
@@ -250,6 +267,10 @@ mod tests {
 
     fn id(s: &str) -> MessageId {
         MessageId::new(s).unwrap()
+    }
+
+    fn adj(hit: &str, i: &str, text: &str, after: bool) -> Adjacent {
+        Adjacent { hit: id(hit), message: msg(i, text), after }
     }
 
     #[test]
@@ -329,12 +350,12 @@ mod tests {
             |i: &str, r: f32| Excerpt { message: msg(i, i), lexical: None, vector: None, relevance: r, period: None };
         let ranked = vec![ex("hit", 0.9), ex("mid", 0.6), ex("weak", 0.3)];
         let adjacent = vec![
-            (id("hit"), msg("answer", "A sunset over the lake")),
-            (id("hit"), msg("mid", "already an excerpt")),
-            (id("weak"), msg("faint", "too weak to follow")),
-            (id("mid"), msg("answer", "neighbours two hits")),
-            (id("hit"), msg("recent", "in the recent window")),
-            (id("unknown"), msg("stray", "not next to any excerpt")),
+            adj("hit", "answer", "A sunset over the lake", true),
+            adj("hit", "mid", "already an excerpt", false),
+            adj("weak", "faint", "too weak to follow", true),
+            adj("mid", "answer", "neighbours two hits", false),
+            adj("hit", "recent", "in the recent window", false),
+            adj("unknown", "stray", "not next to any excerpt", true),
         ];
         let exclude = HashSet::from([id("recent")]);
         let out = with_neighbours(ranked, adjacent, &exclude, 10, &t);
@@ -345,11 +366,40 @@ mod tests {
         assert!((order[1].1 - 0.63).abs() < 1e-6 && (order[2].1 - 0.6).abs() < 1e-6, "{order:?}");
         // The limit holds, and a neighbour under the floor is not added.
         let ranked = vec![ex("hit", 0.9), ex("weak", 0.22)];
-        let out = with_neighbours(ranked, vec![(id("weak"), msg("faint", "x"))], &HashSet::new(), 10, &t);
+        let out = with_neighbours(ranked, vec![adj("weak", "faint", "x", true)], &HashSet::new(), 10, &t);
         assert_eq!(out.len(), 2);
         let ranked = vec![ex("hit", 0.9), ex("mid", 0.6)];
-        let out = with_neighbours(ranked, vec![(id("hit"), msg("answer", "x"))], &HashSet::new(), 2, &t);
+        let out = with_neighbours(ranked, vec![adj("hit", "answer", "x", true)], &HashSet::new(), 2, &t);
         assert_eq!(out.iter().map(|e| e.message.id.as_str()).collect::<Vec<_>>(), vec!["hit", "answer"]);
+    }
+
+    #[test]
+    fn the_reply_to_a_question_is_worth_the_question() {
+        let t = Tuning::default();
+        let ex = |i: &str, text: &str, r: f32| Excerpt {
+            message: msg(i, text),
+            lexical: None,
+            vector: None,
+            relevance: r,
+            period: None,
+        };
+        let ranked = vec![
+            ex("q", "Nice car! Got any hobbies to help you relax? [shares a photo: an orange car]", 0.8),
+            ex("s", "I went to a car show last weekend.", 0.8),
+        ];
+        let adjacent = vec![
+            adj("q", "before-q", "Check out this project.", false),
+            adj("q", "reply", "Working on cars really helps me relax.", true),
+            adj("s", "after-s", "Cool, which cars?", true),
+        ];
+        let out = with_neighbours(ranked, adjacent, &HashSet::new(), 10, &t);
+        let rel = |i: &str| out.iter().find(|e| e.message.id.as_str() == i).unwrap().relevance;
+        // The question's answer follows at the question's relevance; the turn before it, and
+        // the turn after a statement, at the neighbour share.
+        assert!((rel("reply") - 0.8 * t.ranking.reply_weight).abs() < 1e-6);
+        assert!((rel("before-q") - 0.8 * t.ranking.neighbour_weight).abs() < 1e-6);
+        assert!((rel("after-s") - 0.8 * t.ranking.neighbour_weight).abs() < 1e-6);
+        assert!(rel("reply") > rel("after-s"));
     }
 
     #[test]

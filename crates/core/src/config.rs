@@ -208,6 +208,9 @@ pub struct RankingTuning {
     pub neighbour_seeds: usize,
     /// A neighbour's relevance as a share of its hit's: close behind it, ahead of weak hits.
     pub neighbour_weight: f32,
+    /// The same share for the turn after a hit that ends by asking: that turn is the answer
+    /// the question was found for, so by default it is worth the question itself.
+    pub reply_weight: f32,
     /// How far a message's archival vector leans toward the turn before it in its chat (0 = not
     /// at all, 1 = as much as toward its own words). A reply rarely names its topic ("A sunset
     /// over the lake.", "Yes, last Friday!"); the question it answers does, and that is what a
@@ -266,6 +269,7 @@ impl Default for RankingTuning {
             default_top_k: 10,
             neighbour_seeds: 5,
             neighbour_weight: 0.7,
+            reply_weight: 1.0,
             turn_context: 0.5,
             period_boost: 0.3,
             period_candidates: 10,
@@ -419,6 +423,7 @@ impl Tuning {
             ("ranking.tier_high", self.ranking.tier_high),
             ("ranking.tier_standard", self.ranking.tier_standard),
             ("ranking.neighbour_weight", self.ranking.neighbour_weight),
+            ("ranking.reply_weight", self.ranking.reply_weight),
             ("ranking.turn_context", self.ranking.turn_context),
             ("ranking.period_boost", self.ranking.period_boost),
             ("ranking.session_cohesion", self.ranking.session_cohesion),

@@ -41,6 +41,22 @@ pub fn query_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether a turn ends by asking something: its last sentence is a question, read past a
+/// bracketed note at its end ("[shares a photo: …]"), closing quotes and emoji. In any script
+/// whose question mark is `?`, `？` or `؟`. What follows such a turn in its chat is most likely
+/// its answer.
+pub fn ends_asking(text: &str) -> bool {
+    let mut rest = text.trim_end();
+    while let Some(open) = rest.strip_suffix(']').and_then(|r| r.rfind('[')) {
+        rest = rest[..open].trim_end();
+    }
+    let last = rest
+        .chars()
+        .rev()
+        .find(|c| c.is_alphanumeric() || matches!(c, '.' | '!' | '?' | '？' | '؟' | '。' | '！' | '…'));
+    matches!(last, Some('?' | '？' | '؟'))
+}
+
 /// The query as memories read it: the user's own name (and "Name's") becomes "User", since a
 /// memory says "User lives in Porto", not "Dana lives in Porto". Agents, support staff and
 /// benchmarks ask about users by name ("Where does Dana live?"). Whole words only, any case.
@@ -157,6 +173,32 @@ pub fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_asks_when_its_last_sentence_is_a_question() {
+        for asks in [
+            "Loved it. What did you paint?",
+            "how was the trip??",
+            "Any plans for the weekend? 😊",
+            "Did she say \"yes?\"",
+            "Got any hobbies to help you relax? [shares a photo: a car with its hood open]",
+            "¿Dónde vives ahora?",
+            "你去哪儿了？",
+            "هل أنت بخير؟",
+        ] {
+            assert!(ends_asking(asks), "{asks}");
+        }
+        for tells in [
+            "What a day. I finally finished the mural!",
+            "Is it weird? I don't think so.",
+            "I asked her where it was [laughs]. No idea.",
+            "",
+            "[shares a photo: what is this?]",
+            "Yes, 4 years!",
+        ] {
+            assert!(!ends_asking(tells), "{tells}");
+        }
+    }
 
     #[test]
     fn labels_are_short_names_before_a_colon() {

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::archive::Adjacent;
 use mnemo_core::common::TermSpread;
 use mnemo_core::{Message, MessageId, Scope};
 
@@ -43,11 +44,11 @@ pub trait Messages {
     fn term_spread(&self, scope: &Scope, terms: &[String]) -> Result<TermSpread>;
 
     /// The messages right around each of `ids` in its own chat: up to `span` before it and
-    /// `span` after, each paired with the id it neighbours, never a withheld one. A hit's
-    /// neighbours hold the question it answers or the answer it got (archival recall's
+    /// `span` after, each with the id it neighbours and on which side, never a withheld one.
+    /// A hit's neighbours hold the question it answers or the answer it got (archival recall's
     /// neighbourhood). Only messages `owner` reaches count (see [`owner_key`]); unknown ids are
     /// skipped.
-    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>>;
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<Adjacent>>;
 
     /// Archival recall, semantic half: exact cosine over the same messages' vectors of `model`,
     /// a message as close as the closest of its vectors (the whole or a passage), best first; with `said`, only messages said within that time range (a question that

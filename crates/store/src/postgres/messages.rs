@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::archive::Adjacent;
 use mnemo_core::common::{SAMPLE, TermSpread};
 use mnemo_core::language;
 use mnemo_core::{Message, MessageId, Scope};
@@ -97,7 +98,7 @@ impl Messages for PostgresStore {
         })
     }
 
-    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<Adjacent>> {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
@@ -107,7 +108,7 @@ impl Messages for PostgresStore {
             let mut out = Vec::new();
             for id in ids {
                 for row in tx.query(&sql, &[&t, &u, &c, &id.as_str(), &(span as i64)])? {
-                    out.push((id.clone(), decode::message(&row)?));
+                    out.push(decode::adjacent(&row, id)?);
                 }
             }
             Ok(out)

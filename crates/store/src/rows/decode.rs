@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use mnemo_core::archive::Adjacent;
 use mnemo_core::{HistoryEntry, Link, Memory, Message, MessageId, Policy, Provenance, Status};
 
 use super::{Row, corrupt};
@@ -57,6 +58,12 @@ pub(crate) fn memory<R: Row>(r: &R) -> crate::Result<Memory> {
 /// A message selected with [`MESSAGE_COLUMNS`](super::MESSAGE_COLUMNS).
 pub(crate) fn message<R: Row>(r: &R) -> crate::Result<Message> {
     Ok(Message { id: r.parse(0)?, scope: r.scope(1)?, role: r.parse(5)?, content: r.text(6)?, at: r.time(7)? })
+}
+
+/// A neighbour of archival hit `hit`, selected by [`crate::sql::messages::adjacent`]: a
+/// message, then whether it came after the hit.
+pub(crate) fn adjacent<R: Row>(r: &R, hit: &MessageId) -> crate::Result<Adjacent> {
+    Ok(Adjacent { hit: hit.clone(), message: message(r)?, after: r.flag(8)? })
 }
 
 /// A chat's progress selected with [`PROGRESS_COLUMNS`](super::PROGRESS_COLUMNS).

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use chrono::{DateTime, Utc};
+use mnemo_core::archive::Adjacent;
 use mnemo_core::common::TermSpread;
 use mnemo_core::{Message, MessageId, Scope};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
@@ -124,7 +125,7 @@ impl Messages for SqliteStore {
         self.read(|conn| fts::term_spread(conn, owner, &partition, terms).map_err(StoreError::sql("term spread")))
     }
 
-    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<(MessageId, Message)>> {
+    fn adjacent_messages(&self, owner: &Scope, ids: &[MessageId], span: usize) -> Result<Vec<Adjacent>> {
         if ids.is_empty() || span == 0 {
             return Ok(Vec::new());
         }
@@ -134,8 +135,8 @@ impl Messages for SqliteStore {
             let mut out = Vec::new();
             for id in ids {
                 let args = params![t, u, c, id.as_str(), span as i64];
-                let found = query(conn, "adjacent messages", &sql, args, |r| decode::message(r))?;
-                out.extend(found.into_iter().map(|m| (id.clone(), m)));
+                let found = query(conn, "adjacent messages", &sql, args, |r| decode::adjacent(r, id))?;
+                out.extend(found);
             }
             Ok(out)
         })

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 use mnemo_core::common::{SAMPLE, TermSpread};
-use mnemo_core::{MessageId, Scope};
+use mnemo_core::{Message, MessageId, Scope};
 use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors, Store, StoreError};
 
 use super::{axis, msg, scope, t0};
@@ -181,20 +181,27 @@ pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
         ])
         .unwrap();
     let id = |s: &str| MessageId::new(s).unwrap();
-    let got = |ids: &[&str], span: usize| -> Vec<(String, String)> {
+    let sides = |ids: &[&str], span: usize| -> Vec<(String, String, bool)> {
         let ids: Vec<MessageId> = ids.iter().map(|s| id(s)).collect();
-        let mut v: Vec<(String, String)> = store
+        let mut v: Vec<(String, String, bool)> = store
             .adjacent_messages(&c1, &ids, span)
             .unwrap()
             .into_iter()
-            .map(|(a, m)| (a.as_str().to_string(), m.id.as_str().to_string()))
+            .map(|a| (a.hit.as_str().to_string(), a.message.id.as_str().to_string(), a.after))
             .collect();
         v.sort();
         v
     };
+    let got = |ids: &[&str], span: usize| -> Vec<(String, String)> {
+        sides(ids, span).into_iter().map(|(h, m, _)| (h, m)).collect()
+    };
     let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
-    assert_eq!(got(&["n2"], 1), vec![pair("n2", "n1"), pair("n2", "n3")]);
+    // Each neighbour says on which side of its hit it was said: the turn after a question is
+    // its answer.
+    let side = |a: &str, b: &str, after: bool| (a.to_string(), b.to_string(), after);
+    assert_eq!(sides(&["n2"], 1), vec![side("n2", "n1", false), side("n2", "n3", true)]);
     assert_eq!(got(&["n1"], 2), vec![pair("n1", "n2"), pair("n1", "n3")], "the first turn has no turn before it");
+    assert!(sides(&["n1"], 2).iter().all(|(_, _, after)| *after));
     assert_eq!(got(&["n2", "n6"], 1), vec![pair("n2", "n1"), pair("n2", "n3"), pair("n6", "n5")]);
     assert!(got(&["nope"], 1).is_empty());
     assert!(got(&["n2"], 0).is_empty());
@@ -208,6 +215,18 @@ pub(crate) fn adjacent_messages_stay_in_their_chat(store: &dyn Store) {
     };
     store.apply(&withhold).unwrap();
     assert_eq!(got(&["n4"], 1), vec![pair("n4", "n3"), pair("n4", "n6")]);
+    // A batch sent without times shares one: the order it was sent in tells the sides.
+    let c3 = scope("acme", Some("dana"), Some("c3"));
+    let batch: Vec<Message> = ["b1", "b2", "b3"].iter().map(|i| msg(&c3, i, "same moment", at(9))).collect();
+    store.append_messages(&batch).unwrap();
+    let mut around: Vec<(String, bool)> = store
+        .adjacent_messages(&c3, &[id("b2")], 1)
+        .unwrap()
+        .into_iter()
+        .map(|a| (a.message.id.as_str().to_string(), a.after))
+        .collect();
+    around.sort();
+    assert_eq!(around, vec![("b1".to_string(), false), ("b3".to_string(), true)]);
 }
 
 /// A message id is the client's, unique within its tenant, user and chat only: two users of one
