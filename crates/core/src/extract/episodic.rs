@@ -343,6 +343,18 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             *w = w.trim_end_matches(',').to_string();
         }
     }
+    // Nor are thanks tacked on at the end ("I'll wait for the link then, thanks!").
+    let thanks = match words.iter().rev().take(2).map(|w| bare(w)).collect::<Vec<_>>()[..] {
+        [ref last, ..] if matches!(last.as_str(), "thanks" | "thx" | "ty" | "cheers") => 1,
+        [ref last, ref before] if last == "you" && before == "thank" => 2,
+        _ => 0,
+    };
+    if thanks > 0 && words.len() > thanks + 1 && words[words.len() - thanks - 1].ends_with(',') {
+        words.truncate(words.len() - thanks);
+        if let Some(w) = words.last_mut() {
+            *w = w.trim_end_matches(',').to_string();
+        }
+    }
 
     // Lead-ins: interjections, a name said to the other person ("Caroline, I ..."), and a past
     // time phrase the statement starts with ("Last Saturday I ran ...").
@@ -539,6 +551,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // A leave-taking ("I'm off to go do some research now") names where only with a name or a
     // date ("I'm off to Lisbon on Friday").
     if content.starts_with("User is off to") && !specific && when.is_none() {
+        return None;
+    }
+    // "Been a while since we talked" reopens a chat; its unsaid subject is "it", never the
+    // user, so "User has been a while since …" is wrong as well as empty.
+    if reopening().is_match(&content) {
         return None;
     }
     // Nor is an offer to the listener ("I'm always here for a chat", "Count on me", "I'll ask
@@ -1002,6 +1019,16 @@ fn listed(list: &[&str], w: &str) -> bool {
     })
 }
 
+/// A chat reopened after time apart, its elided "it" read as the user: "User has been a while
+/// since …", "User has been ages …".
+fn reopening() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^User (?:has |had )?been (?:a (?:while|long time|minute|bit)|ages|forever|(?:so|too) long)\b")
+            .expect("reopening regex")
+    })
+}
+
 /// An offer to the listener, in the third person: "User is always here for …", "Count on
 /// User …", "User is happy to help …", "User will ask around …".
 fn offer() -> &'static Regex {
@@ -1318,6 +1345,26 @@ mod tests {
         // Being somewhere for something is no offer.
         let (_, content, _) = episode("I'm here for the conference all week, staying near the venue").unwrap();
         assert!(content.contains("conference"), "{content}");
+    }
+
+    #[test]
+    fn a_chat_reopened_thanks_at_the_end_and_a_turn_to_the_listener_are_not_content() {
+        assert_eq!(episode("Been ages since we caught up!"), None);
+        assert_eq!(episode("Been a while since we talked properly, hasn't it?"), None);
+        let (_, content, _) = episode("I finished the quarterly report last night, thanks!").unwrap();
+        assert_eq!(content, "User finished the quarterly report last night");
+        let (_, content, _) = episode("Sorted out my visa paperwork this morning, thank you").unwrap();
+        assert!(content.starts_with("User sorted out their visa paperwork") && !content.contains("thank"), "{content}");
+        // A turn to the listener keeps the user's own words, not a command in the memory.
+        if let Some((_, content, _)) = episode("Check out this cool recipe I found for lentil soup") {
+            assert!(!content.starts_with("Check out"), "{content}");
+        }
+        if let Some((_, content, _)) = episode("Look what my cat did to my new sofa lol") {
+            assert!(!content.starts_with("Look"), "{content}");
+        }
+        // Been somewhere is news.
+        let (_, content, _) = episode("Been to Kyoto twice this year for work").unwrap();
+        assert!(content.contains("Kyoto"), "{content}");
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub(super) enum Flaw {
     Interjection,
     /// "User is feeling proud of": cut before its object, on a word no sentence ends with.
     Unfinished,
+    /// "Check out this recipe User found", "Look what User made": a sentence that turns to
+    /// the listener, a command in a memory.
+    Addressed,
 }
 
 /// The first flaw of `text`, a memory in the third person; `None` when it reads well.
@@ -51,6 +54,9 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     }
     if unfinished(text) {
         return Some(Flaw::Unfinished);
+    }
+    if addressed().is_match(text) {
+        return Some(Flaw::Addressed);
     }
     None
 }
@@ -134,6 +140,17 @@ fn interjection() -> &'static Regex {
     })
 }
 
+/// A sentence opening on a command or a presentation to the listener.
+fn addressed() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where))\b",
+        )
+        .expect("addressed regex")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +182,9 @@ mod tests {
             ("User painted it because it was calming", Flaw::DanglingPronoun),
             ("User got them last week", Flaw::DanglingPronoun),
             ("User finally fixed it", Flaw::DanglingPronoun),
+            ("Check out this cool recipe User found for lentil soup", Flaw::Addressed),
+            ("Look what the cat did to User's sofa", Flaw::Addressed),
+            ("Here's what User painted last week", Flaw::Addressed),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -183,6 +203,8 @@ mod tests {
             "User loved it when the kids sang along",
             "User found it hard to leave Porto",
             "User visited their aunt in Leeds",
+            "User looks after their neighbour's dog",
+            "User checked out the new library downtown",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
         }
