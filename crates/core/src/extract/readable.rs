@@ -145,7 +145,7 @@ fn addressed() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s|here (?:is|are)|guess (?:what|who|where))\b",
+            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where))\b",
         )
         .expect("addressed regex")
     })
@@ -185,8 +185,6 @@ mod tests {
             ("Check out this cool recipe User found for lentil soup", Flaw::Addressed),
             ("Look what the cat did to User's sofa", Flaw::Addressed),
             ("Here's what User painted last week", Flaw::Addressed),
-            ("Here's User's latest one", Flaw::Addressed),
-            ("Here are the shoes User bought for the trip", Flaw::Addressed),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
