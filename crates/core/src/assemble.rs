@@ -493,16 +493,17 @@ fn ranked_section(m: &Memory) -> SectionName {
 
 /// The date a memory's line carries after its content: an open loop's due date, an event's day.
 fn stamp(m: &Memory) -> String {
-    let mut s = String::new();
+    // A date the text already writes ("On 2023-10-23 User said: …") is not written twice.
+    let day = |at: &chrono::DateTime<chrono::Utc>| at.format("%Y-%m-%d").to_string();
+    let unsaid = |d: &String| !m.content.contains(d.as_str());
     if let Some(due) = m.due_at.filter(|_| m.kind == Kind::OpenLoop) {
-        s.push_str(&format!(" (due {})", due.format("%Y-%m-%d")));
-    } else if let Some(at) = m.valid_from.filter(|_| m.kind == Kind::Event) {
-        // An event told with a period ("last week") is dated when it was told: the model reads
-        // the period from that day, as the user meant it.
-        let told = crate::extract::when::past(&m.content, at).is_some_and(|p| p.vague);
-        s.push_str(&format!(" ({} {})", if told { "told on" } else { "on" }, at.format("%Y-%m-%d")));
+        return Some(day(&due)).filter(unsaid).map(|d| format!(" (due {d})")).unwrap_or_default();
     }
-    s
+    let Some(at) = m.valid_from.filter(|_| m.kind == Kind::Event) else { return String::new() };
+    // An event told with a period ("last week") is dated when it was told: the model reads the
+    // period from that day, as the user meant it.
+    let told = crate::extract::when::past(&m.content, at).is_some_and(|p| p.vague);
+    Some(day(&at)).filter(unsaid).map(|d| format!(" ({} {d})", if told { "told on" } else { "on" })).unwrap_or_default()
 }
 
 /// A ranked or exact memory's line with `content` (the memory's, or a gist of it): its date,
@@ -760,6 +761,14 @@ mod tests {
         );
         e.content = "User ran a half marathon in Porto".into();
         assert_eq!(format!("{}{}", e.content, stamp(&e)), "User ran a half marathon in Porto (on 2026-03-10)");
+        // A quote dated in its own words is not dated again.
+        e.content = "On 2026-03-10 User said: \"Take a look at the finish line!\"".into();
+        assert_eq!(stamp(&e), "");
+        let mut l = mem(Kind::OpenLoop, "User plans to renew their passport");
+        l.due_at = Some(now());
+        assert_eq!(stamp(&l), " (due 2026-03-10)");
+        l.content = "User must renew their passport by 2026-03-10".into();
+        assert_eq!(stamp(&l), "");
     }
 
     fn build(exact: Vec<Memory>, ranked: Vec<Memory>, budget: usize, surfaced: &HashSet<MemoryId>) -> ContextBlock {
