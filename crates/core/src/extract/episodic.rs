@@ -740,13 +740,13 @@ const TIME_APART: &[&str] =
 /// "it", not of the user, in "Been a while since …".
 fn spans_time(words: &[String]) -> bool {
     let lower: Vec<String> = words.iter().take(3).map(|w| bare(w)).collect();
-    match lower.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["ages" | "forever" | "awhile", ..] => true,
-        ["a", "while" | "minute" | "sec" | "second", ..] => true,
-        ["a", "long" | "little", "time" | "while", ..] => true,
-        ["so" | "too", "long", ..] => true,
-        _ => false,
-    }
+    matches!(
+        lower.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["ages" | "forever" | "awhile", ..]
+            | ["a", "while" | "minute" | "sec" | "second", ..]
+            | ["a", "long" | "little", "time" | "while", ..]
+            | ["so" | "too", "long", ..]
+    )
 }
 
 fn elided_subject(words: &[String]) -> Option<&'static str> {
