@@ -1162,8 +1162,15 @@ mod tests {
     #[test]
     fn a_statement_that_mentions_the_user_anywhere_is_told_about_them() {
         let (_, content, _) =
-            episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
+            episode("I've known these friends for 4 years, they've been there through everything.").unwrap();
         assert!(content.contains("User has known these friends for 4 years"), "{content}");
+        // Opening on "they've", the sentence leans on someone named before: the user's words.
+        let (_, content, _) =
+            episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
+        assert_eq!(
+            content,
+            "On 2026-03-02 User said: \"They've been there through everything, I've known these friends for 4 years.\""
+        );
         // "It" stands for something said before: the user's words are kept as a dated quote
         // instead of a rewrite that reads as a riddle, with the sentence before that says what
         // "it" is; alone in its message, "it" was in the other speaker's turn, and the quote

@@ -31,13 +31,16 @@ pub(super) enum Flaw {
     /// "Check out this recipe User found", "Look what User made": a sentence that turns to
     /// the listener, a command in a memory.
     Addressed,
+    /// "Can't wait 'til User's studio opens", "Reminds User of …": the speaker's own subject
+    /// left out, so the sentence has none, or the thing it names as one is not the user.
+    NoSubject,
 }
 
 /// The first flaw of `text`, a memory in the third person; `None` when it reads well.
 pub(super) fn flaw(text: &str) -> Option<Flaw> {
-    let lower = text.to_lowercase();
+    let lower = text.to_lowercase().replace(['\u{2019}', '`'], "'");
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-    if DANGLING.contains(&first) || pointing_object().is_match(text) {
+    if DANGLING.contains(&first) || DANGLING_OWNER.contains(&first) || pointing_object().is_match(text) {
         return Some(Flaw::DanglingPronoun);
     }
     if agreement().is_match(text) {
@@ -58,8 +61,47 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if addressed().is_match(text) {
         return Some(Flaw::Addressed);
     }
+    if NO_SUBJECT.contains(&first) {
+        return Some(Flaw::NoSubject);
+    }
     None
 }
+
+/// First words of a sentence whose subject was left out, as people do in chat ("Can't wait",
+/// "Glad to help", "Reminds me of …"): before "User" was written in, the speaker was the
+/// subject, and the rewrite has none to put there.
+const NO_SUBJECT: &[&str] = &[
+    "can't",
+    "cant",
+    "cannot",
+    "couldn't",
+    "wouldn't",
+    "won't",
+    "wanna",
+    "gonna",
+    "gotta",
+    "reminds",
+    "remind",
+    "appreciate",
+    "appreciated",
+    "glad",
+    "hope",
+    "hoping",
+    "wish",
+    "thanks",
+    "thank",
+    "miss",
+    "missed",
+    "guess",
+    "bet",
+    "dunno",
+    "wonder",
+    "wondering",
+];
+
+/// Possessives that open a sentence and stand for someone named before ("Their love has helped
+/// User …", "Her name is Luna"): whose, the memory does not say.
+const DANGLING_OWNER: &[&str] = &["their", "his", "her"];
 
 /// Whether `text` stops on a word that needs another after it (an article, a possessive, a
 /// conjunction, "of", "than"). Words that may end a sentence in speech ("someone to talk to",
@@ -85,8 +127,10 @@ pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
 }
 
 /// Subjects that stand for something said before: the memory cannot carry what.
-const DANGLING: &[&str] =
-    &["it", "it's", "that", "that's", "this", "they", "they're", "these", "those", "he", "she", "its"];
+const DANGLING: &[&str] = &[
+    "it", "it's", "it'll", "it'd", "that", "that's", "that'll", "this", "they", "they're", "they've", "they'll",
+    "they'd", "these", "those", "he", "he's", "he'll", "she", "she's", "she'll", "its",
+];
 
 /// Whether `word` (lower case) stands for something said before.
 pub(super) fn leans_back(word: &str) -> bool {
@@ -106,7 +150,12 @@ fn agreement() -> &'static Regex {
 fn first_person() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     // Outside quotes: a quote keeps the user's own words.
-    RE.get_or_init(|| Regex::new(r#"^[^"]*\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b"#).expect("first person regex"))
+    // "We", "us" and "our" are left when the rewrite did not start the sentence ("… a good
+    // workout for us", "We`ve already visited …").
+    RE.get_or_init(|| {
+        Regex::new(r#"^[^"]*\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself|we|We|us|our|Our|ours|ourselves)\b"#)
+            .expect("first person regex")
+    })
 }
 
 /// "User made it in pottery class", "User got them last week": the first verb's object a
@@ -134,7 +183,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|guess what|real talk|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|guess what|real talk|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })
@@ -185,6 +234,15 @@ mod tests {
             ("Check out this cool recipe User found for lentil soup", Flaw::Addressed),
             ("Look what the cat did to User's sofa", Flaw::Addressed),
             ("Here's what User painted last week", Flaw::Addressed),
+            ("They've been there for User every step of the way", Flaw::DanglingPronoun),
+            ("It'll be tough as a single parent, but User is up for the challenge", Flaw::DanglingPronoun),
+            ("Their love and encouragement has really helped User", Flaw::DanglingPronoun),
+            ("User is taking them out for a stroll - it's a good workout for us", Flaw::FirstPerson),
+            ("User and their family are on the road. We`ve already visited Josh", Flaw::FirstPerson),
+            ("Not a problem, User is glad to help", Flaw::Interjection),
+            ("Can't wait 'til User's studio starts welcoming dancers", Flaw::NoSubject),
+            ("Reminds User of when they used to play games", Flaw::NoSubject),
+            ("Appreciate the support of those close to User", Flaw::NoSubject),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -205,6 +263,9 @@ mod tests {
             "User visited their aunt in Leeds",
             "User looks after their neighbour's dog",
             "User checked out the new library downtown",
+            "User visited the US last summer",
+            "User's sister Lucia thinks her wedding will be in June",
+            "Hiking with the dogs is what User loves most",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
         }
