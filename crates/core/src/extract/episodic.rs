@@ -372,6 +372,12 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             }
             continue;
         }
+        // "Since we last spoke", "A lot's happened since our last chat -": the chat reopened,
+        // said to the listener; "we" there is the two speakers, not the user and others.
+        if let Some(lead) = catching_up().find(&words.join(" ").to_lowercase().replace('\u{2019}', "'")) {
+            words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
+            continue;
+        }
         let first = words.first()?;
         let b = bare(first);
         if LEADS.contains(&b.as_str()) || (first.ends_with(',') && first.starts_with(char::is_uppercase)) {
@@ -1041,6 +1047,18 @@ fn listed(list: &[&str], w: &str) -> bool {
 
 /// An offer to the listener, in the third person: "User is always here for …", "Count on
 /// User …", "User is happy to help …", "User will ask around …".
+/// A sentence's opening that reopens the chat since the speakers last talked, with what
+/// follows it (punctuation, a dash) up to the news.
+fn catching_up() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on)(?: (?:to|with|for) me| in my life)? )?since (?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*",
+        )
+        .expect("catching-up regex")
+    })
+}
+
 fn offer() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -1387,6 +1405,16 @@ mod tests {
         // Been somewhere is news.
         let (_, content, _) = episode("Been to Kyoto twice this year for work").unwrap();
         assert!(content.contains("Kyoto"), "{content}");
+        // "Since we last spoke" reopens the chat: its "we" is the two speakers, and the news
+        // after it is the user's alone.
+        let (_, content, _) = episode("Since we last spoke I went to my first community meeting").unwrap();
+        assert_eq!(content, "User went to their first community meeting");
+        let (_, content, _) =
+            episode("A lot's happened since we last chatted - I just joined a new activist group").unwrap();
+        assert!(content.starts_with("User just joined a new activist group"), "{content}");
+        let (_, content, _) = episode("Since our last chat, I've started volunteering at the food bank").unwrap();
+        assert!(content.starts_with("User has started volunteering at the food bank"), "{content}");
+        assert_eq!(episode("So much has happened since we talked!"), None);
     }
 
     #[test]
