@@ -68,7 +68,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     let mut s: Cow<'_, str> = spelling::corrected(text);
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|youre|thats|whats|theyre|wat|wut|wot)\b")
+        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|werent|youre|youve|thats|whats|theyre|theyve|weve|shes|hes|wat|wut|wot)\b")
             .expect("contraction regex")
     });
     if s.contains("tl;dr") || s.contains("TL;DR") {
@@ -111,7 +111,13 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 "shouldnt" => "shouldn't",
                 "wouldnt" => "wouldn't",
                 "arent" => "aren't",
+                "werent" => "weren't",
                 "youre" => "you're",
+                "youve" => "you've",
+                "theyve" => "they've",
+                "weve" => "we've",
+                "shes" => "she's",
+                "hes" => "he's",
                 "thats" => "that's",
                 "whats" => "what's",
                 "theyre" => "they're",
@@ -122,6 +128,18 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             if w.starts_with(char::is_uppercase) { lex::title(fixed) } else { fixed.to_string() }
         });
         s = Cow::Owned(replaced.into_owned());
+    }
+    // "Ill ask my mum", "ya ill ask": "ill" opening a clause before a verb is "I'll" typed
+    // without its apostrophe ("ill" elsewhere is being unwell).
+    static ILL: OnceLock<Regex> = OnceLock::new();
+    let ill = ILL.get_or_init(|| {
+        Regex::new(
+            r"(?m)(^|[.!?,]\s+|\b(?i:ya|yeah|yep|yes|ok|okay|k|sure|fine|cool|lol|so|and|but|then|maybe|think)\s+)(?i:ill)(\s+(?i:be|ask|do|go|get|have|try|call|text|send|see|let|check|take|make|bring|need|come|tell|pick|wait|look|just|probably|prob|definitely|def|never|always|still|also|sort|book|grab|message|ring|email|write|pay|buy|start|keep)\b)",
+        )
+        .expect("ill regex")
+    });
+    if english && ill.is_match(&s) {
+        s = Cow::Owned(ill.replace_all(&s, "${1}I'll${2}").into_owned());
     }
     s
 }
@@ -807,6 +825,14 @@ pub(crate) mod tests {
         assert_eq!(contents("im a nurse"), vec!["User is a nurse"]);
         assert_eq!(contents("I\u{2019}m a nurse"), vec!["User is a nurse"]);
         assert_eq!(contents("i dont like olives"), vec!["User dislikes olives"]);
+        // Texting drops the apostrophe of "I'll" and "she's" too; "ill" elsewhere is unwell.
+        assert_eq!(
+            normalise("Ill ask my mum tonight. ill be there by 6", true),
+            "I'll ask my mum tonight. I'll be there by 6"
+        );
+        assert_eq!(normalise("shes into museums, im more food", true), "she's into museums, i'm more food");
+        assert_eq!(normalise("I was ill all week", true), "I was ill all week");
+        assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
     }
 
     #[test]
