@@ -146,6 +146,8 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "on another note",
     "on that note",
     "real talk",
+    "speaking of that",
+    "speaking of which",
     "to be honest",
     "wanted to let you know",
     "wanted to tell you",
@@ -1053,7 +1055,7 @@ fn catching_up() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on)(?: (?:to|with|for) me| in my life)? )?since (?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*",
+            r"^(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on|changed)(?: (?:to|with|for) me| in my life)? )?since (?:(?:the )?last time )?(?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*",
         )
         .expect("catching-up regex")
     })
@@ -1415,6 +1417,11 @@ mod tests {
         let (_, content, _) = episode("Since our last chat, I've started volunteering at the food bank").unwrap();
         assert!(content.starts_with("User has started volunteering at the food bank"), "{content}");
         assert_eq!(episode("So much has happened since we talked!"), None);
+        let (_, content, _) =
+            episode("Much has changed since last time we talked - I adopted a puppy named Toby").unwrap();
+        assert!(content.starts_with("User adopted a puppy named Toby"), "{content}");
+        let (_, content, _) = episode("Speaking of which, I signed up for a pottery class").unwrap();
+        assert!(content.starts_with("User signed up for a pottery class"), "{content}");
     }
 
     #[test]
