@@ -130,11 +130,13 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         s = Cow::Owned(replaced.into_owned());
     }
     // "Ill ask my mum", "ya ill ask": "ill" opening a clause before a verb is "I'll" typed
-    // without its apostrophe ("ill" elsewhere is being unwell).
+    // without its apostrophe ("ill" elsewhere is being unwell). Only a reply word may stand
+    // before it: after "so", "and" or "but" it is more often the adjective ("so ill just
+    // lying here", "tired and ill still").
     static ILL: OnceLock<Regex> = OnceLock::new();
     let ill = ILL.get_or_init(|| {
         Regex::new(
-            r"(?m)(^|[.!?,]\s+|\b(?i:ya|yeah|yep|yes|ok|okay|k|sure|fine|cool|lol|so|and|but|then|maybe|think)\s+)(?i:ill)(\s+(?i:be|ask|do|go|get|have|try|call|text|send|see|let|check|take|make|bring|need|come|tell|pick|wait|look|just|probably|prob|definitely|def|never|always|still|also|sort|book|grab|message|ring|email|write|pay|buy|start|keep)\b)",
+            r"(?m)(^|[.!?,]\s+|\b(?i:ya|yeah|yep|yes|ok|okay|k|sure|fine|cool|lol|then|maybe)\s+)(?i:ill)(\s+(?i:be|ask|do|go|get|have|try|call|text|send|see|let|check|take|make|bring|need|come|tell|pick|wait|look|just|probably|prob|definitely|def|never|always|still|also|sort|book|grab|message|ring|email|write|pay|buy|start|keep)\b)",
         )
         .expect("ill regex")
     });
@@ -832,6 +834,8 @@ pub(crate) mod tests {
         );
         assert_eq!(normalise("shes into museums, im more food", true), "she's into museums, i'm more food");
         assert_eq!(normalise("I was ill all week", true), "I was ill all week");
+        assert_eq!(normalise("im so ill just lying here", true), "i'm so ill just lying here");
+        assert_eq!(normalise("tired and ill still", true), "tired and ill still");
         assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
     }
 
