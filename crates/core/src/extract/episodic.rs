@@ -55,6 +55,9 @@ impl Episode {
                 && !b.split_whitespace().any(|w| second_person(&bare(w)))
                 && b.split_whitespace().count() + said.split_whitespace().count() <= MAX_WORDS + 8
                 && !b.split_whitespace().next().is_some_and(|w| readable::leans_back(&bare(w)))
+                // Nor does a reaction to what the other speaker said ("Wow, that sounds
+                // amazing!"): "it" stood in their turn.
+                && !readable::only_greets(b)
         })?;
         let content = readable::quote(&format!("{before} {said}"), at);
         Some(Self { content, leaning: None, ..self })
@@ -380,6 +383,12 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
             continue;
         }
+        // "Speaking of healthy meals, …", "As for the move, …": the topic the other speaker
+        // raised, said before the user's own clause (or their question).
+        if let Some(lead) = topic_lead().find(&words.join(" ").to_lowercase()) {
+            words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
+            continue;
+        }
         let first = words.first()?;
         let b = bare(first);
         if LEADS.contains(&b.as_str()) || (first.ends_with(',') && first.starts_with(char::is_uppercase)) {
@@ -592,6 +601,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         // words it still tells something ("It reminded me of my own struggles in the past").
         let tells = told.iter().filter(|w| !readable::leans_back(w)).count();
         if flaw == readable::Flaw::DanglingPronoun && !specific && tells < 3 {
+            return None;
+        }
+        // So does a sentence shown to the listener ("Look who came to see me!", "Btw look what
+        // I got!"), whose command is one of its words.
+        if flaw == readable::Flaw::Addressed && !specific && tells < 4 {
             return None;
         }
         content = readable::quote(text, s.at);
@@ -1061,6 +1075,15 @@ fn catching_up() -> &'static Regex {
     })
 }
 
+/// A topic named before the clause that speaks of it, up to its comma.
+fn topic_lead() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^(?:speaking of|talking of|talking about|as for|as to|regarding|re:)\s+[^,.!?;]{1,60}(?:,\s*|$)")
+            .expect("topic lead regex")
+    })
+}
+
 fn offer() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -1356,6 +1379,10 @@ mod tests {
         assert_eq!(content, "User shared a photo of their grandpa's boat on the lake");
         let (_, content, _) = episode("Check out my new woodworking bench!").unwrap();
         assert_eq!(content, "User shared their new woodworking bench");
+        assert_eq!(episode("By the way, look who came to see me!"), None);
+        // "It" stood in the other speaker's turn; the reaction before it names nothing.
+        assert_eq!(episode("Wow, that sounds amazing! I'll have to check it out sometime!"), None);
+        assert_eq!(episode("Btw look what i got!"), None);
         let (_, content, _) = episode("Check out what I built in the garage this weekend!").unwrap();
         assert!(!content.starts_with("User shared"), "{content}");
         assert_eq!(episode("Anyway, I'm off to go grab some groceries now."), None);
@@ -1389,6 +1416,11 @@ mod tests {
         assert_eq!(episode("Been ages since we caught up!"), None);
         assert_eq!(episode("Been a while since we talked properly, hasn't it?"), None);
         assert_eq!(episode("been forever since we hung out lol"), None);
+        // The topic the other speaker raised is no statement of the user's, nor is the
+        // question after it; a statement after it is.
+        assert!(run("And speaking of healthy meals, do you have any favorite recipes you'd like to share?").is_empty());
+        let (_, content, _) = episode("Speaking of trips, I booked a week in Crete for June").unwrap();
+        assert!(content.starts_with("User booked a week in Crete"), "{content}");
         // The time apart is not what the user was, and what follows it is still news.
         let (_, content, _) =
             episode("Been a while since I went climbing, but I finally went back on Saturday").unwrap();

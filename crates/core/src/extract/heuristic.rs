@@ -571,6 +571,22 @@ impl Extractor for HeuristicExtractor {
                     if matches!(f.action, Action::Add | Action::Update(_)) && readable::unfinished(&f.draft.content) {
                         continue;
                     }
+                    // Nor does one whose object stood in the turn before ("User enjoys the taste
+                    // of these"). Boundaries and safety keep theirs: "don't bring it up again"
+                    // is the user's word on the chat itself.
+                    if matches!(f.action, Action::Add | Action::Update(_))
+                        && matches!(
+                            f.draft.kind,
+                            crate::kind::Kind::Preference
+                                | crate::kind::Kind::Fact
+                                | crate::kind::Kind::Event
+                                | crate::kind::Kind::Ephemeral
+                                | crate::kind::Kind::OpenLoop
+                        )
+                        && readable::dangles(&f.draft.content)
+                    {
+                        continue;
+                    }
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
                     // What is asserted holds at least from when it was said.
                     if matches!(f.action, Action::Add | Action::Update(_) | Action::Contradict(_)) {
@@ -624,6 +640,17 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn a_rule_capture_whose_object_stood_in_the_turn_before_is_not_kept() {
+        // "these" were in the photo the other speaker saw; "it" in the turn before.
+        for text in ["I enjoy the taste of these.", "I'm so excited to give it a try!", "I love going there."] {
+            let ops = run(text);
+            assert!(ops.iter().all(|o| !o.draft.content.starts_with("User")), "{text:?} kept {ops:?}");
+        }
+        // Named, the same capture stays.
+        assert!(run("I enjoy the taste of ginger snaps.").iter().any(|o| o.draft.content.contains("ginger snaps")));
     }
 
     #[test]

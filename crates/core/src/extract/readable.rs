@@ -40,7 +40,11 @@ pub(super) enum Flaw {
 pub(super) fn flaw(text: &str) -> Option<Flaw> {
     let lower = text.to_lowercase().replace(['\u{2019}', '`'], "'");
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-    if DANGLING.contains(&first) || DANGLING_OWNER.contains(&first) || pointing_object().is_match(text) {
+    if DANGLING.contains(&first)
+        || DANGLING_OWNER.contains(&first)
+        || pointing_object().is_match(text)
+        || dangling_object(&lower)
+    {
         return Some(Flaw::DanglingPronoun);
     }
     if agreement().is_match(text) {
@@ -122,8 +126,60 @@ const NEEDS_MORE: &[&str] =
 /// The user's own words as a dated quote: what is kept when the rewrite reads wrong. "User" is
 /// the speaker, as in every memory, so attribution names another speaker the same way.
 pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
-    let said = said.trim().trim_matches('"');
+    let said = past_the_greeting(said.trim().trim_matches('"'));
     format!("On {} User said: \"{said}\"", at.format("%Y-%m-%d"))
+}
+
+/// `said` without what it opened with for the listener: a short first sentence of thanks or
+/// surprise that says nothing of the user ("Thanks, Dave!", "Of course!", "Wow, Sam, that's
+/// great to hear!"), then a reply word before a comma ("Yeah, it's …"). What is left is still
+/// the user's words, in their order; a text that is nothing but a greeting is kept whole.
+fn past_the_greeting(said: &str) -> String {
+    let mut rest = said;
+    while let Some(m) = greeting_sentence().find(rest) {
+        if !only_greets(&rest[..m.end()]) || m.end() >= rest.len() {
+            break;
+        }
+        rest = rest[m.end()..].trim_start();
+    }
+    if let Some(m) = reply_word().find(rest).filter(|m| m.end() < rest.len()) {
+        rest = &rest[m.end()..];
+    }
+    super::lex::capitalised(rest)
+}
+
+/// Whether `sentence` only greets or reacts ("Thanks, Dave!", "Wow, that sounds amazing!"):
+/// short, opening on thanks, surprise or a reply word, and nothing in it about the speaker.
+pub(super) fn only_greets(sentence: &str) -> bool {
+    let sentence = sentence.trim();
+    let with_end = format!("{sentence} ");
+    let own = sentence.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+        matches!(w.as_str(), "i" | "i'm" | "i've" | "i'll" | "i'd" | "me" | "my" | "myself" | "mine")
+    });
+    greeting_sentence().find(&with_end).is_some_and(|m| m.end() == with_end.len())
+        && sentence.split_whitespace().count() <= 6
+        && !own
+}
+
+/// A first sentence opening on thanks, surprise or a reply word, up to its end.
+fn greeting_sentence() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?i:thanks|thank you|thx|wow|woah|whoa|oh|ooh|yeah|yes|yep|yup|haha+|lol|of course|sure|hey|hi|hello|aw+|omg|ugh|ok|okay|well|cool|great|awesome|nice|congrats|congratulations|hmm+|yay|no way|totally|absolutely|exactly|true|same|sounds good)\b[^.!?]{0,60}[.!?]+\s+",
+        )
+        .expect("greeting sentence regex")
+    })
+}
+
+/// A reply word and its comma at the start of a sentence ("Yeah, it's been great").
+fn reply_word() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^(?i:yeah|yes|yep|yup|oh|well|haha+|lol|wow|ok|okay|sure|hey|hi|aw+|ah|hmm+|so)\s*,\s+")
+            .expect("reply word regex")
+    })
 }
 
 /// Subjects that stand for something said before: the memory cannot carry what.
@@ -168,6 +224,71 @@ fn pointing_object() -> &'static Regex {
             r"^User(?:\s+(?:really|just|finally|also|actually|definitely|totally|still))*\s+[a-z]+(?:ed|t|de|ot|ve|ew|ught|ok|id|ng)\s+(?:it|them)\b(?:\s+(?:in|at|on|for|from|with|because|yesterday|today|last|recently|a|the|and|but|so|too|myself|themselves|together)\b|\s*[.!]?$)",
         )
         .expect("pointing object regex")
+    })
+}
+
+/// Whether `text`, a rule's capture in the third person, points at what it is about with a
+/// word that stood for something said before ("User enjoys the taste of these"): such a
+/// capture is not kept, since the rule has no quote to fall back on.
+pub(super) fn dangles(text: &str) -> bool {
+    pointing_object().is_match(text) || dangling_object(&text.to_lowercase().replace(['\u{2019}', '`'], "'"))
+}
+
+/// "User enjoys the taste of these", "User often goes there to relax", "User is excited to
+/// give it a try", "User will always cherish those moments": what the sentence is about stood
+/// in the turn before, and the memory does not carry it. A demonstrative with no noun after it
+/// (or a vague one: "those moments"), "there" after a verb of being or going ("been there for
+/// User" is support, not a place), and "it" or "them" ending a clause or after a preposition
+/// when nothing before it in the sentence could be what they stand for ("User sent their
+/// screenplay to a contest to see how others like it" names it).
+fn dangling_object(lower: &str) -> bool {
+    let text = lower.split('"').next().unwrap_or("");
+    if demonstrative().is_match(text) {
+        return true;
+    }
+    if there().find_iter(text).any(|m| {
+        let after = text[m.end()..].trim_start();
+        !(after.starts_with("for ") || after.starts_with("through "))
+    }) {
+        return true;
+    }
+    it_object().find_iter(text).any(|m| !names_a_thing().is_match(&text[..m.start()]))
+}
+
+fn demonstrative() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"\b(?:this|these|those)\s*(?:[.!?,;]|$)|\b(?:this|these|those)\s+(?:a few|for|every|since|again|too|all|so|now|yesterday|today|last)\b|\b(?:those|these)\s+(?:moments?|things?|ones?|books?|places?|pics?|photos?|pictures?|memories|guys|kinds?)\b",
+        )
+        .expect("demonstrative regex")
+    })
+}
+
+fn there() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\b(?:go|goes|going|gone|went|been|was|were|live|lives|lived|living|stay|stays|stayed|move|moved|get|got|visit|visited|back|out|over)\s+there\b")
+            .expect("there regex")
+    })
+}
+
+fn it_object() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"\b(?:it|them)\s*(?:[.!?;]|$)|\b(?:about|with|into|onto|without|of)\s+(?:it|them)\b|\b(?:give|gives|gave|giving)\s+it\s+a\b|\b(?:check|checked|checking|try|tried|trying)\s+(?:it|them)\s+out\b",
+        )
+        .expect("it object regex")
+    })
+}
+
+/// A noun phrase opened by an article or a possessive: something "it" may stand for.
+fn names_a_thing() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\b(?:the|a|an|their|his|her|its|user's|some|this|that|these|those|every|each)\s+[a-z]")
+            .expect("names a thing regex")
     })
 }
 
@@ -243,6 +364,16 @@ mod tests {
             ("Can't wait 'til User's studio starts welcoming dancers", Flaw::NoSubject),
             ("Reminds User of when they used to play games", Flaw::NoSubject),
             ("Appreciate the support of those close to User", Flaw::NoSubject),
+            ("User enjoys the taste of these", Flaw::DanglingPronoun),
+            ("User often goes there to relax and unwind", Flaw::DanglingPronoun),
+            ("User was there a few years back, it's such a beautiful city", Flaw::DanglingPronoun),
+            ("User is feeling excited to give it a try", Flaw::DanglingPronoun),
+            ("User is feeling excited to jump into it", Flaw::DanglingPronoun),
+            ("User will definitely check out those books", Flaw::DanglingPronoun),
+            ("User will always cherish those moments", Flaw::DanglingPronoun),
+            ("User always worries about them in new places", Flaw::DanglingPronoun),
+            ("User started doing this a few years back", Flaw::DanglingPronoun),
+            ("User will have to check it out sometime", Flaw::DanglingPronoun),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -266,8 +397,43 @@ mod tests {
             "User visited the US last summer",
             "User's sister Lucia thinks her wedding will be in June",
             "Hiking with the dogs is what User loves most",
+            "User goes to the lake there is near their house",
+            "User has been feeling tired these days",
+            "User moved to York last weekend",
+            "User's dogs love it when it snows",
+            "User helps those who need it most with their taxes",
+            "There are three turtles in User's tank",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_quote_starts_past_what_was_said_to_the_listener() {
+        let at = "2023-05-08T10:00:00Z".parse().unwrap();
+        let cases = [
+            (
+                "Thanks, Dave! I got it from another artist as a gift.",
+                "On 2023-05-08 User said: \"I got it from another artist as a gift.\"",
+            ),
+            (
+                "Of course! It's been great, filled with tutorials.",
+                "On 2023-05-08 User said: \"It's been great, filled with tutorials.\"",
+            ),
+            (
+                "Thanks, Sam. Yeah, it's a great way to express myself.",
+                "On 2023-05-08 User said: \"It's a great way to express myself.\"",
+            ),
+            ("Yeah, it was. That place shaped me.", "On 2023-05-08 User said: \"That place shaped me.\""),
+            // Thanks that say what for, with the user in them, are the user's news.
+            (
+                "Thanks, I finally finished my thesis! It took years.",
+                "On 2023-05-08 User said: \"Thanks, I finally finished my thesis! It took years.\"",
+            ),
+            ("Thanks so much!", "On 2023-05-08 User said: \"Thanks so much!\""),
+        ];
+        for (said, want) in cases {
+            assert_eq!(quote(said, at), want, "{said:?}");
         }
     }
 
