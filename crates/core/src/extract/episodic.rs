@@ -324,7 +324,7 @@ const MAX_WORDS: usize = 32;
 /// salience a rewrite would have had: its words lean on a conversation the memory lacks.
 const QUOTED_SALIENCE: f32 = 0.7;
 
-fn bare(w: &str) -> String {
+pub(super) fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
 }
 
@@ -690,7 +690,7 @@ fn second_person(w: &str) -> bool {
 }
 
 /// Whether a word names the speaker.
-fn first_person(w: &str) -> bool {
+pub(super) fn first_person(w: &str) -> bool {
     matches!(
         w,
         "i" | "i'm"
