@@ -388,6 +388,28 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "identity.pet-lowercase",
+            Mode::Statement,
+            &["my ", "our "],
+            r"(?x)
+                # e.g. my dog biscuit hates the rain (a message typed all in lower case)
+                \b(?:my|our)\s+(?:(?:little|big|old|new|sweet|rescue|baby|lil)\s+)?
+                (?P<rel><SPECIES>)\s+(?P<x>[a-z][a-z'-]+)\s+
+                (?P<v>is|was|has|had|just|always|never|still|keeps|kept|got|gets|ate|eats|does|did
+                    |won't|wont|can't|cant|doesn't|doesnt|didn't|didnt|[a-z]+(?:s|ed))\b
+            ",
+            |c, s| {
+                // Typed in lower case, a name has no capital to tell it: the word after "my dog"
+                // is one when a verb follows it, and it is neither a verb itself nor the other
+                // half of a compound ("my dog food is …", "my cat litter smells").
+                let x = cap(c, "x").unwrap_or_default();
+                if !s.lowercase || looks_like_a_verb(x) || PET_COMPOUNDS.contains(&x) || crate::text::is_stopword(x) {
+                    return Vec::new();
+                }
+                named_relation(c, s, true)
+            },
+        ),
+        Rule::new(
             "identity.have-pets-kids",
             Mode::Statement,
             &["have", "got", "adopted", "rescued"],
@@ -998,7 +1020,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 # e.g. We moved to Montreal last summer.
                 # a first-person subject, or none: at the start, or after but, and, then, so
                 (?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)
-                (?:(?:just|recently|finally|officially|now|also|since)\s+)*
+                (?:(?:just|recently|finally|officially|now|also|since|actually|eventually)\s+)*
                 (?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+
                 (?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>
             ",
@@ -1275,6 +1297,82 @@ fn named_relation(c: &Captures<'_>, s: &Sentence<'_>, explicit: bool) -> Vec<Fou
     let key = relation_key(&rel);
     let key = if is_unique_relation(&key) { format!("family:{key}") } else { format!("family:{key}:{first_name}") };
     vec![Found::add(profile(format!("User's {rel} is named {name}"), 0.85, 0.8).keyed(key, name))]
+}
+
+/// Nouns that follow a pet word to make another noun ("dog food", "cat litter", "fish tank"):
+/// after "my dog" in lower case, not a name.
+const PET_COMPOUNDS: &[&str] = &[
+    "food",
+    "bowl",
+    "bowls",
+    "bed",
+    "beds",
+    "toy",
+    "toys",
+    "walker",
+    "walkers",
+    "sitter",
+    "sitters",
+    "park",
+    "parks",
+    "treats",
+    "treat",
+    "door",
+    "crate",
+    "leash",
+    "lead",
+    "collar",
+    "harness",
+    "vet",
+    "hair",
+    "fur",
+    "tail",
+    "litter",
+    "tree",
+    "flap",
+    "tank",
+    "cage",
+    "feeder",
+    "house",
+    "kennel",
+    "groomer",
+    "trainer",
+    "training",
+    "insurance",
+    "years",
+    "days",
+    "tag",
+    "tags",
+    "friend",
+    "friends",
+    "sitting",
+    "walking",
+    "show",
+    "shelter",
+    "person",
+    "people",
+    "mom",
+    "mum",
+    "dad",
+    "owner",
+    "owners",
+    "stuff",
+    "pics",
+    "pic",
+    "photos",
+    "photo",
+    "allergy",
+    "allergies",
+];
+
+/// A word shaped like a finite or past verb ("hates", "loved", "gets"): no name.
+fn looks_like_a_verb(w: &str) -> bool {
+    let long = w.len() > 3;
+    (long && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us"))
+        || (long && w.ends_with("ed"))
+        || w.ends_with("ing")
+        || w.ends_with("ly")
+        || matches!(w, "is" | "was" | "has" | "had" | "got" | "gets" | "ate" | "did" | "does")
 }
 
 /// Reads "at a fintech startup", "for Google", "I'm a nurse at St Mary's".
@@ -1610,6 +1708,19 @@ mod tests {
         let got = contents("We just got a kitten! Her name is Pumpkin.");
         assert!(got.iter().any(|c| c == "User's kitten is named Pumpkin"), "{got:?}");
         assert!(contents("Her name is Pumpkin.").iter().all(|c| !c.contains("Pumpkin")), "no referent, no memory");
+    }
+
+    #[test]
+    fn a_pet_named_in_a_message_typed_in_lower_case() {
+        assert!(contents("my dog biscuit hates the rain").iter().any(|c| c == "User has a dog named Biscuit"));
+        assert!(
+            contents("omg my cat luna just knocked my coffee over").iter().any(|c| c == "User has a cat named Luna")
+        );
+        for s in ["my dog food is so expensive now", "my dog loves walks in the rain", "my cat litter smells awful"] {
+            assert!(contents(s).iter().all(|c| !c.contains("named")), "{s}: {:?}", contents(s));
+        }
+        // With capitals, the capital tells: "Walks" would be a name, "food" is not.
+        assert!(contents("My dog food is so expensive now").iter().all(|c| !c.contains("named")));
     }
 
     #[test]
