@@ -331,6 +331,18 @@ fn asks_about_someone(asked: &str) -> bool {
     re.is_match(asked)
 }
 
+/// Whether a rule's capture says nothing true on its own: cut before its object ("User is
+/// feeling proud of"), or its object stood in the turn before ("User enjoys the taste of
+/// these"). Boundaries and safety keep theirs: "don't bring it up again" is the user's word on
+/// the chat itself.
+fn says_nothing(f: &Found) -> bool {
+    use crate::kind::Kind;
+    matches!(f.action, Action::Add | Action::Update(_))
+        && (readable::unfinished(&f.draft.content)
+            || (matches!(f.draft.kind, Kind::Preference | Kind::Fact | Kind::Event | Kind::Ephemeral | Kind::OpenLoop)
+                && readable::dangles(&f.draft.content)))
+}
+
 /// Whether a sentence speaks of the user in the first person, so it is about them whatever it
 /// answers.
 fn first_person(lower: &str) -> bool {
@@ -551,7 +563,10 @@ impl Extractor for HeuristicExtractor {
                     found.extend(find(&clause));
                     before = Some(text);
                 }
-                let settled = settle(&s, found);
+                // A capture that says nothing on its own is dropped before the sentence's own
+                // episode is weighed: "I got this video card last week - so excited to jump
+                // into it!" is the card, not "User is feeling excited to jump into it".
+                let settled: Vec<Found> = settle(&s, found).into_iter().filter(|f| !says_nothing(f)).collect();
                 // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
                 // married in June" names a sister: what happened is kept either way.
                 if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)) {
@@ -566,27 +581,6 @@ impl Extractor for HeuristicExtractor {
                     prev_told = false;
                 }
                 for mut f in settled {
-                    // A rule's capture cut before its object ("User is feeling proud of") says
-                    // nothing true on its own.
-                    if matches!(f.action, Action::Add | Action::Update(_)) && readable::unfinished(&f.draft.content) {
-                        continue;
-                    }
-                    // Nor does one whose object stood in the turn before ("User enjoys the taste
-                    // of these"). Boundaries and safety keep theirs: "don't bring it up again"
-                    // is the user's word on the chat itself.
-                    if matches!(f.action, Action::Add | Action::Update(_))
-                        && matches!(
-                            f.draft.kind,
-                            crate::kind::Kind::Preference
-                                | crate::kind::Kind::Fact
-                                | crate::kind::Kind::Event
-                                | crate::kind::Kind::Ephemeral
-                                | crate::kind::Kind::OpenLoop
-                        )
-                        && readable::dangles(&f.draft.content)
-                    {
-                        continue;
-                    }
                     let dup = ops[first..].iter().any(|o| o.action == f.action && o.draft.content == f.draft.content);
                     // What is asserted holds at least from when it was said.
                     if matches!(f.action, Action::Add | Action::Update(_) | Action::Contradict(_)) {
@@ -599,6 +593,17 @@ impl Extractor for HeuristicExtractor {
                 prev = Some(sent);
             }
             if let Some(draft) = episodic::merge(std::mem::take(&mut episodes)) {
+                ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
+            }
+            // "What's your favorite pizza?" … "Pepperoni of course!": the favourite is named
+            // by the question, once, unless the reply said it in full itself.
+            let asked = i.checked_sub(1).map(|p| &batch[p]).filter(|q| q.role == Role::Assistant);
+            if let Some(mut draft) = asked
+                .filter(|_| message_language.reads_as_english())
+                .and_then(|q| preference::answered_favorite(&q.content, &text))
+                .filter(|d| ops[first..].iter().all(|o| o.draft.key != d.key))
+            {
+                draft.valid_from = Some(m.at);
                 ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
             }
             if let Some((speaker, _)) = attribution::split_speaker(&m.content) {
@@ -640,6 +645,40 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn a_favourite_given_as_the_answer_to_the_question_is_kept() {
+        assert_eq!(
+            answering(
+                "What's your favorite pizza?",
+                "Pepperoni of course! An amazing combination of spicy salami and cheese."
+            ),
+            vec!["User's favorite pizza is Pepperoni"]
+        );
+        assert!(
+            answering("So what's your favourite cuisine?", "Thai, definitely")
+                .contains(&"User's favorite cuisine is Thai".to_string())
+        );
+        assert!(
+            answering("Love that! What are your favorite bands?", "Oh, Radiohead and Portishead")
+                .contains(&"User's favorite bands are Radiohead and Portishead".to_string())
+        );
+        // No answer, or one that says it in full already: nothing read against the question.
+        for reply in
+            ["Hard to pick just one!", "Not sure, what's yours?", "I don't really have one", "Too many to count lol"]
+        {
+            assert!(answering("What's your favorite movie?", reply).iter().all(|c| !c.contains("favorite")), "{reply}");
+        }
+        assert_eq!(
+            answering("What's your favorite movie?", "My favorite movie is Alien.")
+                .iter()
+                .filter(|c| c.contains("favorite"))
+                .count(),
+            1
+        );
+        // Asked of someone else's favourite, or not as the turn's last question: no answer of the user's.
+        assert!(answering("What's your mum's favorite flower?", "Tulips!").iter().all(|c| !c.contains("favorite")));
     }
 
     #[test]

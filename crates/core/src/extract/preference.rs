@@ -16,6 +16,84 @@ fn pref(content: String, conf: f32, sal: f32) -> Draft {
     Draft::new(Kind::Preference, content, conf, sal)
 }
 
+/// A favourite given as the answer to the assistant's question ("What's your favorite pizza?"
+/// … "Pepperoni of course!"): the reply names it without saying "my favorite", so it is read
+/// against the question. `asked` is the assistant's turn, `reply` the user's; `None` unless
+/// the turn ends asking for one favourite and the reply opens on a short answer (at most five
+/// words, no "I", "you" or refusal: "Hard to pick one!", "Not sure, you?").
+pub(super) fn answered_favorite(asked: &str, reply: &str) -> Option<Draft> {
+    static ASKED: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    static LEAD: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let asked_re = ASKED.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\bwhat(?:'s|\s+is|\s+are|\s+would\s+be)\s+(?:your|ur)\s+(?:(?:all[-\s]time|absolute|current)\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)(?:\s+(?:of\s+all\s+time|these\s+days|right\s+now|ever|lately|at\s+the\s+moment))?\s*\?\s*$",
+        )
+        .expect("asked favourite regex")
+    });
+    let lead_re = LEAD.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^(?:(?:oh|ooh|hmm+|um+|well|easy|definitely|probably|honestly|ha(?:ha)+|lol|ooh|gotta\s+be|has\s+to\s+be|it\s+has\s+to\s+be|it'?s|that'?s|that\s+would\s+be|i'?d\s+(?:have\s+to\s+)?say|i\s+(?:think|guess|love|adore))[\s,!.]+)+",
+        )
+        .expect("answer lead regex")
+    });
+    let last = asked.trim_end().rsplit(['.', '!']).next().unwrap_or(asked);
+    let cat = asked_re.captures(last.trim())?.name("cat")?.as_str().to_lowercase();
+    let reply = lead_re.replace(reply.trim(), "");
+    let answer = reply.split(['.', '!', '?', ',', ';', '\u{2014}', '\u{2013}', '(']).next()?.trim();
+    let answer = answer.split(" - ").next()?.trim();
+    let answer = ["of course", "for sure", "definitely", "hands down", "all the way", "obviously", "for me"]
+        .iter()
+        .fold(answer, |a, tail| a.strip_suffix(tail).map_or(a, str::trim_end));
+    let words: Vec<String> = answer.split_whitespace().map(|w| w.to_lowercase()).collect();
+    let refusal = |w: &str| {
+        matches!(
+            w,
+            "i" | "i'm"
+                | "i've"
+                | "i'd"
+                | "me"
+                | "my"
+                | "you"
+                | "your"
+                | "yours"
+                | "not"
+                | "no"
+                | "don't"
+                | "dunno"
+                | "none"
+                | "hard"
+                | "tough"
+                | "too"
+                | "many"
+                | "so"
+                | "sure"
+                | "one"
+                | "idk"
+                | "depends"
+                | "question"
+                | "what"
+                | "why"
+                | "how"
+                | "wow"
+                | "yes"
+                | "yeah"
+                | "thanks"
+                | "thank"
+        )
+    };
+    if words.is_empty()
+        || words.len() > 5
+        || words.iter().any(|w| refusal(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')))
+    {
+        return None;
+    }
+    let x = phrase(answer)?;
+    let plural = cat.ends_with('s') && !cat.ends_with("ss") && !cat.ends_with("us");
+    let verb = if plural { "are" } else { "is" };
+    let key = format!("favorite:{}", cat.replace(' ', "_"));
+    Some(pref(format!("User's favorite {cat} {verb} {x}"), 0.8, 0.7).keyed(key, x))
+}
+
 /// Objects of "I like ..." that are about the conversation, not a taste.
 fn about_chat(x: &str) -> bool {
     let l = x.trim().to_lowercase();
