@@ -77,6 +77,9 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
 const NO_SUBJECT: &[&str] = &[
     "can't",
     "cant",
+    "haven't",
+    "havent",
+    "hadn't",
     "cannot",
     "couldn't",
     "wouldn't",
@@ -265,7 +268,7 @@ fn demonstrative() -> &'static Regex {
 fn there() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"\b(?:go|goes|going|gone|went|been|was|were|live|lives|lived|living|stay|stays|stayed|move|moved|get|got|visit|visited|back|out|over)\s+there\b")
+        Regex::new(r"\b(?:go|goes|going|gone|went|been|was|were|'re|are|'m|am|is|'s|live|lives|lived|living|stay|stays|stayed|move|moved|get|got|visit|visited|back|out|over)\s+there\b")
             .expect("there regex")
     })
 }
@@ -274,7 +277,7 @@ fn it_object() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"\b(?:it|them)\s*(?:[.!?;]|$)|\b(?:about|with|into|onto|without|of)\s+(?:it|them)\b|\b(?:give|gives|gave|giving)\s+it\s+a\b|\b(?:check|checked|checking|try|tried|trying)\s+(?:it|them)\s+out\b",
+            r"\b(?:it|them)\s*(?:[.!?;]|$)|\b(?:about|with|into|onto|without|of)\s+(?:it|them)\b|\b(?:what|how)\s+it(?:'s|\s+(?:is|was|could|can|will|would|might|feels|looks))\b|\b(?:give|gives|gave|giving)\s+it\s+a\b|\b(?:check|checked|checking|try|tried|trying)\s+(?:it|them)\s+out\b",
         )
         .expect("it object regex")
     })
@@ -371,6 +374,10 @@ mod tests {
             ("User always worries about them in new places", Flaw::DanglingPronoun),
             ("User started doing this a few years back", Flaw::DanglingPronoun),
             ("User will have to check it out sometime", Flaw::DanglingPronoun),
+            ("User is going to try some poutine while they're there", Flaw::DanglingPronoun),
+            ("User is feeling excited about what it could lead to", Flaw::DanglingPronoun),
+            ("User likes how it's so unique", Flaw::DanglingPronoun),
+            ("Haven't been to the mountains but User is keen to go", Flaw::NoSubject),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -400,6 +407,7 @@ mod tests {
             "User's dogs love it when it snows",
             "User helps those who need it most with their taxes",
             "There are three turtles in User's tank",
+            "User loves their new job and what it could lead to",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
         }
