@@ -277,7 +277,7 @@ fn it_object() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"\b(?:it|them)\s*(?:[.!?;]|$)|\b(?:about|with|into|onto|without|of)\s+(?:it|them)\b|\b(?:what|how)\s+it(?:'s|\s+(?:is|was|could|can|will|would|might|feels|looks))\b|\b(?:give|gives|gave|giving)\s+it\s+a\b|\b(?:check|checked|checking|try|tried|trying)\s+(?:it|them)\s+out\b",
+            r"\b(?:it|them)\s*(?:[.!?;]|$)|\b(?:about|with|into|onto|without|of)\s+(?:it|them)\b|\b(?:what|how)\s+it(?:'s|\s+(?:is|was|could|can|will|would|might|feels|looks))\b|\b(?:sure|hopes?|hoping|thinks?|guess(?:es)?|bets?|knows?|feels?|believes?|wish(?:es)?)\s+(?:it|it's|it'll|they|they're|they'll|these|those|that's)\b|\b(?:give|gives|gave|giving)\s+it\s+a\b|\b(?:check|checked|checking|try|tried|trying)\s+(?:it|them)\s+out\b",
         )
         .expect("it object regex")
     })
@@ -378,6 +378,8 @@ mod tests {
             ("User is feeling excited about what it could lead to", Flaw::DanglingPronoun),
             ("User likes how it's so unique", Flaw::DanglingPronoun),
             ("Haven't been to the mountains but User is keen to go", Flaw::NoSubject),
+            ("User is sure it made a big impact", Flaw::DanglingPronoun),
+            ("User hopes it's easy to control", Flaw::DanglingPronoun),
         ];
         for (text, want) in cases {
             assert_eq!(flaw(text), Some(want), "{text:?}");
@@ -408,6 +410,7 @@ mod tests {
             "User helps those who need it most with their taxes",
             "There are three turtles in User's tank",
             "User loves their new job and what it could lead to",
+            "User bought a kayak and hopes it's easy to control",
         ] {
             assert_eq!(flaw(text), None, "{text:?}");
         }
