@@ -130,6 +130,9 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     let capitalised = p.starts_with(|c: char| c.is_uppercase())
         || (lower.starts_with("the ") && p[4..].starts_with(|c: char| c.is_uppercase()));
     let described = ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && p.split_whitespace().count() >= 3;
+    // Typed all in lower case, a named place is written as it is named ("manchester" →
+    // "Manchester"), so it is one place with the same place typed with capitals.
+    let p = if s.lowercase && !described { title_words(&p) } else { p };
     (capitalised || s.lowercase || described).then(|| third_person(&p))
 }
 
@@ -993,7 +996,8 @@ pub(super) fn rules() -> Vec<Rule> {
             &["live", "living", "based", "reside", "located", "settled"],
             r"(?x)
                 # e.g. I live in Porto.
-                \b(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+(?:
+                # a first-person subject, or been with none at the start (yeah been based in leeds)
+                (?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are|'m|\s+am)?\s+|^(?:(?:yeah|yep|yes|ya|oh|well|so|ok|okay|lol|haha|honestly)[\s,!.]+)*been\s+)(?:
                     (?:
                         now | currently | still | actually | also | just | been | recently | finally
                         | happily | officially
@@ -1772,7 +1776,8 @@ mod tests {
     #[test]
     fn homes() {
         assert_eq!(contents("I live in Lisbon, near the river."), vec!["User lives in Lisbon"]);
-        assert_eq!(keyed("i live in lisbon!", "home"), Some("lisbon".into()));
+        // Typed in lower case, the place is written as named: one place with "Lisbon".
+        assert_eq!(keyed("i live in lisbon!", "home"), Some("Lisbon".into()));
         assert_eq!(keyed("We're based in Berlin these days", "home"), Some("Berlin".into()));
         assert_eq!(keyed("I've been living in New York City for 3 years", "home"), Some("New York City".into()));
         assert_eq!(keyed("I'm originally from Brazil", "hometown"), Some("Brazil".into()));
