@@ -679,6 +679,11 @@ pub(crate) mod tests {
         );
         // Asked of someone else's favourite, or not as the turn's last question: no answer of the user's.
         assert!(answering("What's your mum's favorite flower?", "Tulips!").iter().all(|c| !c.contains("favorite")));
+        assert!(
+            answering("What's your favorite movie? Mine is Alien, by the way.", "Jaws!")
+                .iter()
+                .all(|c| !c.contains("favorite"))
+        );
     }
 
     #[test]
