@@ -132,8 +132,22 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     let described = ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && p.split_whitespace().count() >= 3;
     // Typed all in lower case, a named place is written as it is named ("manchester" →
     // "Manchester"), so it is one place with the same place typed with capitals.
-    let p = if s.lowercase && !described { title_words(&p) } else { p };
+    let p = if s.lowercase && !described { place_name(&p) } else { p };
     (capitalised || s.lowercase || described).then(|| third_person(&p))
+}
+
+/// A place typed in lower case as it is written: each word capitalised ("new york" → "New
+/// York"), the linking words left small ("the lake district" → "the Lake District", "newcastle
+/// upon tyne"), and a two-letter name in capitals ("the uk" → "the UK", "la" → "LA").
+fn place_name(p: &str) -> String {
+    p.split_whitespace()
+        .map(|w| match w {
+            "the" | "of" | "upon" | "on" => w.to_string(),
+            _ if w.len() == 2 && w.chars().all(|c| c.is_ascii_alphabetic()) => w.to_ascii_uppercase(),
+            _ => title(w),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Words after a greeting or "I'm" that are no name ("hi all", "I'm back").
@@ -1778,6 +1792,8 @@ mod tests {
         assert_eq!(contents("I live in Lisbon, near the river."), vec!["User lives in Lisbon"]);
         // Typed in lower case, the place is written as named: one place with "Lisbon".
         assert_eq!(keyed("i live in lisbon!", "home"), Some("Lisbon".into()));
+        assert_eq!(keyed("i live in the uk now", "home"), Some("the UK".into()));
+        assert_eq!(keyed("been living in new york for ages lol", "home"), Some("New York".into()));
         assert_eq!(keyed("We're based in Berlin these days", "home"), Some("Berlin".into()));
         assert_eq!(keyed("I've been living in New York City for 3 years", "home"), Some("New York City".into()));
         assert_eq!(keyed("I'm originally from Brazil", "hometown"), Some("Brazil".into()));
