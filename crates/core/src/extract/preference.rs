@@ -87,11 +87,16 @@ pub(super) fn answered_favorite(asked: &str, reply: &str) -> Option<Draft> {
     {
         return None;
     }
-    let x = phrase(answer)?;
+    Some(favorite(&cat, phrase(answer)?, 0.8))
+}
+
+/// "User's favorite {cat} is {x}", keyed `favorite:<cat>` so a new favourite replaces the old
+/// one; "My favorite dishes are lasagna and ramen": the verb agrees with a plural.
+fn favorite(cat: &str, x: String, confidence: f32) -> Draft {
     let plural = cat.ends_with('s') && !cat.ends_with("ss") && !cat.ends_with("us");
     let verb = if plural { "are" } else { "is" };
     let key = format!("favorite:{}", cat.replace(' ', "_"));
-    Some(pref(format!("User's favorite {cat} {verb} {x}"), 0.8, 0.7).keyed(key, x))
+    pref(format!("User's favorite {cat} {verb} {x}"), confidence, 0.7).keyed(key, x)
 }
 
 /// Objects of "I like ..." that are about the conversation, not a taste.
@@ -299,11 +304,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 if cat.is_empty() || x.split_whitespace().count() > 8 {
                     return Vec::new();
                 }
-                let key = format!("favorite:{}", cat.replace(' ', "_"));
-                // "My favorite dishes are lasagna and ramen": the verb agrees with a plural.
-                let plural = cat.ends_with('s') && !cat.ends_with("ss") && !cat.ends_with("us");
-                let verb = if plural { "are" } else { "is" };
-                vec![Found::add(pref(format!("User's favorite {cat} {verb} {x}"), 0.85, 0.7).keyed(key, x))]
+                vec![Found::add(favorite(&cat, x, 0.85))]
             },
         ),
         Rule::new(

@@ -38,7 +38,7 @@ pub(super) enum Flaw {
 
 /// The first flaw of `text`, a memory in the third person; `None` when it reads well.
 pub(super) fn flaw(text: &str) -> Option<Flaw> {
-    let lower = text.to_lowercase().replace(['\u{2019}', '`'], "'");
+    let lower = lowered(text);
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
     if DANGLING.contains(&first)
         || DANGLING_OWNER.contains(&first)
@@ -231,7 +231,13 @@ fn pointing_object() -> &'static Regex {
 /// word that stood for something said before ("User enjoys the taste of these"): such a
 /// capture is not kept, since the rule has no quote to fall back on.
 pub(super) fn dangles(text: &str) -> bool {
-    pointing_object().is_match(text) || dangling_object(&text.to_lowercase().replace(['\u{2019}', '`'], "'"))
+    pointing_object().is_match(text) || dangling_object(&lowered(text))
+}
+
+/// `text` in lower case with curly and back-tick apostrophes made straight, as the word lists
+/// are written.
+fn lowered(text: &str) -> String {
+    text.to_lowercase().replace(['\u{2019}', '`'], "'")
 }
 
 /// "User enjoys the taste of these", "User often goes there to relax", "User is excited to
