@@ -215,10 +215,16 @@ async function walkThrough(page, problems) {
 
   step("the model's memo links to the span of messages it covers");
   await page.getByRole("link", { name: "Memo book" }).click();
+  // The page shown until the memo book is drawn again is the one the step above opened, memos
+  // and all: reading it would click a button the new drawing is about to replace.
+  await page.locator("ol.conversation li.here").waitFor({ state: "detached" });
   const rolling = page.locator("[data-memo]", { hasText: "moved to Lisbon" });
+  const drawn = page.getByRole("heading", { name: "Memo book of chat c1" });
+  await drawn.waitFor();
   for (let i = 0; i < 50 && !(await rolling.count()); i += 1) {
     await page.waitForTimeout(200); // the server's worker writes it in the background
     await page.reload();
+    await drawn.waitFor();
   }
   await rolling.getByRole("button", { name: "Covers 4 messages: show in the conversation" }).click();
   assert.equal(await page.locator("ol.conversation li.here").getAttribute("data-message"), "m1");
