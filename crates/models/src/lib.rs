@@ -63,17 +63,28 @@ pub use local::LocalEmbedder;
 pub use openai::{OpenAiConfig, OpenAiEmbedder};
 pub use settings::{DEFAULT_MODEL_NAME, EmbedderKind, EmbedderSettings, default_model_dir, open_embedder};
 
-/// Raises the calling thread's niceness by `by` (up to 19) on Linux, where each thread has its
-/// own: how bulk work (an import's embedding, a server's heavy requests) yields the cores to
-/// reads. Elsewhere, or if the call fails, the thread keeps the process's priority. An
-/// unprivileged process can never lower it back, so only threads that do bulk work for good
-/// call it.
+/// Raises the calling thread's niceness by `by` (up to 19) and puts it in Linux's idle
+/// scheduling class (`SCHED_IDLE`), where each thread has its own: how bulk work (an import's
+/// embedding, a server's heavy requests) yields the cores to reads. A read that wakes up still
+/// competed with a niced thread for a core, which on a two-core machine doubled a recall's p95;
+/// it takes the core from an idle-class thread at once (BENCHMARKS.md, "Fairness between
+/// tenants"). Elsewhere, or if a call fails, the thread keeps what it got. An unprivileged
+/// process can never take either back, so only threads that do bulk work for good call it.
 pub fn lower_thread_priority(by: i32) {
     #[cfg(target_os = "linux")]
     {
         use rustix::process::{getpriority_process, setpriority_process};
+        use thread_priority::{NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy};
         let tid = Some(rustix::thread::gettid());
-        if let Ok(now) = getpriority_process(tid) {
+        let before = getpriority_process(tid);
+        // First: the call also sets the thread's niceness to the idle class's only value, 0
+        // (refused, harmlessly, when that would lower it).
+        let _ = thread_priority::unix::set_thread_priority_and_policy(
+            thread_priority::unix::thread_native_id(),
+            ThreadPriority::Min,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
+        );
+        if let Ok(now) = before {
             let _ = setpriority_process(tid, now.saturating_add(by).min(19));
         }
     }

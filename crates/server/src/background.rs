@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 /// a thread at the default priority about nine times the CPU share of a heavy one.
 pub(crate) const NICENESS: i32 = 10;
 
-/// Runs `f` on a new thread at [`NICENESS`] and waits for its result without holding an async
+/// Runs `f` on a new thread in Linux's idle scheduling class and at [`NICENESS`] and waits for its result without holding an async
 /// worker. `Err` carries the panic message when `f` panicked.
 pub(crate) async fn run<T, F>(f: F) -> Result<T, String>
 where
@@ -59,15 +59,26 @@ mod tests {
         rustix::process::getpriority_process(Some(rustix::thread::gettid())).unwrap()
     }
 
+    /// The calling thread's scheduling policy, field 41 of its `stat` (`proc(5)`).
+    #[cfg(target_os = "linux")]
+    fn own_policy() -> u32 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        after_name.split(' ').nth(41 - 3).unwrap().parse().unwrap()
+    }
+
     #[cfg(target_os = "linux")]
     #[tokio::test]
-    async fn heavy_work_runs_nicer_than_the_caller_and_returns_its_value() {
-        let caller = own_niceness();
-        let (value, heavy) = run(|| (42, own_niceness())).await.unwrap();
+    async fn heavy_work_runs_nicer_than_the_caller_in_the_idle_class_and_returns_its_value() {
+        const SCHED_IDLE: u32 = 5;
+        let (caller, caller_policy) = (own_niceness(), own_policy());
+        assert_ne!(caller_policy, SCHED_IDLE);
+        let (value, heavy, policy) = run(|| (42, own_niceness(), own_policy())).await.unwrap();
         assert_eq!(value, 42);
         assert_eq!(heavy, (caller + NICENESS).min(19));
+        assert_eq!(policy, SCHED_IDLE);
         // The caller's own thread is untouched.
-        assert_eq!(own_niceness(), caller);
+        assert_eq!((own_niceness(), own_policy()), (caller, caller_policy));
     }
 
     #[tokio::test]
