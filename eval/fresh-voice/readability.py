@@ -17,6 +17,9 @@ fails that test; an empty list means it looks readable. Each reason is one of:
                         or contains "User"
   foreign_glued         "User" glued to a foreign first-person word
                         ("User llamo …", "User mudo …", "User bin …")
+  chat_shorthand        texting shorthand kept in the memory's own sentence
+                        ("User n the boys …", "… w the boys", "… tbh", "… lmaooo")
+                        (added 2026-11-30, after reading the memories of 41-52)
 
 Text inside double quotes is a quotation of the user's own words and is not
 checked; the sentence around it is.
@@ -205,6 +208,14 @@ def _foreign_glued(text):
 _QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 
 
+# Letters for words and texting acronyms, as whole words, anywhere outside a quotation.
+_SHORTHAND = re.compile(
+    r"(?<![\w'&])(?:n|r|w|u|ur|ye|yh|tbh|ngl|idk|imo|smh|rn|cuz|coz|pls|plz|thx|mb|ikr|bruh|"
+    r"lol+|lo+l|lmao+|lmfao|rofl|ha(?:ha)+)(?![\w'&])",
+    re.IGNORECASE,
+)
+
+
 def problems(text, names=None):
     """Return the list of readability problems found in one memory text.
 
@@ -231,6 +242,8 @@ def problems(text, names=None):
         out.append("first_person_left")
     if _foreign_glued(text):
         out.append("foreign_glued")
+    if _SHORTHAND.search(text):
+        out.append("chat_shorthand")
     return out
 
 

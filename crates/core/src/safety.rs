@@ -94,7 +94,7 @@ const CONSTRAINT_WORDS: &[(&str, &[Domain])] = &[
     (r"intoleran|celiac|coeliac|gluten.free|lactose|crohn|ibs\b", &[Domain::Food, Domain::Medication]),
     (r"diabet|insulin", &[Domain::Food, Domain::Medication, Domain::Exercise]),
     (
-        r"vegan|vegetarian|pescatarian|halal|kosher|(?:don't|do not|doesn't|does not|never|can't|cannot)\s+eat",
+        r"vegan|vegetarian|pescatarian|halal|kosher|(?:don't|do not|doesn't|does not|never|can't|cannot)\s+eat|(?:can't|cannot)\s+have\s+(?:dairy|gluten|nuts|eggs|wheat|shellfish|milk)",
         &[Domain::Food],
     ),
     (
@@ -172,6 +172,12 @@ mod tests {
         assert!(constraint_domains("User has asthma").meets(query_domains("a workout plan for beginners")));
         assert!(constraint_domains("User is vegan").meets(query_domains("what should I cook tonight")));
         assert!(constraint_domains("User doesn't eat pork").meets(query_domains("a dinner menu")));
+        assert!(constraint_domains("User can't have dairy").meets(query_domains("snack ideas for my night shift")));
+        assert!(
+            constraint_domains("User carries an EpiPen for a severe allergy").meets(query_domains("a picnic menu"))
+        );
+        assert!(constraint_domains("User has epilepsy").meets(query_domains("any tips for my trip to Rome?")));
+        assert!(constraint_domains("User can't have a dog in the flat").is_empty());
         assert!(constraint_domains("User has a dog named Biscuit").is_empty());
         assert!(constraint_domains("User loves hiking").is_empty());
     }

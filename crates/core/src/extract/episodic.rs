@@ -40,6 +40,12 @@ pub(super) struct Episode {
     /// A dated quote whose subject stands for something said before ("It helps me relax"):
     /// the words it quotes, so the sentence before can be quoted with it.
     pub(super) leaning: Option<String>,
+    /// The sentence as the user said it, and whether `content` quotes it rather than
+    /// rewriting it: a message's quoted and rewritten statements are kept as one quote.
+    pub(super) said: String,
+    pub(super) quoted: bool,
+    /// When the message was sent: the date a quote carries.
+    pub(super) at: DateTime<Utc>,
 }
 
 impl Episode {
@@ -59,8 +65,8 @@ impl Episode {
                 // amazing!"): "it" stood in their turn.
                 && !readable::only_greets(b)
         })?;
-        let content = readable::quote(&format!("{before} {said}"), at);
-        Some(Self { content, leaning: None, ..self })
+        let said = format!("{before} {said}");
+        Some(Self { content: readable::quote(&said, at), leaning: None, said, quoted: true, ..self })
     }
 }
 
@@ -660,6 +666,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         when: when.unwrap_or(s.at),
         salience,
         leaning,
+        said: text.to_string(),
+        quoted,
+        at: s.at,
     })
 }
 
@@ -948,7 +957,21 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     let kind = if event.is_some() { Kind::Event } else { Kind::Fact };
     let valid_from = event.or(episodes.first()).map(|e| e.when);
     let salience = episodes.iter().map(|e| e.salience).fold(0.0f32, f32::max);
-    let content = episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". ");
+    // One quote when any statement is quoted: a rewrite and a quote glued together read as
+    // neither ('… from May. On 2026-04-14 User said: "…"').
+    let content = match episodes.len() > 1 && episodes.iter().any(|e| e.quoted) {
+        true => {
+            let said: Vec<String> = episodes
+                .iter()
+                .map(|e| {
+                    let t = e.said.trim();
+                    if t.ends_with(['.', '!', '?', '…']) { t.to_string() } else { format!("{t}.") }
+                })
+                .collect();
+            readable::quote(&said.join(" "), episodes[0].at)
+        }
+        false => episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". "),
+    };
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
     draft.valid_from = valid_from;
     draft.rule = Some(RULE.to_string());
@@ -1223,11 +1246,12 @@ mod tests {
             content,
             "On 2026-03-02 User said: \"The school play was last night. It reminded me of my own struggles\""
         );
-        // After a sentence told as news, the two are one memory and "it" has its antecedent.
+        // After a sentence told as news, the two are one memory, one quote, and "it" has its
+        // antecedent.
         let (_, content, _) = episode("I joined a choir in May. It reminded me of my own struggles").unwrap();
         assert_eq!(
             content,
-            "User joined a choir in May. On 2026-03-02 User said: \"It reminded me of my own struggles\""
+            "On 2026-03-02 User said: \"I joined a choir in May. It reminded me of my own struggles.\""
         );
         assert_eq!(episode("It reminded me of my own struggles in the past"), None);
         // Nor is a sentence said to the other speaker an antecedent.

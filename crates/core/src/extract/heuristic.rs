@@ -862,6 +862,35 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn health_said_in_fragments_typos_or_a_learners_words_takes_the_safety_path() {
+        for (text, key, value) in [
+            ("cant do dairy. lactose intolrant", "health:lactose_intolerant", "lactose intolerant"),
+            ("cant do dairy. lactose intolrant", "diet:no_dairy", "no"),
+            ("In clinic I can use only nitrile gloves, I am allergic on latex.", "allergy:latex", "latex"),
+            ("nothing w crazy rgb tbh i got epilepsey so flashy lights r a no go", "health:epilepsy", "epilepsy"),
+            ("doctor says i have diabetis type 2 now", "health:type_2_diabetes", "type 2 diabetes"),
+            ("I'm type 1 diabetic", "health:type_1_diabetes", "type 1 diabetes"),
+            ("I've been diagnosed with coeliac disease", "health:coeliac", "coeliac disease"),
+            ("nuts r fine. peanuts NOT. carry an epipen", "health:epipen", "yes"),
+            ("coeliac btw", "health:coeliac", "coeliac"),
+        ] {
+            assert_eq!(keyed(text, key).as_deref(), Some(value), "{text:?}");
+        }
+        // The state named, but not as the user's: no health memory.
+        for text in [
+            "Coeliac disease runs in my family",
+            "my sister keeps saying I am lactose intolerant",
+            "is it true that asthmatic kids grow out of it?",
+            "If I were diabetic I would know",
+        ] {
+            assert!(
+                run(text).iter().all(|o| !o.draft.key.as_deref().unwrap_or_default().starts_with("health:")),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn reported_speech_is_not_a_self_statement() {
         for t in [
             "my boss said I'm lazy lol",

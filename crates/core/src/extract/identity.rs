@@ -1246,34 +1246,70 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.allergy",
             Mode::Statement,
-            &["allergic", "allergy", "intolerant", "celiac", "coeliac", "diabetic"],
+            &[
+                "allergic",
+                "allergy",
+                "intolerant",
+                "celiac",
+                "coeliac",
+                "diabetic",
+                "diabetes",
+                "epilepsy",
+                "epileptic",
+                "asthma",
+                "asthmatic",
+                "epipen",
+            ],
             r"(?x)
-                # e.g. I'm allergic to shellfish.
-                \b(?:
-                    <IM>\s+(?:
-                        (?:
-                            severely | very | really | deathly | super | mildly | slightly | also | quite
-                            | extremely | highly
-                        )
-                        \s+
-                    )*
-                    allergic\s+to\s+(?P<x><CLAUSE>)
-                    | i\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy
-                    | <IM>\s+(?P<z>
-                        lactose[-\x20]intolerant
-                        | gluten[-\x20]intolerant
-                        | celiac
-                        | coeliac
-                        | diabetic
-                        | type\s+[12]\s+diabetic
-                    )
-                )
-            ",
+                # e.g. I'm allergic to shellfish; 'allergic on latex' as learners write it.
+                (?:\b<IM>\s+ | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?)
+                (?:(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously)\s+)*
+                allergic\s+(?:to|on|for|against)\s+(?P<x><CLAUSE>)
+                # e.g. I'm lactose intolerant.
+                | \b<IM>\s+(?:(?:severely|very|really|super|mildly|slightly|also|quite|extremely)\s+)*(?P<z><HEALTH>)\b
+                # A texted fragment that is nothing but the state: 'lactose intolrant', 'coeliac
+                # btw' ('Coeliac disease runs in the family' is no such fragment).
+                | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?(?P<f><HEALTH>)
+                  \s*(?:$|[.!,;]|\s+(?:tho|though|too|btw|lol|so|and|but|as\s+well)\b)
+                # e.g. I have a peanut allergy.
+                | \bi\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy
+                # e.g. I've got epilepsy; (doctor says) i have diabetes type 2.
+                | \b(?:<IVE>\s+got|i\s+(?:have|got)|i\s+was\s+diagnosed\s+with|<IVE>\s+been\s+diagnosed\s+with)\s+
+                  (?:(?:mild|severe|bad|really\s+bad)\s+)?
+                  (?P<c>
+                    epilepsy | asthma | (?:coeliac|celiac)\s+disease
+                    | type\s+(?P<t1>[12])\s+diabetes | diabetes(?:\s+type\s+(?P<t2>[12]))?
+                  )\b
+                # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
+                | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
+            "
+            .replace("<HEALTH>", HEALTH_STATES)
+            .as_str(),
             |c, _| {
-                if let Some(z) = cap(c, "z") {
-                    let z = tidy(&z.to_lowercase());
-                    let key = format!("health:{}", z.replace(' ', "_"));
-                    let mut d = profile(format!("User is {z}"), 0.9, 0.85).keyed(key, z);
+                if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "c")) {
+                    let z = tidy(&z.to_lowercase()).replace('-', " ");
+                    let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or_else(|| {
+                        z.strip_prefix("type ").and_then(|t| t.strip_suffix(" diabetic")).filter(|t| t.len() == 1)
+                    });
+                    // One key per condition however it is said ("I'm diabetic", "I have diabetes").
+                    let (state, content) = match (diabetes_type, z.as_str()) {
+                        (Some(t), _) => (format!("type {t} diabetes"), format!("User has type {t} diabetes")),
+                        (None, "diabetic") => ("diabetes".to_string(), "User is diabetic".to_string()),
+                        (None, "epileptic") => ("epilepsy".to_string(), "User is epileptic".to_string()),
+                        (None, "asthmatic") => ("asthma".to_string(), "User is asthmatic".to_string()),
+                        (None, "epilepsy" | "asthma" | "diabetes") => (z.clone(), format!("User has {z}")),
+                        (None, c) if c.ends_with(" disease") => (z.clone(), format!("User has {z}")),
+                        _ => (z.clone(), format!("User is {z}")),
+                    };
+                    let key = format!("health:{}", state.trim_end_matches(" disease").replace(' ', "_"));
+                    let mut d = profile(content, 0.9, 0.85).keyed(key, state);
+                    d.sensitivity = Sensitivity::Sensitive;
+                    return vec![Found::add(d)];
+                }
+                if cap(c, "pen").is_some() {
+                    // The EpiPen: what it is for is in the sentences around it, kept beside it.
+                    let mut d = profile("User carries an EpiPen for a severe allergy".into(), 0.9, 0.85)
+                        .keyed("health:epipen", "yes");
                     d.sensitivity = Sensitivity::Sensitive;
                     return vec![Found::add(d)];
                 }
@@ -1284,6 +1320,9 @@ pub(super) fn rules() -> Vec<Rule> {
         ),
     ]
 }
+
+/// Health states said as "I'm …" (and texted alone): the safety path's conditions.
+const HEALTH_STATES: &str = r"(?:lactose[-\x20]intolerant|gluten[-\x20]intolerant|celiac|coeliac|type\s+[12]\s+diabetic|diabetic|epileptic|asthmatic)";
 
 fn join_names(names: &[String]) -> String {
     match names {

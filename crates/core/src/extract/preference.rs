@@ -247,9 +247,9 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "preference.dont-eat",
             Mode::Statement,
-            &["eat", "drink"],
+            &["eat", "drink", "can't do", "can't have"],
             r"(?x)
-                # e.g. I don't eat pork.
+                # e.g. I don't eat pork; texted, 'cant do dairy'.
                 \bi\s+(?:(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer)\s+)(?P<v>eat|drink)\s+(?P<x>
                     (?:red\s+)?(?:
                         meat | pork | beef | chicken | fish | seafood | shellfish | dairy | gluten
@@ -258,8 +258,14 @@ pub(super) fn rules() -> Vec<Rule> {
                     )
                 )
                 \b
+                | (?:\bi\s+|^\s*)(?:can't|cannot)\s+(?:do|have)\s+(?P<y>dairy|gluten|nuts|eggs|wheat|shellfish|alcohol|caffeine|sugar|milk)\b
             ",
             |c, _| {
+                if let Some(y) = cap(c, "y") {
+                    let y = y.to_lowercase();
+                    let key = format!("diet:no_{y}");
+                    return vec![Found::add(pref(format!("User can't have {y}"), 0.85, 0.75).keyed(key, "no"))];
+                }
                 let v = cap(c, "v").unwrap_or("eat").to_lowercase();
                 let x = tidy(&cap(c, "x").unwrap_or_default().to_lowercase());
                 let key = format!("diet:no_{}", x.replace(' ', "_"));

@@ -34,6 +34,10 @@ pub(super) enum Flaw {
     /// "Can't wait 'til User's studio opens", "Reminds User of …": the speaker's own subject
     /// left out, so the sentence has none, or the thing it names as one is not the user.
     NoSubject,
+    /// "User n the boys entered the uni tourney", "… User's just died mid ranked game lmaooo":
+    /// chat shorthand kept in a sentence the memory asserts in its own voice. Quoted, the same
+    /// words are plainly the user's way of writing.
+    Texting,
 }
 
 /// The first flaw of `text`, a memory in the third person; `None` when it reads well.
@@ -58,6 +62,9 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     }
     if interjection().is_match(text) {
         return Some(Flaw::Interjection);
+    }
+    if shorthand(&lower) {
+        return Some(Flaw::Texting);
     }
     if unfinished(text) {
         return Some(Flaw::Unfinished);
@@ -104,6 +111,23 @@ const NO_SUBJECT: &[&str] = &[
     "dunno",
     "wonder",
     "wondering",
+];
+
+/// Whether `lower` keeps a word of chat shorthand: letters for words ("n", "r", "w", "u"),
+/// acronyms of texting ("tbh", "ngl", "idk"), laughter ("lol", "lmaooo", "hahaha").
+fn shorthand(lower: &str) -> bool {
+    lower.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).any(|w| {
+        SHORTHAND.contains(&w)
+            || (w.len() >= 4 && w.starts_with("lmao"))
+            || (w.len() >= 4 && w.starts_with("haha"))
+            || (w.len() >= 3 && w.starts_with("lo") && w.ends_with('l') && w[1..w.len() - 1].bytes().all(|b| b == b'o'))
+    })
+}
+
+/// Chat shorthand no sentence in a memory's own voice uses.
+const SHORTHAND: &[&str] = &[
+    "n", "r", "w", "u", "ur", "ye", "yh", "ya", "tbh", "ngl", "idk", "imo", "imho", "omg", "smh", "rn", "bc", "cuz",
+    "coz", "pls", "plz", "thx", "mb", "ikr", "bruh", "lmfao", "rofl", "af", "fr", "btw", "omw", "bf", "gf", "jk",
 ];
 
 /// Possessives that open a sentence and stand for someone named before ("Their love has helped
@@ -330,6 +354,23 @@ fn addressed() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chat_shorthand_in_the_memorys_own_voice_is_a_flaw() {
+        for t in [
+            "User n the boys entered the uni tourney",
+            "User is on pc mostly valorant w the boys",
+            "User's headset just died mid ranked game lmaooo",
+            "User won the match lol",
+            "User is so tired tbh",
+            "User got the job hahaha",
+        ] {
+            assert_eq!(flaw(t), Some(Flaw::Texting), "{t:?}");
+        }
+        for t in ["User lost 4 pounds", "User listens to R&B", "User's son Kuba is 8", "User bought a Lola dress"] {
+            assert_eq!(flaw(t), None, "{t:?}");
+        }
+    }
 
     #[test]
     fn a_text_cut_before_its_object_is_unfinished() {
