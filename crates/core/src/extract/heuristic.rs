@@ -866,6 +866,7 @@ pub(crate) mod tests {
         for (text, key, value) in [
             ("cant do dairy. lactose intolrant", "health:lactose_intolerant", "lactose intolerant"),
             ("cant do dairy. lactose intolrant", "diet:no_dairy", "no"),
+            ("Unfortunately, I cannot have gluten, so no pizza for me.", "diet:no_gluten", "no"),
             ("In clinic I can use only nitrile gloves, I am allergic on latex.", "allergy:latex", "latex"),
             ("nothing w crazy rgb tbh i got epilepsey so flashy lights r a no go", "health:epilepsy", "epilepsy"),
             ("doctor says i have diabetis type 2 now", "health:type_2_diabetes", "type 2 diabetes"),

@@ -247,7 +247,7 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "preference.dont-eat",
             Mode::Statement,
-            &["eat", "drink", "can't do", "can't have"],
+            &["eat", "drink", "can't do", "can't have", "cannot do", "cannot have"],
             r"(?x)
                 # e.g. I don't eat pork; texted, 'cant do dairy'.
                 \bi\s+(?:(?:don't|do\s+not|dont|never|can't|cannot|no\s+longer)\s+)(?P<v>eat|drink)\s+(?P<x>
