@@ -957,21 +957,44 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
     let kind = if event.is_some() { Kind::Event } else { Kind::Fact };
     let valid_from = event.or(episodes.first()).map(|e| e.when);
     let salience = episodes.iter().map(|e| e.salience).fold(0.0f32, f32::max);
-    // One quote when any statement is quoted: a rewrite and a quote glued together read as
-    // neither ('… from May. On 2026-04-14 User said: "…"').
-    let content = match episodes.len() > 1 && episodes.iter().any(|e| e.quoted) {
-        true => {
-            let said: Vec<String> = episodes
-                .iter()
-                .map(|e| {
-                    let t = e.said.trim();
-                    if t.ends_with(['.', '!', '?', '…']) { t.to_string() } else { format!("{t}.") }
-                })
-                .collect();
-            readable::quote(&said.join(" "), episodes[0].at)
+    // Quotes said one after the other are one quote ('On … User said: "A. B."', not two dated
+    // quotes glued with a full stop); a rewrite beside a quote stays a sentence of its own.
+    let mut pieces: Vec<String> = Vec::new();
+    let mut run: Vec<&Episode> = Vec::new();
+    let flush = |run: &mut Vec<&Episode>, pieces: &mut Vec<String>| {
+        match run.as_slice() {
+            [] => {}
+            [one] => pieces.push(one.content.clone()),
+            [first, ..] => {
+                let said: Vec<String> = run
+                    .iter()
+                    .map(|e| {
+                        let t = e.said.trim();
+                        if t.ends_with(['.', '!', '?', '…']) { t.to_string() } else { format!("{t}.") }
+                    })
+                    .collect();
+                pieces.push(readable::quote(&said.join(" "), first.at));
+            }
         }
-        false => episodes.iter().map(|e| e.content.as_str()).collect::<Vec<_>>().join(". "),
+        run.clear();
     };
+    for e in &episodes {
+        if e.quoted {
+            run.push(e);
+        } else {
+            flush(&mut run, &mut pieces);
+            pieces.push(e.content.clone());
+        }
+    }
+    flush(&mut run, &mut pieces);
+    let mut content = String::new();
+    for piece in pieces {
+        if !content.is_empty() {
+            // A quote ends on its closing mark: a space, not a full stop, before what follows.
+            content.push_str(if content.ends_with('"') { " " } else { ". " });
+        }
+        content.push_str(&piece);
+    }
     let mut draft = Draft::new(kind, content, CONFIDENCE, salience);
     draft.valid_from = valid_from;
     draft.rule = Some(RULE.to_string());
@@ -1246,13 +1269,15 @@ mod tests {
             content,
             "On 2026-03-02 User said: \"The school play was last night. It reminded me of my own struggles\""
         );
-        // After a sentence told as news, the two are one memory, one quote, and "it" has its
-        // antecedent.
+        // After a sentence told as news, the two are one memory and "it" has its antecedent.
         let (_, content, _) = episode("I joined a choir in May. It reminded me of my own struggles").unwrap();
         assert_eq!(
             content,
-            "On 2026-03-02 User said: \"I joined a choir in May. It reminded me of my own struggles.\""
+            "User joined a choir in May. On 2026-03-02 User said: \"It reminded me of my own struggles\""
         );
+        // Two quotes of one message are one quote.
+        let (_, content, _) = episode("I ran my first 10k lol. My sister Ana got the job tbh").unwrap();
+        assert_eq!(content, "On 2026-03-02 User said: \"I ran my first 10k lol. My sister Ana got the job tbh.\"");
         assert_eq!(episode("It reminded me of my own struggles in the past"), None);
         // Nor is a sentence said to the other speaker an antecedent.
         assert_eq!(episode("You're super helpful. That gives me some new ideas for the garden!"), None);
