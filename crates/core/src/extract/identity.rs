@@ -207,7 +207,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:
                     \b(?:
                         my\s+name\s+is\s+actually
-                        | my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+)?name\s+is
+                        | my\s+(?:full\s+|first\s+|real\s+|actual\s+|given\s+|good\s+)?name\s+is
                         | my\s+name's
                         | the\s+name's
                     )
@@ -1790,6 +1790,8 @@ mod tests {
             "Dana here, quick question",
             "my name's dana btw",
             "Hello, this is Dana.",
+            // Indian English's polite form.
+            "Hi, my good name is Dana.",
         ] {
             assert_eq!(keyed(s, "name"), Some("Dana".into()), "{s}");
         }

@@ -334,7 +334,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|guess what|real talk|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|guess what|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })
@@ -354,6 +354,12 @@ fn addressed() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lead_for_the_listener_is_an_interjection() {
+        assert_eq!(flaw("Quick one, User is definitely staying in Cardiff"), Some(Flaw::Interjection));
+        assert_eq!(flaw("Good news, User submitted the thesis chapter"), Some(Flaw::Interjection));
+    }
 
     #[test]
     fn chat_shorthand_in_the_memorys_own_voice_is_a_flaw() {
