@@ -1134,7 +1134,7 @@ fn offer() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:Count on User\b|User is (?:always |just |still |totally |really )?here (?:to (?:help|support|listen|lend|chat|talk)|for (?:them|a chat|a talk|anything|whatever|support))\b|User is (?:always |more than |so |really )?(?:happy|glad|ready|willing) to help\b|User will (?:definitely |totally )?ask around\b)",
+            r"^(?:(?i:not a problem|no problem|no worries|of course|sure|anytime|any time)[,!.]?\s+)?(?:Count on User\b|User is (?:always |just |still |totally |really )?here (?:to (?:help|support|listen|lend|chat|talk)|for (?:them|a chat|a talk|anything|whatever|support))\b|User is (?:always |more than |so |really )?(?:happy|glad|ready|willing) to help\b|User will (?:definitely |totally )?ask around\b)",
         )
         .expect("offer regex")
     })
@@ -1447,9 +1447,14 @@ mod tests {
             "Count on me for support.",
             "I'll ask around to see if anyone I know wants to help.",
             "I'm happy to help with the move.",
+            "Not a problem, I'm glad to help!",
+            // A picture shown and nothing said of it.
+            "Here's a pic I took.",
         ] {
             assert_eq!(episode(said), None, "{said}");
         }
+        let (_, content, _) = episode("Here's a pic I took at the Grand Canyon last summer").unwrap();
+        assert!(content.contains("Grand Canyon"), "{content}");
         // What the user will do with a name or a day is a plan.
         let (_, content, _) = episode("I'll ask around at the Riverside Clinic on Monday").unwrap();
         assert!(content.contains("Riverside Clinic"), "{content}");

@@ -345,7 +345,7 @@ fn addressed() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where))\b",
+            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where)|(?:here'?s|here is) (?:a|the|this|my|User's) (?:pic|photo|picture|snap|snapshot|shot|selfie)s?)\b",
         )
         .expect("addressed regex")
     })
