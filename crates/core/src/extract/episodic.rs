@@ -270,6 +270,10 @@ pub(super) const GERUND_SUBJECT_VERBS: &[&str] = &[
     "would",
 ];
 
+/// Adverbs that stand between a subject and its verb ("always fuels", "really helps").
+const ADVERBS_BEFORE_VERB: &[&str] =
+    &["always", "really", "truly", "just", "also", "never", "still", "often", "usually", "sometimes", "definitely"];
+
 /// Words that negate the statement right after its subject.
 pub(super) const NEGATIONS: &[&str] = &[
     "ain't", "aren't", "can't", "cannot", "couldn't", "didn't", "doesn't", "don't", "hadn't", "hasn't", "haven't",
@@ -789,7 +793,17 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
     // A gerund is the elided "I'm ..." only when nothing else in its clause is the verb: in
     // "Drawing flowers is one of my faves" it is the subject; in "Working on my car, the clutch
     // is shot" the verb after the comma is another clause's.
-    let verb_in_clause = clause(words).skip(1).any(|x| GERUND_SUBJECT_VERBS.contains(&bare(x).as_str()));
+    // A verb in "-s" after an adverb of frequency or degree is one too, listed or not
+    // ("Performing live always fuels my soul").
+    let in_clause: Vec<String> = clause(words).skip(1).map(|x| bare(x)).collect();
+    let verb_in_clause = in_clause.iter().any(|x| GERUND_SUBJECT_VERBS.contains(&x.as_str()))
+        || in_clause.windows(2).any(|pair| {
+            ADVERBS_BEFORE_VERB.contains(&pair[0].as_str())
+                && pair[1].len() > 3
+                && pair[1].ends_with('s')
+                && !pair[1].ends_with("ss")
+                && !pair[1].ends_with("'s")
+        });
     match w0.as_str() {
         // "Been a while since we talked": the unsaid subject of a span of time is "it".
         "been" if !spans_time(&words[1..]) => Some("I've"),
@@ -1285,6 +1299,11 @@ mod tests {
         assert_eq!(content, "User is researching adoption agencies for their future kids this week");
         let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
         assert!(!content.contains("User is drawing") && content.contains("Drawing flowers"), "{content}");
+        // A verb in "-s" after "always" is the gerund's, listed among those verbs or not.
+        let (_, content, _) = episode("Performing live always fuels my soul").unwrap();
+        assert_eq!(content, "Performing live always fuels User's soul");
+        let (_, content, _) = episode("Hiking really clears my head").unwrap();
+        assert_eq!(content, "Hiking really clears User's head");
         let (_, content, _) = episode("Yeah, I felt so alive at the summit of Mont Blanc").unwrap();
         assert!(content.starts_with("User felt so alive"), "{content}");
     }
