@@ -40,9 +40,10 @@ pub(super) struct Episode {
     /// A dated quote whose subject stands for something said before ("It helps me relax"):
     /// the words it quotes, so the sentence before can be quoted with it.
     pub(super) leaning: Option<String>,
-    /// The sentence as the user said it, and whether `content` quotes it rather than
-    /// rewriting it: a message's quoted and rewritten statements are kept as one quote.
+    /// The sentence as the user said it: what a quote of the message's statements joins.
     pub(super) said: String,
+    /// Whether `content` quotes `said` rather than rewriting it: quotes said one after the
+    /// other in a message are merged into one.
     pub(super) quoted: bool,
     /// When the message was sent: the date a quote carries.
     pub(super) at: DateTime<Utc>,

@@ -1263,10 +1263,10 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 # e.g. I'm allergic to shellfish; 'allergic on latex' as learners write it.
                 (?:\b<IM>\s+ | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?)
-                (?:(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously)\s+)*
+                (?:<INTENSITY>\s+)*
                 allergic\s+(?:to|on|for|against)\s+(?P<x><CLAUSE>)
                 # e.g. I'm lactose intolerant.
-                | \b<IM>\s+(?:(?:severely|very|really|super|mildly|slightly|also|quite|extremely)\s+)*(?P<z><HEALTH>)\b
+                | \b<IM>\s+(?:<INTENSITY>\s+)*(?P<z><HEALTH>)\b
                 # A texted fragment that is nothing but the state: 'lactose intolrant', 'coeliac
                 # btw' ('Coeliac disease runs in the family' is no such fragment).
                 | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?(?P<f><HEALTH>)
@@ -1284,9 +1284,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
             "
             .replace("<HEALTH>", HEALTH_STATES)
+            .replace("<INTENSITY>", INTENSITY)
             .as_str(),
             |c, _| {
-                if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "c")) {
+                let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
                     let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or_else(|| {
                         z.strip_prefix("type ").and_then(|t| t.strip_suffix(" diabetic")).filter(|t| t.len() == 1)
@@ -1302,14 +1303,16 @@ pub(super) fn rules() -> Vec<Rule> {
                         _ => (z.clone(), format!("User is {z}")),
                     };
                     let key = format!("health:{}", state.trim_end_matches(" disease").replace(' ', "_"));
-                    let mut d = profile(content, 0.9, 0.85).keyed(key, state);
-                    d.sensitivity = Sensitivity::Sensitive;
-                    return vec![Found::add(d)];
-                }
-                if cap(c, "pen").is_some() {
+                    Some((content, key, state))
+                } else if cap(c, "pen").is_some() {
                     // The EpiPen: what it is for is in the sentences around it, kept beside it.
-                    let mut d = profile("User carries an EpiPen for a severe allergy".into(), 0.9, 0.85)
-                        .keyed("health:epipen", "yes");
+                    let content = "User carries an EpiPen for a severe allergy".to_string();
+                    Some((content, "health:epipen".to_string(), "yes".to_string()))
+                } else {
+                    None
+                };
+                if let Some((content, key, value)) = health {
+                    let mut d = profile(content, 0.9, 0.85).keyed(key, value);
                     d.sensitivity = Sensitivity::Sensitive;
                     return vec![Found::add(d)];
                 }
@@ -1323,6 +1326,9 @@ pub(super) fn rules() -> Vec<Rule> {
 
 /// Health states said as "I'm …" (and texted alone): the safety path's conditions.
 const HEALTH_STATES: &str = r"(?:lactose[-\x20]intolerant|gluten[-\x20]intolerant|celiac|coeliac|type\s+[12]\s+diabetic|diabetic|epileptic|asthmatic)";
+
+/// How strongly a state is said to hold ("severely allergic", "very lactose intolerant").
+const INTENSITY: &str = r"(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously)";
 
 fn join_names(names: &[String]) -> String {
     match names {
