@@ -134,7 +134,12 @@ pub fn judge(op: &ProposedOp, ctx: &GateContext, t: &GateTuning) -> Decision {
                 None => Decision::Reject(RejectReason::TargetNotFound { op: "reinforce".into() }),
             };
         }
-        Action::Add | Action::Update(_) | Action::Contradict(_) => {}
+        // The engine writes an amendment as an update of its target, text composed; one that
+        // reaches the gate as it was proposed has nothing to amend unless its target resolved.
+        Action::Amend(_) if target().is_none() => {
+            return Decision::Reject(RejectReason::TargetNotFound { op: "amend".into() });
+        }
+        Action::Add | Action::Update(_) | Action::Contradict(_) | Action::Amend(_) => {}
     }
 
     let draft = &op.draft;
@@ -162,7 +167,7 @@ pub fn judge(op: &ProposedOp, ctx: &GateContext, t: &GateTuning) -> Decision {
 
     // An explicit replacement target wins over key and similarity.
     let explicit = match &op.action {
-        Action::Update(_) => target().map(|e| (e.id, Replacement::Supersedes)),
+        Action::Update(_) | Action::Amend(_) => target().map(|e| (e.id, Replacement::Supersedes)),
         Action::Contradict(_) => target().map(|e| (e.id, Replacement::Contradicts)),
         _ => None,
     };

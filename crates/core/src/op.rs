@@ -151,6 +151,11 @@ pub enum Action {
     CloseLoop(Target),
     /// Archive the target at the user's request.
     Forget(Target),
+    /// One detail of the target was said wrong ("actually it's not Tuesday, it's Wednesday"):
+    /// the draft holds the user's correcting words, and the engine writes the target's text with
+    /// them beside it as a new memory that supersedes the target. The correction alone names
+    /// nothing ("it's Wednesday" of what?), so with no target nothing is written.
+    Amend(Target),
 }
 
 impl Action {
@@ -163,6 +168,7 @@ impl Action {
             Action::Contradict(_) => "contradict",
             Action::CloseLoop(_) => "close_loop",
             Action::Forget(_) => "forget",
+            Action::Amend(_) => "amend",
         }
     }
 
@@ -174,7 +180,8 @@ impl Action {
             | Action::Reinforce(t)
             | Action::Contradict(t)
             | Action::CloseLoop(t)
-            | Action::Forget(t) => Some(t),
+            | Action::Forget(t)
+            | Action::Amend(t) => Some(t),
         }
     }
 }

@@ -44,11 +44,16 @@ fn changes(op: &ProposedOp, m: &Memory) -> bool {
         Action::Update(Target::Matching(text)) | Action::Contradict(Target::Matching(text)) => {
             op.draft.key.as_deref().is_some_and(same_slot) || shares_a_distinctive_word(text, &m.content)
         }
-        Action::Forget(Target::Matching(text)) => shares_a_distinctive_word(text, &m.content),
-        Action::Update(Target::Id(id)) | Action::Contradict(Target::Id(id)) | Action::Forget(Target::Id(id)) => {
-            *id == m.id
+        Action::Forget(Target::Matching(text)) | Action::Amend(Target::Matching(text)) => {
+            shares_a_distinctive_word(text, &m.content)
         }
-        Action::Contradict(Target::Key(key)) | Action::Forget(Target::Key(key)) => same_slot(key),
+        Action::Update(Target::Id(id))
+        | Action::Contradict(Target::Id(id))
+        | Action::Forget(Target::Id(id))
+        | Action::Amend(Target::Id(id)) => *id == m.id,
+        Action::Contradict(Target::Key(key)) | Action::Forget(Target::Key(key)) | Action::Amend(Target::Key(key)) => {
+            same_slot(key)
+        }
         Action::Reinforce(_) | Action::CloseLoop(_) => false,
     }
 }

@@ -5,17 +5,17 @@ use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
 use mnemo_core::passage;
 use mnemo_core::verdict::DedupBy;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
 use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
 use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedSurface, TracedVerdict};
 use mnemo_core::{
-    Action, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage, ProposedOp,
-    Provenance, Scope, Status, Surface, Target, TenantId, UserState, Verdict,
+    Action, Draft, HistoryEvent, Kind, Link, LinkKind, Memory as Row, MemoryId, Message, MessageId, NewMessage,
+    ProposedOp, Provenance, Scope, Status, StatusKind, Surface, Target, TenantId, UserState, Verdict,
 };
-use mnemo_store::{Change, ChangeSet, Embedding, MessageVectors, StoreError};
+use mnemo_store::{Change, ChangeSet, Embedding, ListFilter, MessageVectors, StoreError};
 use serde::{Deserialize, Serialize};
 
 use crate::Memory;
@@ -397,9 +397,20 @@ impl Memory {
             ops.iter().map(|o| if writes(o) { embedded.next() } else { None }).collect();
         let mut records = Vec::with_capacity(ops.len());
         for (op, vector) in ops.into_iter().zip(vectors) {
+            // An amendment's text is its target's with the correction beside it, known only once
+            // the ops before it are written (the target may be one of them).
+            let (written, vector) = match &op.action {
+                Action::Amend(target) => {
+                    let write = self.amendment(scope, &owner, target, &op)?;
+                    let text = search_text(&tidy(&write.draft.content), write.draft.key.as_deref());
+                    (Some(write), self.embed(&[&text]).ok().and_then(|mut v| v.pop()))
+                }
+                _ => (None, vector),
+            };
+            let applied = written.as_ref().unwrap_or(&op);
             let mut attempt = 1;
             let verdict = loop {
-                match self.apply_op(scope, &owner, &op, vector.clone(), (extractor, version), turn) {
+                match self.apply_op(scope, &owner, applied, vector.clone(), (extractor, version), turn) {
                     // The row the gate judged against was deleted between its reads and this
                     // write (an erasure, a reset or a delete racing the ingest): judge again on
                     // what is there now rather than fail the whole batch.
@@ -552,7 +563,7 @@ impl Memory {
                     changes.push(self.transition(old, status, event, &verdict, op));
                     changes.push(Change::Link(Link { from: id, to: old, kind: link, at: now }));
                     // The corrected statement is not quoted back as if it still held.
-                    changes.extend(self.withhold_sources_of(&scope.tenant, old)?);
+                    changes.extend(self.withhold_corrected(&scope.tenant, old)?);
                 }
                 (changes, verdict)
             }
@@ -570,7 +581,42 @@ impl Memory {
         Ok(sources.iter().all(|s| cited.contains(s)))
     }
 
-    /// The messages a memory came from.
+    /// The memory an amendment corrects. Named by the wrong detail's words ("tues"), it is an
+    /// active memory holding every one of them, found by the words themselves (a word or two is
+    /// too little for the relevance a paraphrase would need): of several, the one sharing most
+    /// words with the correction ("not tues, the derby is sat"), then the one written last.
+    fn amended_target(&self, scope: &Scope, owner: &Scope, target: &Target, op: &ProposedOp) -> Result<Option<Row>> {
+        let Target::Matching(detail) = target else { return self.resolve_target(scope, owner, target, op) };
+        let wanted: Vec<String> = mnemo_core::text::words(detail).collect();
+        let said = query_terms(&op.draft.content);
+        Ok(self
+            .candidates(scope, detail, 20)?
+            .list
+            .into_iter()
+            .filter(|c| c.memory.status == Status::Active)
+            .filter_map(|c| {
+                let have: HashSet<String> = mnemo_core::text::words(&c.memory.content).collect();
+                let holds = !wanted.is_empty() && wanted.iter().all(|w| have.contains(w));
+                holds.then(|| (said.iter().filter(|w| have.contains(*w)).count(), c.memory))
+            })
+            .max_by_key(|(shared, m)| (*shared, m.updated_at))
+            .map(|(_, m)| m))
+    }
+
+    /// Withholds the messages a corrected memory came from, but not one another active memory
+    /// of its owner still draws on: one statement corrected must not take the rest of its
+    /// message out of recall ("I live in Leeds. I cook after 7pm, 30 minutes max"). `None` when
+    /// the memory is gone or every message it came from is still drawn on.
+    fn withhold_corrected(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Change>> {
+        let Some(m) = self.store.get(tenant, id)? else { return Ok(None) };
+        let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+        let others = self.store.list(&m.owner, &active)?;
+        let drawn_on: HashSet<&MessageId> =
+            others.iter().filter(|o| o.id != m.id).flat_map(|o| o.provenance.sources.iter()).collect();
+        let messages: Vec<MessageId> = m.provenance.sources.iter().filter(|s| !drawn_on.contains(s)).cloned().collect();
+        Ok((!messages.is_empty()).then(|| Change::Withhold { owner: m.owner.without_chat(), messages }))
+    }
+
     /// Withholds the messages a stored memory came from (none when it is gone).
     fn withhold_sources_of(&self, tenant: &TenantId, id: MemoryId) -> Result<Option<Change>> {
         Ok(self.store.get(tenant, id)?.map(|m| withhold_sources(&m)))
@@ -585,6 +631,52 @@ impl Memory {
         op: &ProposedOp,
     ) -> Change {
         Change::SetStatus { id, status, event, reason: verdict.to_string(), sources: op.sources.clone() }
+    }
+
+    /// What an amendment writes: its target's text with the user's dated correction after it
+    /// ("On 2026-09-07 User said: \"… its tues at 7 …\". On 2026-09-09 User corrected: \"its
+    /// not tues its wed\""), superseding the target, so what the detail belonged to stays with
+    /// the correction. The target's kind, key, surface, dates and client data carry over, and
+    /// the new memory cites both turns. With no active memory to amend, the correction is kept
+    /// as written: the user's dated words, never dropped.
+    fn amendment(&self, scope: &Scope, owner: &Scope, target: &Target, op: &ProposedOp) -> Result<ProposedOp> {
+        let Some(old) = self.amended_target(scope, owner, target, op)? else {
+            // Read again (a re-extraction), the amendment it wrote is its target's successor:
+            // the memory already ending on these words from these turns says it once.
+            let said = op.draft.content.trim();
+            let written = self.candidates(scope, said, 10)?.list.into_iter().find(|c| {
+                c.memory.content.ends_with(said) && op.sources.iter().all(|s| c.memory.provenance.sources.contains(s))
+            });
+            return Ok(match written {
+                Some(c) => ProposedOp { action: Action::Reinforce(Target::Id(c.memory.id)), ..op.clone() },
+                None => ProposedOp { action: Action::Add, ..op.clone() },
+            });
+        };
+        // Read again (a re-extraction), the target already carries this correction.
+        if !op.sources.is_empty() && op.sources.iter().all(|s| old.provenance.sources.contains(s)) {
+            return Ok(ProposedOp { action: Action::Reinforce(Target::Id(old.id)), ..op.clone() });
+        }
+        let before = old.content.trim_end().trim_end_matches('.');
+        let content = format!("{before}. {}", op.draft.content.trim());
+        let mut sources = old.provenance.sources.clone();
+        sources.extend(op.sources.iter().filter(|s| !old.provenance.sources.contains(s)).cloned());
+        let draft = Draft {
+            kind: old.kind,
+            content,
+            key: old.key.clone(),
+            value: old.value.clone(),
+            confidence: old.confidence.max(op.draft.confidence),
+            salience: old.salience.max(op.draft.salience),
+            surface: Some(old.surface),
+            due_at: old.due_at,
+            valid_from: old.valid_from,
+            expires_at: old.expires_at,
+            sensitivity: old.sensitivity,
+            rule: op.draft.rule.clone(),
+            metadata: old.metadata.clone(),
+            surface_by: None,
+        };
+        Ok(ProposedOp { action: Action::Update(Target::Id(old.id)), draft, sources })
     }
 
     /// Finds the active memory an op is about.

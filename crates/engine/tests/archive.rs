@@ -83,6 +83,20 @@ fn forgotten_corrected_and_off_limits_words_are_never_quoted_back() {
 }
 
 #[test]
+fn a_corrected_statement_leaves_the_rest_of_its_message_in_recall() {
+    let f = hashed();
+    let c1 = chat("dana", "c1");
+    f.say(&c1, &["I live in Leeds. I cook after 7pm, 30 minutes max, and my partner Tom is vegetarian."]);
+    let moved = f.say(&c1, &["Actually, I live in York now."]);
+    assert!(moved.ops.iter().any(|o| matches!(o.verdict, mnemo::core::Verdict::Superseded { .. })), "{moved:#?}");
+    f.clock.set(t0() + Duration::days(3));
+    let recall = f.memory.recall(&chat("dana", "c2"), "how long can I spend cooking after 7pm", Some(10)).unwrap();
+    let lines: Vec<&str> = recall.excerpts.iter().map(|e| e.message.content.as_str()).collect();
+    // The message still holds the cooking time and Tom, which other memories draw on.
+    assert!(lines.iter().any(|l| l.contains("30 minutes max")), "{lines:?}");
+}
+
+#[test]
 fn the_answer_next_to_a_hit_comes_back_with_it() {
     // The neighbourhood alone: with turn context the answer is a hit of its own (tested below).
     let f = configured(Some(Arc::new(HashEmbedder::new(384))), |c| c.ranking.turn_context = 0.0);

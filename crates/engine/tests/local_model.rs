@@ -37,6 +37,30 @@ fn paraphrased_questions_find_memories_through_the_real_model() {
 }
 
 #[test]
+fn a_plan_called_off_gives_way_to_what_the_message_says_now_through_the_real_model() {
+    let f = with_embedder(Some(model()));
+    let s = chat("rohit", "c1");
+    f.say(&s, &["Company is shifting me to Hyderabad office from 1st April onwards."]);
+    f.say(
+        &s,
+        &["Hello, change of plans. Hyderabad transfer is cancelled. Now company is sending me onsite to Dallas."],
+    );
+    let active = f.active_contents(&s);
+    assert!(active.iter().all(|c| !c.contains("Hyderabad office")), "{active:#?}");
+    assert!(active.iter().any(|c| c.contains("Dallas")), "{active:#?}");
+    // What was called off does not take another plan with it.
+    let s = chat("ola", "c1");
+    f.say(
+        &s,
+        &["We are thinking to move back to Wrocław in summer.", "My sister is getting married in Gdańsk in June."],
+    );
+    f.say(&s, &["I have news, we are not going back to Wrocław. We decided to stay."]);
+    let active = f.active_contents(&s);
+    assert!(active.iter().all(|c| !c.contains("thinking to move back")), "{active:#?}");
+    assert!(active.iter().any(|c| c.contains("Gdańsk")), "{active:#?}");
+}
+
+#[test]
 fn a_paraphrase_reinforces_through_the_real_model() {
     let f = with_embedder(Some(model()));
     let s = chat("dana", "c1");

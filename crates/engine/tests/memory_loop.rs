@@ -84,6 +84,46 @@ fn corrections_supersede_with_history_and_links() {
 }
 
 #[test]
+fn a_corrected_detail_keeps_what_it_belongs_to() {
+    let f = hashed();
+    let s = chat("sami", "c1");
+    f.say(&s, &["me n the boys entered the uni tourney its tues at 7 in the esports room"]);
+    let r = f.say(&s, &["wait actually its not tues its wed mb our captain moved it"]);
+    let Verdict::Superseded { id, old } = r.ops[0].verdict else { panic!("{:#?}", r.ops) };
+    let amended = f.memory.show(&s, id).unwrap();
+    assert_eq!(
+        amended.memory.content,
+        "On 2026-03-02 User said: \"Me n the boys entered the uni tourney its tues at 7 in the esports room\". \
+         On 2026-03-02 User corrected: \"its not tues its wed mb our captain moved it\""
+    );
+    assert_eq!(amended.memory.provenance.sources.len(), 2, "both turns are cited");
+    assert_eq!(f.memory.show(&s, old).unwrap().memory.status.superseded_by(), Some(id));
+    // Read again, the amendment is said once.
+    let msgs = vec![
+        NewMessage::user("we play the derby on tues, kickoff 8", t0()).with_id("d1"),
+        NewMessage::user("training is tues and thurs at the rec", t0() + Duration::minutes(1)).with_id("d2"),
+        NewMessage::user("oops not tues, the derby is sat", t0() + Duration::minutes(2)).with_id("d3"),
+    ];
+    let team = chat("kai", "c1");
+    f.memory.ingest(&team, msgs.clone()).unwrap();
+    let before = f.memory.list(&team, &ListFilter::default()).unwrap();
+    // Of the two memories that say "tues", the one the correction speaks of carries it.
+    let amended: Vec<&str> = before
+        .iter()
+        .filter(|m| m.status.kind() == StatusKind::Active && m.content.contains("corrected"))
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(amended.len(), 1, "{before:#?}");
+    assert!(amended[0].contains("derby on tues"), "{amended:?}");
+    f.memory.reextract(&team, msgs).unwrap();
+    assert_eq!(f.memory.list(&team, &ListFilter::default()).unwrap(), before);
+    // A correction with nothing it could belong to is kept as the user's dated words.
+    let lone = chat("noor", "c1");
+    f.say(&lone, &["oops, not Thursday, Friday!"]);
+    assert_eq!(f.active_contents(&lone), vec!["On 2026-03-02 User corrected: \"not Thursday, Friday!\""]);
+}
+
+#[test]
 fn keyed_preferences_switch_and_boundaries_stay_avoid() {
     let f = hashed();
     let s = chat("dana", "c1");

@@ -51,21 +51,53 @@ pub(super) fn is_correction(lower: &str) -> bool {
 /// as well as an update.
 pub(super) fn is_retraction(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?x)
-                # a take-back word opening the sentence
-                ^\s*(?:
+    owns_a_slip(lower)
+        || RE
+            .get_or_init(|| {
+                Regex::new(
+                    r"(?x)
+                # a take-back word opening the sentence, after a word or two of reply: Good, but
+                # correction: ...; oh wait ...
+                ^\s*(?:(?:ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello)[,!.]?\s+){0,3}(?:
                     actually | correction | no[,!] | nope | wait
                     | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
                     | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
                     | quick\s+update | small\s+correction
                 )\b
             ",
+                )
+                .expect("retraction regex")
+            })
+            .is_match(lower)
+}
+
+/// Whether a sentence owns a slip in so many words, anywhere in it ("I counted wrong", "sorry,
+/// I say wrong before", "I got that wrong", "I mixed up my days", "my mistake"): what it says
+/// next, or what the sentence after it says, corrects something said before. A mistake that is
+/// news ("I made a mistake at work today") goes on past the word and is no slip.
+fn owns_a_slip(lower: &str) -> bool {
+    slip().is_match(lower)
+}
+
+/// A slip owned in words, as [`owns_a_slip`] reads it; also what [`take_back`] leaves out.
+fn slip() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)
+                \b(?:
+                    i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
+                    | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?wrong\b
+                    | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
+                    | i\s+mix(?:ed)?\s+up\b
+                    | i\s+(?:misread|misremembered|misunderstood|misheard|mistyped)\b
+                    | my\s+mistake\b
+                    | i\s+(?:made|make)\s+(?:a\s+)?(?:small\s+|little\s+)?mistake(?:\s+(?:before|earlier|there|again|above))?\s*(?:$|[,.!;:])
+                )
+            ",
         )
-        .expect("retraction regex")
+        .expect("slip regex")
     })
-    .is_match(lower)
 }
 
 /// Words after "not" that name no replaced value ("not at all", "not a big deal").
@@ -132,6 +164,148 @@ pub(super) fn replaced_value(text: &str) -> Option<String> {
         return Some(v);
     }
     None
+}
+
+/// What a take-back sentence corrects, as [`take_back`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum TakeBack {
+    /// It owns a slip and says no more ("Sorry, I say wrong before."): the sentence after it is
+    /// the correction.
+    Bare,
+    /// It names the detail that was wrong ("not tues"): the detail's words, which the memory
+    /// it belongs to holds, and the user's correcting words, the take-back lead and the slip
+    /// left out.
+    Detail {
+        /// The wrong detail's words.
+        detail: String,
+        /// The correcting words.
+        said: String,
+    },
+    /// It corrects without naming what was wrong ("i read the email wrong its thurs 6th"): the
+    /// new value's words cannot find the old memory, so the sentence is kept on its own, the
+    /// take-back lead left out.
+    Unnamed {
+        /// The sentence.
+        said: String,
+    },
+}
+
+/// Reads a sentence that takes back something said before ("wait actually its not tues its
+/// wed", "Good, but correction: is 12 April, not 21", "the starter is 5 weeks not 3, I counted
+/// wrong"). `None` when it takes nothing back.
+pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
+    if !is_retraction(lower) {
+        return None;
+    }
+    static NOT: OnceLock<Regex> = OnceLock::new();
+    let not = NOT.get_or_init(|| {
+        Regex::new(r"(?i)\bnot\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<x>[\w'-]+(?:\s+[\w'-]+)?)")
+            .expect("corrected detail regex")
+    });
+    let slipped = owns_a_slip(lower);
+    // Said in so many words: a slip owned, "correction", "I meant", "scratch that".
+    let explicit = slipped
+        || ["correction", "i meant", "misspoke", "let me correct", "i was wrong", "scratch that"]
+            .iter()
+            .any(|w| lower.contains(w));
+    let mut said = text.trim();
+    while let Some(m) = retraction_lead().find(said) {
+        said = said[m.end()..].trim_start_matches([',', ':', ';', '-', '!', '.', ' ']);
+    }
+    let whole = said.to_string();
+    // The slip owned ("I counted wrong") is no part of what is now true.
+    static DANGLING: OnceLock<Regex> = OnceLock::new();
+    let dangling = DANGLING.get_or_init(|| Regex::new(r"\s*[,;:-]+\s*([.!?]|$)").expect("dangling regex"));
+    let said = slip().replace_all(said, "");
+    let said = dangling.replace_all(&said, "$1");
+    let said = said.trim_matches([',', ';', ':', '-', ' ']).split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = said.trim_start_matches([',', ';', ':', '-', ' ']).to_string();
+    if key_words(&said).is_empty() || said.split_whitespace().count() < 2 {
+        // "Sorry, I say wrong before.": what follows corrects; a bare "nope" or "ok update"
+        // corrects nothing by itself.
+        return slipped.then_some(TakeBack::Bare);
+    }
+    // The detail is the word or two after "not", up to where the new value begins ("not tues
+    // its wed"), once the words that name nothing are dropped.
+    let detail = not
+        .captures(&said)
+        .and_then(|c| c.name("x"))
+        .map(|x| x.as_str().to_lowercase())
+        .filter(|x| !x.split_whitespace().next().is_some_and(|w| NOT_VALUES.contains(&w)))
+        .map(|x| {
+            // A number is a detail too ("5 weeks not 3"): the memory holds it as said.
+            let mut words = key_words(&x);
+            if let Some(n) = x.split_whitespace().next().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())) {
+                if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() && !words.iter().any(|w| w == n) {
+                    words.insert(0, n.to_string());
+                }
+            }
+            words
+        })
+        .filter(|w| !w.is_empty());
+    // Without a "not" naming the detail, only a correction said in words says the sentence
+    // corrects ("Actually, I went to the market" is news).
+    match detail {
+        Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said }),
+        None if explicit => Some(TakeBack::Unnamed { said: whole }),
+        None => None,
+    }
+}
+
+/// One take-back or reply word at the start of a sentence, as [`is_retraction`] reads them.
+fn retraction_lead() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)^\s*(?:
+                actually | correction | no | nope | wait | oops | sorry | my\s+bad | mb | to\s+clarify
+                | update | scratch\s+that | small\s+correction | quick\s+update | i\s+meant | i\s+misspoke
+                | i\s+was\s+wrong | let\s+me\s+correct\s+(?:that|myself)
+                | ok | okay | oh | ah | good | hmm | so | but | and | yeah | um | also | hey | hi | hello
+                | omg | ugh | lol | ffs
+            )\b",
+        )
+        .expect("retraction lead regex")
+    })
+}
+
+/// What a sentence calls off ("the Hyderabad transfer is cancelled", "our trip got called off",
+/// "we are not going back to Wrocław"): the words naming the plan, so the memory that held it
+/// is replaced by what the message says now. `None` when nothing is called off.
+pub(super) fn cancelled(text: &str, lowercase: bool) -> Option<String> {
+    static OFF: OnceLock<Regex> = OnceLock::new();
+    static NOT_GOING: OnceLock<Regex> = OnceLock::new();
+    let off = OFF.get_or_init(|| {
+        Regex::new(
+            r"(?ix)
+                # e.g. The Hyderabad transfer is cancelled.
+                \b(?P<x>(?:(?:the|my|our|his|her|their)\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}?)
+                \s+(?:is|was|has\s+been|had\s+been|got|gets|'s)\s+(?:(?:now|officially|actually|also|just|been)\s+)*
+                (?:cancell?ed|called\s+off|scrapped|off\s+the\s+table|not\s+happening)\b
+            ",
+        )
+        .expect("called-off regex")
+    });
+    let not_going = NOT_GOING.get_or_init(|| {
+        Regex::new(
+            r"(?ix)
+                # e.g. We are not going back to Wrocław.
+                \b(?:we|i)(?:'re|\s+are|'m|\s+am|\s+were|\s+was)\s+not\s+(?:going|moving|relocating|heading|flying)
+                \s+(?:back\s+)?to\s+(?P<y>[\w'-]+)
+            ",
+        )
+        .expect("not-going regex")
+    });
+    if let Some(c) = off.captures(text) {
+        let words = key_words(&c["x"]);
+        // "It was cancelled", "that got called off": the plan stood in an earlier turn.
+        if !words.is_empty() && words.len() <= 4 {
+            return Some(words.join(" "));
+        }
+    }
+    let y = not_going.captures(text)?.name("y")?.as_str();
+    // A place is named ("not going to Leeds"); "not going to lie" is no plan.
+    (lowercase || y.starts_with(char::is_uppercase)).then(|| key_words(y).join(" ")).filter(|w| !w.is_empty())
 }
 
 /// What a "no longer" statement stops: its identifying words, or the slots it names.
@@ -314,6 +488,89 @@ mod tests {
 
     fn actions(s: &str) -> Vec<Action> {
         run(s).into_iter().map(|o| o.action).collect()
+    }
+
+    #[test]
+    fn a_corrected_detail_amends_what_it_belongs_to() {
+        // The test clock is Monday 2 March 2026.
+        let amend = |d: &str| Action::Amend(Target::Matching(d.into()));
+        for (said, action, words) in [
+            (
+                "wait actually its not tues its wed mb our captain moved it",
+                amend("tues"),
+                "its not tues its wed mb our captain moved it",
+            ),
+            ("Oops, not Thursday, Friday!", amend("thursday"), "not Thursday, Friday!"),
+            ("Sorry, I meant the 14th not the 12th", amend("12th"), "the 14th not the 12th"),
+            ("Good, but correction: is 12 April, not 21.", amend("21"), "is 12 April, not 21."),
+            ("Actually the starter is 5 weeks not 3, I counted wrong.", amend("3"), "the starter is 5 weeks not 3."),
+            // Naming no wrong detail, the correction is kept on its own.
+            ("omg no i read the email wrong its thurs 6th.", Action::Add, "i read the email wrong its thurs 6th."),
+        ] {
+            let ops = run(said);
+            assert_eq!(ops.len(), 1, "{said}: {ops:?}");
+            assert_eq!(ops[0].action, action, "{said}");
+            assert_eq!(ops[0].draft.content, format!("On 2026-03-02 User corrected: \"{words}\""), "{said}");
+        }
+        // A typed statement in the take-back corrects as its own rule says.
+        assert_eq!(
+            actions("oh wait I got that wrong, the party is on the 7th not the 6th"),
+            vec![Action::Update(Target::Matching("6th".into()))]
+        );
+        // A slip owned on its own is no memory: the sentence after it says what holds.
+        let ops = run("Sorry, I say wrong before. Linh is 7 already, her birthday was last week.");
+        assert!(ops.iter().all(|o| !o.draft.content.contains("wrong")), "{ops:?}");
+        // A second take-back in the message says more of the first.
+        let ops =
+            run("Good, but correction: is 12 April, not 21. I mixed numbers, with me this happens when I am tired.");
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        // A reply word alone takes nothing back.
+        for said in [
+            "nope lol. rent is 1450 a month which is kinda insane",
+            "ok update. spoke to the nurse n finished the meds",
+        ] {
+            assert!(
+                run(said)
+                    .iter()
+                    .all(|o| !matches!(o.action, Action::Amend(_)) && !o.draft.content.contains("corrected")),
+                "{said}"
+            );
+        }
+        // Nothing to find the corrected memory by ("she" is whoever the turn before named).
+        for said in ["I made mistake.", "Sorry all, I mixed up my days!"] {
+            assert!(run(said).is_empty(), "{said}: {:?}", run(said));
+        }
+        // Not a take-back, or news of a mistake: nothing amended.
+        for said in [
+            "its not tues its wed",
+            "Actually that's not bad at all",
+            "I made a mistake at work today and my boss was cross",
+        ] {
+            assert!(run(said).iter().all(|o| !matches!(o.action, Action::Amend(_))), "{said}");
+        }
+    }
+
+    #[test]
+    fn a_message_that_calls_a_plan_off_replaces_it() {
+        let ops =
+            run("Hello, change of plans. Hyderabad transfer is cancelled. Now company is sending me onsite to Dallas.");
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        assert_eq!(ops[0].action, Action::Update(Target::Matching("hyderabad transfer".into())));
+        assert!(ops[0].draft.content.contains("Dallas"), "{ops:?}");
+        let ops = run("I have news, we are not going back to Wrocław. We decided to stay in Stockport.");
+        assert_eq!(
+            ops.iter().map(|o| &o.action).collect::<Vec<_>>(),
+            vec![&Action::Update(Target::Matching("wrocław".into()))]
+        );
+        // Only calling off: the user's words, replacing the plan.
+        let ops = run("so the trip to rome got cancelled");
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        assert_eq!(ops[0].action, Action::Update(Target::Matching("trip rome".into())));
+        assert!(ops[0].draft.content.starts_with("On 2026-03-02 User said:"), "{ops:?}");
+        // Nothing named, or nothing called off.
+        for said in ["It was cancelled.", "I'm not going to lie, it was rough.", "The match was not cancelled."] {
+            assert!(run(said).iter().all(|o| !matches!(o.action, Action::Update(Target::Matching(_)))), "{said}");
+        }
     }
 
     #[test]

@@ -1221,7 +1221,10 @@ mod tests {
     fn episode(text: &str) -> Option<(Kind, String, Option<String>)> {
         run(text)
             .into_iter()
-            .find(|o| matches!(o.draft.kind, Kind::Event | Kind::Fact))
+            // A take-back's amendment is the correction family's, not an episode.
+            .find(|o| {
+                matches!(o.draft.kind, Kind::Event | Kind::Fact) && !matches!(o.action, crate::op::Action::Amend(_))
+            })
             .map(|o| (o.draft.kind, o.draft.content, o.draft.valid_from.map(|d| d.date_naive().to_string())))
     }
 

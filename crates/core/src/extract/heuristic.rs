@@ -15,15 +15,17 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::correction::TakeBack;
 use super::rule::{Found, Mode, Rule, Sentence};
 use super::{
     Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan,
     preference, resolution,
 };
 use super::{lex, readable, sentences, spelling, style, tool};
+use crate::kind::Kind;
 use crate::language::{self, Language};
 use crate::message::{Message, Role};
-use crate::op::{Action, ProposedOp, Target};
+use crate::op::{Action, Draft, ProposedOp, Target};
 
 /// Rule-based extractor: the offline default.
 #[derive(Debug, Default, Clone, Copy)]
@@ -432,6 +434,38 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
     out
 }
 
+/// The user's correcting words from `m` as a dated quote, `action` saying what they correct.
+fn correcting(action: Action, said: &str, m: &Message) -> ProposedOp {
+    let mut draft = Draft::new(Kind::Fact, readable::corrected(said, m.at), 0.9, 0.6);
+    draft.valid_from = Some(m.at);
+    draft.rule = Some("correction.detail".into());
+    ProposedOp { action, draft, sources: vec![m.id.clone()] }
+}
+
+/// What a message told and the plans it replaces: its statements replace the memory of what it
+/// called off ("Hyderabad transfer is cancelled. Now they are sending me to Dallas"); a message
+/// that only calls a plan off is kept as the user's dated words. `None` when it told nothing.
+fn replacing(
+    told: Option<Draft>,
+    called_off: &[(String, &str)],
+    at: chrono::DateTime<chrono::Utc>,
+) -> Option<(Draft, Option<String>)> {
+    let plan =
+        (!called_off.is_empty()).then(|| called_off.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(" "));
+    let draft = match (told, called_off) {
+        (Some(draft), _) => draft,
+        (None, []) => return None,
+        (None, sentences) => {
+            let said: Vec<&str> = sentences.iter().map(|(_, s)| s.trim()).collect();
+            let mut draft = Draft::new(Kind::Event, readable::quote(&said.join(" "), at), 0.85, 0.6);
+            draft.valid_from = Some(at);
+            draft.rule = Some("correction.called-off".into());
+            draft
+        }
+    };
+    Some((draft, plan))
+}
+
 /// Turns one sentence's findings into ops: corrections, replacements, hedging, privacy.
 fn settle(s: &Sentence<'_>, found: Vec<(Found, Mode)>) -> Vec<Found> {
     let stated = found.iter().any(|(f, _)| !f.retractable && matches!(f.action, Action::Add | Action::Update(_)));
@@ -524,6 +558,14 @@ impl Extractor for HeuristicExtractor {
             // Whether the sentence before left an episode: a quote leaning on it ("It helps me
             // relax") is then merged with it, and carries its own antecedent otherwise.
             let mut prev_told = false;
+            // Plans the message calls off, with the sentence that does: what the message says
+            // now replaces the memory that held each.
+            let mut called_off: Vec<(String, &str)> = Vec::new();
+            // Whether the sentence before only owned a slip ("Sorry, I say wrong before."):
+            // this one then corrects, as its own rules read it.
+            let mut slipped = false;
+            // Whether a sentence of the message amended something said before.
+            let mut amending = false;
             for sent in sentences(&text) {
                 let sentence_language = match language::detect(sent) {
                     Language::Unknown => message_language,
@@ -545,7 +587,7 @@ impl Extractor for HeuristicExtractor {
                     statement_end: statement_end(sent),
                     blocked: blocked_re().is_match(&lower),
                     hedged: hedged(&lower),
-                    correction: correction::is_correction(&lower),
+                    correction: slipped || correction::is_correction(&lower),
                     lowercase,
                     lower,
                 };
@@ -566,10 +608,37 @@ impl Extractor for HeuristicExtractor {
                 // A capture that says nothing on its own is dropped before the sentence's own
                 // episode is weighed: "I got this video card last week - so excited to jump
                 // into it!" is the card, not "User is feeling excited to jump into it".
-                let settled: Vec<Found> = settle(&s, found).into_iter().filter(|f| !says_nothing(f)).collect();
+                let mut settled: Vec<Found> = settle(&s, found).into_iter().filter(|f| !says_nothing(f)).collect();
+                // "wait actually its not tues its wed": a detail of something said before, kept
+                // beside it. Typed statements of the sentence are corrections of their own.
+                let take_back = correction::take_back(sent, &s.lower);
+                slipped = take_back == Some(TakeBack::Bare);
+                // "I counted wrong" closes nothing: the slip is what was done.
+                if take_back.is_some() && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
+                    settled.clear();
+                }
+                let amended = match take_back {
+                    // A second take-back in the message says more of the same one ("I mixed
+                    // numbers, with me this happens when I am tired").
+                    Some(TakeBack::Detail { .. } | TakeBack::Unnamed { .. }) if amending => true,
+                    Some(TakeBack::Detail { detail, said }) if settled.is_empty() => {
+                        amending = true;
+                        ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m));
+                        true
+                    }
+                    Some(TakeBack::Unnamed { said }) if settled.is_empty() => {
+                        amending = true;
+                        ops.push(correcting(Action::Add, &said, m));
+                        true
+                    }
+                    _ => false,
+                };
+                if let Some(plan) = correction::cancelled(sent, lowercase) {
+                    called_off.push((plan, sent));
+                }
                 // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
                 // married in June" names a sister: what happened is kept either way.
-                if settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)) {
+                if !amended && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)) {
                     // Unless it only says the name again ("I have a dog named Biscuit").
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
@@ -592,8 +661,26 @@ impl Extractor for HeuristicExtractor {
                 }
                 prev = Some(sent);
             }
-            if let Some(draft) = episodic::merge(std::mem::take(&mut episodes)) {
-                ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
+            // A take-back the message also restates as a typed statement ("I meant Cambridge,
+            // not Boston. I live in Cambridge.") is that statement's correction (its slot or the
+            // value it names), not an amendment besides.
+            if ops[first..]
+                .iter()
+                .any(|o| matches!(o.action, Action::Update(_)) || (o.action == Action::Add && o.draft.key.is_some()))
+            {
+                let mut at = 0;
+                ops.retain(|o| {
+                    at += 1;
+                    at <= first || !matches!(o.action, Action::Amend(_))
+                });
+            }
+            let told = episodic::merge(std::mem::take(&mut episodes));
+            if let Some((draft, plan)) = replacing(told, &called_off, m.at) {
+                let action = match plan {
+                    Some(plan) => Action::Update(Target::Matching(plan)),
+                    None => Action::Add,
+                };
+                ops.push(ProposedOp { action, draft, sources: vec![m.id.clone()] });
             }
             // "What's your favorite pizza?" … "Pepperoni of course!": the favourite is named
             // by the question, once, unless the reply said it in full itself.

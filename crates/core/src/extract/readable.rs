@@ -157,6 +157,12 @@ pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
     format!("On {} User said: \"{said}\"", at.format("%Y-%m-%d"))
 }
 
+/// The user's correcting words as a dated quote ("On 2026-09-09 User corrected: \"its wed not
+/// tues\""): written after the memory they correct, or alone when nothing said before matches.
+pub(super) fn corrected(said: &str, at: DateTime<Utc>) -> String {
+    format!("On {} User corrected: \"{}\"", at.format("%Y-%m-%d"), said.trim().trim_matches('"'))
+}
+
 /// `said` without what it opened with for the listener: a short first sentence of thanks or
 /// surprise that says nothing of the user ("Thanks, Dave!", "Of course!", "Wow, Sam, that's
 /// great to hear!"), then a reply word before a comma ("Yeah, it's …"). What is left is still
