@@ -110,6 +110,12 @@ const CONSTRAINT_WORDS: &[(&str, &[Domain])] = &[
         r"blood thinner|warfarin|on medication|takes? medication|immunocompromised|chemo",
         &[Domain::Medication, Domain::Food, Domain::Travel],
     ),
+    // Medicines with interactions a request can run into (grapefruit and statins, painkillers
+    // and anticoagulants, propranolol and asthma, isotretinoin and pregnancy).
+    (
+        r"statins?\b|simvastatin|atorvastatin|rosuvastatin|amlodipine|colchicine|allopurinol|metformin|levothyroxine|lithium|methotrexate|isotretinoin|roaccutane|accutane|apixaban|rivaroxaban|clopidogrel|phenprocoumon|marcoumar|acenocoumarol|sintrom|propranolol|beta.?blocker|sertraline|fluoxetine|citalopram|antidepressant|prednisolone|prednisone|steroids\b|lisinopril|losartan|amiodarone|digoxin|tramadol|anticoagulant",
+        &[Domain::Medication, Domain::Food],
+    ),
 ];
 
 fn request_res() -> &'static Vec<(Domain, Regex)> {
@@ -177,6 +183,20 @@ mod tests {
             constraint_domains("User carries an EpiPen for a severe allergy").meets(query_domains("a picnic menu"))
         );
         assert!(constraint_domains("User has epilepsy").meets(query_domains("any tips for my trip to Rome?")));
+        // A medicine with interactions bears on what is eaten and taken with it.
+        assert!(
+            constraint_domains("User takes simvastatin every night")
+                .meets(query_domains("is grapefruit juice ok for breakfast?"))
+        );
+        assert!(
+            constraint_domains("User is on roaccutane for their skin")
+                .meets(query_domains("can I take ibuprofen for this headache"))
+        );
+        assert!(
+            constraint_domains("User was put on propranolol for stage fright")
+                .meets(query_domains("which painkiller is ok"))
+        );
+        assert!(constraint_domains("User's statement was about statistics").is_empty());
         assert!(constraint_domains("User can't have a dog in the flat").is_empty());
         assert!(constraint_domains("User has a dog named Biscuit").is_empty());
         assert!(constraint_domains("User loves hiking").is_empty());

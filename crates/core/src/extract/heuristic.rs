@@ -224,6 +224,8 @@ fn blocked_re() -> &'static Regex {
                 (?i)\b(?:
                     # hypotheticals and wishes
                     if\s+(?:i|we|my)
+                    # a condition on something else: if it goes badly, if the weather holds
+                    | if\s+(?:it|this|that|things|everything|all|the\s+\w+)\s+(?:goes|go|went|turns?|ends?|fails?|works?|holds?|is|isn't|was|gets?|doesn't|don't|falls?)\b
                     | what\s+if
                     | suppose
                     | supposing
@@ -904,6 +906,8 @@ pub(crate) mod tests {
             "What is my name",
             "Where do I live?",
             "If I were a teacher I'd be stricter",
+            "if it goes badly I'm faking my own death and moving to Reykjavik",
+            "If the weather holds we're having a barbecue on Saturday",
             "Imagine I lived in Paris",
             "I don't live in Paris",
             "My friend thinks I'm a designer",

@@ -126,6 +126,12 @@ mod tests {
         assert_eq!(corrected("i have astma and diabetis"), "i have asthma and diabetes");
         assert_eq!(corrected("Alergies: shelfish"), "Allergies: shellfish");
         assert_eq!(corrected("allergic to ibuprophen"), "allergic to ibuprofen");
+        // Medicines as people type them.
+        assert_eq!(corrected("put me on colchasine"), "put me on colchicine");
+        assert_eq!(corrected("come back for alopurinol after"), "come back for allopurinol after");
+        assert_eq!(corrected("im on roacutane for my skin"), "im on roaccutane for my skin");
+        assert_eq!(corrected("I take simvastatine"), "I take simvastatin");
+        assert_eq!(corrected("my warfarine dose"), "my warfarin dose");
     }
 
     #[test]
