@@ -85,6 +85,9 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
     op.action = match op.action {
         Action::Add | Action::Update(Target::Matching(_)) => Action::Add,
         Action::Update(Target::Key(k)) => Action::Update(Target::Key(key_of(&k))),
+        // "I meant Thursdays not Wednesdays": the speaker's own slip, corrected beside what
+        // they said ("On … Marcus corrected: …").
+        Action::Amend(t) => Action::Amend(t),
         _ => return None,
     };
     // A boundary, or a wish about the replies ("more detail, please"), was said to someone else:

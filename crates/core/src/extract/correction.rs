@@ -88,7 +88,7 @@ fn slip() -> &'static Regex {
                 \b(?:
                     i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
                     | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?wrong\b
-                    | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
+                    | (?:i\s+)?mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
                     | i\s+mix(?:ed)?\s+up\b
                     | i\s+(?:misread|misremembered|misunderstood|misheard|mistyped)\b
                     | my\s+mistake\b
@@ -520,6 +520,20 @@ mod tests {
         // A slip owned on its own is no memory: the sentence after it says what holds.
         let ops = run("Sorry, I say wrong before. Linh is 7 already, her birthday was last week.");
         assert!(ops.iter().all(|o| !o.draft.content.contains("wrong")), "{ops:?}");
+        // What leans on a take-back does not quote it again; a speaker's slip is no memory.
+        let ops = run("Actually the starter is 5 weeks not 3, I counted wrong. started it the week before my birthday");
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        assert_eq!(ops[0].draft.surface, Some(crate::kind::Surface::Adapt), "the user's words, not a fact to enforce");
+        for said in [
+            "Marcus: sorry all I mixed up my days, I do Thursdays not Wednesdays",
+            "Marcus: sorry, mixed up my days. I meant Thursdays both ways not Wednesdays, Wednesday is my office day",
+        ] {
+            let ops = run(said);
+            assert!(ops.iter().all(|o| !o.draft.content.contains("mixed up")), "{ops:?}");
+            assert!(ops.iter().all(|o| !o.draft.content.contains("User")), "{ops:?}");
+        }
+        let ops = run("Marcus: sorry, mixed up my days. I meant Thursdays both ways not Wednesdays");
+        assert_eq!(ops[0].draft.content, "On 2026-03-02 Marcus corrected: \"Thursdays both ways not Wednesdays\"");
         // A second take-back in the message says more of the first.
         let ops =
             run("Good, but correction: is 12 April, not 21. I mixed numbers, with me this happens when I am tired.");

@@ -439,6 +439,8 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
 /// The user's correcting words from `m` as a dated quote, `action` saying what they correct.
 fn correcting(action: Action, said: &str, m: &Message) -> ProposedOp {
     let mut draft = Draft::new(Kind::Fact, readable::corrected(said, m.at), 0.9, 0.6);
+    // The user's words, kept as said: context for the model, never a fact to enforce.
+    draft.surface = Some(crate::kind::Surface::Adapt);
     draft.valid_from = Some(m.at);
     draft.rule = Some("correction.detail".into());
     ProposedOp { action, draft, sources: vec![m.id.clone()] }
@@ -566,8 +568,10 @@ impl Extractor for HeuristicExtractor {
             // Whether the sentence before only owned a slip ("Sorry, I say wrong before."):
             // this one then corrects, as its own rules read it.
             let mut slipped = false;
-            // Whether a sentence of the message amended something said before.
+            // Whether a sentence of the message amended something said before, and whether the
+            // sentence before did.
             let mut amending = false;
+            let mut last_amended = false;
             for sent in sentences(&text) {
                 let sentence_language = match language::detect(sent) {
                     Language::Unknown => message_language,
@@ -580,6 +584,7 @@ impl Extractor for HeuristicExtractor {
                 {
                     prev = Some(sent);
                     prev_told = false;
+                    last_amended = false;
                     continue;
                 }
                 let s = Sentence {
@@ -635,6 +640,7 @@ impl Extractor for HeuristicExtractor {
                     }
                     _ => false,
                 };
+                let prev_amended = std::mem::replace(&mut last_amended, amended);
                 if let Some(plan) = correction::cancelled(sent, lowercase) {
                     called_off.push((plan, sent));
                 }
@@ -645,7 +651,13 @@ impl Extractor for HeuristicExtractor {
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
                     let episode = episodic::capture(&s).filter(|e| !only_names(&e.content, &named));
-                    let episode = if prev_told { episode } else { episode.and_then(|e| e.with_antecedent(prev, m.at)) };
+                    // Leaning on a take-back ("… not 3, I counted wrong. started it the week
+                    // before my birthday"), it would quote the correction again.
+                    let episode = match (prev_told, prev_amended) {
+                        (true, _) => episode,
+                        (false, true) => episode.filter(|e| e.leaning.is_none()),
+                        (false, false) => episode.and_then(|e| e.with_antecedent(prev, m.at)),
+                    };
                     prev_told = episode.is_some();
                     episodes.extend(episode);
                 } else {

@@ -94,6 +94,14 @@ const NO_SUBJECT: &[&str] = &[
     "wanna",
     "gonna",
     "gotta",
+    // A texting clause that drops its "I": "Gone on the 0% lager now", "Shud book the test".
+    "gone",
+    "went",
+    "been",
+    "got",
+    "should",
+    "shud",
+    "need",
     "reminds",
     "remind",
     "appreciate",
@@ -340,7 +348,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|guess what|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|big news|some news|exciting news|sad news|guess what|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })
@@ -351,7 +359,7 @@ fn addressed() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where)|(?:here'?s|here is) (?:a|the|this|my|User's) (?:pic|photo|picture|snap|snapshot|shot|selfie)s?)\b",
+            r"^(?i:(?:kindly|please) (?:assist|help|advise|guide|suggest|tell)|check (?:out|this)|look (?:at|what|how|who|where)|take a look|have a look|see (?:what|how|this|these)|here'?s (?:what|how|where|why|who)|guess (?:what|who|where)|(?:here'?s|here is) (?:a|the|this|my|User's) (?:pic|photo|picture|snap|snapshot|shot|selfie)s?)\b",
         )
         .expect("addressed regex")
     })
@@ -437,6 +445,10 @@ mod tests {
             ("User is feeling excited about what it could lead to", Flaw::DanglingPronoun),
             ("User likes how it's so unique", Flaw::DanglingPronoun),
             ("Haven't been to the mountains but User is keen to go", Flaw::NoSubject),
+            ("Gone on the 0% lager now, proper lager was half User's problem", Flaw::NoSubject),
+            ("Shud rlly book User's theory test at some point", Flaw::NoSubject),
+            ("Kindly assist User", Flaw::Addressed),
+            ("Big news, User is changing from layers to kienyeji chicken", Flaw::Interjection),
             ("User is sure it made a big impact", Flaw::DanglingPronoun),
             ("User hopes it's easy to control", Flaw::DanglingPronoun),
         ];
