@@ -38,6 +38,8 @@ pub(super) fn is_correction(lower: &str) -> bool {
                             | just\s+(?:started|joined) | recently\s+(?:started|joined|moved)
                             # something dropped for something else
                             | ditched | replaced | migrated
+                            # a switch under way: changing from layers to kienyeji chickens
+                            | (?:changing|change|switching|switch|moving|move)\s+(?:over\s+)?from
                         )\b
                     ",
                 )
@@ -614,6 +616,12 @@ mod tests {
         assert_eq!(
             actions("Actually my dog's name is Cookie, not Biscuit"),
             vec![Action::Update(Target::Matching("dog biscuit".into()))]
+        );
+        // A switch under way names what it leaves.
+        let ops = run("Big news, I am changing from layers to kienyeji chicken, the improved local ones.");
+        assert_eq!(
+            ops.iter().map(|o| &o.action).collect::<Vec<_>>(),
+            vec![&Action::Update(Target::Matching("layers".into()))]
         );
     }
 

@@ -142,7 +142,9 @@ pub(super) const LEADS: &[&str] = &[
 pub(super) const MULTI_LEADS: &[&str] = &[
     "bad news",
     "believe it or not",
+    "big news",
     "by the way",
+    "exciting news",
     "funny enough",
     "good news",
     "great news",
@@ -156,6 +158,8 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "on another note",
     "on that note",
     "real talk",
+    "sad news",
+    "some news",
     "speaking of that",
     "speaking of which",
     "to be honest",
@@ -599,6 +603,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     if let Some(period) = period {
         content = format!("{content} {period}");
     }
+    if let Some(named) = someone_first(&content) {
+        content = named;
+    }
     // A rewrite that reads wrong ("it made User who they am") keeps the user's words instead:
     // faithful, but it says less on its own than a sentence that names what it is about.
     let mut quoted = false;
@@ -925,6 +932,33 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         "we've" => ("User and others have".into(), k + 1),
         _ => return None,
     })
+}
+
+/// A statement about someone the user names ("User's sister Lucia is getting married in June")
+/// led by that person, with the relation after the name: "Lucia (sister) is getting married in
+/// June". What happens is theirs, and the memory says so from its first word. `None` when the
+/// memory does not open on a named relation doing something ("User's sister is named Lucia").
+fn someone_first(content: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(&format!(
+            r"^User's (?P<rel>{}) (?P<name>\p{{Lu}}[\p{{L}}-]+(?: \p{{Lu}}[\p{{L}}-]+)?) (?P<rest>\S.*)$",
+            super::lex::RELATIONS
+        ))
+        .expect("someone-first regex")
+    });
+    let c = re.captures(content)?;
+    let rest = &c["rest"];
+    let first = rest.split_whitespace().next().unwrap_or("");
+    // Naming is the identity rule's ("is named", "is called"); a name that is a word of the
+    // sentence ("User's mum Always says") is no name.
+    if ["named", "called"].iter().any(|w| rest.split_whitespace().nth(1) == Some(*w))
+        || super::lex::NOT_NAMES.contains(&c["name"].to_lowercase().as_str())
+        || first.is_empty()
+    {
+        return None;
+    }
+    Some(format!("{} ({}) {rest}", &c["name"], c["rel"].to_lowercase()))
 }
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).

@@ -446,16 +446,18 @@ fn correcting(action: Action, said: &str, m: &Message) -> ProposedOp {
     ProposedOp { action, draft, sources: vec![m.id.clone()] }
 }
 
-/// What a message told and the plans it replaces: its statements replace the memory of what it
-/// called off ("Hyderabad transfer is cancelled. Now they are sending me to Dallas"); a message
-/// that only calls a plan off is kept as the user's dated words. `None` when it told nothing.
+/// What a message told and what it replaces: its statements replace the memory of what it
+/// called off ("Hyderabad transfer is cancelled. Now they are sending me to Dallas") or switched
+/// from (`left`: "I'm changing from layers to kienyeji chickens"); a message that only calls a
+/// plan off is kept as the user's dated words. `None` when it told nothing.
 fn replacing(
     told: Option<Draft>,
     called_off: &[(String, &str)],
+    left: &[String],
     at: chrono::DateTime<chrono::Utc>,
 ) -> Option<(Draft, Option<String>)> {
-    let plan =
-        (!called_off.is_empty()).then(|| called_off.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>().join(" "));
+    let old: Vec<&str> = called_off.iter().map(|(p, _)| p.as_str()).chain(left.iter().map(String::as_str)).collect();
+    let plan = (!old.is_empty()).then(|| old.join(" "));
     let draft = match (told, called_off) {
         (Some(draft), _) => draft,
         (None, []) => return None,
@@ -565,6 +567,7 @@ impl Extractor for HeuristicExtractor {
             // Plans the message calls off, with the sentence that does: what the message says
             // now replaces the memory that held each.
             let mut called_off: Vec<(String, &str)> = Vec::new();
+            let mut left: Vec<String> = Vec::new();
             // Whether the sentence before only owned a slip ("Sorry, I say wrong before."):
             // this one then corrects, as its own rules read it.
             let mut slipped = false;
@@ -643,6 +646,14 @@ impl Extractor for HeuristicExtractor {
                 let prev_amended = std::mem::replace(&mut last_amended, amended);
                 if let Some(plan) = correction::cancelled(sent, lowercase) {
                     called_off.push((plan, sent));
+                } else if s.correction && !amended && settled.is_empty() {
+                    // A switch no rule read ("changing from layers to kienyeji chickens"): what
+                    // the message tells replaces what it names as left.
+                    left.extend(
+                        correction::replaced_value(sent)
+                            .map(|v| lex::key_words(&v).join(" "))
+                            .filter(|w| !w.is_empty()),
+                    );
                 }
                 // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
                 // married in June" names a sister: what happened is kept either way.
@@ -689,7 +700,7 @@ impl Extractor for HeuristicExtractor {
                 });
             }
             let told = episodic::merge(std::mem::take(&mut episodes));
-            if let Some((draft, plan)) = replacing(told, &called_off, m.at) {
+            if let Some((draft, plan)) = replacing(told, &called_off, &left, m.at) {
                 let action = match plan {
                     Some(plan) => Action::Update(Target::Matching(plan)),
                     None => Action::Add,
@@ -949,9 +960,12 @@ pub(crate) mod tests {
     fn naming_someone_keeps_what_the_sentence_says_of_them() {
         let got = contents("my sister Lucia is getting married in June");
         assert!(got.contains(&"User's sister is named Lucia".to_string()), "{got:?}");
-        assert!(got.iter().any(|c| c.contains("Lucia is getting married in June")), "{got:?}");
+        // What happens is theirs: the memory opens on them.
+        assert!(got.contains(&"Lucia (sister) is getting married in June".to_string()), "{got:?}");
         let got = contents("My partner Tom is vegetarian.");
-        assert!(got.iter().any(|c| c.contains("Tom is vegetarian")), "{got:?}");
+        assert!(got.iter().any(|c| c.contains("Tom (partner) is vegetarian")), "{got:?}");
+        // Their thing, not them: the sentence stays as it is.
+        assert!(contents("My brother Sam's band played at the fair.").iter().all(|c| !c.contains("(brother)")));
         // "God rest his soul" names nobody.
         let got = contents("My father, God rest his soul, was a carpenter.");
         assert!(!got.iter().any(|c| c.contains("named God")), "{got:?}");
