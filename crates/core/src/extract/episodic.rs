@@ -935,8 +935,9 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")
-/// led by that person, with the relation after the name: "Lucia (sister) is getting married in
-/// June". What happens is theirs, and the memory says so from its first word. `None` when the
+/// led by that person, with the relation after the name: "Lucia (User's sister) is getting
+/// married in June". What happens is theirs, and the memory says so from its first word; whose
+/// relative stays said (a speaker's label puts the speaker there). `None` when the
 /// memory does not open on a named relation doing something ("User's sister is named Lucia").
 fn someone_first(content: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -958,7 +959,7 @@ fn someone_first(content: &str) -> Option<String> {
     {
         return None;
     }
-    Some(format!("{} ({}) {rest}", &c["name"], c["rel"].to_lowercase()))
+    Some(format!("{} (User's {}) {rest}", &c["name"], c["rel"].to_lowercase()))
 }
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).

@@ -961,9 +961,9 @@ pub(crate) mod tests {
         let got = contents("my sister Lucia is getting married in June");
         assert!(got.contains(&"User's sister is named Lucia".to_string()), "{got:?}");
         // What happens is theirs: the memory opens on them.
-        assert!(got.contains(&"Lucia (sister) is getting married in June".to_string()), "{got:?}");
+        assert!(got.contains(&"Lucia (User's sister) is getting married in June".to_string()), "{got:?}");
         let got = contents("My partner Tom is vegetarian.");
-        assert!(got.iter().any(|c| c.contains("Tom (partner) is vegetarian")), "{got:?}");
+        assert!(got.iter().any(|c| c.contains("Tom (User's partner) is vegetarian")), "{got:?}");
         // Their thing, not them: the sentence stays as it is.
         assert!(contents("My brother Sam's band played at the fair.").iter().all(|c| !c.contains("(brother)")));
         // "God rest his soul" names nobody.
