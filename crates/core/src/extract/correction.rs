@@ -90,7 +90,8 @@ fn slip() -> &'static Regex {
                 \b(?:
                     i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
                     | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?wrong\b
-                    | (?:i\s+)?mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
+                    | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
+                    | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
                     | i\s+(?:misread|misremembered|misunderstood|misheard|mistyped)\b
                     | my\s+mistake\b
@@ -555,6 +556,13 @@ mod tests {
         // Nothing to find the corrected memory by ("she" is whoever the turn before named).
         for said in ["I made mistake.", "Sorry all, I mixed up my days!"] {
             assert!(run(said).is_empty(), "{said}: {:?}", run(said));
+        }
+        // Advice to mix things up is no slip.
+        for said in [
+            "Trying new stuff is a great way to push yourself and mix things up.",
+            "Mix it up with different sauces and dips too",
+        ] {
+            assert!(run(said).iter().all(|o| !o.draft.content.contains("corrected")), "{said}");
         }
         // Not a take-back, or news of a mistake: nothing amended.
         for said in [
