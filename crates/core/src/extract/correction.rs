@@ -272,6 +272,22 @@ fn retraction_lead() -> &'static Regex {
     })
 }
 
+/// What a switch under way leaves ("I am changing from layers to kienyeji chickens", "we're
+/// moving over from Slack to Teams"): its words, so the memory that held it is replaced by what
+/// the message says now. `None` without a "from … to" switch.
+pub(super) fn switched_from(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)\b(?:changing|change|changed|switching|switch|switched|moving|move|moved|going|gone|went)
+                \s+(?:over\s+|back\s+)?from\s+(?P<x>[^,.;!?]+?)\s+to\b",
+        )
+        .expect("switched-from regex")
+    });
+    let words = key_words(re.captures(text)?.name("x")?.as_str());
+    (!words.is_empty() && words.len() <= 3).then(|| words.join(" "))
+}
+
 /// What a sentence calls off ("the Hyderabad transfer is cancelled", "our trip got called off",
 /// "we are not going back to Wrocław"): the words naming the plan, so the memory that held it
 /// is replaced by what the message says now. `None` when nothing is called off.
@@ -557,6 +573,12 @@ mod tests {
         for said in ["I made mistake.", "Sorry all, I mixed up my days!"] {
             assert!(run(said).is_empty(), "{said}: {:?}", run(said));
         }
+        // "Now" and "not" alone switch nothing the message tells.
+        assert!(
+            run("Not in any online groups right now, but I do have my gaming group I play with regularly")
+                .iter()
+                .all(|o| o.action == Action::Add)
+        );
         // Advice to mix things up is no slip.
         for said in [
             "Trying new stuff is a great way to push yourself and mix things up.",

@@ -646,14 +646,11 @@ impl Extractor for HeuristicExtractor {
                 let prev_amended = std::mem::replace(&mut last_amended, amended);
                 if let Some(plan) = correction::cancelled(sent, lowercase) {
                     called_off.push((plan, sent));
-                } else if s.correction && !amended && settled.is_empty() {
+                } else if !amended && settled.is_empty() {
                     // A switch no rule read ("changing from layers to kienyeji chickens"): what
-                    // the message tells replaces what it names as left.
-                    left.extend(
-                        correction::replaced_value(sent)
-                            .map(|v| lex::key_words(&v).join(" "))
-                            .filter(|w| !w.is_empty()),
-                    );
+                    // the message tells replaces what it names as left. Only a "from … to" says
+                    // what was left: "not in any online groups right now" leaves nothing.
+                    left.extend(correction::switched_from(sent));
                 }
                 // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
                 // married in June" names a sister: what happened is kept either way.
