@@ -47,7 +47,7 @@ pub struct MessagesRequest {
 /// One op an extractor proposed, and its verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct OpOut {
-    /// `add`, `update`, `reinforce`, `contradict`, `close_loop`, `forget`.
+    /// `add`, `update`, `reinforce`, `contradict`, `close_loop`, `forget`, `amend`.
     pub op: String,
     /// Kind of the proposed memory.
     #[schema(value_type = KindName)]
