@@ -86,8 +86,8 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
         Action::Add | Action::Update(Target::Matching(_)) => Action::Add,
         Action::Update(Target::Key(k)) => Action::Update(Target::Key(key_of(&k))),
         // "I meant Thursdays not Wednesdays": the speaker's own slip, corrected beside what
-        // they said ("On … Marcus corrected: …").
-        Action::Amend(t) => Action::Amend(t),
+        // they said ("On … Marcus corrected: …"), never beside what another speaker said.
+        Action::Amend(Target::Matching(detail)) => Action::Amend(Target::Matching(format!("{detail} {speaker}"))),
         _ => return None,
     };
     // A boundary, or a wish about the replies ("more detail, please"), was said to someone else:

@@ -52,16 +52,30 @@ pub(super) fn is_correction(lower: &str) -> bool {
 /// what it says is about the conversation, not news. A switch ("I've moved", "now I ...") is news
 /// as well as an update.
 pub(super) fn is_retraction(lower: &str) -> bool {
+    static OPENING: OnceLock<Regex> = OnceLock::new();
+    says_it_was_wrong(lower)
+        || OPENING
+            .get_or_init(|| {
+                // A reply word opening the sentence takes back only there: "Yeah actually - I'm
+                // in the tournament again" agrees.
+                Regex::new(r"^\s*(?:actually|no[,!]|nope)\b").expect("retraction opening regex")
+            })
+            .is_match(lower)
+}
+
+/// Whether a sentence says in words that something said was wrong: a slip owned anywhere ("I
+/// counted wrong"), or a take-back opening it, after a word or two of reply ("Good, but
+/// correction: …", "oh wait …", "sorry, I meant …"). What an amendment needs: a bare "no" or
+/// "nope" answers a question, and "actually" may only open the sentence.
+fn says_it_was_wrong(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     owns_a_slip(lower)
         || RE
             .get_or_init(|| {
                 Regex::new(
                     r"(?x)
-                # a take-back word opening the sentence, after a word or two of reply: Good, but
-                # correction: ...; oh wait ...
-                ^\s*(?:(?:ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello)[,!.]?\s+){0,3}(?:
-                    actually | correction | no[,!] | nope | wait
+                ^\s*(?:(?:ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh)[,!.]?\s+){0,3}(?:
+                    correction | wait
                     | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
                     | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
                     | quick\s+update | small\s+correction
@@ -197,7 +211,7 @@ pub(super) enum TakeBack {
 /// wed", "Good, but correction: is 12 April, not 21", "the starter is 5 weeks not 3, I counted
 /// wrong"). `None` when it takes nothing back.
 pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
-    if !is_retraction(lower) {
+    if !says_it_was_wrong(lower) && !lower.trim_start().starts_with("actually") {
         return None;
     }
     static NOT: OnceLock<Regex> = OnceLock::new();
@@ -579,6 +593,16 @@ mod tests {
                 .iter()
                 .all(|o| o.action == Action::Add)
         );
+        // A speaker's take-back is found only among what that speaker said.
+        let ops = run("John: oops, not the blue one, the green one");
+        assert!(matches!(&ops[0].action, Action::Amend(Target::Matching(t)) if t.ends_with(" John")), "{ops:?}");
+        // An answer is no take-back, nor is agreement.
+        assert!(
+            run("Nope, not a new game. We put together a tournament for our favorite game")
+                .iter()
+                .all(|o| !matches!(o.action, Action::Amend(_)))
+        );
+        assert!(!run("Yeah actually - I'm currently participating in the video game tournament again").is_empty());
         // Advice to mix things up is no slip.
         for said in [
             "Trying new stuff is a great way to push yourself and mix things up.",
