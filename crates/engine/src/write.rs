@@ -640,19 +640,12 @@ impl Memory {
     /// the new memory cites both turns. With no active memory to amend, the correction is kept
     /// as written: the user's dated words, never dropped.
     fn amendment(&self, scope: &Scope, owner: &Scope, target: &Target, op: &ProposedOp) -> Result<ProposedOp> {
+        // Kept alone, read again it is a replay of the same words (the gate's hash check).
         let Some(old) = self.amended_target(scope, owner, target, op)? else {
-            // Read again (a re-extraction), the amendment it wrote is its target's successor:
-            // the memory already ending on these words from these turns says it once.
-            let said = op.draft.content.trim();
-            let written = self.candidates(scope, said, 10)?.list.into_iter().find(|c| {
-                c.memory.content.ends_with(said) && op.sources.iter().all(|s| c.memory.provenance.sources.contains(s))
-            });
-            return Ok(match written {
-                Some(c) => ProposedOp { action: Action::Reinforce(Target::Id(c.memory.id)), ..op.clone() },
-                None => ProposedOp { action: Action::Add, ..op.clone() },
-            });
+            return Ok(ProposedOp { action: Action::Add, ..op.clone() });
         };
-        // Read again (a re-extraction), the target already carries this correction.
+        // Read again (a re-extraction), the target still holds the detail and already carries
+        // this correction.
         if !op.sources.is_empty() && op.sources.iter().all(|s| old.provenance.sources.contains(s)) {
             return Ok(ProposedOp { action: Action::Reinforce(Target::Id(old.id)), ..op.clone() });
         }

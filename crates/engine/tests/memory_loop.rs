@@ -119,8 +119,13 @@ fn a_corrected_detail_keeps_what_it_belongs_to() {
     assert_eq!(f.memory.list(&team, &ListFilter::default()).unwrap(), before);
     // A correction with nothing it could belong to is kept as the user's dated words.
     let lone = chat("noor", "c1");
-    f.say(&lone, &["oops, not Thursday, Friday!"]);
+    let msgs = vec![NewMessage::user("oops, not Thursday, Friday!", t0()).with_id("n1")];
+    f.memory.ingest(&lone, msgs.clone()).unwrap();
     assert_eq!(f.active_contents(&lone), vec!["On 2026-03-02 User corrected: \"not Thursday, Friday!\""]);
+    // Read again, the same words are a replay.
+    let before = f.memory.list(&lone, &ListFilter::default()).unwrap();
+    f.memory.reextract(&lone, msgs).unwrap();
+    assert_eq!(f.memory.list(&lone, &ListFilter::default()).unwrap(), before);
 }
 
 #[test]

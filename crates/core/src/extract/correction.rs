@@ -72,20 +72,21 @@ fn says_it_was_wrong(lower: &str) -> bool {
     owns_a_slip(lower)
         || RE
             .get_or_init(|| {
-                Regex::new(
-                    r"(?x)
-                ^\s*(?:(?:ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh)[,!.]?\s+){0,3}(?:
-                    correction | wait
-                    | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
-                    | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
-                    | quick\s+update | small\s+correction
-                )\b
-            ",
-                )
-                .expect("retraction regex")
+                Regex::new(&format!(r"(?x)^\s*(?:(?:{REPLY_WORDS})[,!.]?\s+){{0,3}}(?:{TAKE_BACK_WORDS})\b"))
+                    .expect("retraction regex")
             })
             .is_match(lower)
 }
+
+/// Words of reply that may open a sentence before a take-back ("Good, but correction: …").
+const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh";
+
+/// Words that take back what was said, as a regex alternation (free-spacing).
+const TAKE_BACK_WORDS: &str = r"
+    correction | wait
+    | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
+    | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
+    | quick\s+update | small\s+correction";
 
 /// Whether a sentence owns a slip in so many words, anywhere in it ("I counted wrong", "sorry,
 /// I say wrong before", "I got that wrong", "I mixed up my days", "my mistake"): what it says
@@ -273,15 +274,9 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
 fn retraction_lead() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(
-            r"(?ix)^\s*(?:
-                actually | correction | no | nope | wait | oops | sorry | my\s+bad | mb | to\s+clarify
-                | update | scratch\s+that | small\s+correction | quick\s+update | i\s+meant | i\s+misspoke
-                | i\s+was\s+wrong | let\s+me\s+correct\s+(?:that|myself)
-                | ok | okay | oh | ah | good | hmm | so | but | and | yeah | um | also | hey | hi | hello
-                | omg | ugh | lol | ffs
-            )\b",
-        )
+        Regex::new(&format!(
+            r"(?ix)^\s*(?:{TAKE_BACK_WORDS} | actually | no | nope | mb | {REPLY_WORDS} | lol | ffs)\b"
+        ))
         .expect("retraction lead regex")
     })
 }

@@ -690,11 +690,8 @@ impl Extractor for HeuristicExtractor {
                 .iter()
                 .any(|o| matches!(o.action, Action::Update(_)) || (o.action == Action::Add && o.draft.key.is_some()))
             {
-                let mut at = 0;
-                ops.retain(|o| {
-                    at += 1;
-                    at <= first || !matches!(o.action, Action::Amend(_))
-                });
+                let said: Vec<ProposedOp> = ops.drain(first..).collect();
+                ops.extend(said.into_iter().filter(|o| !matches!(o.action, Action::Amend(_))));
             }
             let told = episodic::merge(std::mem::take(&mut episodes));
             if let Some((draft, plan)) = replacing(told, &called_off, &left, m.at) {
