@@ -90,6 +90,8 @@ async function main() {
   } catch (e) {
     // What the page showed when a step failed, beside the other screenshots.
     await page.screenshot({ path: path.join(shots, "failure.png"), fullPage: true }).catch(() => {});
+    // and what it complained of on the way, which is often the cause.
+    if (problems.length) console.error(problems.join("\n"));
     throw e;
   } finally {
     await browser.close();

@@ -140,6 +140,21 @@ function go(parts, params) {
   location.hash = `#/${path}${params ? query(params) : ""}`;
 }
 
+/**
+ * Shows the page at `hash` with exactly one render: a changed hash renders through its
+ * `hashchange` event, an unchanged one directly. Setting the hash and rendering as well drew
+ * the page twice, and the second draw replaced a form someone was already typing into.
+ */
+function openPage(hash) {
+  if (location.hash === hash) render();
+  else location.hash = hash;
+}
+
+/** Drops the hash without a `hashchange`, so the page drawn next is the only one drawn. */
+function clearHash() {
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
 async function render() {
   const nav = document.getElementById("nav");
   if (!sessionStorage.getItem(KEY)) {
@@ -189,7 +204,7 @@ async function render() {
 
 function signOut(message) {
   sessionStorage.clear();
-  location.hash = "";
+  clearHash();
   signIn(message);
 }
 
@@ -223,8 +238,7 @@ function signIn(message) {
             sessionStorage.setItem(KEY, k);
             sessionStorage.setItem(ADMIN, "1");
           }
-          location.hash = "#/users";
-          render();
+          openPage("#/users");
         });
       },
     },
@@ -244,8 +258,7 @@ async function tenants() {
     class: "plain",
     onclick: () => {
       sessionStorage.setItem(TENANT, t);
-      location.hash = "#/users";
-      render();
+      openPage("#/users");
     },
   }, `Open tenant ${t}`))));
   const other = h("input", { name: "tenant" });
@@ -255,8 +268,7 @@ async function tenants() {
       ev.preventDefault();
       if (!other.value.trim()) return;
       sessionStorage.setItem(TENANT, other.value.trim());
-      location.hash = "#/users";
-      render();
+      openPage("#/users");
     },
   }, field("Another tenant", other), h("button", { type: "submit" }, "Open"));
   show(
@@ -393,7 +405,7 @@ function memoryCard(user, m, detail) {
     h("div", { class: "actions" },
       m.status === "active" ? h("button", { type: "button", class: "plain", onclick: () => editForm(user, m, card, out) }, "Edit") : null,
       inUse ? h("button", { type: "button", class: "plain", onclick: () => pin(user, m, out) }, m.pinned ? "Unpin" : "Pin") : null,
-      h("button", { type: "button", class: "plain", onclick: () => history(m, historyBox) }, "History"),
+      h("button", { type: "button", class: "plain", onclick: () => showHistory(m, historyBox) }, "History"),
       inUse ? h("button", { type: "button", class: "danger", onclick: () => forget(user, m, out) }, "Delete") : null),
     out, historyBox);
   return card;
@@ -431,7 +443,7 @@ async function forget(user, m, out) {
 }
 
 /** A memory's account: every version (following supersession) with its transitions and reasons. */
-async function history(m, box) {
+async function showHistory(m, box) {
   if (box.childElementCount) {
     box.replaceChildren();
     return;
@@ -835,7 +847,7 @@ document.addEventListener("DOMContentLoaded", () => {
   document.getElementById("signout").addEventListener("click", () => signOut());
   document.getElementById("switch-tenant").addEventListener("click", () => {
     sessionStorage.removeItem(TENANT);
-    location.hash = "";
+    clearHash();
     render();
   });
   render();
