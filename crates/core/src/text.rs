@@ -25,6 +25,15 @@ pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .filter(|w| !w.is_empty())
 }
 
+/// Whether two words are the same, a number read by its digits ("22nd" is "22", "100mcg" is
+/// "100"): what a correction names is matched against what was said that way.
+pub fn same_word(a: &str, b: &str) -> bool {
+    let digits = |w: &str| -> Option<String> {
+        w.starts_with(|c: char| c.is_ascii_digit()).then(|| w.chars().take_while(char::is_ascii_digit).collect())
+    };
+    a == b || matches!((digits(a), digits(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// The content words of a query, deduplicated in order: what lexical search looks for.
 pub fn query_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();

@@ -596,7 +596,10 @@ impl Memory {
             .filter(|c| c.memory.status == Status::Active)
             .filter_map(|c| {
                 let have: HashSet<String> = mnemo_core::text::words(&c.memory.content).collect();
-                let holds = !wanted.is_empty() && wanted.iter().all(|w| have.contains(w));
+                let holds = !wanted.is_empty()
+                    && wanted
+                        .iter()
+                        .all(|w| have.contains(w) || have.iter().any(|h| mnemo_core::text::same_word(h, w)));
                 holds.then(|| (said.iter().filter(|w| have.contains(*w)).count(), c.memory))
             })
             .max_by_key(|(shared, m)| (*shared, m.updated_at))

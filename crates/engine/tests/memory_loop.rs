@@ -311,6 +311,35 @@ fn ingest_leaves_its_verdicts_in_the_trace_and_reextract_adds_no_duplicates() {
 }
 
 #[test]
+fn a_number_named_as_it_was_said_finds_what_it_corrects() {
+    let f = hashed();
+    for (i, (said, then, holds)) in [
+        ("My rent is 1,450 a month.", "sorry, my mistake: is 1,540 not 1,450", "1,540 not 1,450"),
+        (
+            "I'm on sertraline 50mg every morning.",
+            "the GP upped the sertraline so its 100 now not 50",
+            "100 now not 50",
+        ),
+        (
+            "The gala dinner is Friday 22 May in the town hall.",
+            "Sorry all it's the 29th not the 22nd",
+            "29th not the 22nd",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let s = chat(&format!("ines{i}"), "c1");
+        f.say(&s, &[said]);
+        let r = f.say(&s, &[then]);
+        assert!(matches!(r.ops[0].verdict, Verdict::Superseded { .. }), "{then}: {:#?}", r.ops);
+        let active = f.active_contents(&s);
+        assert_eq!(active.len(), 1, "{active:?}");
+        assert!(active[0].contains(holds) && active[0].contains(&said[3..12]), "{active:?}");
+    }
+}
+
+#[test]
 fn re_extracting_a_corrected_conversation_changes_nothing() {
     let f = hashed();
     let s = chat("dana", "c1");

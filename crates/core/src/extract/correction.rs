@@ -79,13 +79,13 @@ fn says_it_was_wrong(lower: &str) -> bool {
 }
 
 /// Words of reply that may open a sentence before a take-back ("Good, but correction: …").
-const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh";
+const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh|no|naw|nah";
 
 /// Words that take back what was said, as a regex alternation (free-spacing).
 const TAKE_BACK_WORDS: &str = r"
     correction | wait
     | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
-    | scratch\s+that | let\s+me\s+correct | i\s+misspoke | i\s+was\s+wrong
+    | scratch\s+that | let\s+me\s+correct | i\s+correct | i\s+misspoke | i\s+was\s+wrong | hang\s+on
     | quick\s+update | small\s+correction";
 
 /// Whether a sentence owns a slip in so many words, anywhere in it ("I counted wrong", "sorry,
@@ -198,6 +198,9 @@ pub(super) enum TakeBack {
         detail: String,
         /// The correcting words.
         said: String,
+        /// Whether it is news rather than a slip: the value changed since ("so it's 125 now
+        /// not 100", "I change to 10K, not half"), and what was said before was true then.
+        news: bool,
     },
     /// It corrects without naming what was wrong ("i read the email wrong its thurs 6th"): the
     /// new value's words cannot find the old memory, so the sentence is kept on its own, the
@@ -212,13 +215,21 @@ pub(super) enum TakeBack {
 /// wed", "Good, but correction: is 12 April, not 21", "the starter is 5 weeks not 3, I counted
 /// wrong"). `None` when it takes nothing back.
 pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
-    if !says_it_was_wrong(lower) && !lower.trim_start().starts_with("actually") {
+    let wrong = says_it_was_wrong(lower) || lower.trim_start().starts_with("actually");
+    // An apology or a change, with the old value named ("Sorry all it's the 29th not the
+    // 22nd", "so it's 125 now not 100"), takes that value back too; without one it is
+    // news of its own ("sorry I'm late", "I'm in Leeds now").
+    let sorry = apologetic(lower);
+    let news = !wrong && !sorry && changed_now(lower);
+    if !wrong && !sorry && !news {
         return None;
     }
     static NOT: OnceLock<Regex> = OnceLock::new();
     let not = NOT.get_or_init(|| {
-        Regex::new(r"(?i)\bnot\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<x>[\w'-]+(?:\s+[\w'-]+)?)")
-            .expect("corrected detail regex")
+        Regex::new(
+            r"(?i)\bnot\s+(?:the\s+|on\s+|at\s+|in\s+|a\s+|an\s+)?(?P<x>(?:\d[\d,.]*\d\w*|[\w'-]+)(?:\s+[\w'-]+)?)",
+        )
+        .expect("corrected detail regex")
     });
     let slipped = owns_a_slip(lower);
     // Said in so many words: a slip owned, "correction", "I meant", "scratch that".
@@ -251,10 +262,13 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
         .map(|x| x.as_str().to_lowercase())
         .filter(|x| !x.split_whitespace().next().is_some_and(|w| NOT_VALUES.contains(&w)))
         .map(|x| {
-            // A number is a detail too ("5 weeks not 3"): the memory holds it as said.
-            let mut words = key_words(&x);
+            // A number is a detail too ("5 weeks not 3", "1,540 not 1,450", "the 29th not the
+            // 22nd"): the memory holds it as said.
+            let mut words: Vec<String> =
+                key_words(&x).into_iter().filter(|w| !NOT_VALUES.contains(&w.as_str())).collect();
             if let Some(n) = x.split_whitespace().next().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())) {
-                if n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty() && !words.iter().any(|w| w == n) {
+                if n.starts_with(|c: char| c.is_ascii_digit()) {
+                    words.retain(|w| !n.contains(w.as_str()));
                     words.insert(0, n.to_string());
                 }
             }
@@ -264,10 +278,52 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
     // Without a "not" naming the detail, only a correction said in words says the sentence
     // corrects ("Actually, I went to the market" is news).
     match detail {
-        Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said }),
+        Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
         None if explicit => Some(TakeBack::Unnamed { said: whole }),
         None => None,
     }
+}
+
+/// Whether a sentence opens by taking back what was just said ("Ah sorry, …", "No wait, …",
+/// "naw hang on, …", "scratch that"): right after a statement of the same message, it
+/// corrects that statement, whatever it names.
+pub(super) fn retracts(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(&format!(
+            r"(?x)^\s*(?:(?:{REPLY_WORDS})[,!.]?\s+){{0,3}}(?:sorry\s*[,.!-]|(?:sorry\s+(?:no|wait|i\s+mean)|wait|hang\s+on|hold\s+on|scratch\s+that|no\s+no|i\s+mean|{TAKE_BACK_WORDS})\b)"
+        ))
+        .expect("retracts regex")
+    })
+    .is_match(lower)
+}
+
+/// Whether a sentence opens with an apology ("Sorry all, …", "ah sorry, …"): with an old
+/// value named, it takes that value back.
+fn apologetic(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(&format!(r"^\s*(?:(?:{REPLY_WORDS}|no)[,!.]?\s+){{0,2}}sorry\b")).expect("apology regex")
+    })
+    .is_match(lower)
+}
+
+/// Whether a sentence says a value is different now and names the old one right there ("125
+/// now not 100", "cargo ship not cruise anymore", "I change to 10K, not half"). "Not in any
+/// online groups right now" names no value that changed.
+fn changed_now(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)
+                \b(?:now|instead|these\s+days|nowadays)\s*[,;-]?\s*not\s
+                | \bnot\s+(?:the\s+|a\s+|an\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:anymore|any\s+more|no\s+more|now)\b
+                | \b(?:change[sd]?|changing|switch(?:ed|es|ing)?|moved?|moving|upped|raised|lowered|increased|decreased|reduced)
+                  \s+(?:it\s+|me\s+|us\s+)?(?:up\s+|down\s+)?to\s+[^,.;!?]*?[,;]?\s*not\s",
+        )
+        .expect("changed-now regex")
+    })
+    .is_match(lower)
 }
 
 /// One take-back or reply word at the start of a sentence, as [`is_retraction`] reads them.
@@ -275,7 +331,7 @@ fn retraction_lead() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(&format!(
-            r"(?ix)^\s*(?:{TAKE_BACK_WORDS} | actually | no | nope | mb | {REPLY_WORDS} | lol | ffs)\b"
+            r"(?ix)^\s*(?:sorry\s+(?:all|everyone|guys|folks) | {TAKE_BACK_WORDS} | actually | no | nope | mb | {REPLY_WORDS} | lol | ffs | everyone | everybody | guys | folks | hang\s+on | hold\s+on)\b"
         ))
         .expect("retraction lead regex")
     })
@@ -516,6 +572,57 @@ mod tests {
 
     fn actions(s: &str) -> Vec<Action> {
         run(s).into_iter().map(|o| o.action).collect()
+    }
+
+    #[test]
+    fn news_that_names_the_old_value_amends_it_and_is_said_not_corrected() {
+        let amend = |d: &str| Action::Amend(Target::Matching(d.into()));
+        for (said, action, words) in [
+            ("so the rent is 1,150 now not 1,050", amend("1,050"), "User said: \"The rent is 1,150 now not 1,050\""),
+            (
+                "we're on the blue plan not the green one anymore",
+                amend("green one"),
+                "User said: \"We're on the blue plan not the green one anymore\"",
+            ),
+            (
+                "the coach switched me to the u12s, not the u11s",
+                amend("u11s"),
+                "User said: \"The coach switched me to the u12s, not the u11s\"",
+            ),
+            // An apology with the old value named takes it back, whoever it is said to.
+            ("Sorry everyone, it's the 3rd not the 5th", amend("5th"), "User corrected: \"it's the 3rd not the 5th\""),
+            ("sorry all its the 3rd not the 5th", amend("5th"), "User corrected: \"its the 3rd not the 5th\""),
+        ] {
+            let ops = run(said);
+            assert_eq!(ops.len(), 1, "{said}: {ops:?}");
+            assert_eq!(ops[0].action, action, "{said}");
+            assert_eq!(ops[0].draft.content, format!("On 2026-03-02 {words}"), "{said}");
+        }
+        // No old value named, or no change: nothing amended.
+        for said in ["I'm not sure now", "sorry I didn't reply sooner, not a great week", "not now, maybe later"] {
+            assert!(run(said).iter().all(|o| !matches!(o.action, Action::Amend(_))), "{said}: {:?}", run(said));
+        }
+    }
+
+    #[test]
+    fn a_slip_taken_back_in_the_same_message_is_kept_with_its_correction() {
+        for said in [
+            "Dentist is on the 9th. Oh wait, no, I checked the card, it's the 11th.",
+            "My flight lands at 6. Ah sorry, I looked again, is 8 in the evening.",
+            "The recital is on the 20th. Hang on, not the 20th, the 21st!",
+        ] {
+            let ops = run(said);
+            assert_eq!(ops.len(), 1, "{said}: {ops:?}");
+            assert_eq!(ops[0].action, Action::Add, "{said}");
+            assert_eq!(ops[0].draft.content, format!("On 2026-03-02 User said: \"{said}\""), "{said}");
+        }
+        // A typed statement in the take-back says what holds, and the slip leaves nothing.
+        let ops = run("I live in Leeds. No wait, I live in York now.");
+        assert!(ops.iter().all(|o| !o.draft.content.contains("Leeds")), "{ops:?}");
+        assert!(ops.iter().any(|o| o.draft.content.contains("York")), "{ops:?}");
+        // An apology for something else takes nothing back.
+        let ops = run("I got the job at the bakery. Sorry I didn't reply sooner.");
+        assert!(ops.iter().any(|o| o.draft.content == "User got the job at the bakery"), "{ops:?}");
     }
 
     #[test]

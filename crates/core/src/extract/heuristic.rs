@@ -145,7 +145,38 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     if english && ill.is_match(&s) {
         s = Cow::Owned(ill.replace_all(&s, "${1}I'll${2}").into_owned());
     }
+    // "am 15 so …", "cannae dae pizza, am seliac": a clause opening on "am" has dropped its
+    // "I" ("9 am" follows a number, never a clause's start).
+    static AM: OnceLock<Regex> = OnceLock::new();
+    let am = AM.get_or_init(|| {
+        Regex::new(r"(?m)(^\s*|[.!?,;]\s+|\b(?i:so|and|but|cos|coz|cause|because|coz)\s+)(?i:am)(\s+[\w'])")
+            .expect("dropped-I regex")
+    });
+    if english && am.is_match(&s) {
+        s = Cow::Owned(am.replace_all(&s, "${1}I am${2}").into_owned());
+    }
+    // Shouting ("WE CAME 3RD!!") is said in capitals, not written in them: three words or more
+    // in capitals, one of them a function word, are lowered (acronyms alone stay as typed).
+    if english {
+        s = Cow::Owned(unshouted(&s));
+    }
     s
+}
+
+/// `text` with each run of three or more words in capitals lowered, where a function word
+/// ("WE", "THE", "IS") shows it is shouting rather than a string of acronyms ("NHS GP ICU").
+fn unshouted(text: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"\b[A-Z0-9][A-Z0-9']*[A-Z][A-Z0-9']*(?:[\s,]+[A-Z0-9][A-Z0-9']*){2,}\b").expect("shouting regex")
+    });
+    re.replace_all(text, |c: &regex::Captures<'_>| {
+        let run = &c[0];
+        let lowered = run.to_lowercase();
+        let shouted = lowered.split(|ch: char| !ch.is_alphanumeric() && ch != '\'').any(crate::text::is_stopword);
+        if shouted { lowered } else { run.to_string() }
+    })
+    .into_owned()
 }
 
 fn question_start() -> &'static Regex {
@@ -180,7 +211,7 @@ fn question_start() -> &'static Regex {
 fn wh_start() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose)\b")
+        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|abeg|pls|plz|please|anyway|anyways|quick\s+question|another\s+question|one\s+more\s+question|question)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose)\b")
             .expect("wh regex")
     })
 }
@@ -224,6 +255,8 @@ fn blocked_re() -> &'static Regex {
                 (?i)\b(?:
                     # hypotheticals and wishes
                     if\s+(?:i|we|my)
+                    # in Scots and fast typing, a is I: if a ever win, if ah get
+                    | if\s+ah?\s+(?:ever|win|won|get|got|had|could|wis|was)
                     # a condition on something else: if it goes badly, if the weather holds
                     | if\s+(?:it|this|that|things|everything|all|the\s+\w+)\s+(?:goes|go|went|turns?|ends?|fails?|works?|holds?|is|isn't|was|gets?|doesn't|don't|falls?)\b
                     | what\s+if
@@ -251,6 +284,7 @@ fn blocked_re() -> &'static Regex {
                     | just\s+kidding
                     | jk
                     | joking
+                    | (?:it's|its|is|it\s+is)\s+(?:a\s+|just\s+a\s+|only\s+a\s+)?joke
                     | in\s+my\s+dreams
                     | pretending
                     | role-?play
@@ -262,6 +296,26 @@ fn blocked_re() -> &'static Regex {
         )
         .expect("blocked regex")
     })
+}
+
+/// A sentence that opens by owning a joke ("Joking.", "lol jk", "No, is joke, I stay"): the
+/// sentence before it was not meant.
+fn joke_after() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)^\s*(?:(?:lol|haha\w*|no|nah|ok|but)[,!.]?\s+)*
+                (?:jk|j/k|just\s+kidding|kidding|(?:only\s+|just\s+)?joking|(?:it's|its|is|it\s+is)\s+(?:a\s+|just\s+a\s+)?joke)\b",
+        )
+        .expect("joke regex")
+    })
+}
+
+/// A conditional's consequence ("would", "'d", Scots "wid"): after a hypothetical it is part of
+/// it ("Rhodri would have my head", "ma maw wid kill me").
+fn would_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(r"\b(?:would|wid|wud|'d)\b").expect("would regex"))
 }
 
 /// Doubt ("maybe", "I think", "probably"): the sentence asserts nothing for sure.
@@ -436,9 +490,29 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
     out
 }
 
-/// The user's correcting words from `m` as a dated quote, `action` saying what they correct.
-fn correcting(action: Action, said: &str, m: &Message) -> ProposedOp {
-    let mut draft = Draft::new(Kind::Fact, readable::corrected(said, m.at), 0.9, 0.6);
+/// Whether a sentence states something a take-back could be of: a statement of three words
+/// or more, not a question, thanks or a greeting.
+fn states(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let courtesy = RE.get_or_init(|| {
+        Regex::new(r"(?i)^\W*(?:thanks|thank\s+you|thx|ty|hi|hello|hey|ok|okay|cool|great|nice|lol|haha|good\s+(?:morning|evening|night))\b")
+            .expect("courtesy regex")
+    });
+    statement_end(text) == text.len() && text.split_whitespace().count() >= 3 && !courtesy.is_match(text)
+}
+
+/// A sentence of the message being read, and where the ops and episodes it left begin.
+struct SaidBefore<'a> {
+    text: &'a str,
+    ops: usize,
+    episodes: usize,
+}
+
+/// The user's correcting words from `m` as a dated quote, `action` saying what they correct:
+/// "User corrected" for a slip, "User said" for news that changes it (`news`).
+fn correcting(action: Action, said: &str, m: &Message, news: bool) -> ProposedOp {
+    let content = if news { readable::quote(said, m.at) } else { readable::corrected(said, m.at) };
+    let mut draft = Draft::new(Kind::Fact, content, 0.9, 0.6);
     // The user's words, kept as said: context for the model, never a fact to enforce.
     draft.surface = Some(crate::kind::Surface::Adapt);
     draft.valid_from = Some(m.at);
@@ -575,8 +649,14 @@ impl Extractor for HeuristicExtractor {
             // sentence before did.
             let mut amending = false;
             let mut last_amended = false;
+            // The sentence before in this message, with where its ops and episodes begin: a
+            // take-back of it drops what it left.
+            let mut said_before: Option<SaidBefore<'_>> = None;
+            // Whether the sentence before was a hypothetical, a joke or someone else's word.
+            let mut hypothetical = false;
             for sent in sentences(&text) {
-                let sentence_language = match language::detect(sent) {
+                let (ops_before, episodes_before) = (ops.len(), episodes.len());
+                let sentence_language = match language::detect_within(sent, message_language) {
                     Language::Unknown => message_language,
                     known => known,
                 };
@@ -588,14 +668,27 @@ impl Extractor for HeuristicExtractor {
                     prev = Some(sent);
                     prev_told = false;
                     last_amended = false;
+                    said_before = None;
+                    hypothetical = false;
                     continue;
                 }
+                // "I'm quitting tomorrow. Joking.": what the sentence before said was not meant.
+                if joke_after().is_match(&lower) {
+                    if let Some(before) = said_before.take() {
+                        ops.truncate(before.ops);
+                        episodes.truncate(before.episodes);
+                    }
+                }
+                // "If I make them cry I'll give every guest a lamb. Rhodri would have my head":
+                // what would follow goes on with the hypothetical before it.
+                let blocked = blocked_re().is_match(&lower) || (hypothetical && would_re().is_match(&lower));
+                hypothetical = blocked;
                 let s = Sentence {
                     text: sent,
                     prev,
                     at: m.at,
                     statement_end: statement_end(sent),
-                    blocked: blocked_re().is_match(&lower),
+                    blocked,
                     hedged: hedged(&lower),
                     correction: slipped || correction::is_correction(&lower),
                     lowercase,
@@ -621,24 +714,53 @@ impl Extractor for HeuristicExtractor {
                 let mut settled: Vec<Found> = settle(&s, found).into_iter().filter(|f| !says_nothing(f)).collect();
                 // "wait actually its not tues its wed": a detail of something said before, kept
                 // beside it. Typed statements of the sentence are corrections of their own.
-                let take_back = correction::take_back(sent, &s.lower);
+                // A hypothetical takes nothing back ("if I win I will not sail anymore").
+                let take_back = if s.blocked { None } else { correction::take_back(sent, &s.lower) };
                 slipped = take_back == Some(TakeBack::Bare);
                 // "I counted wrong" closes nothing: the slip is what was done.
                 if take_back.is_some() && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
                     settled.clear();
                 }
+                // "Race day is 17 October. Ah sorry, I check website, is 18 October": the slip
+                // is the sentence before, in the same message. Neither is read alone; the two
+                // are kept together, as said.
+                let slip_before = match (&take_back, &said_before) {
+                    (Some(TakeBack::Unnamed { .. }), Some(_)) => true,
+                    // Only a statement is taken back ("Thanks so much! Sorry, one more thing").
+                    (None, Some(b)) => correction::retracts(&s.lower) && states(b.text),
+                    (Some(TakeBack::Detail { detail, news: false, .. }), Some(b)) => {
+                        let have: Vec<String> = crate::text::words(&b.text.to_lowercase()).collect();
+                        crate::text::words(detail).all(|w| have.iter().any(|h| crate::text::same_word(h, &w)))
+                    }
+                    _ => false,
+                };
+                let took_back = take_back.is_some();
                 let amended = match take_back {
                     // A second take-back in the message says more of the same one ("I mixed
                     // numbers, with me this happens when I am tired").
                     Some(TakeBack::Detail { .. } | TakeBack::Unnamed { .. }) if amending => true,
-                    Some(TakeBack::Detail { detail, said }) if settled.is_empty() => {
+                    _ if slip_before => {
+                        let before = said_before.take().expect("checked above");
+                        ops.truncate(before.ops);
+                        episodes.truncate(before.episodes);
+                        // "I live in Leeds. No wait, I live in York now": a typed statement
+                        // says what holds; otherwise the two sentences are kept as said.
+                        settled.retain(|f| f.draft.key.is_some());
+                        if settled.is_empty() {
+                            amending = true;
+                            let both = format!("{} {}", before.text.trim(), sent.trim());
+                            ops.push(correcting(Action::Add, &both, m, true));
+                        }
+                        settled.is_empty()
+                    }
+                    Some(TakeBack::Detail { detail, said, news }) if settled.is_empty() => {
                         amending = true;
-                        ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m));
+                        ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m, news));
                         true
                     }
                     Some(TakeBack::Unnamed { said }) if settled.is_empty() => {
                         amending = true;
-                        ops.push(correcting(Action::Add, &said, m));
+                        ops.push(correcting(Action::Add, &said, m, false));
                         true
                     }
                     _ => false,
@@ -682,6 +804,12 @@ impl Extractor for HeuristicExtractor {
                     }
                 }
                 prev = Some(sent);
+                // A take-back is no statement a later one could take back in turn.
+                said_before = (!took_back && !amended).then_some(SaidBefore {
+                    text: sent,
+                    ops: ops_before,
+                    episodes: episodes_before,
+                });
             }
             // A take-back the message also restates as a typed statement ("I meant Cambridge,
             // not Boston. I live in Cambridge.") is that statement's correction (its slot or the
@@ -751,6 +879,41 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn jokes_owned_and_what_would_follow_a_hypothetical_are_not_kept() {
+        for text in [
+            "I'm selling the house and moving to Bali. Joking.",
+            "im dropping out to be a tiktoker lol jk",
+            "If I get the promotion I'll buy a boat. My wife would kill me.",
+            "if a ever win the lottery am buyin a yacht",
+            "No, is joke, I stay.",
+        ] {
+            let ops = run(text);
+            assert!(ops.is_empty(), "{text:?} kept {ops:?}");
+        }
+        // What is said after the joke is meant.
+        let ops = run("I'm running off to join the circus. Joking. I start at the bank on Monday.");
+        assert_eq!(ops.len(), 1, "{ops:?}");
+        assert!(ops[0].draft.content.contains("bank"), "{ops:?}");
+    }
+
+    #[test]
+    fn texting_that_drops_its_i_shouts_or_asks_without_a_question_mark_reads_as_meant() {
+        assert_eq!(contents("cant eat bread, am coeliac"), vec!["User is coeliac"]);
+        assert_eq!(contents("am 15 so my mum has to sign"), vec!["User is 15 years old"]);
+        assert_eq!(contents("I start at 9 am on Mondays"), vec!["User starts at 9 am on Mondays"]);
+        assert!(
+            contents("WE WON THE LEAGUE!!").iter().all(|c| c.contains("won the league")),
+            "{:?}",
+            contents("WE WON THE LEAGUE!!")
+        );
+        // Acronyms alone are not shouting.
+        assert!(normalise("my GP at the NHS ICU", true).contains("GP at the NHS ICU"));
+        for text in ["abeg how do i get my baby to sleep at night", "pls how do i stop my cat scratching the sofa"] {
+            assert!(run(text).is_empty(), "{text:?}: {:?}", run(text));
+        }
     }
 
     #[test]

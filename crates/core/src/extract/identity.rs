@@ -1116,8 +1116,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 \b(?:
                     <IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?
                     | i\s+(?:just\s+)?turned
+                    # texting drops the I: turned 16 on saturday
+                    | ^\s*(?:just\s+)?turned
                 )
-                \s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b|but\b|so\b|tho\b|though\b|lol\b|haha\b))
+                \s+(?P<n>\d{1,2})(?P<unit>\s+(?:years?|yrs?)(?:\s+old)?|\s*yo|\s*y/o)?(?P<next>\s*(?:$|[,.;!]|and\b|now\b|today\b|this\s+year\b|btw\b|but\b|so\b|tho\b|though\b|lol\b|haha\b|on\s+(?:mon|tues?|wed|thu|fri|sat|sun)|yesterday\b|last\s+(?:week|month|night)\b))
             ",
             |c, _| {
                 let n = cap(c, "n").unwrap_or_default();
@@ -1893,6 +1895,8 @@ mod tests {
             contents("I'm a 29 year old nurse from Ohio."),
             vec!["User is a nurse", "User is 29 years old", "User is from Ohio"]
         );
+        assert_eq!(keyed("turned 17 on saturday, finally", "age"), Some("17".into()));
+        assert_eq!(keyed("I turned 40 yesterday!", "age"), Some("40".into()));
         assert_eq!(keyed("I'm a software developer based in Toronto.", "home"), Some("Toronto".into()));
         assert_eq!(keyed("I live with my partner in a small flat in Manchester.", "home"), Some("Manchester".into()));
         assert_eq!(keyed("just moved to Seattle!", "home"), Some("Seattle".into()));

@@ -51,7 +51,8 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     {
         return Some(Flaw::DanglingPronoun);
     }
-    if agreement().is_match(text) {
+    // "An User and others …": a word before the subject ("an" for "and") that no article is.
+    if agreement().is_match(text) || lower.starts_with("an user") || lower.starts_with("a user ") {
         return Some(Flaw::Agreement);
     }
     if first_person().is_match(text) {
@@ -96,6 +97,9 @@ const NO_SUBJECT: &[&str] = &[
     "gotta",
     // A texting clause that drops its "I": "Gone on the 0% lager now", "Shud book the test".
     "gone",
+    // Or its "it": "Is better, User sleeps more", "Was great".
+    "is",
+    "was",
     "went",
     "been",
     "got",
@@ -348,7 +352,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|big news|some news|exciting news|sad news|guess what|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|big news|big change|some news|exciting news|sad news|guess what|another question|one more question|also question|right so|right then|abeg|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })

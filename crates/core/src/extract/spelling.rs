@@ -62,14 +62,25 @@ fn correction(word: &str) -> Option<&'static str> {
     }
     let allowed = if n >= 9 { 2 } else { 1 };
     // A slip seldom hits a word's first letter, and a word that differs there is most often
-    // another word ("education" is not "medication").
+    // another word ("education" is not "medication"), unless it sounds the same ("seliac").
     words
         .iter()
-        .filter(|w| w.len().abs_diff(lower.len()) <= allowed && w.as_bytes()[0] == lower.as_bytes()[0])
+        .filter(|w| w.len().abs_diff(lower.len()) <= allowed && same_start(&lower, w))
         .map(|w| (distance(&lower, w), *w))
         .filter(|(d, _)| *d <= allowed)
         .min_by_key(|(d, _)| *d)
         .map(|(_, w)| w)
+}
+
+/// Whether two words start alike: the same letter, or letters spelling the same sound, as a
+/// writer going by ear swaps them (a soft "c" and "s": "seliac"; a hard "c" and "k").
+fn same_start(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let soft = |w: &[u8]| w[0] == b'c' && matches!(w.get(1), Some(b'e' | b'i' | b'y'));
+    a[0] == b[0]
+        || (soft(a) && b[0] == b's')
+        || (soft(b) && a[0] == b's')
+        || (matches!((a[0], b[0]), (b'c', b'k') | (b'k', b'c')) && !soft(a) && !soft(b))
 }
 
 /// Runs of ASCII letters in `text`, with their byte offsets.
@@ -132,6 +143,9 @@ mod tests {
         assert_eq!(corrected("im on roacutane for my skin"), "im on roaccutane for my skin");
         assert_eq!(corrected("I take simvastatine"), "I take simvastatin");
         assert_eq!(corrected("my warfarine dose"), "my warfarin dose");
+        // A first letter written by ear.
+        assert_eq!(corrected("cant eat bread, am seliac"), "cant eat bread, am celiac");
+        assert_eq!(corrected("on sitalopram since may"), "on citalopram since may");
     }
 
     #[test]

@@ -121,6 +121,16 @@ fn counts(text: &str) -> (HashMap<Lang, f32>, usize) {
 
 /// The language of `text` (see the module header for how it is told).
 pub fn detect(text: &str) -> Language {
+    detect_within(text, Language::Unknown)
+}
+
+/// The language of `text`, a sentence of a message whose own language is `around`. Where the
+/// sentence's function words tie between languages and `around` is one of them, the message
+/// settles it: "Gamberi, scampi, aragosta, niente, me gonfio tutto." has only "me", which six
+/// lists share, and English would win the tie, but its message ("Ah, e so' allergico ai
+/// crostacei. …") is Italian. A sentence whose words point to one language keeps it, so an
+/// English sentence quoted in a Spanish message is still English.
+pub fn detect_within(text: &str, around: Language) -> Language {
     let (hits, letters) = counts(text);
     if letters == 0 {
         return Language::Unknown;
@@ -147,11 +157,12 @@ pub fn detect(text: &str) -> Language {
     };
     let lang = match leaders.as_slice() {
         [one] => *one,
-        // A tie ("I live in Porto" has as many Italian words): English, the language the
-        // rules were written for, unless the statistics are sure of another tied one; among
-        // other languages, their best guess.
-        tied => match guess() {
-            Some(g) if tied.contains(&g.lang()) && (g.is_reliable() || !tied.contains(&Lang::Eng)) => g.lang(),
+        tied => match (around, guess()) {
+            (Language::Other(l), _) if tied.contains(&l) => l,
+            // A tie ("I live in Porto" has as many Italian words): English, the language the
+            // rules were written for, unless the statistics are sure of another tied one;
+            // among other languages, their best guess.
+            (_, Some(g)) if tied.contains(&g.lang()) && (g.is_reliable() || !tied.contains(&Lang::Eng)) => g.lang(),
             _ if tied.contains(&Lang::Eng) => Lang::Eng,
             _ => return Language::Unknown,
         },
@@ -222,6 +233,17 @@ mod tests {
         }
         // Another script is never English, whichever of its languages a short sentence reads as.
         assert!(matches!(lang("Я живу в Москве и работаю учителем"), Language::Other(_)));
+    }
+
+    #[test]
+    fn a_sentence_tied_between_languages_takes_its_messages_language() {
+        let message = "Ah, e so' allergico ai crostacei. Gamberi, scampi, aragosta, niente, me gonfio tutto.";
+        let around = detect(message);
+        assert_eq!(around, Language::Other(Lang::Ita));
+        assert_eq!(detect_within("Gamberi, scampi, aragosta, me gonfio.", around), Language::Other(Lang::Ita));
+        // Alone, the same tie goes to English; and words that point one way keep it.
+        assert_eq!(detect("Gamberi, scampi, aragosta, me gonfio."), Language::English);
+        assert_eq!(detect_within("I am allergic to prawns.", around), Language::English);
     }
 
     #[test]
