@@ -619,6 +619,8 @@ impl Extractor for HeuristicExtractor {
 
     fn extract(&self, batch: &[Message]) -> Vec<ProposedOp> {
         let mut ops: Vec<ProposedOp> = Vec::new();
+        // "met for min" … "*metformin": what a word typed again fixes is read fixed.
+        let batch = &*super::respell::respelled(batch);
         for (i, m) in batch.iter().enumerate().filter(|(_, m)| m.role == Role::User) {
             // An answer to "what's your nan into?" without "I" or "my" is about the nan: no
             // sentence of it becomes a memory about the user.

@@ -25,6 +25,7 @@ mod plan;
 mod preference;
 mod readable;
 mod resolution;
+mod respell;
 mod rule;
 mod spelling;
 mod style;

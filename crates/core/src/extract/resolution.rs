@@ -501,7 +501,13 @@ fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     if words.is_empty() && !person {
         return Vec::new();
     }
-    if !GENERIC_VERBS.contains(&base.as_str()) && (concepts <= 2 || person) {
+    // "sent them the email", "gave her a ring", "made the call": the noun is the task's verb
+    // ("email occ health", "ring the gp", "call mum"), which a plan names instead.
+    let light = matches!(base.as_str(), "send" | "give" | "make" | "drop" | "shoot")
+        && words
+            .iter()
+            .any(|w| matches!(w.as_str(), "email" | "text" | "message" | "call" | "ring" | "letter" | "note"));
+    if !GENERIC_VERBS.contains(&base.as_str()) && !light && (concepts <= 2 || person) {
         words.insert(0, base);
     }
     if words.is_empty() {
@@ -548,6 +554,9 @@ mod tests {
         assert_eq!(closes("ok I did call her"), "call");
         assert_eq!(closes("went to the dentist yesterday"), "dentist");
         assert_eq!(closes("I've emailed Sam about the invoice"), "email sam invoice");
+        // The noun is the verb a plan would use ("text the landlord", "ring the vet").
+        assert_eq!(closes("sent the landlord a text last night"), "landlord text");
+        assert_eq!(closes("i sent them the email the same day"), "email");
         assert_eq!(closes("Exam's done!"), "exam");
         assert_eq!(closes("Aced my exam!!"), "ace exam");
         assert_eq!(closes("Talked to my mum for an hour today!"), "talk mom mum mother");

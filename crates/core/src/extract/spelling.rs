@@ -74,7 +74,7 @@ fn correction(word: &str) -> Option<&'static str> {
 
 /// Whether two words start alike: the same letter, or letters spelling the same sound, as a
 /// writer going by ear swaps them (a soft "c" and "s": "seliac"; a hard "c" and "k").
-fn same_start(a: &str, b: &str) -> bool {
+pub(super) fn same_start(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let soft = |w: &[u8]| w[0] == b'c' && matches!(w.get(1), Some(b'e' | b'i' | b'y'));
     a[0] == b[0]
@@ -105,7 +105,7 @@ fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
 
 /// Edits (insertions, deletions, substitutions, adjacent swaps) between two ASCII words: the
 /// optimal string alignment distance.
-fn distance(a: &str, b: &str) -> usize {
+pub(super) fn distance(a: &str, b: &str) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
     for (i, row) in d.iter_mut().enumerate() {
