@@ -298,12 +298,31 @@ pub(super) fn retracts(lower: &str) -> bool {
     .is_match(lower)
 }
 
+/// Whether a sentence names a value a slip could be about: a number, a day or month, or the
+/// old value after "not" ("Hang on, let me grab them" takes nothing back).
+pub(super) fn names_a_value(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    lower.contains(|c: char| c.is_ascii_digit())
+        || RE
+            .get_or_init(|| {
+                Regex::new(
+                    r"\b(?:not|mon|monday|tue|tues|tuesday|wed|weds|wednesday|thu|thur|thurs|thursday|fri|friday|sat|saturday|sun|sunday|january|february|march|april|may|june|july|august|september|october|november|december|tomorrow|tonight|yesterday|morning|afternoon|evening|noon|midnight)\b",
+                )
+                .expect("value regex")
+            })
+            .is_match(lower)
+}
+
 /// Whether a sentence opens with an apology ("Sorry all, …", "ah sorry, …"): with an old
 /// value named, it takes that value back.
 fn apologetic(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
+    // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
-        Regex::new(&format!(r"^\s*(?:(?:{REPLY_WORDS}|no)[,!.]?\s+){{0,2}}sorry\b")).expect("apology regex")
+        Regex::new(&format!(
+            r"^\s*(?:(?:{REPLY_WORDS}|no)[,!.]?\s+){{0,2}}(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$))"
+        ))
+        .expect("apology regex")
     })
     .is_match(lower)
 }
@@ -616,13 +635,20 @@ mod tests {
             assert_eq!(ops[0].action, Action::Add, "{said}");
             assert_eq!(ops[0].draft.content, format!("On 2026-03-02 User said: \"{said}\""), "{said}");
         }
-        // A typed statement in the take-back says what holds, and the slip leaves nothing.
+        // A typed statement in the take-back says what holds.
         let ops = run("I live in Leeds. No wait, I live in York now.");
-        assert!(ops.iter().all(|o| !o.draft.content.contains("Leeds")), "{ops:?}");
-        assert!(ops.iter().any(|o| o.draft.content.contains("York")), "{ops:?}");
-        // An apology for something else takes nothing back.
+        assert!(ops.last().is_some_and(|o| o.draft.content == "User lives in York"), "{ops:?}");
+        let ops = run("The party is on the 4th. No wait, I live in York now, it's on the 5th.");
+        assert!(ops.iter().all(|o| !o.draft.content.contains("4th")), "{ops:?}");
+        // An apology for something else, or a pause, takes nothing back.
         let ops = run("I got the job at the bakery. Sorry I didn't reply sooner.");
         assert!(ops.iter().any(|o| o.draft.content == "User got the job at the bakery"), "{ops:?}");
+        for said in
+            ["I drew some plans for the shed. Hang on, let me find them.", "Sorry 'bout not getting back sooner."]
+        {
+            assert!(run(said).iter().all(|o| !o.draft.content.contains(said)), "{said}: {:?}", run(said));
+            assert!(run(said).iter().all(|o| !o.draft.content.contains("corrected")), "{said}: {:?}", run(said));
+        }
     }
 
     #[test]

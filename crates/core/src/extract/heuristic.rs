@@ -729,7 +729,9 @@ impl Extractor for HeuristicExtractor {
                 let slip_before = match (&take_back, &said_before) {
                     (Some(TakeBack::Unnamed { .. }), Some(_)) => true,
                     // Only a statement is taken back ("Thanks so much! Sorry, one more thing").
-                    (None, Some(b)) => correction::retracts(&s.lower) && states(b.text),
+                    (None, Some(b)) => {
+                        correction::retracts(&s.lower) && correction::names_a_value(&s.lower) && states(b.text)
+                    }
                     (Some(TakeBack::Detail { detail, news: false, .. }), Some(b)) => {
                         let have: Vec<String> = crate::text::words(&b.text.to_lowercase()).collect();
                         crate::text::words(detail).all(|w| have.iter().any(|h| crate::text::same_word(h, &w)))
