@@ -582,7 +582,14 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         }
     }
     let head_len = k + 1;
-    let tail = third_person(&out[head_len..].join(" "));
+    // With "we" for a subject, "their" would be everyone's: "my husband" stays the user's
+    // ("User and others went to Whitby with User's husband").
+    let group = user.starts_with("User and others");
+    let rest: Vec<String> = out[head_len..]
+        .iter()
+        .map(|w| if group && bare(w) == "my" { "User's".to_string() } else { w.clone() })
+        .collect();
+    let tail = third_person(&rest.join(" "));
     let joined = format!("{} {tail}", out[..head_len].join(" "));
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
     // work starts ..." → "The hard work starts ...").
@@ -1614,6 +1621,9 @@ mod tests {
         assert!(content.contains("cleared OET exam"), "{content}");
         let (_, content, _) = episode("We went camping in the mountains and it was stunning.").unwrap();
         assert!(content.starts_with("User and others went camping"), "{content}");
+        // "my" beside a "we" stays the user's: "their" would be everyone's.
+        let (_, content, _) = episode("we drove up to see my nan on saturday").unwrap();
+        assert_eq!(content, "User and others drove up to see User's nan on saturday");
         // Texting in lower case keeps a place all the same.
         let kept: Vec<String> = run("i live in leeds").into_iter().map(|o| o.draft.content).collect();
         assert!(kept.iter().any(|c| c.to_lowercase().contains("leeds")), "{kept:?}");

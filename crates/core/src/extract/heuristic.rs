@@ -501,6 +501,19 @@ fn states(text: &str) -> bool {
     statement_end(text) == text.len() && text.split_whitespace().count() >= 3 && !courtesy.is_match(text)
 }
 
+/// Whether an assistant turn asks the user about their medicines or allergies ("Are you taking
+/// anything else?", "Any allergies I should know about?").
+fn asks_about_health(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    text.contains('?')
+        && RE
+            .get_or_init(|| {
+                Regex::new(r"(?i)\b(?:medications?|medicines?|meds|tablets|pills|prescri\w*|allergi\w*|allergy|taking\s+anything|on\s+anything)\b")
+                    .expect("health question regex")
+            })
+            .is_match(text)
+}
+
 /// A sentence of the message being read, and where the ops and episodes it left begin.
 struct SaidBefore<'a> {
     text: &'a str,
@@ -825,6 +838,7 @@ impl Extractor for HeuristicExtractor {
                 let said: Vec<ProposedOp> = ops.drain(first..).collect();
                 ops.extend(said.into_iter().filter(|o| !matches!(o.action, Action::Amend(_))));
             }
+            let said_nothing = ops.len() == first && episodes.is_empty();
             let told = episodic::merge(std::mem::take(&mut episodes));
             if let Some((draft, plan)) = replacing(told, &called_off, &left, m.at) {
                 let action = match plan {
@@ -842,6 +856,21 @@ impl Extractor for HeuristicExtractor {
                 .filter(|d| ops[first..].iter().all(|o| o.draft.key != d.key))
             {
                 draft.valid_from = Some(m.at);
+                ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
+            }
+            // "Are you taking anything else?" … "just the statin for cholesterol. simvastatin i
+            // think": an answer naming a medicine says what the user takes, though no sentence
+            // of it has a subject. Kept as said, for the safety path to find.
+            if said_nothing
+                && message_language.reads_as_english()
+                && asked.is_some_and(|q| asks_about_health(&q.content))
+                && statement_end(&text) > 0
+                && crate::safety::constraint_domains(&text).iter().any(|d| d == crate::safety::Domain::Medication)
+            {
+                let mut draft = Draft::new(Kind::Fact, readable::quote(&text, m.at), 0.8, 0.6);
+                draft.surface = Some(crate::kind::Surface::Adapt);
+                draft.valid_from = Some(m.at);
+                draft.rule = Some("safety.answer".into());
                 ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
             }
             if let Some((speaker, _)) = attribution::split_speaker(&m.content) {
@@ -883,6 +912,17 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn an_answer_naming_a_medicine_is_kept_as_said() {
+        assert_eq!(
+            answering("Are you on any other medication at the moment?", "only the blood thinner. warfarin i think"),
+            vec!["On 2026-03-02 User said: \"Only the blood thinner. warfarin i think\""]
+        );
+        // Asked about something else, or naming no medicine: nothing.
+        assert!(answering("What did you have for lunch?", "just the statin with a sandwich lol").is_empty());
+        assert!(answering("Are you taking anything for it?", "nah just rest").is_empty());
     }
 
     #[test]
