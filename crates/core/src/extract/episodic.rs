@@ -842,12 +842,58 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
             )
             && !verb_in_clause
             && !stimulus(w, words)
-            && !named(words) =>
+            && !named(words)
+            && !done_to(words) =>
         {
             Some("I'm")
         }
         _ => None,
     }
+}
+
+/// Whether the "-ing" word names a thing that something was done to ("driving test booked sat
+/// 9am", "swimming lesson cancelled"): a noun after it, then a past participle, is a subject
+/// and its verb with "is" left out, not an elided "I'm driving".
+fn done_to(words: &[String]) -> bool {
+    let w1 = words.get(1).map(|w| bare(w)).unwrap_or_default();
+    let w2 = words.get(2).map(|w| bare(w)).unwrap_or_default();
+    !words[0].ends_with([',', '.', '!', '?', ';', '-'])
+        && w1.len() > 2
+        && !matches!(
+            w1.as_str(),
+            "the"
+                | "a"
+                | "an"
+                | "my"
+                | "our"
+                | "your"
+                | "his"
+                | "her"
+                | "their"
+                | "to"
+                | "for"
+                | "with"
+                | "on"
+                | "in"
+                | "at"
+                | "up"
+                | "out"
+                | "off"
+                | "back"
+                | "home"
+                | "around"
+                | "about"
+                | "into"
+                | "over"
+                | "it"
+                | "this"
+                | "that"
+                | "some"
+                | "all"
+        )
+        && w2.len() > 3
+        && w2.ends_with("ed")
+        && !w2.ends_with("eed")
 }
 
 /// Whether the first two words are a capitalised name that a verb in "-s" follows ("Boxing Day
@@ -1622,6 +1668,8 @@ mod tests {
         let (_, content, _) = episode("We went camping in the mountains and it was stunning.").unwrap();
         assert!(content.starts_with("User and others went camping"), "{content}");
         // "my" beside a "we" stays the user's: "their" would be everyone's.
+        // A thing something was done to is no "I'm …ing".
+        assert!(episode("driving test booked sat 9am").is_none_or(|(_, c, _)| !c.starts_with("User is driving")));
         let (_, content, _) = episode("we drove up to see my nan on saturday").unwrap();
         assert_eq!(content, "User and others drove up to see User's nan on saturday");
         // Texting in lower case keeps a place all the same.

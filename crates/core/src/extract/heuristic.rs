@@ -258,7 +258,9 @@ fn blocked_re() -> &'static Regex {
                     # in Scots and fast typing, a is I: if a ever win, if ah get
                     | if\s+ah?\s+(?:ever|win|won|get|got|had|could|wis|was)
                     # a condition on something else: if it goes badly, if the weather holds
-                    | if\s+(?:it|this|that|things|everything|all|the\s+\w+)\s+(?:goes|go|went|turns?|ends?|fails?|works?|holds?|is|isn't|was|gets?|doesn't|don't|falls?)\b
+                    | if\s+(?:it|this|that|things|everything|all|the\s+\w+)(?:\s+one)?\s+(?:goes|go|went|turns?|ends?|fails?|works?|holds?|is|isn't|was|gets?|doesn't|don't|falls?)\b
+                    # someone else's conditional: my husband said if this one is a boy ...
+                    | (?:said|says|reckons|thinks|told\s+me)\s+(?:that\s+)?if\b
                     | what\s+if
                     | suppose
                     | supposing
@@ -286,6 +288,7 @@ fn blocked_re() -> &'static Regex {
                     | joking
                     | (?:it's|its|is|it\s+is)\s+(?:a\s+|just\s+a\s+|only\s+a\s+)?joke
                     | in\s+my\s+dreams
+                    | over\s+my\s+dead\s+body
                     | pretending
                     | role-?play
                     | in\s+the\s+story
@@ -933,6 +936,7 @@ pub(crate) mod tests {
             "If I get the promotion I'll buy a boat. My wife would kill me.",
             "if a ever win the lottery am buyin a yacht",
             "No, is joke, I stay.",
+            "lol my wife said if this one is a girl she is calling her Beyonce. over my dead body",
         ] {
             let ops = run(text);
             assert!(ops.is_empty(), "{text:?} kept {ops:?}");

@@ -97,6 +97,7 @@ const NO_SUBJECT: &[&str] = &[
     "gotta",
     // A texting clause that drops its "I": "Gone on the 0% lager now", "Shud book the test".
     "gone",
+    "still",
     // Or its "it": "Is better, User sleeps more", "Was great".
     "is",
     "was",
