@@ -147,22 +147,7 @@ fn respell(text: &str, word: &str) -> Option<String> {
 
 /// Byte spans of the words (letters) of `text`.
 fn words(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphabetic(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push((s, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
-    }
-    out
+    super::spelling::letter_runs(text, char::is_alphabetic).into_iter().map(|(s, w)| (s, s + w.len())).collect()
 }
 
 #[cfg(test)]

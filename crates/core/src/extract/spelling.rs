@@ -85,10 +85,15 @@ pub(super) fn same_start(a: &str, b: &str) -> bool {
 
 /// Runs of ASCII letters in `text`, with their byte offsets.
 fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    letter_runs(text, |c| c.is_ascii_alphabetic()).into_iter()
+}
+
+/// Runs of the characters `letter` accepts in `text`, with their byte offsets.
+pub(super) fn letter_runs(text: &str, letter: impl Fn(char) -> bool) -> Vec<(usize, &str)> {
     let mut spans = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
-        match (c.is_ascii_alphabetic(), start) {
+        match (letter(c), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 spans.push((s, &text[s..i]));
@@ -100,7 +105,7 @@ fn word_spans(text: &str) -> impl Iterator<Item = (usize, &str)> {
     if let Some(s) = start {
         spans.push((s, &text[s..]));
     }
-    spans.into_iter()
+    spans
 }
 
 /// Edits (insertions, deletions, substitutions, adjacent swaps) between two ASCII words: the
