@@ -860,6 +860,7 @@ fn done_to(words: &[String]) -> bool {
     let w2 = words.get(2).map(|w| bare(w)).unwrap_or_default();
     !words[0].ends_with([',', '.', '!', '?', ';', '-'])
         && w1.len() > 2
+        && !w1.ends_with("ly")
         && !matches!(
             w1.as_str(),
             "the"
@@ -891,10 +892,37 @@ fn done_to(words: &[String]) -> bool {
                 | "that"
                 | "some"
                 | "all"
+                | "how"
+                | "what"
+                | "more"
+                | "less"
+                | "so"
+                | "very"
+                | "too"
+                | "much"
         )
-        && w2.len() > 3
-        && w2.ends_with("ed")
-        && !w2.ends_with("eed")
+        && matches!(
+            w2.as_str(),
+            "booked"
+                | "cancelled"
+                | "canceled"
+                | "sorted"
+                | "postponed"
+                | "rescheduled"
+                | "moved"
+                | "confirmed"
+                | "scheduled"
+                | "arranged"
+                | "paid"
+                | "fixed"
+                | "delayed"
+                | "passed"
+                | "failed"
+                | "approved"
+                | "finished"
+                | "planned"
+                | "done"
+        )
 }
 
 /// Whether the first two words are a capitalised name that a verb in "-s" follows ("Boxing Day

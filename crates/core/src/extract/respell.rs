@@ -7,7 +7,8 @@
 //! of its own. So before any rule runs, the word said alone replaces the span of the sentence
 //! before it (or, led by "*", of the user's message before it) that it respells, and is itself
 //! dropped. Only a span that spells nearly the same letters is replaced: one to three words
-//! whose letters, run together, are at most one edit in three from the word's.
+//! whose letters, run together, are at most one edit in three from the word's (one in four
+//! for a single word), and never a word said alone for its own sake ("Thanks!").
 
 use std::borrow::Cow;
 
@@ -95,11 +96,54 @@ fn split(text: &str) -> Vec<String> {
     out
 }
 
-/// The word a sentence is, when it is one word of letters (an asterisk before it allowed).
+/// The word a sentence is, when it is one word of letters (an asterisk before it allowed) and
+/// no word said alone for its own sake ("Thanks!", "Exactly.").
 fn alone(sentence: &str) -> Option<String> {
     let w = sentence.trim().trim_start_matches('*').trim_end_matches(['.', '!', '?', ',']);
-    (w.chars().count() >= MIN_LEN && w.chars().all(char::is_alphabetic)).then(|| w.to_string())
+    let said_alone = SAID_ALONE.contains(&w.to_lowercase().as_str());
+    (w.chars().count() >= MIN_LEN && w.chars().all(char::is_alphabetic) && !said_alone).then(|| w.to_string())
 }
+
+/// Words people say as a sentence of their own, which respell nothing.
+const SAID_ALONE: &[&str] = &[
+    "absolutely",
+    "agreed",
+    "alright",
+    "amazing",
+    "anyway",
+    "anyways",
+    "awesome",
+    "bless",
+    "brilliant",
+    "cheers",
+    "congrats",
+    "correct",
+    "definitely",
+    "exactly",
+    "fantastic",
+    "finally",
+    "great",
+    "hello",
+    "honestly",
+    "indeed",
+    "lovely",
+    "nevermind",
+    "perfect",
+    "please",
+    "right",
+    "seriously",
+    "sorry",
+    "sounds",
+    "sure",
+    "thanks",
+    "thank",
+    "totally",
+    "welcome",
+    "whatever",
+    "wonderful",
+    "yeah",
+    "yikes",
+];
 
 /// A message opening on "*word": the word and what the message says after it.
 fn starred(text: &str) -> Option<(String, String)> {
@@ -119,7 +163,9 @@ fn starred(text: &str) -> Option<(String, String)> {
 fn respell(text: &str, word: &str) -> Option<String> {
     let target: String = word.to_lowercase();
     let spans = words(text);
-    let allowed = (target.chars().count() / 3).max(1);
+    // A word split by the phone ("met for min", "penny sillin") may be further off than one
+    // mistyped whole ("Landover" for "Llandovery").
+    let allowed = |n: usize| (target.chars().count() / if n == 1 { 4 } else { 3 }).max(1);
     let mut best: Option<(usize, usize, usize)> = None; // (distance, from, to) in bytes
     for i in 0..spans.len() {
         for n in 1..=3.min(spans.len() - i) {
@@ -134,7 +180,7 @@ fn respell(text: &str, word: &str) -> Option<String> {
                 continue;
             }
             let d = super::spelling::distance(&letters, &target);
-            if d <= allowed && best.is_none_or(|(bd, _, _)| d < bd) {
+            if d <= allowed(n) && best.is_none_or(|(bd, _, _)| d < bd) {
                 best = Some((d, from, to));
             }
         }
@@ -168,6 +214,12 @@ mod tests {
         // A sentence of one word that respells nothing is a sentence.
         assert_eq!(within_message("We went hiking. Amazing. Back on Monday"), None);
         assert_eq!(within_message("I love Paris. Paris!"), None);
+        assert_eq!(within_message("I think I'll give those a try with my pups. Thanks!"), None);
+        assert_eq!(
+            within_message("I'm training for the marathon. Trainers."),
+            None,
+            "one word: one edit in four at most"
+        );
     }
 
     #[test]
