@@ -149,11 +149,15 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     // "I" ("9 am" follows a number, never a clause's start).
     static AM: OnceLock<Regex> = OnceLock::new();
     let am = AM.get_or_init(|| {
-        Regex::new(r"(?m)(^\s*|[.!?,;]\s+|\b(?i:so|and|but|cos|coz|cause|because|coz)\s+)(?i:am)(\s+[\w'])")
+        Regex::new(r"(?m)(^\s*|[.!?,;]\s+|\b(?i:so|and|but|cos|coz|cause|because)\s+)(?i:am)(\s+)([\w']+)")
             .expect("dropped-I regex")
     });
     if english && am.is_match(&s) {
-        s = Cow::Owned(am.replace_all(&s, "${1}I am${2}").into_owned());
+        // "so am I" keeps its I where it is.
+        let fixed = am.replace_all(&s, |c: &regex::Captures<'_>| {
+            if c[3].eq_ignore_ascii_case("i") { c[0].to_string() } else { format!("{}I am{}{}", &c[1], &c[2], &c[3]) }
+        });
+        s = Cow::Owned(fixed.into_owned());
     }
     // Shouting ("WE CAME 3RD!!") is said in capitals, not written in them: three words or more
     // in capitals, one of them a function word, are lowered (acronyms alone stay as typed).
@@ -952,6 +956,7 @@ pub(crate) mod tests {
         assert_eq!(contents("cant eat bread, am coeliac"), vec!["User is coeliac"]);
         assert_eq!(contents("am 15 so my mum has to sign"), vec!["User is 15 years old"]);
         assert_eq!(contents("I start at 9 am on Mondays"), vec!["User starts at 9 am on Mondays"]);
+        assert_eq!(normalise("so am i lol", true), "so am i lol");
         assert!(
             contents("WE WON THE LEAGUE!!").iter().all(|c| c.contains("won the league")),
             "{:?}",
