@@ -841,6 +841,19 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                     | "thing"
                     | "during"
                     | "according"
+                    // Nouns in "-ing": "wedding prob next summer" is the wedding's news.
+                    | "wedding"
+                    | "building"
+                    | "ceiling"
+                    | "pudding"
+                    | "sibling"
+                    | "darling"
+                    | "earring"
+                    | "clothing"
+                    | "dumpling"
+                    | "offspring"
+                    | "spring"
+                    | "string"
             )
             && !verb_in_clause
             && !stimulus(w, words)
@@ -1698,6 +1711,10 @@ mod tests {
         assert!(content.starts_with("User and others went camping"), "{content}");
         // "my" beside a "we" stays the user's: "their" would be everyone's.
         // A thing something was done to is no "I'm …ing".
+        assert!(
+            episode("wedding prob next summer in her hometown in cork")
+                .is_none_or(|(_, c, _)| !c.starts_with("User is wedding"))
+        );
         let (_, content, _) = episode("driving test booked sat 9am").unwrap();
         assert_eq!(content, "User's driving test booked sat 9am");
         let (_, content, _) = episode("we drove up to see my nan on saturday").unwrap();

@@ -76,6 +76,15 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if NO_SUBJECT.contains(&first) {
         return Some(Flaw::NoSubject);
     }
+    // "Will ask when User picks up the next lot": "will" opening on a verb has lost its "I"
+    // ("Will (User's brother) is …" is a name).
+    let second = lower.split_whitespace().nth(1).unwrap_or("");
+    if first == "will"
+        && second.starts_with(|c: char| c.is_ascii_lowercase())
+        && !matches!(second, "user's" | "and" | "or" | "is" | "was" | "has" | "said" | "says")
+    {
+        return Some(Flaw::NoSubject);
+    }
     None
 }
 
@@ -353,7 +362,7 @@ fn interjection() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?i:good news|great news|bad news|big news|big change|some news|exciting news|sad news|guess what|another question|one more question|also question|right so|right then|abeg|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
+            r"^(?i:good news|great news|bad news|big news|big change|some news|exciting news|sad news|guess what|another question|one more question|also question|right so|right then|abeg|excuse me|excuse User|pardon me|real talk|quick one|quick question|wow|haha+|lol|omg|yeah|yes|oh|well|so|ok|okay|hey|hi|hiya|hello|yo|aw+|ugh|phew|btw|tbh|not a problem|no problem|no worries|sorry|alright|anyway|anyways|by the way|hmm+|yay|of course)\b[,!.]?\s",
         )
         .expect("interjection regex")
     })
@@ -378,6 +387,15 @@ mod tests {
     fn a_lead_for_the_listener_is_an_interjection() {
         assert_eq!(flaw("Quick one, User is definitely staying in Cardiff"), Some(Flaw::Interjection));
         assert_eq!(flaw("Good news, User submitted the thesis chapter"), Some(Flaw::Interjection));
+        assert_eq!(flaw("Excuse User they want to ask about their bonsai"), Some(Flaw::Interjection));
+    }
+
+    #[test]
+    fn will_opening_on_a_verb_has_lost_its_subject_and_will_the_name_has_not() {
+        assert_eq!(flaw("Will ask when User picks up the next lot"), Some(Flaw::NoSubject));
+        assert_eq!(flaw("Will (User's brother) is moving to Leeds in June"), None);
+        assert_eq!(flaw("Will and User went camping in May"), None);
+        assert_eq!(flaw("Will is User's oldest friend"), None);
     }
 
     #[test]
