@@ -521,6 +521,24 @@ fn asks_about_health(text: &str) -> bool {
             .is_match(text)
 }
 
+/// What the reply "no, not anymore, …" to an assistant turn that said something of the user
+/// ("You're driving Granny from Athlone") says, as the user would have said it: "I'm not
+/// driving Granny from Athlone anymore.". `None` for any other reply.
+fn no_longer_so(asked: &str, reply: &str) -> Option<String> {
+    static LEAD: OnceLock<Regex> = OnceLock::new();
+    static SAID: OnceLock<Regex> = OnceLock::new();
+    let lead = LEAD.get_or_init(|| {
+        Regex::new(r"(?i)^\s*(?:(?:no|nope|nah|actually)[,.!]?\s+)+(?:not\s+any\s*more|no\s+longer)\b[,.!]?\s*")
+            .expect("no-longer reply regex")
+    });
+    let said = SAID.get_or_init(|| {
+        Regex::new(r"(?im)(?:^|[.!?:,]\s+|^\s*[-*•]\s*)you(?:'re|\s+are)\s+([^.\n!?]+)").expect("restatement regex")
+    });
+    lead.find(reply)?;
+    let what = said.captures_iter(asked).last()?.get(1)?.as_str().trim();
+    (what.split_whitespace().count() >= 2).then(|| format!("I'm not {what} anymore."))
+}
+
 /// A sentence of the message being read, and where the ops and episodes it left begin.
 struct SaidBefore<'a> {
     text: &'a str,
@@ -653,6 +671,19 @@ impl Extractor for HeuristicExtractor {
             // takes its message's language, told from what the user typed.
             let message_language = language::detect(without_speaker(&m.content));
             let text = normalise(&m.content, message_language.reads_as_english());
+            // "You're driving Granny from Athlone" … "no, not anymore, Ciarán's taking Granny
+            // now": the reply says, of what the assistant said of the user, that it no longer
+            // holds. What the user would have said is read for that alone (never quoted: they
+            // did not say it), and the reply as it was for the rest.
+            if let Some(said) = i
+                .checked_sub(1)
+                .map(|p| &batch[p])
+                .filter(|q| q.role == Role::Assistant && message_language.reads_as_english())
+                .and_then(|q| no_longer_so(&q.content, &text))
+            {
+                let meant = Message { content: said, ..m.clone() };
+                ops.extend(self.extract(&[meant]).into_iter().filter(|o| matches!(o.action, Action::Forget(_))));
+            }
             let lowercase = !text.chars().any(char::is_uppercase);
             let first = ops.len();
             let mut prev: Option<&str> = None;
@@ -919,6 +950,29 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn no_longer_said_to_what_the_assistant_said_of_the_user_retires_it() {
+        let mut q =
+            message("m0", "Got it, so the plan:\n- Dinner at 7\n- You're bringing the dessert from Carluccio's");
+        q.role = Role::Assistant;
+        let ops =
+            HeuristicExtractor.extract(&[q.clone(), message("m1", "no, not anymore, my sister is doing dessert")]);
+        assert!(
+            ops.iter().any(|o| matches!(&o.action, Action::Forget(Target::Matching(t)) if t.contains("dessert"))),
+            "{ops:?}"
+        );
+        // Any other reply, or no restatement to reply to: nothing retired.
+        for (asked, reply) in [
+            (q.content.as_str(), "no, my sister is doing dessert"),
+            ("Any plans for the weekend?", "no, not anymore, the trip fell through"),
+        ] {
+            let mut a = message("m0", asked);
+            a.role = Role::Assistant;
+            let ops = HeuristicExtractor.extract(&[a, message("m1", reply)]);
+            assert!(ops.iter().all(|o| !matches!(o.action, Action::Forget(_))), "{reply}: {ops:?}");
+        }
     }
 
     #[test]
