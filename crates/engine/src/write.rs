@@ -595,7 +595,13 @@ impl Memory {
             .into_iter()
             .filter(|c| c.memory.status == Status::Active)
             .filter_map(|c| {
-                let have: HashSet<String> = mnemo_core::text::words(&c.memory.content).collect();
+                // A possessive holds its word ("Carluccio's" holds "carluccio").
+                let have: HashSet<String> = mnemo_core::text::words(&c.memory.content)
+                    .flat_map(|w| {
+                        let bare = w.strip_suffix("'s").map(str::to_string);
+                        std::iter::once(w).chain(bare)
+                    })
+                    .collect();
                 let holds = !wanted.is_empty()
                     && wanted
                         .iter()

@@ -340,6 +340,26 @@ fn a_number_named_as_it_was_said_finds_what_it_corrects() {
 }
 
 #[test]
+fn no_longer_said_to_the_assistants_summary_amends_what_it_summed_up() {
+    let f = hashed();
+    let s = chat("orla", "c1");
+    f.say(&s, &["I'm the one driving Granny up from Athlone, she's only off the crutches since June."]);
+    let msgs = vec![
+        NewMessage::assistant("Updated plan:\n- Hotel: the Shannon room\n- You're driving Granny from Athlone", t0())
+            .with_id("a1"),
+        NewMessage::user("no, not anymore, Ciarán's taking Granny now", t0() + Duration::minutes(1)).with_id("u1"),
+    ];
+    f.memory.ingest(&s, msgs).unwrap();
+    let active = f.active_contents(&s);
+    assert!(
+        active.iter().any(|c| c.contains("driving Granny up from Athlone")
+            && c.contains("User said: \"No, not anymore, Ciarán's taking Granny now\"")),
+        "{active:?}"
+    );
+    assert_eq!(active.iter().filter(|c| c.contains("driving Granny")).count(), 1, "{active:?}");
+}
+
+#[test]
 fn re_extracting_a_corrected_conversation_changes_nothing() {
     let f = hashed();
     let s = chat("dana", "c1");

@@ -521,9 +521,9 @@ fn asks_about_health(text: &str) -> bool {
             .is_match(text)
 }
 
-/// What the reply "no, not anymore, …" to an assistant turn that said something of the user
-/// ("You're driving Granny from Athlone") says, as the user would have said it: "I'm not
-/// driving Granny from Athlone anymore.". `None` for any other reply.
+/// The words of what the reply "no, not anymore, …" says no longer holds, when it answers an
+/// assistant turn that said something of the user ("You're driving Granny from Athlone" →
+/// "driving granny athlone"). `None` for any other reply.
 fn no_longer_so(asked: &str, reply: &str) -> Option<String> {
     static LEAD: OnceLock<Regex> = OnceLock::new();
     static SAID: OnceLock<Regex> = OnceLock::new();
@@ -535,8 +535,9 @@ fn no_longer_so(asked: &str, reply: &str) -> Option<String> {
         Regex::new(r"(?im)(?:^|[.!?:,]\s+|^\s*[-*•]\s*)you(?:'re|\s+are)\s+([^.\n!?]+)").expect("restatement regex")
     });
     lead.find(reply)?;
-    let what = said.captures_iter(asked).last()?.get(1)?.as_str().trim();
-    (what.split_whitespace().count() >= 2).then(|| format!("I'm not {what} anymore."))
+    let what = said.captures_iter(asked).last()?.get(1)?.as_str();
+    let words = crate::text::query_terms(what);
+    (words.len() >= 2).then(|| words.join(" "))
 }
 
 /// A sentence of the message being read, and where the ops and episodes it left begin.
@@ -673,16 +674,16 @@ impl Extractor for HeuristicExtractor {
             let text = normalise(&m.content, message_language.reads_as_english());
             // "You're driving Granny from Athlone" … "no, not anymore, Ciarán's taking Granny
             // now": the reply says, of what the assistant said of the user, that it no longer
-            // holds. What the user would have said is read for that alone (never quoted: they
-            // did not say it), and the reply as it was for the rest.
-            if let Some(said) = i
+            // holds. It amends the memory holding those words, as news: what was said stays,
+            // with the reply after it.
+            if let Some(detail) = i
                 .checked_sub(1)
                 .map(|p| &batch[p])
                 .filter(|q| q.role == Role::Assistant && message_language.reads_as_english())
+                .filter(|_| attribution::split_speaker(&m.content).is_none())
                 .and_then(|q| no_longer_so(&q.content, &text))
             {
-                let meant = Message { content: said, ..m.clone() };
-                ops.extend(self.extract(&[meant]).into_iter().filter(|o| matches!(o.action, Action::Forget(_))));
+                ops.push(correcting(Action::Amend(Target::Matching(detail)), &text, m, true));
             }
             let lowercase = !text.chars().any(char::is_uppercase);
             let first = ops.len();
@@ -953,17 +954,18 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn no_longer_said_to_what_the_assistant_said_of_the_user_retires_it() {
+    fn no_longer_said_to_what_the_assistant_said_of_the_user_amends_it() {
         let mut q =
             message("m0", "Got it, so the plan:\n- Dinner at 7\n- You're bringing the dessert from Carluccio's");
         q.role = Role::Assistant;
         let ops =
             HeuristicExtractor.extract(&[q.clone(), message("m1", "no, not anymore, my sister is doing dessert")]);
         assert!(
-            ops.iter().any(|o| matches!(&o.action, Action::Forget(Target::Matching(t)) if t.contains("dessert"))),
+            ops.iter().any(|o| o.action == Action::Amend(Target::Matching("bringing dessert carluccio".into()))
+                && o.draft.content == "On 2026-03-02 User said: \"No, not anymore, my sister is doing dessert\""),
             "{ops:?}"
         );
-        // Any other reply, or no restatement to reply to: nothing retired.
+        // Any other reply, or no restatement to reply to: nothing amended.
         for (asked, reply) in [
             (q.content.as_str(), "no, my sister is doing dessert"),
             ("Any plans for the weekend?", "no, not anymore, the trip fell through"),
@@ -971,7 +973,7 @@ pub(crate) mod tests {
             let mut a = message("m0", asked);
             a.role = Role::Assistant;
             let ops = HeuristicExtractor.extract(&[a, message("m1", reply)]);
-            assert!(ops.iter().all(|o| !matches!(o.action, Action::Forget(_))), "{reply}: {ops:?}");
+            assert!(ops.iter().all(|o| !matches!(o.action, Action::Amend(_))), "{reply}: {ops:?}");
         }
     }
 
