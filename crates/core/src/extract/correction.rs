@@ -72,10 +72,15 @@ fn says_it_was_wrong(lower: &str) -> bool {
     owns_a_slip(lower)
         || RE
             .get_or_init(|| {
-                Regex::new(&format!(r"(?x)^\s*(?:(?:{REPLY_WORDS})[,!.]?\s+){{0,3}}(?:{TAKE_BACK_WORDS})\b"))
-                    .expect("retraction regex")
+                Regex::new(&after_reply_words(&format!("(?:{TAKE_BACK_WORDS})\\b"))).expect("retraction regex")
             })
             .is_match(lower)
+}
+
+/// A sentence opening on `body`, after a word or three of reply ("Good, but correction: …",
+/// "oh wait …", "ah sorry, …"), as a free-spacing regex pattern.
+fn after_reply_words(body: &str) -> String {
+    format!(r"(?x)^\s*(?:(?:{REPLY_WORDS})[,!.]?\s+){{0,3}}{body}")
 }
 
 /// Words of reply that may open a sentence before a take-back ("Good, but correction: …").
@@ -290,9 +295,9 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
 pub(super) fn retracts(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"(?x)^\s*(?:(?:{REPLY_WORDS})[,!.]?\s+){{0,3}}(?:sorry\s*[,.!-]|(?:sorry\s+(?:no|wait|i\s+mean)|wait|hang\s+on|hold\s+on|scratch\s+that|no\s+no|i\s+mean|{TAKE_BACK_WORDS})\b)"
-        ))
+        Regex::new(&after_reply_words(&format!(
+            r"(?:sorry\s*[,.!-]|(?:sorry\s+(?:no|wait|i\s+mean)|wait|hang\s+on|hold\s+on|scratch\s+that|no\s+no|i\s+mean|{TAKE_BACK_WORDS})\b)"
+        )))
         .expect("retracts regex")
     })
     .is_match(lower)
@@ -319,10 +324,8 @@ fn apologetic(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
-        Regex::new(&format!(
-            r"^\s*(?:(?:{REPLY_WORDS}|no)[,!.]?\s+){{0,2}}(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$))"
-        ))
-        .expect("apology regex")
+        Regex::new(&after_reply_words(r"(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$))"))
+            .expect("apology regex")
     })
     .is_match(lower)
 }

@@ -500,12 +500,7 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
 /// Whether a sentence states something a take-back could be of: a statement of three words
 /// or more, not a question, thanks or a greeting.
 fn states(text: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let courtesy = RE.get_or_init(|| {
-        Regex::new(r"(?i)^\W*(?:thanks|thank\s+you|thx|ty|hi|hello|hey|ok|okay|cool|great|nice|lol|haha|good\s+(?:morning|evening|night))\b")
-            .expect("courtesy regex")
-    });
-    statement_end(text) == text.len() && text.split_whitespace().count() >= 3 && !courtesy.is_match(text)
+    statement_end(text) == text.len() && text.split_whitespace().count() >= 3 && !readable::only_greets(text)
 }
 
 /// Whether an assistant turn asks the user about their medicines or allergies ("Are you taking
