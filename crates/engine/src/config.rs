@@ -664,13 +664,13 @@ mod tests {
     fn cache_budgets_come_in_mib_from_the_file_or_the_environment() {
         let c = Config::load_from(None, &env(&[("MNEMO_EMBEDDER", "hash")])).unwrap();
         assert_eq!(c.cache.budgets(), mnemo_store::CacheBudgets::default());
-        assert_eq!(c.cache.memory_vectors_mib, 256);
+        assert_eq!(c.cache.memory_vectors_mib, 16);
         let c = Config::load_from(None, &env(&[("MNEMO_CACHE__MEMORY_VECTORS_MIB", "16")])).unwrap();
         assert_eq!(c.cache.budgets().memory_vectors, 16 << 20);
         assert_eq!(c.cache.budgets().message_vectors, mnemo_store::CacheBudgets::default().message_vectors);
-        assert_eq!(c.cache.sqlite_heap_mib, 64);
-        let c = Config::load_from(None, &env(&[("MNEMO_CACHE__SQLITE_HEAP_MIB", "8")])).unwrap();
-        assert_eq!(c.cache.budgets().sqlite_heap, 8 << 20);
+        assert_eq!(c.cache.sqlite_heap_mib, 8);
+        let c = Config::load_from(None, &env(&[("MNEMO_CACHE__SQLITE_HEAP_MIB", "64")])).unwrap();
+        assert_eq!(c.cache.budgets().sqlite_heap, 64 << 20);
         let e = Config::load_from(None, &env(&[("MNEMO_CACHE__VECTORS_MIB", "16")])).unwrap_err().to_string();
         assert!(e.contains("vectors_mib"), "{e}");
     }

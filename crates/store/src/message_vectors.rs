@@ -26,9 +26,10 @@ use mnemo_core::MessageId;
 use crate::error::{Result, StoreError};
 use crate::vectors::dot;
 
-/// What the cache may hold unless told otherwise: about 87,000 vectors of 384 dimensions, the
-/// whole archive of some two hundred users of 400 turns.
-pub(crate) const DEFAULT_BUDGET: usize = 256 << 20;
+/// What the cache may hold unless told otherwise: about 10,900 vectors of 384 dimensions, the
+/// whole archive of some twenty-five users of 400 turns. Small for the same reason as the
+/// memory vectors' budget: memory that levels off; raise it for many users.
+pub(crate) const DEFAULT_BUDGET: usize = 16 << 20;
 
 /// Bookkeeping per message beside its vectors (id, agent, chat, index entry).
 const ENTRY_OVERHEAD: usize = 128;

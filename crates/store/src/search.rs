@@ -55,8 +55,9 @@ pub struct CacheBudgets {
 }
 
 /// SQLite's heap budget unless configured: room for the pages a recall touches on several
-/// connections at once.
-pub const DEFAULT_SQLITE_HEAP: usize = 64 << 20;
+/// connections at once. Pages past it are read again from the file, which the operating
+/// system's cache mostly holds; 64 MiB let a server's memory grow for an hour.
+pub const DEFAULT_SQLITE_HEAP: usize = 8 << 20;
 
 impl Default for CacheBudgets {
     fn default() -> Self {

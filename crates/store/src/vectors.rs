@@ -360,9 +360,11 @@ fn put(id: MemoryId, e: &Embedding) -> VectorChange<'_> {
     VectorChange::Put { id, model: Cow::Borrowed(e.model.as_str()), vector: Cow::Borrowed(e.vector.as_slice()) }
 }
 
-/// What the cache may hold unless told otherwise: about 170,000 vectors of 384 dimensions with
-/// their int8 copies, the memories of some thousand users of 170.
-pub(crate) const DEFAULT_BUDGET: usize = 256 << 20;
+/// What the cache may hold unless told otherwise: about 10,000 vectors of 384 dimensions with
+/// their int8 copies, the memories of some sixty users of 170. Small on purpose: a server's
+/// memory should level off within minutes, not grow for hours with its store; a user who left
+/// the cache is read again in a few milliseconds. Deployments with many active users raise it.
+pub(crate) const DEFAULT_BUDGET: usize = 16 << 20;
 
 /// One cached part and when it was last used.
 struct Slot {
