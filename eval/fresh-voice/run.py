@@ -13,7 +13,8 @@ checks:
 
   wrong_person       content presented as the user's ("User …", "User's …",
                      "the user …" anywhere, unless the memory itself
-                     attributes it: "mum thinks User …") while every source
+                     attributes it: "mum thinks User …", or its subject is
+                     one of the user's people: "User's sister …") while every source
                      turn is an assistant turn, another speaker's line, or a
                      reported/hypothetical statement (the literal reading,
                      memory starts with "User"/"User's"/"the user", is kept as
@@ -65,13 +66,26 @@ ATTRIBUTED = re.compile(
 )
 
 
+# the memory's subject is one of the user's people ("User's sister is getting
+# married", "Oli (User's son) got his first match"): what follows is theirs
+RELATIVE_SUBJECT = re.compile(
+    r"^\W*(?:User['\u2019]s|[A-Z\u00c0-\u00de]\w+ \(User['\u2019]s)\s+(?:(?:little|big|older|younger|eldest|youngest|best)\s+)?"
+    r"(?:sister|sis|brother|bro|son|lad|daughter|kids?|children|child|boy|girl|baby|mum|mam|mom|mother|dad|father|"
+    r"parents|wife|missus|husband|hubby|partner|boyfriend|girlfriend|fianc\w+|grandma|grandmother|gran|nan|grandpa|"
+    r"grandfather|aunt|auntie|uncle|cousin|niece|nephew|friend|mate|flatmate|housemate|roommate|neighbou?r|boss|"
+    r"manager|colleague|coworker|teammate|coach)\b"
+)
+
+
 def presents_as_user(content):
     """True when the memory states something as the user's own fact.
 
     Any mention of "User"/"the user" counts ("reminder User is off Thursday"
     presents Aisha's day off as the user's), unless the memory carries its own
-    attribution to somebody else ("mum thinks User should move back")."""
-    return bool(MENTIONS_USER.search(content)) and not ATTRIBUTED.search(content)
+    attribution to somebody else ("mum thinks User should move back") or its
+    subject is one of the user's people ("User's sister is getting married")."""
+    return (bool(MENTIONS_USER.search(content)) and not ATTRIBUTED.search(content)
+            and not RELATIVE_SUBJECT.match(content))
 LABEL_RE = re.compile(r"^([A-Z][A-Za-z]{1,20}): ")
 
 

@@ -1013,7 +1013,7 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         },
         "me" | "myself" => ("User".into(), k + 1),
         "my" | "our" => {
-            let noun = words.get(k + 1)?;
+            let noun = &super::lex::relation_in_full(words.get(k + 1)?);
             // "My husband and I went ..."
             if words.get(k + 2).is_some_and(|w| bare(w) == "and") && words.get(k + 3).is_some_and(|w| bare(w) == "i") {
                 (format!("User and their {noun}"), k + 4)

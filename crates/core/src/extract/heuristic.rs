@@ -305,6 +305,23 @@ fn blocked_re() -> &'static Regex {
     })
 }
 
+/// A figure of speech about oneself ("basically I'm Tyson Fury now", "I'm literally the next
+/// Beckham"): a comparison with someone famous, not who the user is. Read on the sentence as
+/// typed, since only the capital tells a name from a word ("I'm basically done").
+fn figurative_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)\b(?i:
+                (?:basically|literally|practically|pretty\s+much)\s*,?\s+(?:i'm|i’m|im|i\s+am)\s+(?:like\s+)?
+                | (?:i'm|i’m|im|i\s+am)\s+(?:basically|literally|practically|pretty\s+much|like)\s+
+                | (?:i'm|i’m|im|i\s+am)\s+the\s+(?:next|new)\s+
+            )(?i:the\s+(?:next|new)\s+)?\p{Lu}",
+        )
+        .expect("figurative regex")
+    })
+}
+
 /// A sentence that opens by owning a joke ("Joking.", "lol jk", "No, is joke, I stay"): the
 /// sentence before it was not meant.
 fn joke_after() -> &'static Regex {
@@ -730,7 +747,9 @@ impl Extractor for HeuristicExtractor {
                 }
                 // "If I make them cry I'll give every guest a lamb. Rhodri would have my head":
                 // what would follow goes on with the hypothetical before it.
-                let blocked = blocked_re().is_match(&lower) || (hypothetical && would_re().is_match(&lower));
+                let blocked = blocked_re().is_match(&lower)
+                    || figurative_re().is_match(sent)
+                    || (hypothetical && would_re().is_match(&lower));
                 hypothetical = blocked;
                 let s = Sentence {
                     text: sent,
@@ -996,6 +1015,17 @@ pub(crate) mod tests {
             let ops = run(text);
             assert!(ops.is_empty(), "{text:?} kept {ops:?}");
         }
+        // A comparison with someone famous is a figure of speech; a plain word after the same
+        // adverb is meant.
+        for text in [
+            "basically I'm Tyson Fury now",
+            "I'm literally the next Beckham lol",
+            "Im like Gordon Ramsay in the kitchen now",
+        ] {
+            let ops = run(text);
+            assert!(ops.is_empty(), "{text:?} kept {ops:?}");
+        }
+        assert!(!run("basically I'm vegan now").is_empty());
         // What is said after the joke is meant.
         let ops = run("I'm running off to join the circus. Joking. I start at the bank on Monday.");
         assert_eq!(ops.len(), 1, "{ops:?}");
@@ -1223,6 +1253,11 @@ pub(crate) mod tests {
         assert!(got.contains(&"User's sister is named Lucia".to_string()), "{got:?}");
         // What happens is theirs: the memory opens on them.
         assert!(got.contains(&"Lucia (User's sister) is getting married in June".to_string()), "{got:?}");
+        // Texting's names for relatives are written out.
+        let got = contents("my sis is getting the same tattoo for her 18th");
+        assert_eq!(got, vec!["User's sister is getting the same tattoo for her 18th"]);
+        let got = contents("my hubby Dev starts at the fire station monday");
+        assert!(got.iter().any(|c| c.starts_with("Dev (User's husband) starts")), "{got:?}");
         let got = contents("My partner Tom is vegetarian.");
         assert!(got.iter().any(|c| c.contains("Tom (User's partner) is vegetarian")), "{got:?}");
         // Their thing, not them: the sentence stays as it is.

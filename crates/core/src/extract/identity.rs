@@ -1342,7 +1342,7 @@ fn join_names(names: &[String]) -> String {
 
 /// "my dog is called Biscuit", "my sister Emma": a pet or a relation with a name.
 fn named_relation(c: &Captures<'_>, s: &Sentence<'_>, explicit: bool) -> Vec<Found> {
-    let rel = cap(c, "rel").unwrap_or_default().to_lowercase();
+    let rel = super::lex::relation_in_full(&cap(c, "rel").unwrap_or_default().to_lowercase());
     let Some(x) = cap(c, "x") else { return Vec::new() };
     // Bare appositions need a capital ("my sister Emma"); "is called biscuit" does not.
     if !explicit && (!x.starts_with(char::is_uppercase) || s.lowercase) {

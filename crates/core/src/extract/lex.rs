@@ -60,7 +60,7 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
 ];
 
 /// Family and close relations ("my sister", "my boss"); the longest forms first.
-pub(super) const RELATIONS: &str = "mother-in-law|father-in-law|sister-in-law|brother-in-law|in-laws|\
+pub(super) const RELATIONS: &str = "sis|bro|hubby|missus|missis|wifey|bf|gf|mother-in-law|father-in-law|sister-in-law|brother-in-law|in-laws|\
     stepmom|stepmother|stepdad|stepfather|stepson|stepdaughter|stepbrother|stepsister|\
     wife|husband|spouse|partner|boyfriend|girlfriend|fiancée|fiancee|fiancé|fiance|ex-wife|ex-husband|\
     sons|son|daughters|daughter|kids|kid|children|child|baby|toddler|twins|\
@@ -920,7 +920,7 @@ pub(super) fn key_words(s: &str) -> Vec<String> {
 
 /// Normalises a relation word to its key form ("mum" → "mother", "best friend" → "best_friend").
 pub(super) fn relation_key(rel: &str) -> String {
-    let r = tidy(&rel.to_lowercase());
+    let r = tidy(&relation_in_full(&rel.to_lowercase()));
     match r.as_str() {
         "mom" | "mum" | "mommy" | "mummy" | "mama" | "mother" => "mother".into(),
         "dad" | "daddy" | "papa" | "father" => "father".into(),
@@ -974,6 +974,26 @@ pub(super) fn species_key(s: &str) -> String {
 pub(super) fn is_pet_word(w: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(&format!("(?i)^(?:{SPECIES}|{BREEDS})$")).expect("pet regex")).is_match(w.trim())
+}
+
+/// A relative as texting names them ("sis", "hubby"), written out ("sister", "husband") with
+/// the punctuation around it kept: the memory is read by a model and a person, and the relation
+/// rules know the full word.
+pub(super) fn relation_in_full(word: &str) -> String {
+    let b = super::episodic::bare(word);
+    let full = match b.as_str() {
+        "sis" => "sister",
+        "bro" => "brother",
+        "hubby" => "husband",
+        "missus" | "missis" | "wifey" => "wife",
+        "bf" => "boyfriend",
+        "gf" => "girlfriend",
+        _ => return word.to_string(),
+    };
+    match word.to_lowercase().find(b.as_str()) {
+        Some(i) => format!("{}{full}{}", &word[..i], &word[i + b.len()..]),
+        None => word.to_string(),
+    }
 }
 
 /// Whether a word names a relation ("sister", "best friend").
