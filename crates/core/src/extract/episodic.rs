@@ -589,7 +589,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .iter()
         .map(|w| if group && bare(w) == "my" { "User's".to_string() } else { w.clone() })
         .collect();
-    let tail = third_person(&rest.join(" "));
+    // After someone else's words ("Midwife said I should …", "Occ health moved me …") the
+    // user is named again, since "they" would read as that someone.
+    let tail = if k > 0 && !group && someone_leads(&words[..k]) {
+        super::lex::third_person_naming_user(&rest.join(" "))
+    } else {
+        third_person(&rest.join(" "))
+    };
     let joined = format!("{} {tail}", out[..head_len].join(" "));
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
     // work starts ..." → "The hard work starts ...").
@@ -1027,6 +1033,15 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         "we've" => ("User and others have".into(), k + 1),
         _ => return None,
     })
+}
+
+/// Whether the words before the user's first mention name someone else doing something
+/// ("Midwife said", "Occ health don move"), not a lead-in ("So", "Yesterday", "Honestly,").
+fn someone_leads(before: &[String]) -> bool {
+    before.iter().filter(|w| {
+        let b = bare(w);
+        b.len() > 2 && !is_stopword(&b) && !is_filler(&b)
+    }).count() >= 2
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")

@@ -566,11 +566,46 @@ pub(super) fn capitalised(text: &str) -> String {
 /// Kinship words used as names keep no possessive ("call my mom" becomes "call mom"), so the
 /// content holds the words a later "called mom" will be matched on.
 pub(super) fn third_person(s: &str) -> String {
+    rewrite_first_person(s, false)
+}
+
+/// [`third_person`] for the rest of a sentence whose subject is someone else ("Midwife said I
+/// should ask occ health to take me off nights"): there "them" and "they" read as that
+/// someone, so the user's own words name the user ("… to take User off nights", "… User's BP
+/// is creeping"), where no verb has to agree ("I sent", "I will"); "I take" stays "they take".
+pub(super) fn third_person_naming_user(s: &str) -> String {
+    rewrite_first_person(s, true)
+}
+
+fn rewrite_first_person(s: &str, naming: bool) -> String {
     let words: Vec<&str> = s.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     for (i, w) in words.iter().enumerate() {
         let lower = w.to_lowercase();
         let next = words.get(i + 1).map(|n| n.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_string());
+        if naming {
+            let named = match lower.trim_end_matches(|c: char| !c.is_alphanumeric()) {
+                "my" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => None,
+                "my" | "mine" => Some("User's"),
+                "me" => Some("User"),
+                "i" if next.as_deref().is_some_and(|n| {
+                    is_past(n) || super::episodic::MODALS.contains(&n) || (n.len() > 3 && n.ends_with("ed"))
+                }) =>
+                {
+                    Some("User")
+                }
+                "i'm" => Some("User is"),
+                "i've" => Some("User has"),
+                "i'll" => Some("User will"),
+                "i'd" => Some("User would"),
+                _ => None,
+            };
+            if let Some(named) = named {
+                let trail = &w[w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'').len()..];
+                out.push(format!("{named}{trail}"));
+                continue;
+            }
+        }
         let r = match lower.as_str() {
             "my" | "our" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => continue,
             "my" | "our" => "their",
@@ -1386,6 +1421,13 @@ mod tests {
         assert_eq!(third_person("call my mom this weekend"), "call mom this weekend");
         assert_eq!(third_person("send my slides to my boss"), "send their slides to their boss");
         assert_eq!(third_person("I am sure I was right"), "they are sure they were right");
+        assert_eq!(
+            third_person_naming_user("should ask occ health to take me off nights, she said my BP is up"),
+            "should ask occ health to take User off nights, she said User's BP is up"
+        );
+        assert_eq!(third_person_naming_user("i sent them the email"), "User sent them the email");
+        assert_eq!(third_person_naming_user("so I take the bus"), "so they take the bus");
+        assert_eq!(third_person_naming_user("to call my mum, me."), "to call mum, User.");
         assert_eq!(third_person("and wow, was I blown away"), "and wow, were they blown away");
         assert_eq!(third_person("Am I late"), "Are they late");
         assert_eq!(third_person("visit our parents with me"), "visit their parents with them");
