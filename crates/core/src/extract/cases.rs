@@ -74,6 +74,7 @@ mod tests {
     ("I'm engaged to Tomás.", "identity.relationship", "add", Kind::Profile, Some("relationship"), "engaged"),
     ("I'm a single dad of two.", "identity.parent-of", "add", Kind::Profile, Some("family:children"), "two"),
     ("I'm allergic to shellfish.", "identity.allergy", "add", Kind::Profile, Some("allergy:shellfish"), "shellfish"),
+    ("I need register fast because I allergic to peanut, very serious one", "identity.allergy", "add", Kind::Profile, Some("allergy:peanut"), "peanut"),
     ("My friends call me Sunny.", "lore.nickname", "add", Kind::Lore, Some("nickname"), "Sunny"),
     ("You can call me Ziggy.", "lore.call-me", "add", Kind::Lore, Some("nickname"), "Ziggy"),
     ("We call the old Volvo The Tank.", "lore.we-call-it", "add", Kind::Lore, None, "User calls the old Volvo The Tank"),

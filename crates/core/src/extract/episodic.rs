@@ -82,8 +82,13 @@ pub(super) const LEADS: &[&str] = &[
     "aw",
     "aww",
     "awww",
+    "bro",
     "btw",
     "but",
+    "damn",
+    "dang",
+    "dude",
+    "ei",
     "finally",
     "fortunately",
     "funny",
@@ -405,8 +410,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             continue;
         }
         let first = words.first()?;
-        let b = bare(first);
-        if LEADS.contains(&b.as_str()) || (first.ends_with(',') && first.starts_with(char::is_uppercase)) {
+        let b = squeezed(&bare(first));
+        // "No more sugar in my tea": "no" before "more" or "longer" is what the sentence says.
+        let says_no = b == "no"
+            && !first.ends_with([',', '.', '!'])
+            && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "more" | "longer"));
+        if (LEADS.contains(&b.as_str()) && !says_no) || (first.ends_with(',') && first.starts_with(char::is_uppercase))
+        {
             words.remove(0);
             continue;
         }
@@ -440,6 +450,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // Thanks are about the other speaker ("Thanks for the advice yesterday, it helped me"); a
     // proposal ("Let's rock our workouts") is addressed to them.
     if matches!(bare(words.first()?).as_str(), "thanks" | "thank" | "thx" | "ty" | "cheers" | "let's" | "lets") {
+        return None;
+    }
+    // A request to the listener ("Keep me updated!", "Let me know how it goes", "Send me the
+    // link") is the conversation going on, not news about the user.
+    if addressed_to_listener(&words) {
         return None;
     }
     // "Been ages since we caught up" reopens a chat after time apart (see below).
@@ -550,7 +565,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     }
     // A chat reopened tells nothing but the time apart unless more follows ("Been a while since
     // I went climbing, but I finally went back on Saturday").
-    if reopens && !specific && told.iter().filter(|w| !TIME_APART.contains(&w.as_str())).count() < 3 {
+    // The span's own number ("Been 3 weeks since …") names nothing.
+    let beyond_span = words.iter().skip(4).any(|w| {
+        (w.starts_with(char::is_uppercase) && !first_person(&bare(w))) || w.chars().any(|c| c.is_ascii_digit())
+    });
+    if reopens && !beyond_span && told.iter().filter(|w| !TIME_APART.contains(&w.as_str())).count() < 3 {
         return None;
     }
     // Without a name or a number, two content words leaning on the conversation ("it",
@@ -589,9 +608,9 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .iter()
         .map(|w| if group && bare(w) == "my" { "User's".to_string() } else { w.clone() })
         .collect();
-    // After someone else's words ("Midwife said I should …", "Occ health moved me …") the
-    // user is named again, since "they" would read as that someone.
-    let tail = if k > 0 && !group && someone_leads(&words[..k]) {
+    // After someone else's words ("Midwife said I should …", "Occ health moved me …", "My
+    // doctor has me on …") the user is named again, since "they" would read as that someone.
+    let tail = if !group && ((k > 0 && someone_leads(&words[..k])) || user.starts_with("User's ")) {
         super::lex::third_person_naming_user(&rest.join(" "))
     } else {
         third_person(&rest.join(" "))
@@ -789,8 +808,39 @@ const STIMULUS_ING: &[&str] = &[
 /// The subject a casual sentence leaves out, put back: "Lost my job" (I), "Been running
 /// longer" (I've), "Researching adoption agencies" (I'm), "Gonna continue my edu" (I'm).
 /// The words of a span of time and the "since" after it, which tell nothing of their own.
-const TIME_APART: &[&str] =
-    &["ages", "forever", "awhile", "while", "minute", "sec", "second", "long", "little", "time", "since"];
+const TIME_APART: &[&str] = &[
+    "ages", "forever", "awhile", "while", "minute", "sec", "second", "long", "little", "time", "since", "few",
+    "couple", "days", "weeks", "months", "years", "last", "chatted", "talked", "spoke", "caught", "chat", "talk",
+];
+
+/// A word with its drawn-out letters said once ("broooo" → "bro", "sooo" → "so"): how
+/// texting stretches an interjection; a doubled letter ("aww", "all") stays.
+fn squeezed(word: &str) -> String {
+    let chars: Vec<char> = word.chars().collect();
+    let mut out = String::with_capacity(word.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let run = chars[i..].iter().take_while(|c| **c == chars[i]).count();
+        let keep = if run >= 3 { 1 } else { run };
+        out.extend(std::iter::repeat_n(chars[i], keep));
+        i += run;
+    }
+    out
+}
+
+/// Whether `words` (lead-ins gone) ask the listener for something.
+fn addressed_to_listener(words: &[String]) -> bool {
+    let w: Vec<String> = words.iter().take(4).map(|w| bare(w)).collect();
+    let w: Vec<&str> = w.iter().map(String::as_str).collect();
+    matches!(
+        w[..],
+        [
+            "keep" | "tell" | "send" | "show" | "give" | "text" | "ping" | "message" | "update" | "remind" | "hit",
+            "me" | "us",
+            ..
+        ] | ["let" | "lemme", "me" | "us", "know", ..]
+    )
+}
 
 /// Whether `words` open on a span of time ("a while", "ages", "so long"): what "been" says of
 /// "it", not of the user, in "Been a while since …".
@@ -800,6 +850,8 @@ fn spans_time(words: &[String]) -> bool {
         lower.iter().map(String::as_str).collect::<Vec<_>>()[..],
         ["ages" | "forever" | "awhile", ..]
             | ["a", "while" | "minute" | "sec" | "second", ..]
+            | ["a", "few" | "couple", ..]
+            | [_, "days" | "weeks" | "months" | "years", ..]
             | ["a", "long" | "little", "time" | "while", ..]
             | ["so" | "too", "long", ..]
     )
@@ -1038,10 +1090,14 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
 /// Whether the words before the user's first mention name someone else doing something
 /// ("Midwife said", "Occ health don move"), not a lead-in ("So", "Yesterday", "Honestly,").
 fn someone_leads(before: &[String]) -> bool {
-    before.iter().filter(|w| {
-        let b = bare(w);
-        b.len() > 2 && !is_stopword(&b) && !is_filler(&b)
-    }).count() >= 2
+    before
+        .iter()
+        .filter(|w| {
+            let b = bare(w);
+            b.len() > 2 && !is_stopword(&b) && !is_filler(&b)
+        })
+        .count()
+        >= 2
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")
@@ -1306,15 +1362,25 @@ fn offer() -> &'static Regex {
 /// sentence would read as a command in a memory.
 fn shared(content: &str) -> Option<String> {
     let lower = content.to_lowercase();
-    let photo = ["here's a ", "here is a ", "this is a ", "check out this ", "check out a "].iter().find_map(|lead| {
+    let leads = [
+        "here's a ",
+        "here is a ",
+        "this is a ",
+        "check out this ",
+        "check out a ",
+        "here's another ",
+        "here is another ",
+    ];
+    let photo = leads.iter().find_map(|lead| {
         let rest = lower.strip_prefix(lead)?;
         let noun = ["pic", "photo", "picture", "snapshot", "snap", "shot", "selfie"]
             .iter()
             .find(|n| rest.starts_with(&format!("{n} of ")) || rest.starts_with(&format!("{n} from ")))?;
-        Some(lead.len() + noun.len())
+        Some((lead.len() + noun.len(), lead.ends_with("another ")))
     });
     let (lead, object) = match photo {
-        Some(end) => ("User shared a photo", &content[end..]),
+        Some((end, false)) => ("User shared a photo", &content[end..]),
+        Some((end, true)) => ("User shared another photo", &content[end..]),
         None => ("User shared", content.strip_prefix("Check out ").or_else(|| content.strip_prefix("check out "))?),
     };
     // "Check out what User made" has the user as a subject inside: no rewrite reads right.
@@ -1638,6 +1704,21 @@ mod tests {
         assert_eq!(episode("Been ages since we caught up!"), None);
         assert_eq!(episode("Been a while since we talked properly, hasn't it?"), None);
         assert_eq!(episode("been forever since we hung out lol"), None);
+        assert_eq!(episode("Hey Sam, been a few days since we last chatted."), None);
+        assert_eq!(episode("been 3 weeks since we talked"), None);
+        // A request to the listener, or a picture shown to them, is the chat going on.
+        for said in [
+            "Keep me updated on their progress!",
+            "Let me know how the interview goes",
+            "send me the link when you can",
+        ] {
+            assert_eq!(episode(said), None, "{said:?}");
+        }
+        let (_, content, _) = episode("Here is another photo from my classes.").unwrap();
+        assert_eq!(content, "User shared another photo from their classes");
+        let (_, content, _) =
+            episode("Been a while since I went climbing, but I finally went back on Saturday").unwrap();
+        assert!(content.contains("climbing"), "{content}");
         // The topic the other speaker raised is no statement of the user's, nor is the
         // question after it; a statement after it is.
         assert!(run("And speaking of healthy meals, do you have any favorite recipes you'd like to share?").is_empty());

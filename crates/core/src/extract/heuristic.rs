@@ -215,7 +215,7 @@ fn question_start() -> &'static Regex {
 fn wh_start() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|abeg|pls|plz|please|anyway|anyways|quick\s+question|another\s+question|one\s+more\s+question|question)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose)\b")
+        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|abeg|pls|plz|please|anyway|anyways|quick\s+question|quick\s+q|qq|another\s+question|one\s+more\s+question|question)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose|(?:should|shld|shud|shd|can|could|cld|cud|do|does|am)\s+(?:i|we)\b)\b")
             .expect("wh regex")
     })
 }
@@ -263,6 +263,8 @@ fn blocked_re() -> &'static Regex {
                     | if\s+ah?\s+(?:ever|win|won|get|got|had|could|wis|was)
                     # a condition on something else: if it goes badly, if the weather holds
                     | if\s+(?:it|this|that|things|everything|all|the\s+\w+)(?:\s+one)?\s+(?:goes|go|went|turns?|ends?|fails?|works?|holds?|is|isn't|was|gets?|doesn't|don't|falls?)\b
+                    # a condition on someone else: if she sleeps through the night before I'm 40
+                    | if\s+(?:she|he|they)\b
                     # someone else's conditional: my husband said if this one is a boy ...
                     | (?:said|says|reckons|thinks|told\s+me)\s+(?:that\s+)?if\b
                     | what\s+if
@@ -1030,6 +1032,24 @@ pub(crate) mod tests {
         let ops = run("I'm running off to join the circus. Joking. I start at the bank on Monday.");
         assert_eq!(ops.len(), 1, "{ops:?}");
         assert!(ops[0].draft.content.contains("bank"), "{ops:?}");
+    }
+
+    #[test]
+    fn held_out_voices_read_as_meant() {
+        // "No more" is what the sentence says, not an interjection to drop.
+        let got = contents("I started walking every morning at 5. And no more sugar in my tea at all");
+        assert!(got.iter().any(|c| c.contains("No more sugar in User's tea")), "{got:?}");
+        // Drawn-out interjections lead in like short ones.
+        let got = contents("Broooo we went 2-1 at the lan in Dallas");
+        assert!(got.iter().any(|c| c.starts_with("User and others went 2-1")), "{got:?}");
+        // Questions typed without a question mark.
+        assert!(run("shld i double up").is_empty());
+        assert!(run("quick q how do i stop tilting in ranked").is_empty());
+        // A condition on someone else asserts nothing.
+        assert!(run("if she sleeps thru the nite before im 40 ill get it tattooed on my forehead").is_empty());
+        // After a relative of the user's, the user is named, not "them".
+        let got = contents("My doctor has me on Lisinopril 10 milligrams since March");
+        assert!(got.iter().any(|c| c.contains("has User on Lisinopril")), "{got:?}");
     }
 
     #[test]

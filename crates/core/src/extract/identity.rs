@@ -1263,8 +1263,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 "epipen",
             ],
             r"(?x)
-                # e.g. I'm allergic to shellfish; 'allergic on latex' as learners write it.
-                (?:\b<IM>\s+ | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?)
+                # e.g. I'm allergic to shellfish; 'allergic on latex' and 'I allergic to peanut'
+                # as learners write it.
+                (?:\b<IM>\s+ | \bi\s+ | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?)
                 (?:<INTENSITY>\s+)*
                 allergic\s+(?:to|on|for|against)\s+(?P<x><CLAUSE>)
                 # e.g. I'm lactose intolerant.

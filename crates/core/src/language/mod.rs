@@ -217,6 +217,9 @@ mod tests {
             ("Ich wohne seit zwei Jahren in Hamburg und arbeite als Krankenpfleger.", Lang::Deu),
             ("Mein Hund heißt Bello", Lang::Deu),
             ("Wir sind letzte Woche nach York gezogen", Lang::Deu),
+            // Swiss German, whose "i" and "am" are English words too.
+            ("Nächscht Wuche han i Kompensation, am Zischtig frei", Lang::Deu),
+            ("i bi hüt so müed, han Nachtdienscht gha", Lang::Deu),
             // Dialect: more words of the English list ("i", "a", "in", "is"), but each of them
             // belongs to several lists, and "jetzt", "der" to German alone.
             ("Jetzt mag i Gesangsstunden nehmen, a Stund in der Woch, wenn's net z'teuer is.", Lang::Deu),
