@@ -67,9 +67,12 @@ ATTRIBUTED = re.compile(
 
 
 # the memory's subject is one of the user's people ("User's sister is getting
-# married", "Oli (User's son) got his first match"): what follows is theirs
+# married", "Oli (User's son) got his first match", or the user's own words
+# quoted: 'On 2026-11-20 User said: "My lil bro wants to go pro"'): what
+# follows is theirs
 RELATIVE_SUBJECT = re.compile(
-    r"^\W*(?:User['\u2019]s|[A-Z\u00c0-\u00de]\w+ \(User['\u2019]s)\s+(?:(?:little|big|older|younger|eldest|youngest|best)\s+)?"
+    r"^\W*(?:User['\u2019]s|[A-Z\u00c0-\u00de]\w+ \(User['\u2019]s|On \S+ User said: \"(?:[Mm]y|[Oo]ur))\s+"
+    r"(?:(?:little|lil|big|older|younger|eldest|youngest|best)\s+)?"
     r"(?:sister|sis|brother|bro|son|lad|daughter|kids?|children|child|boy|girl|baby|mum|mam|mom|mother|dad|father|"
     r"parents|wife|missus|husband|hubby|partner|boyfriend|girlfriend|fianc\w+|grandma|grandmother|gran|nan|grandpa|"
     r"grandfather|aunt|auntie|uncle|cousin|niece|nephew|friend|mate|flatmate|housemate|roommate|neighbou?r|boss|"
