@@ -608,12 +608,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .iter()
         .map(|w| if group && bare(w) == "my" { "User's".to_string() } else { w.clone() })
         .collect();
-    // After someone else's words ("Midwife said I should …", "Occ health moved me …", "My
-    // doctor has me on …") the user is named again, since "they" would read as that someone.
-    let tail = if !group && ((k > 0 && someone_leads(&words[..k])) || user.starts_with("User's ")) {
-        super::lex::third_person_naming_user(&rest.join(" "))
-    } else {
+    // Where someone else stood since the user was named ("Midwife said I should ask, she said
+    // my BP …", "My doctor has me on …"), "they" would read as them: the user is named.
+    let after_someone = !group && user.strip_prefix("User's ").is_some_and(|rel| super::lex::is_relation_word(rel));
+    let tail = if group {
         third_person(&rest.join(" "))
+    } else {
+        super::lex::third_person_naming_user(&rest.join(" "), after_someone)
     };
     let joined = format!("{} {tail}", out[..head_len].join(" "));
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
@@ -1085,19 +1086,6 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         "we've" => ("User and others have".into(), k + 1),
         _ => return None,
     })
-}
-
-/// Whether the words before the user's first mention name someone else doing something
-/// ("Midwife said", "Occ health don move"), not a lead-in ("So", "Yesterday", "Honestly,").
-fn someone_leads(before: &[String]) -> bool {
-    before
-        .iter()
-        .filter(|w| {
-            let b = bare(w);
-            b.len() > 2 && !is_stopword(&b) && !is_filler(&b)
-        })
-        .count()
-        >= 2
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")

@@ -566,44 +566,73 @@ pub(super) fn capitalised(text: &str) -> String {
 /// Kinship words used as names keep no possessive ("call my mom" becomes "call mom"), so the
 /// content holds the words a later "called mom" will be matched on.
 pub(super) fn third_person(s: &str) -> String {
-    rewrite_first_person(s, false)
+    rewrite_first_person(s, None)
 }
 
-/// [`third_person`] for the rest of a sentence whose subject is someone else ("Midwife said I
-/// should ask occ health to take me off nights"): there "them" and "they" read as that
-/// someone, so the user's own words name the user ("… to take User off nights", "… User's BP
-/// is creeping"), where no verb has to agree ("I sent", "I will"); "I take" stays "they take".
-pub(super) fn third_person_naming_user(s: &str) -> String {
-    rewrite_first_person(s, true)
+/// [`third_person`] for the rest of a sentence that speaks of someone else too ("she said my
+/// BP is creeping", "they don't give me the new one", "my doctor has me on …"): where another
+/// person stood since the user was last named (`after_someone` for the subject the rest
+/// follows, a relative of the user's), "they", "them" and "their" would read as that person,
+/// so the user's words name the user ("she said User's BP", "give User the new one", "User's
+/// doctor has User on"); where no one did ("Raymond is slow, my eyes aren't …") they stay
+/// "their". A verb that would have to agree ("I take") keeps "they", unless "them" or "they"
+/// follows close ("I sent them the email" is "User sent them the email").
+pub(super) fn third_person_naming_user(s: &str, after_someone: bool) -> String {
+    rewrite_first_person(s, Some(after_someone))
 }
 
-fn rewrite_first_person(s: &str, naming: bool) -> String {
+/// Whether a word stands for a person other than the user ("she", "them", "doctor", "Carol").
+fn someone_else(word: &str, first: bool) -> bool {
+    let b = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    matches!(b.as_str(), "he" | "she" | "him" | "her" | "his" | "hers" | "they" | "them" | "he's" | "she's" | "they're")
+        || is_relation_word(&b)
+        || (!first
+            && word.starts_with(char::is_uppercase)
+            && !matches!(b.as_str(), "i" | "i'm" | "i've" | "i'll" | "i'd"))
+}
+
+fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
     let words: Vec<&str> = s.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut other = naming.unwrap_or(false);
     for (i, w) in words.iter().enumerate() {
         let lower = w.to_lowercase();
         let next = words.get(i + 1).map(|n| n.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_string());
-        if naming {
-            let named = match lower.trim_end_matches(|c: char| !c.is_alphanumeric()) {
+        if naming.is_some() {
+            let bare = lower.trim_end_matches(|c: char| !c.is_alphanumeric());
+            let plural_near = || {
+                words[i + 1..]
+                    .iter()
+                    .take(3)
+                    .any(|n| matches!(n.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()), "them" | "they"))
+            };
+            let named = match bare {
                 "my" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => None,
-                "my" | "mine" => Some("User's"),
-                "me" => Some("User"),
-                "i" if next.as_deref().is_some_and(|n| {
-                    is_past(n) || super::episodic::MODALS.contains(&n) || (n.len() > 3 && n.ends_with("ed"))
-                }) =>
+                "my" | "mine" if other => Some("User's"),
+                "me" if other => Some("User"),
+                "i" if (other || plural_near())
+                    && next.as_deref().is_some_and(|n| {
+                        is_past(n) || super::episodic::MODALS.contains(&n) || (n.len() > 3 && n.ends_with("ed"))
+                    }) =>
                 {
                     Some("User")
                 }
-                "i'm" => Some("User is"),
-                "i've" => Some("User has"),
-                "i'll" => Some("User will"),
-                "i'd" => Some("User would"),
+                "i'm" if other => Some("User is"),
+                "i've" if other => Some("User has"),
+                "i'll" if other => Some("User will"),
+                "i'd" if other => Some("User would"),
                 _ => None,
             };
             if let Some(named) = named {
                 let trail = &w[w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'').len()..];
                 out.push(format!("{named}{trail}"));
+                other = false;
                 continue;
+            }
+            if matches!(bare, "i" | "me" | "my" | "mine" | "i'm" | "i've" | "i'll" | "i'd" | "myself") {
+                other = false;
+            } else if someone_else(w, i == 0 && out.is_empty()) {
+                other = true;
             }
         }
         let r = match lower.as_str() {
@@ -1422,12 +1451,24 @@ mod tests {
         assert_eq!(third_person("send my slides to my boss"), "send their slides to their boss");
         assert_eq!(third_person("I am sure I was right"), "they are sure they were right");
         assert_eq!(
-            third_person_naming_user("should ask occ health to take me off nights, she said my BP is up"),
-            "should ask occ health to take User off nights, she said User's BP is up"
+            third_person_naming_user("should ask occ health, she said my BP is up and wants to see me", false),
+            "should ask occ health, she said User's BP is up and wants to see User"
         );
-        assert_eq!(third_person_naming_user("i sent them the email"), "User sent them the email");
-        assert_eq!(third_person_naming_user("so I take the bus"), "so they take the bus");
-        assert_eq!(third_person_naming_user("to call my mum, me."), "to call mum, User.");
+        assert_eq!(third_person_naming_user("i sent them the email", false), "User sent them the email");
+        assert_eq!(third_person_naming_user("so I take the bus", true), "so they take the bus");
+        assert_eq!(
+            third_person_naming_user("has me on statins, to call my mum", true),
+            "has User on statins, to call mum"
+        );
+        // No one else since the user: "their" reads as the user's.
+        assert_eq!(
+            third_person_naming_user("is slow, my eyes aren't what they were", false),
+            "is slow, their eyes aren't what they were"
+        );
+        assert_eq!(
+            third_person_naming_user("had it on my shelf for a year", false),
+            "had it on their shelf for a year"
+        );
         assert_eq!(third_person("and wow, was I blown away"), "and wow, were they blown away");
         assert_eq!(third_person("Am I late"), "Are they late");
         assert_eq!(third_person("visit our parents with me"), "visit their parents with them");
