@@ -581,14 +581,40 @@ pub(super) fn third_person_naming_user(s: &str, after_someone: bool) -> String {
     rewrite_first_person(s, Some(after_someone))
 }
 
-/// Whether a word stands for a person other than the user ("she", "them", "doctor", "Carol").
-fn someone_else(word: &str, first: bool) -> bool {
+/// Whether a word stands for a person other than the user ("she", "them", "doctor", "Carol's",
+/// "Carol said"). A capital alone is no person ("September", "Düsseldorf"): a name counts with
+/// a possessive or a verb after it.
+fn someone_else(word: &str, next: Option<&str>) -> bool {
     let b = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    let named = word.starts_with(char::is_uppercase)
+        && !matches!(b.as_str(), "i" | "i'm" | "i've" | "i'll" | "i'd")
+        && !NOT_NAMES.contains(&b.trim_end_matches("'s"))
+        && (b.ends_with("'s")
+            || next.is_some_and(|n| {
+                matches!(
+                    n.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()),
+                    "is" | "was"
+                        | "has"
+                        | "had"
+                        | "said"
+                        | "says"
+                        | "will"
+                        | "thinks"
+                        | "wants"
+                        | "told"
+                        | "asked"
+                        | "got"
+                        | "gets"
+                        | "does"
+                        | "did"
+                        | "can"
+                        | "could"
+                        | "would"
+                )
+            }));
     matches!(b.as_str(), "he" | "she" | "him" | "her" | "his" | "hers" | "they" | "them" | "he's" | "she's" | "they're")
         || is_relation_word(&b)
-        || (!first
-            && word.starts_with(char::is_uppercase)
-            && !matches!(b.as_str(), "i" | "i'm" | "i've" | "i'll" | "i'd"))
+        || named
 }
 
 fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
@@ -631,7 +657,7 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             }
             if matches!(bare, "i" | "me" | "my" | "mine" | "i'm" | "i've" | "i'll" | "i'd" | "myself") {
                 other = false;
-            } else if someone_else(w, i == 0 && out.is_empty()) {
+            } else if someone_else(w, words.get(i + 1).copied()) {
                 other = true;
             }
         }
@@ -661,6 +687,9 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             "i've" | "we've" => "they've",
             "i'd" | "we'd" => "they'd",
             "i'll" | "we'll" => "they'll",
+            // After "I" said as "User" ([`third_person_naming_user`]) the verb agrees with it.
+            "am" if i > 0 && out.last().is_some_and(|p| p == "User") => "is",
+            "was" if i > 0 && out.last().is_some_and(|p| p == "User") => "was",
             "am" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "are",
             "was" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "were",
             _ => {
@@ -1468,6 +1497,14 @@ mod tests {
         assert_eq!(
             third_person_naming_user("had it on my shelf for a year", false),
             "had it on their shelf for a year"
+        );
+        assert_eq!(
+            third_person_naming_user("in September with my friend Aoife", false),
+            "in September with their friend Aoife"
+        );
+        assert_eq!(
+            third_person_naming_user("on the Hendricks account because Sam said I was covering", false),
+            "on the Hendricks account because Sam said User was covering"
         );
         assert_eq!(third_person("and wow, was I blown away"), "and wow, were they blown away");
         assert_eq!(third_person("Am I late"), "Are they late");
