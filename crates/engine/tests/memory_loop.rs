@@ -325,6 +325,12 @@ fn a_number_named_as_it_was_said_finds_what_it_corrects() {
             "Sorry all it's the 29th not the 22nd",
             "29th not the 22nd",
         ),
+        // A value changed to a number, the old one not named: the thing it belongs to finds it.
+        (
+            "My doctor has me on lisinopril, the blood pressure pill, 10 milligrams.",
+            "Doc bumped my blood pressure pill up to 20 milligram last week",
+            "up to 20 milligram",
+        ),
     ]
     .into_iter()
     .enumerate()

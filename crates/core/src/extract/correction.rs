@@ -227,7 +227,9 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
     let sorry = apologetic(lower);
     let news = !wrong && !sorry && changed_now(lower);
     if !wrong && !sorry && !news {
-        return None;
+        // "Doc bumped my blood pressure pill up to 20 milligram": a value changed to a number,
+        // the thing it belongs to named; the memory that holds the thing gets the news.
+        return changed_to(lower).map(|detail| TakeBack::Detail { detail, said: text.trim().to_string(), news: true });
     }
     static NOT: OnceLock<Regex> = OnceLock::new();
     let not = NOT.get_or_init(|| {
@@ -346,6 +348,31 @@ fn changed_now(lower: &str) -> bool {
         .expect("changed-now regex")
     })
     .is_match(lower)
+}
+
+/// The key words of a thing whose number changed, said without the old number ("my blood
+/// pressure pill up to 20 milligram", "upped my dose to 75mg", "moved the appointment to
+/// 3pm", "my rent went up to 950"): `None` unless a change verb, the thing (one to three key
+/// words after "my", "the" or "our") and a number after "to" are all there.
+pub(super) fn changed_to(lower: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)
+                \b(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put)
+                  \s+(?:up\s+|down\s+)?(?:my|the|our)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:up\s+|down\s+)?to\s+\d
+                | \b(?:my|the|our)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:went|goes|go|has\s+gone|got|was|is|been)\s+(?:up|down|raised|increased|lowered|reduced|cut|bumped\s+up)\s+to\s+\d",
+        )
+        .expect("changed-to regex")
+    });
+    let c = re.captures(lower)?;
+    let thing = c.name("x").or_else(|| c.name("y"))?.as_str();
+    // The words as said (no synonyms): the memory must hold every one.
+    let words: Vec<&str> = thing
+        .split_whitespace()
+        .filter(|w| w.len() > 1 && !crate::text::is_stopword(w) && !super::lex::GENERIC.contains(w))
+        .collect();
+    (!words.is_empty() && words.len() <= 3).then(|| words.join(" "))
 }
 
 /// One take-back or reply word at the start of a sentence, as [`is_retraction`] reads them.
@@ -594,6 +621,24 @@ mod tests {
 
     fn actions(s: &str) -> Vec<Action> {
         run(s).into_iter().map(|o| o.action).collect()
+    }
+
+    #[test]
+    fn a_value_changed_to_a_number_names_the_thing_it_belongs_to() {
+        let got = |t: &str| super::changed_to(&t.to_lowercase());
+        assert_eq!(
+            got("Doc bumped my blood pressure pill up to 20 milligram last week").as_deref(),
+            Some("blood pressure pill")
+        );
+        assert_eq!(got("the GP upped my sertraline to 100mg").as_deref(), Some("sertraline"));
+        assert_eq!(got("my rent went up to 950 in May").as_deref(), Some("rent"));
+        assert_eq!(got("they moved the appointment to 3pm").as_deref(), Some("appointment"));
+        // No number, no change verb, or nothing named: nothing changed that a memory holds.
+        assert_eq!(got("I moved to Leeds in 2019"), None);
+        assert_eq!(got("we raised money for the hospice"), None);
+        assert_eq!(got("I drove my kids to school"), None);
+        let amend = Action::Amend(Target::Matching("blood pressure pill".into()));
+        assert_eq!(actions("Doc bumped my blood pressure pill up to 20 milligram last week"), vec![amend]);
     }
 
     #[test]

@@ -610,7 +610,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         .collect();
     // Where someone else stood since the user was named ("Midwife said I should ask, she said
     // my BP …", "My doctor has me on …"), "they" would read as them: the user is named.
-    let after_someone = !group && user.strip_prefix("User's ").is_some_and(|rel| super::lex::is_relation_word(rel));
+    let after_someone = !group && user.strip_prefix("User's ").is_some_and(super::lex::is_relation_word);
     let tail = if group {
         third_person(&rest.join(" "))
     } else {
