@@ -215,7 +215,7 @@ fn question_start() -> &'static Regex {
 fn wh_start() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|also|well|oh|btw|um|hmm|abeg|pls|plz|please|anyway|anyways|quick\s+question|quick\s+q|qq|another\s+question|one\s+more\s+question|question)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose|(?:should|shld|shud|shd|can|could|cld|cud|do|does|am)\s+(?:i|we)\b)\b")
+        Regex::new(r"(?i)^(?:(?:so|and|but|ok|okay|hey|yo|also|well|oh|btw|um|hmm|abeg|pls|plz|please|anyway|anyways|quick\s+question|quick\s+q|qq|another\s+question|one\s+more\s+question|question)[,:]?\s+)*(?:what|what's|who|who's|where|where's|why|how|how's|which|whose|(?:should|shld|shud|shd|can|could|cld|cud|do|does|am)\s+(?:i|we)\b)\b")
             .expect("wh regex")
     })
 }
@@ -1045,6 +1045,7 @@ pub(crate) mod tests {
         // Questions typed without a question mark.
         assert!(run("shld i double up").is_empty());
         assert!(run("quick q how do i stop tilting in ranked").is_empty());
+        assert!(run("yo quick q how do i stop tilting in ranked").is_empty());
         // A condition on someone else asserts nothing.
         assert!(run("if she sleeps thru the nite before im 40 ill get it tattooed on my forehead").is_empty());
         // After a relative of the user's, the user is named, not "them".
