@@ -1116,17 +1116,23 @@ fn someone_first(content: &str) -> Option<String> {
     Some(format!("{} (User's {}) {rest}", &c["name"], c["rel"].to_lowercase()))
 }
 
-/// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
-fn agree(b: &str) -> String {
+/// Whether a verb reads the same after "I" and after "User" ("went", "can", "loved",
+/// "didn't"): a past form, a modal or a negated auxiliary other than "don't" and "haven't".
+pub(super) fn same_after_any_subject(b: &str) -> bool {
     // "used to", "loved": a form in -ed is past whatever `is_past` knows of it ("need", "feed"
     // and "succeed" are not).
     let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
-    if is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed {
-        match b {
-            "don't" => "doesn't".to_string(),
-            "haven't" => "hasn't".to_string(),
-            _ => b.to_string(),
-        }
+    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed) && !matches!(b, "don't" | "haven't")
+}
+
+/// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
+fn agree(b: &str) -> String {
+    if same_after_any_subject(b) {
+        b.to_string()
+    } else if b == "don't" {
+        "doesn't".to_string()
+    } else if b == "haven't" {
+        "hasn't".to_string()
     } else {
         match b {
             "am" => "is".to_string(),

@@ -637,9 +637,7 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
                 "my" | "mine" if other => Some("User's"),
                 "me" if other => Some("User"),
                 "i" if (other || plural_near())
-                    && next.as_deref().is_some_and(|n| {
-                        is_past(n) || super::episodic::MODALS.contains(&n) || (n.len() > 3 && n.ends_with("ed"))
-                    }) =>
+                    && next.as_deref().is_some_and(super::episodic::same_after_any_subject) =>
                 {
                     Some("User")
                 }
@@ -1484,6 +1482,9 @@ mod tests {
             "should ask occ health, she said User's BP is up and wants to see User"
         );
         assert_eq!(third_person_naming_user("i sent them the email", false), "User sent them the email");
+        // A verb that would have to agree keeps "they"; one that reads alike names the user.
+        assert_eq!(third_person_naming_user("she said I need rest", false), "she said they need rest");
+        assert_eq!(third_person_naming_user("she said I didn't rest", false), "she said User didn't rest");
         assert_eq!(third_person_naming_user("so I take the bus", true), "so they take the bus");
         assert_eq!(
             third_person_naming_user("has me on statins, to call my mum", true),
