@@ -17,7 +17,7 @@ use regex::Regex;
 
 use super::correction::is_retraction;
 use super::heuristic::doubted;
-use super::lex::{capitalised, is_past, third_person, third_singular};
+use super::lex::{bare, capitalised, is_past, same_after_any_subject, third_person, third_singular};
 use super::readable;
 use super::rule::Sentence;
 use super::when;
@@ -329,10 +329,6 @@ pub(super) const FEELINGS: &[&str] = &[
     "touched",
 ];
 
-/// Modals and auxiliaries after "I" that keep their form in the third person.
-pub(super) const MODALS: &[&str] =
-    &["can", "could", "did", "had", "may", "might", "must", "should", "was", "will", "would"];
-
 /// Past forms that open reactions when the subject is left out ("Loved it!", "Sounds great").
 pub(super) const NOT_ELIDED: &[&str] =
     &["agreed", "enjoyed", "glad", "guessed", "liked", "loved", "missed", "thanked", "wished"];
@@ -343,10 +339,6 @@ const MAX_WORDS: usize = 32;
 /// A dated quote kept instead of a rewrite that read wrong counts for this share of the
 /// salience a rewrite would have had: its words lean on a conversation the memory lacks.
 const QUOTED_SALIENCE: f32 = 0.7;
-
-pub(super) fn bare(w: &str) -> String {
-    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
-}
 
 /// Reads one sentence; `None` when it is not a statement about the user worth keeping.
 pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
@@ -1114,15 +1106,6 @@ fn someone_first(content: &str) -> Option<String> {
         return None;
     }
     Some(format!("{} (User's {}) {rest}", &c["name"], c["rel"].to_lowercase()))
-}
-
-/// Whether a verb reads the same after "I" and after "User" ("went", "can", "loved",
-/// "didn't"): a past form, a modal or a negated auxiliary other than "don't" and "haven't".
-pub(super) fn same_after_any_subject(b: &str) -> bool {
-    // "used to", "loved": a form in -ed is past whatever `is_past` knows of it ("need", "feed"
-    // and "succeed" are not).
-    let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
-    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed) && !matches!(b, "don't" | "haven't")
 }
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).

@@ -585,7 +585,7 @@ pub(super) fn third_person_naming_user(s: &str, after_someone: bool) -> String {
 /// "Carol said"). A capital alone is no person ("September", "Düsseldorf"): a name counts with
 /// a possessive or a verb after it.
 fn someone_else(word: &str, next: Option<&str>) -> bool {
-    let b = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    let b = bare(word);
     let named = word.starts_with(char::is_uppercase)
         && !matches!(b.as_str(), "i" | "i'm" | "i've" | "i'll" | "i'd")
         && !NOT_NAMES.contains(&b.trim_end_matches("'s"))
@@ -636,11 +636,7 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
                 "my" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => None,
                 "my" | "mine" if other => Some("User's"),
                 "me" if other => Some("User"),
-                "i" if (other || plural_near())
-                    && next.as_deref().is_some_and(super::episodic::same_after_any_subject) =>
-                {
-                    Some("User")
-                }
+                "i" if (other || plural_near()) && next.as_deref().is_some_and(same_after_any_subject) => Some("User"),
                 "i'm" if other => Some("User is"),
                 "i've" if other => Some("User has"),
                 "i'll" if other => Some("User will"),
@@ -1067,11 +1063,30 @@ pub(super) fn is_pet_word(w: &str) -> bool {
     RE.get_or_init(|| Regex::new(&format!("(?i)^(?:{SPECIES}|{BREEDS})$")).expect("pet regex")).is_match(w.trim())
 }
 
+/// Modals and auxiliaries after "I" that keep their form in the third person.
+pub(super) const MODALS: &[&str] =
+    &["can", "could", "did", "had", "may", "might", "must", "should", "was", "will", "would"];
+
+/// A word as the word lists hold it: lower case, without the punctuation around it (an
+/// apostrophe inside stays: "don't", "Carol's").
+pub(super) fn bare(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()
+}
+
+/// Whether a verb reads the same after "I" and after "User" ("went", "can", "loved",
+/// "didn't"): a past form, a modal or a negated auxiliary other than "don't" and "haven't".
+pub(super) fn same_after_any_subject(b: &str) -> bool {
+    // "used to", "loved": a form in -ed is past whatever `is_past` knows of it ("need", "feed"
+    // and "succeed" are not).
+    let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
+    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed) && !matches!(b, "don't" | "haven't")
+}
+
 /// A relative as texting names them ("sis", "hubby"), written out ("sister", "husband") with
 /// the punctuation around it kept: the memory is read by a model and a person, and the relation
 /// rules know the full word.
 pub(super) fn relation_in_full(word: &str) -> String {
-    let b = super::episodic::bare(word);
+    let b = bare(word);
     let full = match b.as_str() {
         "sis" => "sister",
         "bro" => "brother",
@@ -1376,7 +1391,7 @@ mod tests {
             ("episodic::HARD_REACTIONS", super::super::episodic::HARD_REACTIONS),
             ("episodic::LIKINGS", super::super::episodic::LIKINGS),
             ("episodic::FEELINGS", super::super::episodic::FEELINGS),
-            ("episodic::MODALS", super::super::episodic::MODALS),
+            ("lex::MODALS", super::MODALS),
             ("episodic::NOT_ELIDED", super::super::episodic::NOT_ELIDED),
             ("episodic::FILLERS", super::super::episodic::FILLERS),
             ("fact::SECRET_IDS", super::super::fact::SECRET_IDS),

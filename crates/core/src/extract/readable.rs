@@ -208,7 +208,7 @@ fn past_the_greeting(said: &str) -> String {
 pub(super) fn only_greets(sentence: &str) -> bool {
     let sentence = sentence.trim();
     let with_end = format!("{sentence} ");
-    let own = sentence.split_whitespace().any(|w| super::episodic::first_person(&super::episodic::bare(w)));
+    let own = sentence.split_whitespace().any(|w| super::episodic::first_person(&super::lex::bare(w)));
     greeting_sentence().find(&with_end).is_some_and(|m| m.end() == with_end.len())
         && sentence.split_whitespace().count() <= 6
         && !own
