@@ -77,6 +77,29 @@ impl Asked<'_> {
     }
 }
 
+impl Asked<'_> {
+    /// The words of a transcript line's speaker label ("Caroline: …"), lower-cased; none for
+    /// a line without one.
+    fn label(text: &str) -> Vec<String> {
+        let (label, _) = crate::text::split_speaker(text);
+        crate::text::words(label).collect()
+    }
+
+    /// Whether the query names someone who speaks a labelled line among `messages`: only then
+    /// does a line tell whether the person asked about said it.
+    pub fn speakers_asked(&self, messages: &[Message]) -> bool {
+        !self.names.is_empty()
+            && messages.iter().any(|m| Self::label(&m.content).iter().any(|w| self.names.contains(w)))
+    }
+
+    /// Whether `text` is the user's own (no label) or a line spoken by someone the query names;
+    /// see `ranking.other_speaker_weight` for why the others' lines weigh less.
+    pub fn said_by_asked(&self, text: &str) -> bool {
+        let label = Self::label(text);
+        label.is_empty() || label.iter().any(|w| self.names.contains(w))
+    }
+}
+
 impl MessageHits<'_> {
     /// Every message id either half found (each once, in a stable order), to load.
     pub fn ids(&self) -> Vec<MessageId> {
@@ -96,7 +119,8 @@ impl MessageHits<'_> {
 ///
 /// A lexical hit the vector half did not return gets that half's lowest cosine: its true cosine
 /// is at most that, and pretending the vector signal is absent would let a bare word match
-/// outrank a close paraphrase.
+/// outrank a close paraphrase. When the query names someone who speaks a transcript line
+/// here, a line spoken by anyone else keeps `ranking.other_speaker_weight` of its relevance.
 pub fn rank_excerpts(
     hits: MessageHits<'_>,
     messages: Vec<Message>,
@@ -127,6 +151,8 @@ pub fn rank_excerpts(
     let vector: HashMap<&MessageId, f32> =
         hits.in_period.iter().chain(hits.vector.unwrap_or_default()).map(|(id, c)| (id, *c)).collect();
     let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
+    // Whether the query names someone who speaks a line here: the others' lines then weigh less.
+    let speakers = t.ranking.other_speaker_weight < 1.0 && hits.asked.speakers_asked(&messages);
     let mut out: Vec<Excerpt> = messages
         .into_iter()
         .filter(|m| !exclude.contains(&m.id) && !crate::pii::only_placeholders(&m.content))
@@ -134,7 +160,11 @@ pub fn rank_excerpts(
             let l = lexical.get(&m.id).copied();
             let v = vector.get(&m.id).copied().or(floor_cosine);
             let period = lift(&m);
-            let relevance = (score::fuse(l, v, t) + period.unwrap_or(0.0)).min(1.0);
+            let weight = match speakers && !hits.asked.said_by_asked(&m.content) {
+                true => t.ranking.other_speaker_weight,
+                false => 1.0,
+            };
+            let relevance = (weight * score::fuse(l, v, t) + period.unwrap_or(0.0)).min(1.0);
             Excerpt { relevance, period, lexical: l, vector: v, message: m }
         })
         .filter(|e| e.relevance >= t.ranking.min_relevance)
@@ -306,6 +336,31 @@ mod tests {
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         let lexical: Vec<_> = ranked.iter().map(|e| (e.message.id.as_str(), e.lexical)).collect();
         assert_eq!(lexical, vec![("about", Some(1.0)), ("greets", Some(4.0 / 6.0))]);
+    }
+
+    #[test]
+    fn the_lines_of_the_person_asked_about_outrank_anothers_alike() {
+        let t = Tuning::default();
+        let (terms, names) = (vec!["melanie".into(), "hikes".into()], vec!["melanie".to_string()]);
+        let asked = Asked { terms: &terms, names: &names };
+        let lexical = [(id("other"), 5.0), (id("hers"), 5.0), (id("mine"), 5.0)];
+        let vector = [(id("other"), 0.6), (id("hers"), 0.6), (id("mine"), 0.6)];
+        let msgs = vec![
+            msg("other", "Caroline: I had a rough hike last week."),
+            msg("hers", "Melanie: We roast marshmallows on our hikes."),
+            msg("mine", "we went on a hike too"),
+        ];
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked };
+        let ranked = rank_excerpts(hits, msgs.clone(), &HashSet::new(), 10, None, &t);
+        let by_id = |i: &str| ranked.iter().find(|e| e.message.id.as_str() == i).map(|e| e.relevance).unwrap();
+        assert_eq!(by_id("hers"), by_id("mine"), "the user's own line is never another speaker's");
+        assert!((by_id("other") - by_id("hers") * t.ranking.other_speaker_weight).abs() < 1e-6);
+        // A query naming nobody who speaks here (or the weight at 1) weighs every line alike.
+        let names = vec!["sweden".to_string()];
+        let asked = Asked { terms: &terms, names: &names };
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked };
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        assert!(ranked.windows(2).all(|w| w[0].relevance == w[1].relevance), "{ranked:?}");
     }
 
     #[test]

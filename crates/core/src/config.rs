@@ -242,6 +242,14 @@ pub struct RankingTuning {
     /// ([`crate::archive::with_cohesion`]); 0 turns it off. A topic is talked through in one
     /// conversation, so hits that cluster are more likely on topic than a lone word match.
     pub session_cohesion: f32,
+    /// Share of its relevance an excerpt keeps when it is a transcript line ("Caroline: …")
+    /// spoken by someone other than the person the query asks about, while another line is
+    /// spoken by them ([`crate::archive::Asked::said_by_asked`]); 1 turns it off. What a person
+    /// did is told in their own lines far more often than in others' (LoCoMo's conversations
+    /// 0–4: 96% of the evidence for a question naming one speaker is that speaker's), so the
+    /// other speaker's line that shares the question's words ("I had a rough hike") is weaker
+    /// evidence than the asked person's line that only shares its meaning.
+    pub other_speaker_weight: f32,
     /// Most passages of one message that get a vector of their own beside the whole message's
     /// ([`crate::passage`]); 0 (or 1) gives every message one vector. A turn that talks about two
     /// things ("Thanks! Last week I adopted a puppy.") has a whole-message vector halfway
@@ -287,6 +295,7 @@ impl Default for RankingTuning {
             period_boost: 0.3,
             period_candidates: 10,
             session_cohesion: 0.1,
+            other_speaker_weight: 0.8,
             max_passages: 8,
             common_term_share: 0.1,
             common_term_min_messages: 50,
@@ -440,6 +449,7 @@ impl Tuning {
             ("ranking.turn_context", self.ranking.turn_context),
             ("ranking.period_boost", self.ranking.period_boost),
             ("ranking.session_cohesion", self.ranking.session_cohesion),
+            ("ranking.other_speaker_weight", self.ranking.other_speaker_weight),
             ("ranking.common_term_share", self.ranking.common_term_share),
             ("decay.min_strength", self.decay.min_strength),
             ("documents.similar_threshold", self.documents.similar_threshold),
