@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Tuning;
 use crate::id::MessageId;
-use crate::message::Message;
+use crate::message::{Message, Role};
 use crate::period::Period;
 use crate::scope::Scope;
 use crate::score;
@@ -85,18 +85,43 @@ impl Asked<'_> {
         crate::text::words(label).collect()
     }
 
-    /// Whether the query names someone who speaks a labelled line among `messages`: only then
-    /// does a line tell whether the person asked about said it.
-    pub fn speakers_asked(&self, messages: &[Message]) -> bool {
-        !self.names.is_empty()
-            && messages.iter().any(|m| Self::label(&m.content).iter().any(|w| self.names.contains(w)))
-    }
-
-    /// Whether `text` is the user's own (no label) or a line spoken by someone the query names;
-    /// see `ranking.other_speaker_weight` for why the others' lines weigh less.
-    pub fn said_by_asked(&self, text: &str) -> bool {
-        let label = Self::label(text);
-        label.is_empty() || label.iter().any(|w| self.names.contains(w))
+    /// The lines among `messages` spoken by someone other than the person the query names,
+    /// when the messages tell who that is; none otherwise (see `ranking.other_speaker_weight`).
+    ///
+    /// A transcript's label says it ("Caroline: …"): when some line's label is a name the query
+    /// asks about, every line labelled with another name is someone else's (an unlabelled line
+    /// is the user's own). Without such a label, the side that calls the person by name is the
+    /// other one: a user who writes "Hey Andrew!" is talking to Andrew, so when the asked
+    /// person is addressed more often in the user's lines than in the assistant's, the user's
+    /// lines are someone else's, and the other way round.
+    pub fn said_by_others<'m>(&self, messages: &'m [Message]) -> HashSet<&'m MessageId> {
+        if self.names.is_empty() {
+            return HashSet::new();
+        }
+        let asked = |words: &[String]| words.iter().any(|w| self.names.contains(w));
+        let labels: Vec<Vec<String>> = messages.iter().map(|m| Self::label(&m.content)).collect();
+        if labels.iter().any(|l| asked(l)) {
+            return messages
+                .iter()
+                .zip(&labels)
+                .filter(|(_, l)| !l.is_empty() && !asked(l))
+                .map(|(m, _)| &m.id)
+                .collect();
+        }
+        let addressing = |role: Role| {
+            messages
+                .iter()
+                .zip(&labels)
+                .filter(|(m, l)| m.role == role && l.is_empty())
+                .filter(|(m, _)| self.names.iter().any(|n| crate::vocative::addressed_only(&m.content, n)))
+                .count()
+        };
+        let other = match addressing(Role::User).cmp(&addressing(Role::Assistant)) {
+            std::cmp::Ordering::Greater => Role::User,
+            std::cmp::Ordering::Less => Role::Assistant,
+            std::cmp::Ordering::Equal => return HashSet::new(),
+        };
+        messages.iter().zip(&labels).filter(|(m, l)| m.role == other && l.is_empty()).map(|(m, _)| &m.id).collect()
     }
 }
 
@@ -151,8 +176,11 @@ pub fn rank_excerpts(
     let vector: HashMap<&MessageId, f32> =
         hits.in_period.iter().chain(hits.vector.unwrap_or_default()).map(|(id, c)| (id, *c)).collect();
     let floor_cosine = hits.vector.and_then(|v| v.iter().map(|(_, c)| *c).reduce(f32::min));
-    // Whether the query names someone who speaks a line here: the others' lines then weigh less.
-    let speakers = t.ranking.other_speaker_weight < 1.0 && hits.asked.speakers_asked(&messages);
+    // When the query names someone who speaks here, the others' lines weigh less.
+    let others: HashSet<MessageId> = match t.ranking.other_speaker_weight < 1.0 {
+        true => hits.asked.said_by_others(&messages).into_iter().cloned().collect(),
+        false => HashSet::new(),
+    };
     let mut out: Vec<Excerpt> = messages
         .into_iter()
         .filter(|m| !exclude.contains(&m.id) && !crate::pii::only_placeholders(&m.content))
@@ -160,10 +188,7 @@ pub fn rank_excerpts(
             let l = lexical.get(&m.id).copied();
             let v = vector.get(&m.id).copied().or(floor_cosine);
             let period = lift(&m);
-            let weight = match speakers && !hits.asked.said_by_asked(&m.content) {
-                true => t.ranking.other_speaker_weight,
-                false => 1.0,
-            };
+            let weight = if others.contains(&m.id) { t.ranking.other_speaker_weight } else { 1.0 };
             let relevance = (weight * score::fuse(l, v, t) + period.unwrap_or(0.0)).min(1.0);
             Excerpt { relevance, period, lexical: l, vector: v, message: m }
         })
@@ -361,6 +386,24 @@ mod tests {
         let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked };
         let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
         assert!(ranked.windows(2).all(|w| w[0].relevance == w[1].relevance), "{ranked:?}");
+        // Without labels, the side that calls the person by name is talking to them: a user
+        // who writes "Hey Andrew!" is not Andrew, so the assistant's lines are his.
+        let (terms, names) = (vec!["andrew".into(), "work".into()], vec!["andrew".to_string()]);
+        let asked = Asked { terms: &terms, names: &names };
+        let mut msgs = vec![
+            msg("hi", "Hey Andrew! How was your week?"),
+            msg("his", "Work has been piling up and it's stressful."),
+            msg("mine", "Work is fine for me, busy though."),
+        ];
+        msgs[1].role = Role::Assistant;
+        let lexical = [(id("hi"), 5.0), (id("his"), 5.0), (id("mine"), 5.0)];
+        let vector = [(id("hi"), 0.6), (id("his"), 0.6), (id("mine"), 0.6)];
+        let hits = MessageHits { lexical: &lexical, vector: Some(&vector), in_period: &[], asked };
+        let others = asked.said_by_others(&msgs);
+        assert_eq!(others.len(), 2, "{others:?}");
+        assert!(!others.contains(&id("his")));
+        let ranked = rank_excerpts(hits, msgs, &HashSet::new(), 10, None, &t);
+        assert_eq!(ranked[0].message.id.as_str(), "his");
     }
 
     #[test]

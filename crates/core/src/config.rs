@@ -242,9 +242,10 @@ pub struct RankingTuning {
     /// ([`crate::archive::with_cohesion`]); 0 turns it off. A topic is talked through in one
     /// conversation, so hits that cluster are more likely on topic than a lone word match.
     pub session_cohesion: f32,
-    /// Share of its relevance an excerpt keeps when it is a transcript line ("Caroline: …")
-    /// spoken by someone other than the person the query asks about, while another line is
-    /// spoken by them ([`crate::archive::Asked::said_by_asked`]); 1 turns it off. What a person
+    /// Share of its relevance an excerpt keeps when it was said by someone other than the
+    /// person the query asks about, where the messages tell who that is (a transcript's
+    /// labels, or which side calls that person by name: [`crate::archive::Asked::said_by_others`]);
+    /// 1 turns it off. What a person
     /// did is told in their own lines far more often than in others' (LoCoMo's conversations
     /// 0–4: 96% of the evidence for a question naming one speaker is that speaker's), so the
     /// other speaker's line that shares the question's words ("I had a rough hike") is weaker
