@@ -115,6 +115,7 @@ fn slip() -> &'static Regex {
                     | i\s+mix(?:ed)?\s+up\b
                     | i\s+(?:misread|misremembered|misunderstood|misheard|mistyped)\b
                     | my\s+mistake\b
+                    | i\s+(?:am|'m|was)\s+wrong\s*(?:$|[,.!;:-])
                     | i\s+(?:made|make)\s+(?:a\s+)?(?:small\s+|little\s+)?mistake(?:\s+(?:before|earlier|there|again|above))?\s*(?:$|[,.!;:])
                 )
             ",
@@ -218,9 +219,10 @@ pub(super) enum TakeBack {
 
 /// Reads a sentence that takes back something said before ("wait actually its not tues its
 /// wed", "Good, but correction: is 12 April, not 21", "the starter is 5 weeks not 3, I counted
-/// wrong"). `None` when it takes nothing back.
-pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
-    let wrong = says_it_was_wrong(lower) || lower.trim_start().starts_with("actually");
+/// wrong"). `None` when it takes nothing back. `after_slip`: the sentence before only owned a
+/// slip ("Sorry, I check website again. Not Tuesday."), so this one takes back what it names.
+pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<TakeBack> {
+    let wrong = after_slip || says_it_was_wrong(lower) || lower.trim_start().starts_with("actually");
     // An apology or a change, with the old value named ("Sorry all it's the 29th not the
     // 22nd", "so it's 125 now not 100"), takes that value back too; without one it is
     // news of its own ("sorry I'm late", "I'm in Leeds now").
@@ -256,6 +258,10 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
     let said = dangling.replace_all(&said, "$1");
     let said = said.trim_matches([',', ';', ':', '-', ' ']).split_whitespace().collect::<Vec<_>>().join(" ");
     let said = said.trim_start_matches([',', ';', ':', '-', ' ']).to_string();
+    if (slipped || sorry) && checked_again(&said.to_lowercase()) {
+        // "Sorry I am wrong, I look on the letter now.": the sentence after it corrects.
+        return Some(TakeBack::Bare);
+    }
     if key_words(&said).is_empty() || said.split_whitespace().count() < 2 {
         // "Sorry, I say wrong before.": what follows corrects; a bare "nope" or "ok update"
         // corrects nothing by itself.
@@ -289,6 +295,29 @@ pub(super) fn take_back(text: &str, lower: &str) -> Option<TakeBack> {
         None if explicit => Some(TakeBack::Unnamed { said: whole }),
         None => None,
     }
+}
+
+/// Whether a take-back's words (`said`) name only the wrong `detail` ("Not Tuesday."): the
+/// value that holds then comes in the sentence after ("It is Wednesday evening, 7 o'clock").
+pub(super) fn names_only_the_detail(said: &str, detail: &str) -> bool {
+    let detail = key_words(detail);
+    key_words(said).iter().all(|w| detail.contains(w))
+}
+
+/// Whether what is left of a take-back only says where the user looked again ("I look on the
+/// letter now", "I check website again", "just checked blackboard"): the value it found is in
+/// the sentence after.
+fn checked_again(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)^(?:i\s+)?(?:just\s+|have\s+|'ve\s+)?(?:check(?:ed)?|look(?:ed)?|re-?read|read|see|saw)
+                (?:\s+(?:on|at|in|again))?(?:\s+(?:the|my|their|your))?\s+[\w-]+(?:\s+[\w-]+)?
+                (?:\s+(?:now|again|just\s+now|properly|today))?\s*[.!]?$",
+        )
+        .expect("checked-again regex")
+    })
+    .is_match(lower.trim())
 }
 
 /// Whether a sentence opens by taking back what was just said ("Ah sorry, …", "No wait, …",
@@ -729,6 +758,19 @@ mod tests {
         // A slip owned on its own is no memory: the sentence after it says what holds.
         let ops = run("Sorry, I say wrong before. Linh is 7 already, her birthday was last week.");
         assert!(ops.iter().all(|o| !o.draft.content.contains("wrong")), "{ops:?}");
+        // So is a slip with where the user looked again: the value found comes after.
+        for said in [
+            "Sorry I am wrong, I look on the letter now. The exam is in the 21 of March, not 14.",
+            "Sorry, I check website again. The class is Wednesday evening, not Tuesday.",
+            "Sorry, I check website again. Not Tuesday. It is Wednesday evening, 7 o'clock.",
+        ] {
+            let ops = run(said);
+            let own = |c: &str| ["wrong", "look", "check"].iter().any(|w| c.contains(w));
+            assert!(ops.iter().all(|o| !own(&o.draft.content)), "{ops:?}");
+            assert!(ops.iter().any(|o| matches!(o.action, Action::Amend(_) | Action::Update(_))), "{said}: {ops:?}");
+            let holds = if said.contains("Wednesday") { "Wednesday evening" } else { "21 of March" };
+            assert!(ops.iter().any(|o| o.draft.content.contains(holds)), "{said}: {ops:?}");
+        }
         // What leans on a take-back does not quote it again; a speaker's slip is no memory.
         let ops = run("Actually the starter is 5 weeks not 3, I counted wrong. started it the week before my birthday");
         assert_eq!(ops.len(), 1, "{ops:?}");

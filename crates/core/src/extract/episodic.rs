@@ -117,7 +117,11 @@ pub(super) const LEADS: &[&str] = &[
     "omg",
     "ooh",
     "oops",
+    "please",
+    "pls",
     "plus",
+    "plz",
+    "question",
     "recently",
     "sadly",
     "so",
@@ -145,6 +149,8 @@ pub(super) const LEADS: &[&str] = &[
 /// Lead-ins of several words ("by the way, I ...", "just wanted to let you know that I ...");
 /// the longest that opens a sentence is taken, with a "that" right after it.
 pub(super) const MULTI_LEADS: &[&str] = &[
+    "also question",
+    "another thing",
     "bad news",
     "believe it or not",
     "big news",
@@ -158,16 +164,23 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "i wanted to let you know",
     "i wanted to tell you",
     "in other news",
+    "ither thing",
     "just wanted to let you know",
     "just wanted to tell you",
     "on another note",
     "on that note",
+    "one more thing",
+    "one other thing",
+    "other thing",
+    "plot twist",
+    "quick question",
     "real talk",
     "sad news",
     "some news",
     "speaking of that",
     "speaking of which",
     "to be honest",
+    "wan mair thing",
     "wanted to let you know",
     "wanted to tell you",
     "you know what",
@@ -407,8 +420,11 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         let says_no = b == "no"
             && !first.ends_with([',', '.', '!'])
             && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "more" | "longer"));
-        if (LEADS.contains(&b.as_str()) && !says_no) || (first.ends_with(',') && first.starts_with(char::is_uppercase))
-        {
+        // "right, I went to the clinic": a word that opens a reply only with its comma ("right
+        // now" says when).
+        let comma_lead = first.ends_with(',')
+            && (first.starts_with(char::is_uppercase) || matches!(b.as_str(), "right" | "morning" | "evening"));
+        if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead {
             words.remove(0);
             continue;
         }
@@ -832,6 +848,12 @@ fn addressed_to_listener(words: &[String]) -> bool {
             "me" | "us",
             ..
         ] | ["let" | "lemme", "me" | "us", "know", ..]
+            // "tell him I'll water his beans", "give her my love": a message to pass on.
+            | [
+                "tell" | "send" | "give" | "show" | "text" | "message" | "remind" | "ask",
+                "him" | "her" | "them" | "everyone" | "everybody",
+                ..
+            ]
     )
 }
 

@@ -21,7 +21,7 @@ use super::{
     Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan,
     preference, resolution,
 };
-use super::{lex, readable, sentences, spelling, style, tool};
+use super::{dictation, lex, readable, sentences, spelling, style, tool};
 use crate::kind::Kind;
 use crate::language::{self, Language};
 use crate::message::{Message, Role};
@@ -67,7 +67,11 @@ fn without_speaker(text: &str) -> &str {
 /// German "im" is "in the").
 fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     let text = without_speaker(text);
-    let mut s: Cow<'_, str> = spelling::corrected(text);
+    let dictated = if english { dictation::punctuated(text) } else { Cow::Borrowed(text) };
+    let mut s: Cow<'_, str> = match dictated {
+        Cow::Borrowed(text) => spelling::corrected(text),
+        Cow::Owned(text) => Cow::Owned(spelling::corrected(&text).into_owned()),
+    };
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|werent|youre|youve|thats|whats|theyre|theyve|weve|shes|hes|wat|wut|wot)\b")
@@ -713,6 +717,9 @@ impl Extractor for HeuristicExtractor {
             // Whether the sentence before only owned a slip ("Sorry, I say wrong before."):
             // this one then corrects, as its own rules read it.
             let mut slipped = false;
+            // Where a take-back that named only the wrong detail ("Not Tuesday.") was kept, and
+            // what it said: the sentence after names the value that holds.
+            let mut awaiting_value: Option<(usize, String, bool)> = None;
             // Whether a sentence of the message amended something said before, and whether the
             // sentence before did.
             let mut amending = false;
@@ -729,6 +736,17 @@ impl Extractor for HeuristicExtractor {
                     known => known,
                 };
                 let lower = sent.to_lowercase();
+                // "Not Tuesday. It is Wednesday evening, 7 o'clock.": the value a bare take-back
+                // left for later is part of it.
+                if let Some((at, said, news)) = awaiting_value.take() {
+                    if correction::names_a_value(&lower) && !correction::retracts(&lower) {
+                        let action = ops[at].action.clone();
+                        ops[at] = correcting(action, &format!("{said} {}", sent.trim()), m, news);
+                        prev = Some(sent);
+                        said_before = None;
+                        continue;
+                    }
+                }
                 if sent.contains("[redacted")
                     || !sentence_language.reads_as_english()
                     || (answers_for_someone && !first_person(&lower))
@@ -785,10 +803,12 @@ impl Extractor for HeuristicExtractor {
                 // "wait actually its not tues its wed": a detail of something said before, kept
                 // beside it. Typed statements of the sentence are corrections of their own.
                 // A hypothetical takes nothing back ("if I win I will not sail anymore").
-                let take_back = if s.blocked { None } else { correction::take_back(sent, &s.lower) };
+                let take_back = if s.blocked { None } else { correction::take_back(sent, &s.lower, slipped) };
                 slipped = take_back == Some(TakeBack::Bare);
-                // "I counted wrong" closes nothing: the slip is what was done.
-                if take_back.is_some() && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))) {
+                // "I counted wrong" closes nothing: the slip is what was done. A slip owned
+                // alone ("Sorry, I check website again.") says nothing of its own either.
+                if slipped || (take_back.is_some() && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_))))
+                {
                     settled.clear();
                 }
                 // "Race day is 17 October. Ah sorry, I check website, is 18 October": the slip
@@ -827,6 +847,9 @@ impl Extractor for HeuristicExtractor {
                     }
                     Some(TakeBack::Detail { detail, said, news }) if settled.is_empty() => {
                         amending = true;
+                        if correction::names_only_the_detail(&said, &detail) {
+                            awaiting_value = Some((ops.len(), said.clone(), news));
+                        }
                         ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m, news));
                         true
                     }
@@ -848,7 +871,10 @@ impl Extractor for HeuristicExtractor {
                 }
                 // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
                 // married in June" names a sister: what happened is kept either way.
-                if !amended && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)) {
+                if !amended
+                    && !slipped
+                    && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f))
+                {
                     // Unless it only says the name again ("I have a dog named Biscuit").
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
@@ -1051,6 +1077,26 @@ pub(crate) mod tests {
         // After a relative of the user's, the user is named, not "them".
         let got = contents("My doctor has me on Lisinopril 10 milligrams since March");
         assert!(got.iter().any(|c| c.contains("has User on Lisinopril")), "{got:?}");
+        // Dictated punctuation ends the sentence where it was said; "right," only leads in.
+        let got = contents("right comma I went to the allotment yesterday full stop the onions are in comma finally");
+        assert!(got.iter().any(|c| c.starts_with("User went to the allotment yesterday")), "{got:?}");
+        assert!(got.iter().all(|c| !c.contains("comma") && !c.contains("full stop")), "{got:?}");
+        // Lead-ins of a new topic or a polite opening are no part of what is said.
+        for (said, starts) in [
+            ("Another thing, I got posted to the Lagos office last week.", "User got posted"),
+            ("Please I need help to plan budget for my younger sister traditional marriage.", "User needs help"),
+            ("one more thing, doc's put me on simvastatin for my cholesterol.", "Doc's put User on"),
+        ] {
+            let got = contents(said);
+            assert!(got.iter().any(|c| c.starts_with(starts)), "{said}: {got:?}");
+        }
+        // A message to pass on is no statement about anyone.
+        assert!(run("Tariq: tell him I'll water his beans").is_empty());
+        // A number is no place to live: the bus driver moved to route 9.
+        let got = contents("moved to the 9 now. city centre to the heath. shorter shifts");
+        assert!(got.iter().all(|c| !c.contains("lives in")), "{got:?}");
+        let got = contents("right now I work nights at the depot");
+        assert!(got.iter().any(|c| c.to_lowercase().contains("right now")), "'right now' says when: {got:?}");
     }
 
     #[test]

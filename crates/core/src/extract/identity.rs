@@ -127,6 +127,12 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     if p.is_empty() || NOT_PLACES.contains(&lower.as_str()) || p.split_whitespace().count() > 5 {
         return None;
     }
+    // "moved to the 9 now" (a bus route, a shift, a team): a place is named in words.
+    let named = lower.split_whitespace().filter(|w| !matches!(*w, "the" | "a" | "an" | "no" | "no." | "number"));
+    if named.clone().next().is_none() || named.clone().all(|w| !w.contains(|c: char| c.is_alphabetic()) || w.len() < 2)
+    {
+        return None;
+    }
     let capitalised = p.starts_with(|c: char| c.is_uppercase())
         || (lower.starts_with("the ") && p[4..].starts_with(|c: char| c.is_uppercase()));
     let described = ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && p.split_whitespace().count() >= 3;

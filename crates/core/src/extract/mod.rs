@@ -12,6 +12,7 @@ mod boundary;
 mod cases;
 mod correction;
 mod decision;
+mod dictation;
 mod episodic;
 mod fact;
 mod forget;

@@ -441,9 +441,29 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
-/// Verbs whose object follows a preposition ("talked to mom", "met with Sam"): the person is the task.
-pub(super) const WITH_PREP: &[&str] =
-    &["catch", "chat", "get", "go", "hear", "listen", "meet", "reach", "reply", "respond", "speak", "talk", "write"];
+/// Verbs whose object follows a preposition ("talked to mom", "met with Sam", "registered to
+/// the doctor", "signed up to the gym"): the person or place is the task.
+pub(super) const WITH_PREP: &[&str] = &[
+    "apply",
+    "catch",
+    "chat",
+    "enrol",
+    "enroll",
+    "get",
+    "go",
+    "hear",
+    "listen",
+    "meet",
+    "reach",
+    "register",
+    "reply",
+    "respond",
+    "sign",
+    "speak",
+    "subscribe",
+    "talk",
+    "write",
+];
 
 /// "called my mom last night", "I finally sent the slides to Priya", "I did call her".
 fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
@@ -553,6 +573,7 @@ mod tests {
         assert_eq!(closes("my passport renewal is finally done"), "passport renewal");
         assert_eq!(closes("ok I did call her"), "call");
         assert_eq!(closes("went to the dentist yesterday"), "dentist");
+        assert_eq!(closes("I registered to doctor already, Montpelier surgery."), "register doctor");
         assert_eq!(closes("I've emailed Sam about the invoice"), "email sam invoice");
         // The noun is the verb a plan would use ("text the landlord", "ring the vet").
         assert_eq!(closes("sent the landlord a text last night"), "landlord text");
