@@ -1086,6 +1086,7 @@ pub(crate) mod tests {
             ("Another thing, I got posted to the Lagos office last week.", "User got posted"),
             ("Please I need help to plan budget for my younger sister traditional marriage.", "User needs help"),
             ("one more thing, doc's put me on simvastatin for my cholesterol.", "Doc's put User on"),
+            ("Yes sir me and Darlene are keeping the mama cows", "User and Darlene are keeping"),
         ] {
             let got = contents(said);
             assert!(got.iter().any(|c| c.starts_with(starts)), "{said}: {got:?}");
