@@ -875,6 +875,48 @@ fn spans_time(words: &[String]) -> bool {
     )
 }
 
+/// Participles that say how the user is, not what they did, when a preposition follows
+/// ("Fascinated by …", "Stoked about …", "Engaged to …"): the left-out subject is "I'm".
+pub(super) const STATES_BEFORE: &[&str] = &[
+    "addicted",
+    "amazed",
+    "annoyed",
+    "based",
+    "blessed",
+    "bored",
+    "committed",
+    "concerned",
+    "confused",
+    "delighted",
+    "determined",
+    "disappointed",
+    "engaged",
+    "excited",
+    "exhausted",
+    "fascinated",
+    "frustrated",
+    "hooked",
+    "impressed",
+    "inspired",
+    "interested",
+    "involved",
+    "married",
+    "motivated",
+    "obsessed",
+    "overwhelmed",
+    "pleased",
+    "relieved",
+    "scared",
+    "shocked",
+    "stoked",
+    "stressed",
+    "surprised",
+    "terrified",
+    "thrilled",
+    "tired",
+    "worried",
+];
+
 fn elided_subject(words: &[String]) -> Option<&'static str> {
     let w0 = bare(words.first()?);
     let w1 = words.get(1).map(|w| bare(w)).unwrap_or_default();
@@ -902,6 +944,13 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
         "been" if !spans_time(&words[1..]) => Some("I've"),
         "just" if is_past(&w1) => Some("I"),
         "planning" | "hoping" | "trying" if !verb_in_clause => Some("I'm"),
+        // "Fascinated by the traditions", "Engaged to Sam", "Based in Leeds": a state, the
+        // "I'm" left out.
+        w if STATES_BEFORE.contains(&w)
+            && matches!(w1.as_str(), "by" | "with" | "about" | "for" | "of" | "at" | "to" | "in" | "that") =>
+        {
+            Some("I'm")
+        }
         w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
         w if w.len() > 5
             && w.ends_with("ing")

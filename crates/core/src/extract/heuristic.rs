@@ -1087,6 +1087,8 @@ pub(crate) mod tests {
             ("Please I need help to plan budget for my younger sister traditional marriage.", "User needs help"),
             ("one more thing, doc's put me on simvastatin for my cholesterol.", "Doc's put User on"),
             ("Yes sir me and Darlene are keeping the mama cows", "User and Darlene are keeping"),
+            // A state with its "I'm" left out.
+            ("Never been there before. Fascinated by the traditions of my grandparents.", "User is fascinated by"),
         ] {
             let got = contents(said);
             assert!(got.iter().any(|c| c.starts_with(starts)), "{said}: {got:?}");

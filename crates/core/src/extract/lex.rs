@@ -1391,6 +1391,7 @@ mod tests {
             ("episodic::HARD_REACTIONS", super::super::episodic::HARD_REACTIONS),
             ("episodic::LIKINGS", super::super::episodic::LIKINGS),
             ("episodic::FEELINGS", super::super::episodic::FEELINGS),
+            ("episodic::STATES_BEFORE", super::super::episodic::STATES_BEFORE),
             ("lex::MODALS", super::MODALS),
             ("episodic::NOT_ELIDED", super::super::episodic::NOT_ELIDED),
             ("episodic::FILLERS", super::super::episodic::FILLERS),
