@@ -75,9 +75,7 @@ impl Asked<'_> {
         let other = self.terms.iter().filter(|t| !self.names.contains(t) && words.iter().any(|w| same(w, t))).count();
         other as f32 / (other + addressed) as f32
     }
-}
 
-impl Asked<'_> {
     /// The words of a transcript line's speaker label ("Caroline: …"), lower-cased; none for
     /// a line without one.
     fn label(text: &str) -> Vec<String> {
@@ -144,8 +142,9 @@ impl MessageHits<'_> {
 ///
 /// A lexical hit the vector half did not return gets that half's lowest cosine: its true cosine
 /// is at most that, and pretending the vector signal is absent would let a bare word match
-/// outrank a close paraphrase. When the query names someone who speaks a transcript line
-/// here, a line spoken by anyone else keeps `ranking.other_speaker_weight` of its relevance.
+/// outrank a close paraphrase. When the query names someone and the messages tell which lines
+/// are theirs ([`Asked::said_by_others`]), a line said by anyone else keeps
+/// `ranking.other_speaker_weight` of its relevance.
 pub fn rank_excerpts(
     hits: MessageHits<'_>,
     messages: Vec<Message>,
