@@ -386,16 +386,22 @@ fn changed_now(lower: &str) -> bool {
 pub(super) fn changed_to(lower: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(
+        // A number as typed or as said ("20", "two and a half").
+        let number = r"(?:\d|(?:a\s+)?(?:half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred)\b)";
+        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put)";
+        Regex::new(&format!(
             r"(?x)
-                \b(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put)
-                  \s+(?:up\s+|down\s+)?(?:my|the|our)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:up\s+|down\s+)?to\s+\d
-                | \b(?:my|the|our)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:went|goes|go|has\s+gone|got|was|is|been)\s+(?:up|down|raised|increased|lowered|reduced|cut|bumped\s+up)\s+to\s+\d",
-        )
+                \b{changed}
+                  \s+(?:up\s+|down\s+)?(?:my|the|our)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:up\s+|down\s+)?to\s+{number}
+                | \b(?:my|the|our)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:went|goes|go|has\s+gone|got|was|is|been)\s+(?:up|down|raised|increased|lowered|reduced|cut|bumped\s+up)\s+to\s+{number}
+                # The thing named by its unit: they have dropped me to two and a half milligrams.
+                | \b{changed}\s+(?:me|us|him|her|them)\s+(?:up\s+|down\s+)?to\s+{number}[^,.;!?]{{0,24}}?
+                  [\s\d](?P<z>milligrams?|mg|micrograms?|mcg|ml|units|tablets|pills|puffs)\b"
+        ))
         .expect("changed-to regex")
     });
     let c = re.captures(lower)?;
-    let thing = c.name("x").or_else(|| c.name("y"))?.as_str();
+    let thing = c.name("x").or_else(|| c.name("y")).or_else(|| c.name("z"))?.as_str();
     // The words as said (no synonyms): the memory must hold every one.
     let words: Vec<&str> = thing
         .split_whitespace()
@@ -662,6 +668,14 @@ mod tests {
         assert_eq!(got("the GP upped my sertraline to 100mg").as_deref(), Some("sertraline"));
         assert_eq!(got("my rent went up to 950 in May").as_deref(), Some("rent"));
         assert_eq!(got("they moved the appointment to 3pm").as_deref(), Some("appointment"));
+        // Said as words, and the thing named by its unit alone.
+        assert_eq!(
+            got("they have dropped me to two and a half milligrams from tonight").as_deref(),
+            Some("milligrams")
+        );
+        assert_eq!(got("the consultant upped me to 40mg").as_deref(), Some("mg"));
+        assert_eq!(got("my rent went up to five hundred a week").as_deref(), Some("rent"));
+        assert_eq!(got("they dropped me to the station"), None);
         // No number, no change verb, or nothing named: nothing changed that a memory holds.
         assert_eq!(got("I moved to Leeds in 2019"), None);
         assert_eq!(got("we raised money for the hospice"), None);
