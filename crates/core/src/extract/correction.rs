@@ -311,7 +311,7 @@ fn checked_again(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?x)^(?:i\s+)?(?:just\s+|have\s+|'ve\s+)?(?:check(?:ed)?|look(?:ed)?|re-?read|read|see|saw)
+            r"(?x)^(?:i\s+)?(?:just\s+|have\s+|'ve\s+)?(?:check(?:ed)?|double-?check(?:ed)?|look(?:ed)?|re-?read)
                 (?:\s+(?:on|at|in|again))?(?:\s+(?:the|my|their|your))?\s+[\w-]+(?:\s+[\w-]+)?
                 (?:\s+(?:now|again|just\s+now|properly|today))?\s*[.!]?$",
         )
@@ -669,10 +669,7 @@ mod tests {
         assert_eq!(got("my rent went up to 950 in May").as_deref(), Some("rent"));
         assert_eq!(got("they moved the appointment to 3pm").as_deref(), Some("appointment"));
         // Said as words, and the thing named by its unit alone.
-        assert_eq!(
-            got("they have dropped me to two and a half milligrams from tonight").as_deref(),
-            Some("milligrams")
-        );
+        assert_eq!(got("the specialist put me up to one and a half tablets").as_deref(), Some("tablets"));
         assert_eq!(got("the consultant upped me to 40mg").as_deref(), Some("mg"));
         assert_eq!(got("my rent went up to five hundred a week").as_deref(), Some("rent"));
         assert_eq!(got("they dropped me to the station"), None);
@@ -772,17 +769,21 @@ mod tests {
         // A slip owned on its own is no memory: the sentence after it says what holds.
         let ops = run("Sorry, I say wrong before. Linh is 7 already, her birthday was last week.");
         assert!(ops.iter().all(|o| !o.draft.content.contains("wrong")), "{ops:?}");
-        // So is a slip with where the user looked again: the value found comes after.
+        // So is a slip with where the user looked again: the value found comes after. An apology
+        // with something else read is no take-back ("Sorry, I read your message late").
+        assert!(
+            super::take_back("Sorry, I read your message late.", "sorry, i read your message late.", false).is_none()
+        );
         for said in [
-            "Sorry I am wrong, I look on the letter now. The exam is in the 21 of March, not 14.",
-            "Sorry, I check website again. The class is Wednesday evening, not Tuesday.",
-            "Sorry, I check website again. Not Tuesday. It is Wednesday evening, 7 o'clock.",
+            "Sorry I was wrong, I checked the invitation now. The party is on the 9th of May, not 2nd.",
+            "Sorry, I look at the timetable again. The class is Thursday morning, not Monday.",
+            "Sorry, I look at the timetable again. Not Monday. It is Thursday morning, 10 o'clock.",
         ] {
             let ops = run(said);
             let own = |c: &str| ["wrong", "look", "check"].iter().any(|w| c.contains(w));
             assert!(ops.iter().all(|o| !own(&o.draft.content)), "{ops:?}");
             assert!(ops.iter().any(|o| matches!(o.action, Action::Amend(_) | Action::Update(_))), "{said}: {ops:?}");
-            let holds = if said.contains("Wednesday") { "Wednesday evening" } else { "21 of March" };
+            let holds = if said.contains("Thursday") { "Thursday morning" } else { "9th of May" };
             assert!(ops.iter().any(|o| o.draft.content.contains(holds)), "{said}: {ops:?}");
         }
         // What leans on a take-back does not quote it again; a speaker's slip is no memory.

@@ -134,19 +134,17 @@ mod tests {
     #[test]
     fn dictated_marks_become_punctuation() {
         assert_eq!(
-            punctuated(
-                "right comma I went to the clinic yesterday full stop they dropped me to two milligrams full stop"
-            ),
-            "right, I went to the clinic yesterday. They dropped me to two milligrams."
+            punctuated("well comma the bus was late again full stop we missed the start full stop"),
+            "well, the bus was late again. We missed the start."
         );
         assert_eq!(
-            punctuated("hello comma can you help me full stop I am 68 question mark"),
-            "hello, can you help me. I am 68?"
+            punctuated("morning comma is the chemist open on Sunday question mark"),
+            "morning, is the chemist open on Sunday?"
         );
-        assert_eq!(punctuated("no that's all thank you full stop full stop"), "no that's all thank you.");
+        assert_eq!(punctuated("thats it for today full stop full stop"), "thats it for today.");
         assert_eq!(
-            punctuated("scratch that comma it's the 16th full stop I drive her full stop"),
-            "scratch that, it's the 16th. I drive her."
+            punctuated("forget that comma it was the Friday full stop I collect him full stop"),
+            "forget that, it was the Friday. I collect him."
         );
         assert_eq!(punctuated("it keeps going out new paragraph ring them"), "it keeps going out. Ring them");
     }
@@ -154,10 +152,13 @@ mod tests {
     #[test]
     fn a_message_that_ends_on_period_dictated_it() {
         assert_eq!(
-            punctuated("Doc bumped my blood pressure pill up to 20 milligram last week period"),
-            "Doc bumped my blood pressure pill up to 20 milligram last week."
+            punctuated("The nurse moved my appointment to the 9th period"),
+            "The nurse moved my appointment to the 9th."
         );
-        assert_eq!(punctuated("that's each comma how many bales is that"), "that's each, how many bales is that");
+        assert_eq!(
+            punctuated("we need forty chairs comma where do we get them"),
+            "we need forty chairs, where do we get them"
+        );
     }
 
     #[test]

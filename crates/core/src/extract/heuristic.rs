@@ -1084,19 +1084,20 @@ pub(crate) mod tests {
         // Lead-ins of a new topic or a polite opening are no part of what is said.
         for (said, starts) in [
             ("Another thing, I got posted to the Lagos office last week.", "User got posted"),
-            ("Please I need help to plan budget for my younger sister traditional marriage.", "User needs help"),
-            ("one more thing, doc's put me on simvastatin for my cholesterol.", "Doc's put User on"),
-            ("Yes sir me and Darlene are keeping the mama cows", "User and Darlene are keeping"),
+            ("Please I need help to write a speech for my brother wedding.", "User needs help"),
+            ("one more thing, the nurse put me on iron tablets for my anaemia.", "The nurse put User on"),
+            ("No ma'am me and my brother are keeping the old farm", "User and their brother are keeping"),
             // A state with its "I'm" left out.
-            ("Never been there before. Fascinated by the traditions of my grandparents.", "User is fascinated by"),
+            ("Stoked about the new flat in Hove, it has a garden.", "User is stoked about"),
         ] {
             let got = contents(said);
             assert!(got.iter().any(|c| c.starts_with(starts)), "{said}: {got:?}");
         }
         // A message to pass on is no statement about anyone.
-        assert!(run("Tariq: tell him I'll water his beans").is_empty());
+        assert!(run("Priya: tell him the keys are under the mat").is_empty());
+        assert!(run("Priya: give her my love and say congrats from all of us").is_empty());
         // A number is no place to live: the bus driver moved to route 9.
-        let got = contents("moved to the 9 now. city centre to the heath. shorter shifts");
+        let got = contents("moved to the 14 now, earlier starts but done by two");
         assert!(got.iter().all(|c| !c.contains("lives in")), "{got:?}");
         let got = contents("right now I work nights at the depot");
         assert!(got.iter().any(|c| c.to_lowercase().contains("right now")), "'right now' says when: {got:?}");

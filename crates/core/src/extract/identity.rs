@@ -128,9 +128,8 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
         return None;
     }
     // "moved to the 9 now" (a bus route, a shift, a team): a place is named in words.
-    let named = lower.split_whitespace().filter(|w| !matches!(*w, "the" | "a" | "an" | "no" | "no." | "number"));
-    if named.clone().next().is_none() || named.clone().all(|w| !w.contains(|c: char| c.is_alphabetic()) || w.len() < 2)
-    {
+    let mut named = lower.split_whitespace().filter(|w| !matches!(*w, "the" | "a" | "an" | "number"));
+    if named.all(|w| !w.contains(char::is_alphabetic)) {
         return None;
     }
     let capitalised = p.starts_with(|c: char| c.is_uppercase())

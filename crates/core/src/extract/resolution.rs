@@ -573,7 +573,7 @@ mod tests {
         assert_eq!(closes("my passport renewal is finally done"), "passport renewal");
         assert_eq!(closes("ok I did call her"), "call");
         assert_eq!(closes("went to the dentist yesterday"), "dentist");
-        assert_eq!(closes("I registered to doctor already, Montpelier surgery."), "register doctor");
+        assert_eq!(closes("I registered to dentist already, the one on Mill Road."), "register dentist");
         assert_eq!(closes("I've emailed Sam about the invoice"), "email sam invoice");
         // The noun is the verb a plan would use ("text the landlord", "ring the vet").
         assert_eq!(closes("sent the landlord a text last night"), "landlord text");

@@ -198,8 +198,8 @@ mod tests {
             "need 2 call mum sat",
             "pls dont suggest mushrooms",
             "I'm allergic to penicillin",
-            "wan mair thing, doc's put me on simvastatin fur ma cholesterol",
-            "naw wait, its the wednesday, 22nd. jist checked the letter in her bag",
+            "aye, ah've been tae the doc an he says ah cannae drink wi these pills",
+            "naw, the wean's no well, ah'm stayin in wi her the day",
             "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
             "Yeah, it's great! Dogs are always there for us.",
             // "ya" is Spanish too, and alone it outweighed nothing English.
