@@ -14,7 +14,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 CONV_DIR = HERE / "conversations"
 CATEGORIES = ("texting", "non_native", "other_language", "multi_party")
-LANGS = {"en", "de", "es", "fr", "it", "pt", "nl", "tr"}
+LANGS = {"en", "de", "es", "fr", "it", "pt", "nl", "tr", "pl", "sv", "cs"}
 ABOUT = {"self", "assistant", "other", "reported", "mixed"}
 LABEL_RE = re.compile(r"^[A-Z][A-Za-z]{1,20}: ")
 
