@@ -5,7 +5,8 @@
 //! penicillin" reads as Italian to trigram statistics, "Caroline: I went to a support group" as
 //! Portuguese. Function words settle it far better: every sentence of any length has some, and
 //! each language has its own. So the languages mnemo has word lists for (English, German,
-//! Spanish, French, Italian, Portuguese, Dutch; the lists are data, in this folder) are told
+//! Spanish, French, Italian, Portuguese, Dutch, Polish, Czech, Swedish, Danish, Norwegian,
+//! Romanian; the lists are data, in this folder) are told
 //! apart by counting them, and `whatlang`'s trigram statistics break ties and name any other
 //! language, only when they are sure of it. What cannot be told is [`Language::Unknown`], which
 //! callers treat as English: a text with no function word of any list carries no English rule's
@@ -55,6 +56,12 @@ fn lists() -> &'static [(Lang, Vec<&'static str>)] {
             (Lang::Ita, include_str!("it.txt")),
             (Lang::Por, include_str!("pt.txt")),
             (Lang::Nld, include_str!("nl.txt")),
+            (Lang::Pol, include_str!("pl.txt")),
+            (Lang::Ces, include_str!("cs.txt")),
+            (Lang::Swe, include_str!("sv.txt")),
+            (Lang::Dan, include_str!("da.txt")),
+            (Lang::Nob, include_str!("nb.txt")),
+            (Lang::Ron, include_str!("ro.txt")),
         ];
         files
             .into_iter()
@@ -164,9 +171,20 @@ pub fn detect_within(text: &str, around: Language) -> Language {
             // among other languages, their best guess.
             (_, Some(g)) if tied.contains(&g.lang()) && (g.is_reliable() || !tied.contains(&Lang::Eng)) => g.lang(),
             _ if tied.contains(&Lang::Eng) => Lang::Eng,
-            _ => return Language::Unknown,
+            // Tied among other languages only ("Jeg har en hund" is Danish and Norwegian
+            // alike): which one is the statistics' call, but it is not English either way.
+            (_, g) => g.map(|g| g.lang()).filter(|g| tied.contains(g)).unwrap_or(tied[0]),
         },
     };
+    // Inside a message in another language, English words that language shares or borrows
+    // ("no", "i", "to" are Polish words too) make a sentence English only when they outweigh
+    // the message's own language twice over ("I am allergic to prawns." in Italian).
+    if let (Lang::Eng, Language::Other(l)) = (lang, around) {
+        let (english, theirs) = (hits.get(&Lang::Eng).copied().unwrap_or(0.0), hits.get(&l).copied().unwrap_or(0.0));
+        if theirs * 2.0 >= english {
+            return Language::Other(l);
+        }
+    }
     named(lang)
 }
 
@@ -205,6 +223,11 @@ mod tests {
             // "ya" is Spanish too, and alone it outweighed nothing English.
             "See ya, Calvin! Stay awesome. Catch ya later.",
             "i am in a choir",
+            // Words other lists also have ("i", "u", "a", "er", "min").
+            "be there in 5 min",
+            "er I think I left my keys at work",
+            "u coming to the gym later or not",
+            "i do yoga on sundays",
         ] {
             assert_eq!(lang(t), Language::English, "{t:?}");
         }
@@ -230,6 +253,12 @@ mod tests {
             ("Moro em Lisboa com a minha irmã", Lang::Por),
             ("Sono vegetariana da quando ero bambina", Lang::Ita),
             ("Ik woon sinds vorig jaar in Utrecht", Lang::Nld),
+            // Polish and Czech "a" and "u" and Swedish "i" are English words too.
+            ("I jeszcze coś: od marca mieszkam w Krakowie z siostrą", Lang::Pol),
+            ("Wczoraj byłam u lekarza i dostałam nowe leki", Lang::Pol),
+            ("Včera jsem byl u doktora a mám nové prášky", Lang::Ces),
+            ("Jag har ont i ryggen sedan i helgen", Lang::Swe),
+            ("Ieri am fost la medic și mi-a dat alte pastile", Lang::Ron),
             ("私は東京に住んでいます", Lang::Jpn),
         ];
         for (t, want) in cases {
@@ -249,6 +278,20 @@ mod tests {
         // Alone, the same tie goes to English; and words that point one way keep it.
         assert_eq!(detect("Gamberi, scampi, aragosta, me gonfio."), Language::English);
         assert_eq!(detect_within("I am allergic to prawns.", around), Language::English);
+    }
+
+    #[test]
+    fn a_tie_among_other_languages_is_not_english() {
+        // Danish and Norwegian share these words; neither is English.
+        assert!(matches!(detect("Jeg har en hund, og hun er tre år"), Language::Other(Lang::Dan | Lang::Nob)));
+        // "i" is an English, Italian and Swedish word: inside a Swedish message it is Swedish.
+        let around = detect("Jag har ont i ryggen sedan i helgen. Värk i knät.");
+        assert_eq!(around, Language::Other(Lang::Swe));
+        assert_eq!(detect_within("Värk i knät.", around), Language::Other(Lang::Swe));
+        // Polish "no", "i" and "to" are on the English list alone; the message outweighs them.
+        let around = detect("Tak, jestem na diecie, więc bez cukru. No i to jest dla mnie ważne, nie zapomnij.");
+        assert_eq!(around, Language::Other(Lang::Pol));
+        assert_eq!(detect_within("No i to jest dla mnie ważne, nie zapomnij.", around), Language::Other(Lang::Pol));
     }
 
     #[test]
