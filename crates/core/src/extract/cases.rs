@@ -49,6 +49,7 @@ mod tests {
     ("My daughter is called Ines.", "identity.family-named", "add", Kind::Profile, Some("family:daughter:ines"), "Ines"),
     ("My husband is Raj.", "identity.family-is-name", "add", Kind::Profile, Some("family:husband"), "Raj"),
     ("My cousin, Priya, is visiting next month.", "identity.family-appositive", "add", Kind::Profile, Some("family:cousin:priya"), "Priya"),
+    ("Yes, and Pepper, my old dog, sleeps all day.", "identity.name-then-relation", "add", Kind::Profile, Some("pet:dog:pepper"), "Pepper"),
     ("We have two cats named Miso and Tofu.", "identity.have-pets-kids", "add", Kind::Profile, None, "User has two cats named Miso and Tofu"),
     ("I run a small bakery in the old town.", "identity.owns-business", "add", Kind::Profile, Some("job"), "a small bakery in the old town"),
     ("I just landed a job as a data analyst at Spotify.", "identity.new-job-as", "add", Kind::Profile, Some("job"), "data analyst"),

@@ -355,7 +355,47 @@ const MAX_WORDS: usize = 32;
 const QUOTED_SALIENCE: f32 = 0.7;
 
 /// Reads one sentence; `None` when it is not a statement about the user worth keeping.
+///
+/// Chat joins clauses with commas ("I'm not at support anymore, I moved to the QA team", "It
+/// reminds me of my old camera, I took loads of beach pics"): when the whole sentence says
+/// nothing worth keeping, a later clause opened by the user as its subject is read alone.
 pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
+    capture_whole(s).or_else(|| later_clause(s))
+}
+
+/// The first clause after a comma, opened by the user as its subject, that is worth keeping
+/// ("I'm not at reception anymore, I moved to billing" → "User moved to billing").
+pub(super) fn later_clause(s: &Sentence<'_>) -> Option<Episode> {
+    spliced(s.text, s.statement_end).into_iter().find_map(|at| {
+        let text = &s.text[at..];
+        let clause = Sentence {
+            text,
+            lower: text.to_lowercase(),
+            prev: s.prev,
+            at: s.at,
+            statement_end: s.statement_end - at,
+            blocked: s.blocked,
+            hedged: s.hedged,
+            correction: s.correction,
+            lowercase: s.lowercase,
+        };
+        capture_whole(&clause)
+    })
+}
+
+/// Where clauses after a comma open with the user as their subject ("…, I moved", "…, we
+/// went"), within the statement.
+fn spliced(text: &str, statement_end: usize) -> Vec<usize> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re =
+        RE.get_or_init(|| Regex::new(r"(?i)[,;]\s+(?:i|i'm|i've|i'd|we|we're|we've)\s").expect("comma splice regex"));
+    re.find_iter(text)
+        .map(|m| m.start() + text[m.start()..].find(|c: char| c.is_alphabetic()).unwrap_or(1))
+        .filter(|&at| at < statement_end && text[..at].split_whitespace().count() >= 2)
+        .collect()
+}
+
+fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // Hypotheticals, questions and doubted statements ("I think I might ...") assert nothing;
     // retractions ("I meant Cambridge, not Boston") are read by the correction family. A weighed
     // intention ("I'm considering a move") and a switch ("now I have ...") are news.
@@ -425,6 +465,20 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         // now" says when).
         let comma_lead = first.ends_with(',')
             && (first.starts_with(char::is_uppercase) || matches!(b.as_str(), "right" | "morning" | "evening"));
+        // "Luna, my cat, is asleep on my lap": not a name said to the listener but the one the
+        // noun after it has; read as "my cat Luna is asleep …". Left unclosed ("Oscar, my
+        // guinea pig.") it is a fragment naming a pet, which the identity family keeps.
+        if comma_lead
+            && first.starts_with(char::is_uppercase)
+            && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "my" | "our"))
+        {
+            let close = words.iter().skip(2).position(|w| w.ends_with(',')).map(|p| p + 2)?;
+            let name = words[0].trim_end_matches(',').to_string();
+            words[close] = words[close].trim_end_matches(',').to_string();
+            words.remove(0);
+            words.insert(close, name);
+            continue;
+        }
         if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead {
             words.remove(0);
             continue;
@@ -456,9 +510,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
         }
         break;
     }
-    // Thanks are about the other speaker ("Thanks for the advice yesterday, it helped me"); a
-    // proposal ("Let's rock our workouts") is addressed to them.
-    if matches!(bare(words.first()?).as_str(), "thanks" | "thank" | "thx" | "ty" | "cheers" | "let's" | "lets") {
+    // Thanks and congratulations are about the other speaker ("Thanks for the advice yesterday,
+    // it helped me", "Congrats on the cooking show, I'll be tuning in"); a proposal ("Let's rock
+    // our workouts") is addressed to them.
+    if matches!(
+        bare(words.first()?).as_str(),
+        "thanks" | "thank" | "thx" | "ty" | "cheers" | "congrats" | "congratulations" | "kudos" | "let's" | "lets"
+    ) {
         return None;
     }
     // A request to the listener ("Keep me updated!", "Let me know how it goes", "Send me the
@@ -557,11 +615,21 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     // What comes before a subject that is not the first word tells too ("It's a yoga studio I go
     // to often").
     let before = if rest_from > k { &words[..k] } else { &words[..0] };
-    let told: Vec<String> = before
+    // Short words tell too when they are a number, its unit ("26 km") or an acronym ("QA").
+    let scope: Vec<&String> = before.iter().chain(&words[rest_from.min(words.len())..]).collect();
+    let told: Vec<String> = scope
         .iter()
-        .chain(&words[rest_from.min(words.len())..])
-        .map(|w| bare(w))
-        .filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w) && !first_person(w))
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let b = bare(w);
+            let digits = b.contains(|c: char| c.is_ascii_digit());
+            let unit = b.len() == 2 && i > 0 && scope[i - 1].contains(|c: char| c.is_ascii_digit());
+            let acronym = b.len() == 2
+                && !matches!(b.as_str(), "ok" | "oh" | "hi" | "no" | "so" | "ya" | "yo" | "ha" | "ah" | "uh" | "um")
+                && w.trim_matches(|c: char| !c.is_alphanumeric()).chars().all(|c| c.is_ascii_uppercase());
+            ((b.len() > 2 || digits || unit || acronym) && !is_stopword(&b) && !is_filler(&b) && !first_person(&b))
+                .then_some(b)
+        })
         .collect();
     // A name, a place or a number ("Porto", "Dana's", "4 years") makes a statement more salient.
     let specific = words.iter().skip(1).any(|w| {
@@ -696,7 +764,13 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let about_us = !words
         .iter()
         .any(|w| matches!(bare(w).as_str(), "i" | "i'm" | "i've" | "i'll" | "me" | "my" | "myself" | "mine"));
-    if about_us && !event && !specific {
+    // What "we" are doing now ("We're considering adopting a rescue dog") is news all the same.
+    // Not what "we all" go through ("We're all going through a lot"): that is everyone's.
+    let ongoing = user.ends_with(" are")
+        && verb.len() > 4
+        && verb.ends_with("ing")
+        && !words.iter().any(|w| matches!(bare(w).as_str(), "all" | "everyone" | "everybody"));
+    if about_us && !event && !specific && !ongoing {
         return None;
     }
     // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
@@ -873,43 +947,56 @@ fn spans_time(words: &[String]) -> bool {
     )
 }
 
-/// Participles that say how the user is, not what they did, when a preposition follows
-/// ("Fascinated by …", "Stoked about …", "Engaged to …"): the left-out subject is "I'm".
+/// Participles and adjectives that say how the user is, not what they did, when a preposition
+/// follows ("Fascinated by …", "Stoked about …", "Engaged to …", "Busy with studies …"): the
+/// left-out subject is "I'm".
 pub(super) const STATES_BEFORE: &[&str] = &[
     "addicted",
     "amazed",
     "annoyed",
+    "anxious",
     "based",
     "blessed",
     "bored",
+    "busy",
     "committed",
     "concerned",
     "confused",
     "delighted",
     "determined",
     "disappointed",
+    "done",
+    "eager",
     "engaged",
     "excited",
     "exhausted",
     "fascinated",
     "frustrated",
+    "grateful",
     "hooked",
     "impressed",
     "inspired",
     "interested",
     "involved",
+    "keen",
     "married",
     "motivated",
+    "nervous",
     "obsessed",
     "overwhelmed",
     "pleased",
+    "proud",
     "relieved",
     "scared",
     "shocked",
+    "sick",
+    "slammed",
     "stoked",
     "stressed",
     "surprised",
+    "swamped",
     "terrified",
+    "thankful",
     "thrilled",
     "tired",
     "worried",
@@ -1105,7 +1192,10 @@ fn stimulus(w: &str, words: &[String]) -> bool {
 /// The words of the first clause: up to and including the first that ends with a comma, a
 /// semicolon or a dash.
 fn clause(words: &[String]) -> impl Iterator<Item = &String> {
-    let end = words.iter().position(|w| w.ends_with([',', ';', '-'])).map_or(words.len(), |i| i + 1);
+    let end = words
+        .iter()
+        .position(|w| w.ends_with([',', ';', ':', '-', '\u{2013}', '\u{2014}']))
+        .map_or(words.len(), |i| i + 1);
     words[..end].iter()
 }
 
@@ -1676,6 +1766,21 @@ mod tests {
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_clause_after_a_comma_is_read_when_the_whole_says_nothing() {
+        let got = episode("I'm not on the night shift anymore, I moved to the billing team.");
+        assert_eq!(got.map(|e| e.1), Some("User moved to the billing team".to_string()));
+        // Nor does a clause before it lend the later one a negation.
+        assert_eq!(episode("I don't drink coffee, I never have."), None);
+    }
+
+    #[test]
+    fn a_number_its_unit_and_an_acronym_say_something() {
+        assert!(episode("Sunday I did 12 km.").is_some_and(|e| e.1.contains("12 km")));
+        assert!(episode("I switched to PR.").is_some());
+        assert_eq!(episode("I'm OK."), None);
     }
 
     #[test]

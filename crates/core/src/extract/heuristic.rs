@@ -163,6 +163,21 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(fixed.into_owned());
     }
+    // "My father he went back to Iran", "my sister Mai she is the cook": the subject said twice,
+    // as many languages do, is said once ("my father went back …").
+    static AGAIN: OnceLock<Regex> = OnceLock::new();
+    let again = AGAIN.get_or_init(|| {
+        Regex::new(
+            r"\b((?i:my|our)\s+(?:(?i:little|big|older|younger|elder|old|new|best|late)\s+)?)([A-Za-z]+)((?:\s+[A-Z][a-z]+)?)\s+(?i:he|she)\s+",
+        )
+        .expect("subject-again regex")
+    });
+    if english && again.is_match(&s) {
+        let fixed = again.replace_all(&s, |c: &regex::Captures<'_>| {
+            if lex::is_relation_word(&c[2]) { format!("{}{}{} ", &c[1], &c[2], &c[3]) } else { c[0].to_string() }
+        });
+        s = Cow::Owned(fixed.into_owned());
+    }
     // Shouting ("WE CAME 3RD!!") is said in capitals, not written in them: three words or more
     // in capitals, one of them a function word, are lowered (acronyms alone stay as typed).
     if english {
@@ -869,16 +884,20 @@ impl Extractor for HeuristicExtractor {
                     // what was left: "not in any online groups right now" leaves nothing.
                     left.extend(correction::switched_from(sent));
                 }
-                // "We explored nature ..." may also close a loop, and "my sister Lucia is getting
-                // married in June" names a sister: what happened is kept either way.
+                // "We explored nature ..." may also close a loop, "my sister Lucia is getting
+                // married in June" names a sister, and "I'm not at reception anymore, I moved to
+                // billing" lets something go: what happened is kept either way.
+                let lets_go = !settled.is_empty() && settled.iter().all(|f| matches!(f.action, Action::Forget(_)));
                 if !amended
                     && !slipped
-                    && settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f))
+                    && (lets_go || settled.iter().all(|f| matches!(f.action, Action::CloseLoop(_)) || names_someone(f)))
                 {
                     // Unless it only says the name again ("I have a dog named Biscuit").
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
-                    let episode = episodic::capture(&s).filter(|e| !only_names(&e.content, &named));
+                    // What was let go is the forget's; only a clause after it is news.
+                    let episode = if lets_go { episodic::later_clause(&s) } else { episodic::capture(&s) };
+                    let episode = episode.filter(|e| !only_names(&e.content, &named));
                     // Leaning on a take-back ("… not 3, I counted wrong. started it the week
                     // before my birthday"), it would quote the correction again.
                     let episode = match (prev_told, prev_amended) {
@@ -1388,6 +1407,19 @@ pub(crate) mod tests {
         ] {
             nothing_written(t);
         }
+    }
+
+    #[test]
+    fn a_subject_said_twice_is_said_once() {
+        assert_eq!(
+            contents("My brother he works in a bank in Tabriz."),
+            vec!["User's brother works in a bank in Tabriz"]
+        );
+        let got = contents("my aunt Leila she is teaching piano since ten years");
+        assert!(got.iter().any(|c| c == "Leila (User's aunt) is teaching piano since ten years"), "{got:?}");
+        // Someone else's words about a third person keep their pronoun.
+        let got = contents("My boss said he is leaving the company in May.");
+        assert!(got.iter().all(|c| !c.contains("boss is leaving")), "{got:?}");
     }
 
     #[test]

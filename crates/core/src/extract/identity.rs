@@ -84,6 +84,44 @@ pub(super) const NOT_PLACES: &[&str] = &[
     "this",
 ];
 
+/// Last words of a phrase after "moved to" that name a place at work or in a ranking, not a
+/// home ("moved to the QA team", "the Leeds office", "nights", "Year 10").
+const NOT_HOME_HEADS: &[&str] = &[
+    "branch",
+    "channel",
+    "class",
+    "days",
+    "department",
+    "dept",
+    "desk",
+    "division",
+    "grade",
+    "group",
+    "league",
+    "level",
+    "nights",
+    "office",
+    "phase",
+    "plan",
+    "position",
+    "project",
+    "role",
+    "server",
+    "set",
+    "shift",
+    "site",
+    "squad",
+    "stage",
+    "store",
+    "team",
+    "tier",
+    "unit",
+    "version",
+    "ward",
+    "warehouse",
+    "year",
+];
+
 /// Trims a place phrase: "Lisbon, near the river" → "Lisbon", "Berlin with my wife" → "Berlin".
 fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     let mut p = head(x).to_string();
@@ -113,6 +151,12 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
         }
     }
     let p = super::lex::strip_times(p.trim_end_matches(|c: char| !c.is_alphanumeric()));
+    // "the QA team", "the Leeds office": somewhere at work, not a home (nor is the month after
+    // it, "the data team in March", a place).
+    let head_of = |p: &str| p.split(" in ").next().unwrap_or_default().to_ascii_lowercase();
+    if head_of(&p).split_whitespace().last().is_some_and(|w| NOT_HOME_HEADS.contains(&w)) {
+        return None;
+    }
     // "a small flat in Manchester": the named place is what matters.
     let p = match p.rfind(" in ") {
         Some(i)
@@ -401,6 +445,24 @@ pub(super) fn rules() -> Vec<Rule> {
                     \s+
                 )?
                 (?P<rel><REL>|<SPECIES>),?\s+(?P<x><NAME>)
+            ",
+            |c, s| {
+                if s.lowercase {
+                    return Vec::new();
+                }
+                named_relation(c, s, false)
+            },
+        ),
+        Rule::new(
+            "identity.name-then-relation",
+            Mode::Statement,
+            &["my ", "our "],
+            r"(?x)
+                # e.g. And yup, I do- Oscar, my guinea pig. He's been great.
+                (?:^|[,;:!.\-]\s*|\b(?:and|yes|yup|yeah|meet)\s+)
+                (?P<x><NAME>),\s+(?:my|our)\s+
+                (?:(?:little|big|older|younger|baby|twin|eldest|oldest|youngest|new|late|sweet|rescue|old)\s+)?
+                (?P<rel><REL>|<SPECIES>)\s*(?:[,.!;]|$)
             ",
             |c, s| {
                 if s.lowercase {
@@ -1779,6 +1841,31 @@ mod tests {
         let got = contents("We just got a kitten! Her name is Pumpkin.");
         assert!(got.iter().any(|c| c == "User's kitten is named Pumpkin"), "{got:?}");
         assert!(contents("Her name is Pumpkin.").iter().all(|c| !c.contains("Pumpkin")), "no referent, no memory");
+    }
+
+    #[test]
+    fn a_move_at_work_is_no_new_home() {
+        for s in [
+            "I moved to the data platform team in March.",
+            "We moved to the Bristol office last year.",
+            "I moved to nights",
+        ] {
+            assert!(contents(s).iter().all(|c| !c.contains("lives in")), "{s}: {:?}", contents(s));
+        }
+        assert!(
+            contents("We moved to the Lake District in March.").iter().any(|c| c == "User lives in the Lake District")
+        );
+    }
+
+    #[test]
+    fn a_name_before_the_relation_it_names() {
+        assert!(
+            contents("Ha, and Mabel, my grandmother, still drives.")
+                .iter()
+                .any(|c| c == "User's grandmother is named Mabel")
+        );
+        let got = contents("Biscuit, my beagle, stole a sandwich today.");
+        assert!(got.iter().all(|c| !c.starts_with("User's beagle,")), "{got:?}");
     }
 
     #[test]

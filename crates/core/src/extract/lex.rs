@@ -814,6 +814,9 @@ pub(super) fn strip_times(obj: &str) -> String {
                     | for\s+the\s+(?:past|last)\s+(?:few\s+|couple\s+of\s+|\w+\s+)?(?:days|weeks|months|years)
                     | last\s+(?:week|month|year)
                     | in\s+the\s+end
+                    | in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{4})?
+                    | in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter)
+                    | in\s+(?:19|20)\d{2}
                     | in\s+time
                     | on\s+time
                     | successfully
@@ -955,6 +958,10 @@ pub(super) fn third_singular(verb: &str) -> String {
         "be" => "is".into(),
         "do" => "does".into(),
         "go" => "goes".into(),
+        // Spoken contractions take their "to" with them ("I wanna help" → "User wants to help").
+        "wanna" => "wants to".into(),
+        "gotta" => "has to".into(),
+        "gonna" => "is going to".into(),
         _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") => format!("{v}es"),
         _ if v.ends_with('y') && !v.ends_with("ay") && !v.ends_with("ey") && !v.ends_with("oy") => {
             format!("{}ies", &v[..v.len() - 1])
