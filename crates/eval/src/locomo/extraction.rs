@@ -113,6 +113,8 @@ pub struct UnmatchedMemory {
     pub conversation: String,
     /// Its kind.
     pub kind: Kind,
+    /// The rule that proposed it, when one was recorded.
+    pub rule: Option<String>,
     /// Its content.
     pub content: String,
     /// The turns it came from.
@@ -182,6 +184,9 @@ pub struct ExtractionReport {
     pub observation_best_cosine: CosineDistribution,
     /// Active memories counted, per kind.
     pub memories_by_kind: BTreeMap<String, Share>,
+    /// Active memories counted, per rule that proposed them ("none" when no rule was recorded):
+    /// which rules' memories state what the annotators saw.
+    pub memories_by_rule: BTreeMap<String, Share>,
     /// Per conversation.
     pub per_conversation: Vec<ConversationExtraction>,
     /// Memories that state nothing annotated (as many as the options list).
@@ -281,6 +286,7 @@ pub fn run_extraction(
     let mut per_conversation = Vec::new();
     let mut best_cosines = Vec::new();
     let mut by_kind: BTreeMap<String, Share> = BTreeMap::new();
+    let mut by_rule: BTreeMap<String, Share> = BTreeMap::new();
     let mut unmatched_memories = Vec::new();
     let mut missed_observations = Vec::new();
     let mut misdated_events = Vec::new();
@@ -303,11 +309,12 @@ pub fn run_extraction(
             .filter(|m| counted(m.kind))
             .collect();
         let user = options.rendering.user_speaker(conv);
-        let c = measure(conv, user, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind)?;
+        let c = measure(conv, user, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind, &mut by_rule)?;
         for (m, closest) in c.unmatched.into_iter().take(options.listed.saturating_sub(unmatched_memories.len())) {
             unmatched_memories.push(UnmatchedMemory {
                 conversation: id.to_string(),
                 kind: m.kind,
+                rule: m.provenance.rule.clone(),
                 content: m.content.clone(),
                 sources: m.provenance.sources.iter().map(|s| s.as_str().to_string()).collect(),
                 closest,
@@ -354,6 +361,7 @@ pub fn run_extraction(
         turns,
         observation_best_cosine: CosineDistribution::of(&best_cosines),
         memories_by_kind: by_kind,
+        memories_by_rule: by_rule,
         per_conversation,
         unmatched_memories,
         missed_observations,
@@ -423,6 +431,7 @@ fn measure<'a>(
     embedder: &dyn Embedder,
     best_cosines: &mut Vec<f64>,
     by_kind: &mut BTreeMap<String, Share>,
+    by_rule: &mut BTreeMap<String, Share>,
 ) -> Result<Compared<'a>, LocomoError> {
     let id = conv.sample_id.as_str();
     let (observations, events) = about(conv, user);
@@ -499,8 +508,12 @@ fn measure<'a>(
             .map(|(i, _)| (i, cosine(&mem_v[m], &obs_v[i])))
             .max_by(|a, b| a.1.total_cmp(&b.1));
         let hit = best.is_some_and(|b| b.1 >= MATCH_COSINE);
-        let entry = by_kind.entry(row.kind.as_str().to_string()).or_default();
-        *entry = entry.add(Share::new(usize::from(hit), 1));
+        for (map, key) in
+            [(&mut *by_kind, row.kind.as_str()), (&mut *by_rule, row.provenance.rule.as_deref().unwrap_or("none"))]
+        {
+            let entry = map.entry(key.to_string()).or_default();
+            *entry = entry.add(Share::new(usize::from(hit), 1));
+        }
         if hit {
             precise += 1;
         } else {
