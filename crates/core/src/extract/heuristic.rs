@@ -168,7 +168,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     static AGAIN: OnceLock<Regex> = OnceLock::new();
     let again = AGAIN.get_or_init(|| {
         Regex::new(
-            r"\b((?i:my|our)\s+(?:(?i:little|big|older|younger|elder|old|new|best|late)\s+)?)([A-Za-z]+)((?:\s+[A-Z][a-z]+)?)\s+(?i:he|she)\s+",
+            r"\b((?i:my|our)\s+(?:(?i:little|big|older|younger|elder|old|new|best|late)\s+)?)([A-Za-z]+(?:-[A-Za-z]+)*)((?:\s+[A-Z][a-z]+)?)\s+(?i:he|she)\s+",
         )
         .expect("subject-again regex")
     });

@@ -171,9 +171,7 @@ pub fn detect_within(text: &str, around: Language) -> Language {
             // among other languages, their best guess.
             (_, Some(g)) if tied.contains(&g.lang()) && (g.is_reliable() || !tied.contains(&Lang::Eng)) => g.lang(),
             _ if tied.contains(&Lang::Eng) => Lang::Eng,
-            // Tied among other languages only ("Jeg har en hund" is Danish and Norwegian
-            // alike): which one is the statistics' call, but it is not English either way.
-            (_, g) => g.map(|g| g.lang()).filter(|g| tied.contains(g)).unwrap_or(tied[0]),
+            _ => return Language::Unknown,
         },
     };
     // Inside a message in another language, English words that language shares or borrows
@@ -223,7 +221,8 @@ mod tests {
             // "ya" is Spanish too, and alone it outweighed nothing English.
             "See ya, Calvin! Stay awesome. Catch ya later.",
             "i am in a choir",
-            // Words other lists also have ("i", "u", "a", "er", "min").
+            // Words other lists also have ("i", "u", "a", "er", "min", "my").
+            "My rent is 900 pounds per month.",
             "be there in 5 min",
             "er I think I left my keys at work",
             "u coming to the gym later or not",
@@ -296,7 +295,8 @@ mod tests {
 
     #[test]
     fn nothing_to_tell_by_is_unknown_and_read_as_english() {
-        for t in ["", "ok", "Berlin", "thx!!", "12:30", "🙂", "Hey Tom, good news!"] {
+        // Nor is "Nice one" or "ty bestie" read as another language: "one" and "ty" are on no list.
+        for t in ["", "ok", "Berlin", "thx!!", "12:30", "🙂", "Hey Tom, good news!", "Nice one, Sam!", "ty bestie"] {
             let l = lang(t);
             assert!(l.reads_as_english(), "{t:?}: {l:?}");
         }
