@@ -466,18 +466,24 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         let comma_lead = first.ends_with(',')
             && (first.starts_with(char::is_uppercase) || matches!(b.as_str(), "right" | "morning" | "evening"));
         // "Luna, my cat, is asleep on my lap": not a name said to the listener but the one the
-        // noun after it has; read as "my cat Luna is asleep …". Left unclosed ("Oscar, my
-        // guinea pig.") it is a fragment naming a pet, which the identity family keeps.
+        // noun after it has; read as "my cat Luna is asleep …". A fragment ("Oscar, my guinea
+        // pig.") only names a pet, which the identity family keeps; with a verb and no comma to
+        // close it ("Sam, my brother is visiting") the name was said to the listener.
         if comma_lead
             && first.starts_with(char::is_uppercase)
             && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "my" | "our"))
         {
-            let close = words.iter().skip(2).position(|w| w.ends_with(',')).map(|p| p + 2)?;
-            let name = words[0].trim_end_matches(',').to_string();
-            words[close] = words[close].trim_end_matches(',').to_string();
-            words.remove(0);
-            words.insert(close, name);
-            continue;
+            match words.iter().skip(2).position(|w| w.ends_with(',')).map(|p| p + 2) {
+                Some(close) => {
+                    let name = words[0].trim_end_matches(',').to_string();
+                    words[close] = words[close].trim_end_matches(',').to_string();
+                    words.remove(0);
+                    words.insert(close, name);
+                    continue;
+                }
+                None if words.len() <= 4 => return None,
+                None => {}
+            }
         }
         if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead {
             words.remove(0);
@@ -1774,6 +1780,14 @@ mod tests {
         assert_eq!(got.map(|e| e.1), Some("User moved to the billing team".to_string()));
         // Nor does a clause before it lend the later one a negation.
         assert_eq!(episode("I don't drink coffee, I never have."), None);
+    }
+
+    #[test]
+    fn a_name_before_my_is_the_relations_own_or_said_to_the_listener() {
+        let got = episode("Pepper, my old dog, stole a whole sandwich today.").map(|e| e.1);
+        assert_eq!(got.as_deref(), Some("User's old dog Pepper stole a whole sandwich today"));
+        let got = episode("Sam, my brother is visiting from Leeds tomorrow.").map(|e| e.1);
+        assert!(got.is_some_and(|c| c.starts_with("User's brother is visiting from Leeds")));
     }
 
     #[test]
