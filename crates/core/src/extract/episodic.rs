@@ -469,20 +469,26 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // noun after it has; read as "my cat Luna is asleep …". A fragment ("Oscar, my guinea
         // pig.") only names a pet, which the identity family keeps; with a verb and no comma to
         // close it ("Sam, my brother is visiting") the name was said to the listener.
+        // Only a relation or a pet says so: "Yeah, my family is awesome - me, the missus, and
+        // the kids" opens on a reply word.
+        let kin = |w: &String| {
+            let b = bare(w);
+            super::lex::is_relation_word(&b) || super::lex::is_pet_word(&b)
+        };
         if comma_lead
             && first.starts_with(char::is_uppercase)
             && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "my" | "our"))
         {
             match words.iter().skip(2).position(|w| w.ends_with(',')).map(|p| p + 2) {
-                Some(close) => {
+                Some(close) if kin(&words[close]) => {
                     let name = words[0].trim_end_matches(',').to_string();
                     words[close] = words[close].trim_end_matches(',').to_string();
                     words.remove(0);
                     words.insert(close, name);
                     continue;
                 }
-                None if words.len() <= 4 => return None,
-                None => {}
+                None if words.len() <= 4 && words[2..].iter().any(kin) => return None,
+                _ => {}
             }
         }
         if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead {
@@ -1788,6 +1794,11 @@ mod tests {
         assert_eq!(got.as_deref(), Some("User's old dog Pepper stole a whole sandwich today"));
         let got = episode("Sam, my brother is visiting from Leeds tomorrow.").map(|e| e.1);
         assert!(got.is_some_and(|c| c.starts_with("User's brother is visiting from Leeds")));
+        // A reply word before "my" is no name, with a comma later or none.
+        let got = episode("Yeah, my week is packed - work, the gym, and a wedding.").map(|e| e.1);
+        assert!(got.is_some_and(|c| c.starts_with("User's week is packed")));
+        let got = episode("Yeah, my plan is to finish the thesis in May.").map(|e| e.1);
+        assert!(got.is_some_and(|c| c.starts_with("User's plan is to finish the thesis")));
     }
 
     #[test]

@@ -465,7 +465,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?P<rel><REL>|<SPECIES>)\s*(?:[,.!;]|$)
             ",
             |c, s| {
-                if s.lowercase {
+                // "Thanks, my friend!", "Sorry, my love": a reply word, not a name.
+                let x = cap(c, "x").unwrap_or_default().to_lowercase();
+                if s.lowercase || NOT_HERE.contains(&x.as_str()) || super::episodic::LEADS.contains(&x.as_str()) {
                     return Vec::new();
                 }
                 named_relation(c, s, false)
@@ -1864,6 +1866,9 @@ mod tests {
                 .iter()
                 .any(|c| c == "User's grandmother is named Mabel")
         );
+        for s in ["Thanks, my friend!", "Cheers, my dear.", "Sorry, my love, I forgot."] {
+            assert!(contents(s).iter().all(|c| !c.contains("named")), "{s}: {:?}", contents(s));
+        }
         let got = contents("Biscuit, my beagle, stole a sandwich today.");
         assert!(got.iter().all(|c| !c.starts_with("User's beagle,")), "{got:?}");
     }
