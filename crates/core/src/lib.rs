@@ -39,6 +39,7 @@ pub mod reconsolidate;
 pub mod safety;
 pub mod scope;
 pub mod score;
+pub mod shape;
 pub mod skill;
 pub mod text;
 pub mod tokens;

@@ -133,6 +133,10 @@ pub enum Target {
     Matching(String),
     /// The active memory with this key (keyed preferences and profile slots).
     Key(String),
+    /// The user's latest active memory naming a value of this shape, said shortly before the
+    /// op's own time (its draft's `valid_from`): what a take-back in a message of its own that
+    /// names only the new value ("No sorry, it's the 10th") corrects.
+    Latest(crate::shape::ValueShape),
 }
 
 /// What to do.

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use crate::id::MemoryId;
 use crate::memory::Memory;
 use crate::op::{Action, ProposedOp, Target};
+use crate::shape::{ValueShape, recent_enough};
 use crate::text::query_terms;
 
 /// Memories among `recalled` that the ops read from the current message would change, each with
@@ -54,8 +55,19 @@ fn changes(op: &ProposedOp, m: &Memory) -> bool {
         Action::Contradict(Target::Key(key)) | Action::Forget(Target::Key(key)) | Action::Amend(Target::Key(key)) => {
             same_slot(key)
         }
+        Action::Update(Target::Latest(shape))
+        | Action::Contradict(Target::Latest(shape))
+        | Action::Forget(Target::Latest(shape))
+        | Action::Amend(Target::Latest(shape)) => latest_of_shape(*shape, op, m),
         Action::Reinforce(_) | Action::CloseLoop(_) => false,
     }
+}
+
+/// Whether `m` could be what a take-back naming only a value of `shape` corrects: it names one,
+/// and was said shortly before the take-back.
+fn latest_of_shape(shape: ValueShape, op: &ProposedOp, m: &Memory) -> bool {
+    let (Some(said), Some(at)) = (m.valid_from, op.draft.valid_from) else { return false };
+    shape.named_in(&m.content) && recent_enough(said, at)
 }
 
 /// One content word in common (three letters or more, not a stopword), compared on a

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use mnemo_core::score::fuse;
+use mnemo_core::shape::recent_enough;
 use mnemo_core::text::{content_hash, query_terms, search_text, tidy};
 use mnemo_core::trace::{LlmCall, TraceEnvelope, TraceOp, TracedSurface, TracedVerdict};
 use mnemo_core::{
@@ -693,6 +694,19 @@ impl Memory {
                     _ => None,
                 };
                 self.best_match(scope, text, kind)
+            }
+            Target::Latest(shape) => {
+                // Said shortly before the take-back, by the same user: a take-back that names
+                // no old value answers what was just said, never last month's plan.
+                let Some(at) = op.draft.valid_from else { return Ok(None) };
+                let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+                Ok(self
+                    .store
+                    .list(owner, &active)?
+                    .into_iter()
+                    .filter(|m| m.kind.is_extractable() && shape.named_in(&m.content))
+                    .filter(|m| m.valid_from.is_some_and(|said| recent_enough(said, at)))
+                    .max_by_key(|m| (m.valid_from, m.updated_at)))
             }
         }
     }

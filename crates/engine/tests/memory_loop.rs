@@ -346,6 +346,48 @@ fn a_number_named_as_it_was_said_finds_what_it_corrects() {
 }
 
 #[test]
+fn a_take_back_naming_only_the_new_day_goes_beside_what_named_a_day_just_before() {
+    let f = hashed();
+    let s = chat("ines", "c1");
+    let msgs = vec![
+        NewMessage::user("Our Tomasz has his driving test on the 4th of June in Bicester.", t0()).with_id("a1"),
+        NewMessage::user("I get the new fridge delivered on Thursday.", t0() + Duration::days(6)).with_id("a2"),
+        NewMessage::user(
+            "My nephew Olek and his girlfriend booked the christening for the 21st",
+            t0() + Duration::days(7),
+        )
+        .with_id("a3"),
+        NewMessage::user(
+            "no sorry its the 28th, I was reading the wrong line of the email",
+            t0() + Duration::days(7) + Duration::minutes(4),
+        )
+        .with_id("a4"),
+    ];
+    let r = f.memory.ingest(&s, msgs.clone()).unwrap();
+    let active = f.active_contents(&s);
+    // The christening, said a moment before, carries the correction; the fridge (a day
+    // before) and the driving test (a week before) do not.
+    let amended: Vec<&String> = active.iter().filter(|c| c.contains("corrected")).collect();
+    assert_eq!(amended.len(), 1, "{active:#?}\n{:#?}", r.ops);
+    assert!(amended[0].contains("christening for the 21st") && amended[0].contains("its the 28th"), "{amended:?}");
+    assert!(active.iter().any(|c| c.contains("4th of June") && !c.contains("corrected")), "{active:#?}");
+    // Read again, nothing changes.
+    let before = f.memory.list(&s, &ListFilter::default()).unwrap();
+    f.memory.reextract(&s, msgs).unwrap();
+    assert_eq!(f.memory.list(&s, &ListFilter::default()).unwrap(), before);
+    // With nothing said shortly before, the take-back is kept as the user's dated words.
+    let lone = chat("piet", "c1");
+    f.memory
+        .ingest(&lone, vec![NewMessage::user("I have my eye test at Specsavers on the 3rd.", t0()).with_id("b1")])
+        .unwrap();
+    let later = NewMessage::user("nah sorry it's the 5th", t0() + Duration::days(9)).with_id("b2");
+    f.memory.ingest(&lone, vec![later]).unwrap();
+    let active = f.active_contents(&lone);
+    assert!(active.iter().any(|c| c.contains("on the 3rd") && !c.contains("corrected")), "{active:#?}");
+    assert!(active.iter().any(|c| c.contains("corrected: \"it's the 5th\"")), "{active:#?}");
+}
+
+#[test]
 fn no_longer_said_to_the_assistants_summary_amends_what_it_summed_up() {
     let f = hashed();
     let s = chat("orla", "c1");

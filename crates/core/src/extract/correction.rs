@@ -19,6 +19,7 @@ use super::lex::{head, key_words, strip_times, third_person};
 use super::rule::{Found, Mode, Rule, cap};
 use crate::kind::Kind;
 use crate::op::{Action, Draft, Target};
+use crate::shape::ValueShape;
 use crate::text::tidy;
 
 /// Whether a sentence corrects or updates something said before.
@@ -109,7 +110,9 @@ fn slip() -> &'static Regex {
             r"(?ix)
                 \b(?:
                     i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
-                    | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?wrong\b
+                    | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
+                    # where the wrong value came from: I was looking at the wrong page
+                    | i\s+(?:was\s+(?:looking|reading)\s+at|looked\s+at|read|checked|misread)\s+the\s+wrong\s+[\w-]+
                     | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
                     | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
@@ -290,11 +293,30 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         .filter(|w| !w.is_empty());
     // Without a "not" naming the detail, only a correction said in words says the sentence
     // corrects ("Actually, I went to the market" is news).
+    // After a slip owned in the sentence before ("Sorry, I wrote it bad."), or with an apology
+    // ("No sorry its the 10th"), a value named is the one that holds now.
+    let names_value = (after_slip && ValueShape::of(&said).is_some()) || (sorry && leads_with_value(&said));
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
-        None if explicit => Some(TakeBack::Unnamed { said: whole }),
+        None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
         None => None,
     }
+}
+
+/// Whether a sentence says first of all which day or time it is ("its the 10th", "it's
+/// Weds", "the 22nd"): after an apology that is the value taken back; "Sorry, it's been a
+/// long Monday" is not.
+fn leads_with_value(said: &str) -> bool {
+    static LEAD: OnceLock<Regex> = OnceLock::new();
+    let lead = LEAD.get_or_init(|| {
+        Regex::new(
+            r"(?i)^\s*(?:(?:it'?s|its|it\s+is|it\s+was|it'll\s+be|that'?s|thats)\s+)?(?:(?:on|at|actually|really)\s+)*",
+        )
+        .expect("value lead regex")
+    });
+    let rest = &said[lead.find(said).map_or(0, |m| m.end())..];
+    let first: Vec<&str> = rest.split_whitespace().take(3).collect();
+    ValueShape::of(&first.join(" ")).is_some()
 }
 
 /// Whether a take-back's words (`said`) name only the wrong `detail` ("Not Tuesday."): the
@@ -355,7 +377,9 @@ fn apologetic(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
-        Regex::new(&after_reply_words(r"(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$))"))
+        Regex::new(&after_reply_words(
+            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b)",
+        ))
             .expect("apology regex")
     })
     .is_match(lower)
@@ -542,7 +566,8 @@ pub(super) fn rules() -> Vec<Rule> {
             &["anymore", "any more", "any longer", "no longer"],
             r"(?x)
                 # e.g. I'm not with Spotify anymore.
-                \b<IM>\s+(?P<neg>not|no\s+longer)\s+(?:a\s+|an\s+)?(?:
+                # or, in a learner's order, I am not anymore at the support.
+                \b<IM>\s+(?P<neg>not|no\s+longer)\s+(?P<any0>(?:anymore|any\s+more|any\s+longer)\s+)?(?:a\s+|an\s+)?(?:
                     (?P<prep>
                         with
                         | at
@@ -562,7 +587,7 @@ pub(super) fn rules() -> Vec<Rule> {
             ",
             |c, _| {
                 let neg = cap(c, "neg").unwrap_or_default().to_lowercase();
-                if neg == "not" && c.name("any").is_none() {
+                if neg == "not" && c.name("any").is_none() && c.name("any0").is_none() {
                     return Vec::new();
                 }
                 let x = cap(c, "x").unwrap_or_default();
@@ -653,6 +678,7 @@ pub(super) fn rules() -> Vec<Rule> {
 mod tests {
     use crate::extract::heuristic::tests::{none, only_episodes, run};
     use crate::op::{Action, Target};
+    use crate::shape::ValueShape;
 
     fn actions(s: &str) -> Vec<Action> {
         run(s).into_iter().map(|o| o.action).collect()
@@ -740,6 +766,29 @@ mod tests {
     }
 
     #[test]
+    fn a_move_to_another_team_lets_go_of_what_was_left_and_fills_the_team() {
+        for said in [
+            "from May I'm not anymore on reception, I moved to the accounts team",
+            "I'm not on reception any more, they transferred me... no, I transferred to the accounts team.",
+        ] {
+            let ops = run(said);
+            assert!(
+                ops.iter().any(|o| o.action == Action::Forget(Target::Matching("reception".into()))),
+                "{said}: {ops:#?}"
+            );
+            assert!(
+                ops.iter()
+                    .any(|o| o.draft.key.as_deref() == Some("team")
+                        && o.draft.content == "User works in the accounts team"),
+                "{said}: {ops:#?}"
+            );
+        }
+        // A new home with the old one named still replaces it (no forget besides).
+        let ops = run("I'm not in Derby anymore, I live in Nottingham now.");
+        assert!(ops.iter().all(|o| !matches!(o.action, Action::Forget(_))), "{ops:#?}");
+    }
+
+    #[test]
     fn a_corrected_detail_amends_what_it_belongs_to() {
         // The test clock is Monday 2 March 2026.
         let amend = |d: &str| Action::Amend(Target::Matching(d.into()));
@@ -753,8 +802,15 @@ mod tests {
             ("Sorry, I meant the 14th not the 12th", amend("12th"), "the 14th not the 12th"),
             ("Good, but correction: is 12 April, not 21.", amend("21"), "is 12 April, not 21."),
             ("Actually the starter is 5 weeks not 3, I counted wrong.", amend("3"), "the starter is 5 weeks not 3."),
-            // Naming no wrong detail, the correction is kept on its own.
-            ("omg no i read the email wrong its thurs 6th.", Action::Add, "i read the email wrong its thurs 6th."),
+            // Naming no wrong detail, the correction goes beside what named a date a moment
+            // before (the engine keeps it on its own when nothing did).
+            (
+                "omg no i read the email wrong its thurs 6th.",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "i read the email wrong its thurs 6th.",
+            ),
+            ("sorry i meant thursday the 9th", Action::Amend(Target::Latest(ValueShape::Date)), "thursday the 9th"),
+            ("Correction: I went to the lakes with Joss", Action::Add, "I went to the lakes with Joss"),
         ] {
             let ops = run(said);
             assert_eq!(ops.len(), 1, "{said}: {ops:?}");

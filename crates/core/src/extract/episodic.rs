@@ -1237,6 +1237,15 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
             _ => (format!("User and {}", words.get(k + 2)?), k + 3),
         },
         "me" | "myself" => ("User".into(), k + 1),
+        // "our Daniel and Chloe have set the date": in British and Irish speech "our" before a
+        // name is family, said by name; the person is the subject, not a thing of the user's.
+        "our"
+            if words.get(k + 1).is_some_and(|n| {
+                n.starts_with(char::is_uppercase) && !super::lex::is_relation_word(&bare(n)) && bare(n) != "i"
+            }) =>
+        {
+            (words[k + 1].clone(), k + 2)
+        }
         "my" | "our" => {
             let noun = &super::lex::relation_in_full(words.get(k + 1)?);
             // "My husband and I went ..."
@@ -1781,9 +1790,20 @@ mod tests {
     }
 
     #[test]
+    fn our_before_a_name_is_family_said_by_name() {
+        let got = episode("Great news, our Siobhan passed her driving test this morning!").map(|e| e.1);
+        assert_eq!(got.as_deref(), Some("Siobhan passed her driving test this morning"));
+        let got = episode("Our Kev and his missus got engaged in Cardiff at the weekend.").map(|e| e.1);
+        assert!(got.as_deref().is_some_and(|c| c.starts_with("Kev and his missus got engaged in Cardiff")), "{got:?}");
+        // A relation is still the user's own.
+        let ops = run("Our Nan turned ninety last Sunday.");
+        assert!(ops.iter().any(|o| o.draft.content.starts_with("User's nan turned ninety")), "{ops:#?}");
+    }
+
+    #[test]
     fn a_clause_after_a_comma_is_read_when_the_whole_says_nothing() {
-        let got = episode("I'm not on the night shift anymore, I moved to the billing team.");
-        assert_eq!(got.map(|e| e.1), Some("User moved to the billing team".to_string()));
+        let got = episode("I'm not in the choir anymore, I started a book club at the library.");
+        assert_eq!(got.map(|e| e.1), Some("User started a book club at the library".to_string()));
         // Nor does a clause before it lend the later one a negation.
         assert_eq!(episode("I don't drink coffee, I never have."), None);
     }

@@ -26,6 +26,7 @@ use crate::kind::Kind;
 use crate::language::{self, Language};
 use crate::message::{Message, Role};
 use crate::op::{Action, Draft, ProposedOp, Target};
+use crate::shape::ValueShape;
 
 /// Rule-based extractor: the offline default.
 #[derive(Debug, Default, Clone, Copy)]
@@ -618,9 +619,18 @@ fn replacing(
     Some((draft, plan))
 }
 
+/// Slots that sit beside a job or an employer rather than replace them: a new team or shift.
+const BESIDE_WORK: &[&str] = &["team", "shift"];
+
 /// Turns one sentence's findings into ops: corrections, replacements, hedging, privacy.
 fn settle(s: &Sentence<'_>, found: Vec<(Found, Mode)>) -> Vec<Found> {
-    let stated = found.iter().any(|(f, _)| !f.retractable && matches!(f.action, Action::Add | Action::Update(_)));
+    // A move within work ("I moved to the QA team") fills a slot of its own: what the sentence
+    // says was left ("not anymore at the support") is let go by its own forget.
+    let stated = found.iter().any(|(f, _)| {
+        !f.retractable
+            && matches!(f.action, Action::Add | Action::Update(_))
+            && !f.draft.key.as_deref().is_some_and(|k| BESIDE_WORK.contains(&k))
+    });
     // "not X anymore" with a replacement in the same sentence names the old value; alone, it forgets.
     let mut old: Option<String> = None;
     let mut kept = Vec::new();
@@ -868,9 +878,24 @@ impl Extractor for HeuristicExtractor {
                         ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m, news));
                         true
                     }
-                    Some(TakeBack::Unnamed { said }) if settled.is_empty() => {
+                    // "No sorry its the 10th": the old value is in what was said a moment
+                    // before, in another message; the memory naming a value of the same shape
+                    // gets the correction beside it. A statement of the sentence that fills no
+                    // slot ("The wedding is 19 September") is the correction, not news.
+                    Some(TakeBack::Unnamed { said })
+                        if settled.is_empty()
+                            || (ValueShape::of(&said).is_some() && settled.iter().all(|f| f.draft.key.is_none())) =>
+                    {
                         amending = true;
-                        ops.push(correcting(Action::Add, &said, m, false));
+                        settled.clear();
+                        // A speaker's line in a pasted transcript corrects that speaker, not
+                        // whatever the user said last.
+                        let own = attribution::split_speaker(&m.content).is_none();
+                        let action = match ValueShape::of(&said).filter(|_| own) {
+                            Some(shape) => Action::Amend(Target::Latest(shape)),
+                            None => Action::Add,
+                        };
+                        ops.push(correcting(action, &said, m, false));
                         true
                     }
                     _ => false,

@@ -950,6 +950,29 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "identity.team-moved",
+            Mode::Statement,
+            &["moved", "transferred", "switched", "moving", "transferring", "switching", "changed"],
+            r"(?x)
+                # e.g. I moved to the QA team in June.
+                \bi(?:'ve|\s+have|'m|\s+am|\s+was|\s+got|\s+have\s+been|'ve\s+been)?\s+
+                (?:(?:just|recently|finally|officially|now|been|got)\s+)*
+                (?:moved|transferred|switched|changed|moving|transferring|switching)\s+(?:over\s+)?(?:in)?to\s+
+                (?P<x>(?:the\s+|a\s+|an\s+|another\s+)?[\w&/+-]+(?:\s+[\w&/+-]+){0,3}?\s+
+                    (?P<head>team|department|dept|division|unit|ward|squad|crew|shift))\b
+            ",
+            |c, _| {
+                let x = tidy(cap(c, "x").unwrap_or_default());
+                let head = cap(c, "head").unwrap_or_default().to_lowercase();
+                let (content, key) = match head.as_str() {
+                    "shift" => (format!("User works {x}"), "shift"),
+                    "ward" => (format!("User works on {x}"), "team"),
+                    _ => (format!("User works in {x}"), "team"),
+                };
+                vec![Found::add(profile(content, 0.85, 0.75).keyed(key, x))]
+            },
+        ),
+        Rule::new(
             "identity.job-my-job-is",
             Mode::Statement,
             &["job", "role", "position", "title", "occupation", "profession", "company", "employer"],
