@@ -101,6 +101,7 @@ mod tests {
     ("Gotta finish the quarterly report by Friday.", "plan.bare-intent", "add", Kind::OpenLoop, None, "User needs to finish the quarterly report by Friday"),
     ("Heading to Lisbon on Thursday.", "plan.bare-progressive", "add", Kind::OpenLoop, None, "User is heading to Lisbon on Thursday"),
     ("I have a job interview on Wednesday.", "plan.have-event", "add", Kind::OpenLoop, None, "User has a job interview on Wednesday"),
+    ("got my citizenship interview on the 14th of july, bricking it", "plan.have-event", "add", Kind::OpenLoop, None, "User has their citizenship interview on the 14th of july"),
     ("My flight to Denver is at 6am tomorrow.", "plan.event-is", "add", Kind::OpenLoop, None, "User's flight to Denver is at 6am tomorrow"),
     ("My thesis is due on May 15.", "plan.deadline", "add", Kind::OpenLoop, None, "User's thesis is due on May 15"),
     ("I'm meeting Carla for lunch on Friday.", "plan.progressive-future", "add", Kind::OpenLoop, None, "User is meeting Carla for lunch on Friday"),

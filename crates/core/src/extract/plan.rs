@@ -646,8 +646,10 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Plan,
             &["have", "got", "'ve"],
             r"(?x)
-                # e.g. I have a job interview on Wednesday.
-                \b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)\s+(?P<np>
+                # e.g. I have a job interview on Wednesday; or, texted, got my driving test fri.
+                (?:\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)
+                  | ^\s*(?:ive\s+|i've\s+)?got)
+                \s+(?P<np>
                     (?:
                         a | an | my | the | another | our | this | that | one | two | three | \d+ | some
                         | a\s+big | a\s+huge
