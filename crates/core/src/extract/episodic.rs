@@ -579,7 +579,10 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         words.splice(0..1, ["I'm".to_string(), "going".to_string(), "to".to_string()]);
     }
     // The first word naming the user ("I", "my", "me", "we"): everything is told about them.
-    let k = words.iter().position(|w| first_person(&bare(w)))?;
+    // "out at a mine in the pilbara": "mine" after an article is the pit, not the user's.
+    let k = words.iter().enumerate().position(|(i, w)| {
+        first_person(&bare(w)) && !(bare(w) == "mine" && i > 0 && super::lex::determines(&bare(&words[i - 1])))
+    })?;
     // Only a reaction before it ("Glad I could help", "So happy we got to chat"): courtesy to
     // the other speaker, not news.
     let reacts = |w: &String| FEELINGS.contains(&bare(w).as_str());
@@ -1253,6 +1256,14 @@ fn clause(words: &[String]) -> impl Iterator<Item = &String> {
     words[..end].iter()
 }
 
+/// Whether a word before a noun says which one ("a", "the", "this"): "a mine" is a pit.
+fn determines(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "an" | "the" | "this" | "that" | "every" | "each" | "another" | "coal" | "gold" | "copper" | "iron"
+    )
+}
+
 /// The user's form of the first-person word at `k` and the index of the word after it (where
 /// the verb is): "I'm" → "User is", "my" → "User's", "we" → "User and others".
 fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
@@ -1839,6 +1850,12 @@ mod tests {
         ] {
             assert_eq!(episode(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn a_mine_after_an_article_is_a_pit() {
+        let got = episode("fifo sparky out at a mine near karratha, 2 on 1 off, my missus hates it").map(|e| e.1);
+        assert!(got.as_deref().is_some_and(|c| c.contains("a mine near karratha")), "{got:?}");
     }
 
     #[test]

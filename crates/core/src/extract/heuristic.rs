@@ -136,6 +136,30 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(replaced.into_owned());
     }
+    // "alergic 2 penuts", "i hav 2 bring my pens": texting's "2" for "to", where "to" is
+    // the only reading ("have 2 kids" counts them).
+    static TWO: OnceLock<Regex> = OnceLock::new();
+    let two = TWO.get_or_init(|| {
+        Regex::new(
+            r"\b((?i:allergic|intolerant|sensitive|reaction|need|needs|hav|have|has|got|going|gonna|want|wants|used|able|go|goes|went|come|came|back|due|listen|talk|try|trying|ready|nice))\s+2\s+([A-Za-z]+)",
+        )
+        .expect("texted to regex")
+    });
+    if english && two.is_match(&s) {
+        let fixed = two.replace_all(&s, |c: &regex::Captures<'_>| {
+            let before = c[1].to_lowercase();
+            let next = c[2].to_lowercase();
+            // After an allergy word it is always "to"; after a verb, a plural after it is
+            // counted ("got 2 tickets"), anything else is where or what to do ("need 2 learn").
+            let counted = next.len() > 3 && next.ends_with('s') && !next.ends_with("ss");
+            if ["allergic", "intolerant", "sensitive", "reaction"].contains(&before.as_str()) || !counted {
+                format!("{} to {}", &c[1], &c[2])
+            } else {
+                c[0].to_string()
+            }
+        });
+        s = Cow::Owned(fixed.into_owned());
+    }
     // "Ill ask my mum", "ya ill ask": "ill" opening a clause before a verb is "I'll" typed
     // without its apostrophe ("ill" elsewhere is being unwell). Only a reply word may stand
     // before it: after "so", "and" or "but" it is more often the adjective ("so ill just
@@ -1160,6 +1184,13 @@ pub(crate) mod tests {
         );
         // Acronyms alone are not shouting.
         assert!(normalise("my GP at the NHS ICU", true).contains("GP at the NHS ICU"));
+        // Texting's "2" is "to" where nothing is counted.
+        assert_eq!(
+            normalise("ya im alergic 2 kiwis n hav 2 carry my 2 pens", true),
+            "ya i'm allergic to kiwis n hav to carry my 2 pens"
+        );
+        assert_eq!(normalise("got 2 tickets, need 2 book the train", true), "got 2 tickets, need to book the train");
+        assert!(contents("tbh im alergic 2 penuts so no satay").iter().any(|c| c.contains("allergic to peanuts")));
         for text in ["abeg how do i get my baby to sleep at night", "pls how do i stop my cat scratching the sofa"] {
             assert!(run(text).is_empty(), "{text:?}: {:?}", run(text));
         }

@@ -889,6 +889,36 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "identity.job-im-bare",
+            Mode::Statement,
+            &["i'm", "i am"],
+            r"(?x)
+                # e.g. I am software engineer in one bank (a learner's English, no article).
+                \b<IM>\s+(?:(?:now|currently|working\s+as)\s+)?
+                (?P<x>(?:[\w/&+.-]+\s+)?<JOB>)\b
+                (?P<rest>\s+(?:at|for|in|with|on)\s+[^,.;!?]+)?
+                (?:$|[,.;!?]|\s+(?:at|for|in|with|on|and|since|from|but|so)\b)
+            ",
+            |c, s| {
+                let x = cap(c, "x").unwrap_or_default();
+                let first = x.split_whitespace().next().unwrap_or_default().to_lowercase();
+                // "I'm so tired", "I'm the …", "I'm not …": no bare job title.
+                if matches!(first.as_str(), "a" | "an" | "the" | "not" | "so" | "very" | "really" | "just" | "also")
+                    || x.split_whitespace().count() > 2
+                {
+                    return Vec::new();
+                }
+                let mut found = job(c, s);
+                let art = super::lex::article(x);
+                for f in &mut found {
+                    if f.draft.content.starts_with("User is a ") {
+                        f.draft.content = format!("User is {art} {}", &f.draft.content["User is a ".len()..]);
+                    }
+                }
+                found
+            },
+        ),
+        Rule::new(
             "identity.job-work",
             Mode::Statement,
             &["work"],
@@ -923,8 +953,9 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["joined", "started", "hired", "job at", "offer", "employed"],
             r"(?x)
-                # e.g. I just joined Datadog.
-                \bi(?:'ve|\s+have|'m|\s+am|\s+was)?\s+(?:(?:just|recently|finally|officially|now)\s+)*(?:
+                # e.g. I just joined Datadog; I have left the bank and joined Systems Limited.
+                \bi(?:'ve|\s+have|'m|\s+am|\s+was)?\s+(?:(?:just|recently|finally|officially|now)\s+)*
+                (?:(?:left|quit)\s+[^,.;!?]{1,40}?\s+and\s+(?:then\s+|now\s+|have\s+)?)?(?:
                     joined
                     | started\s+(?:a\s+new\s+job\s+|a\s+new\s+role\s+|working\s+)?at
                     | started\s+at

@@ -617,6 +617,15 @@ fn someone_else(word: &str, next: Option<&str>) -> bool {
         || named
 }
 
+/// Whether a word before a noun says which one ("a", "the", "this"): "a mine" is a pit, not
+/// the user's.
+pub(super) fn determines(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "an" | "the" | "this" | "that" | "every" | "each" | "another" | "coal" | "gold" | "copper" | "iron"
+    )
+}
+
 fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
     let words: Vec<&str> = s.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
@@ -658,6 +667,10 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
         let r = match lower.as_str() {
             "my" | "our" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => continue,
             "my" | "our" => "their",
+            "mine" if i > 0 && determines(&words[i - 1].to_lowercase()) => {
+                out.push((*w).to_string());
+                continue;
+            }
             "mine" | "ours" => "theirs",
             "me" | "us" => "them",
             "myself" | "ourselves" => "themselves",
@@ -1500,6 +1513,10 @@ mod tests {
         assert_eq!(third_person("call my mom this weekend"), "call mom this weekend");
         assert_eq!(third_person("send my slides to my boss"), "send their slides to their boss");
         assert_eq!(third_person("I am sure I was right"), "they are sure they were right");
+        assert_eq!(
+            third_person("the blue one is mine and I work at a mine"),
+            "the blue one is theirs and they work at a mine"
+        );
         assert_eq!(
             third_person_naming_user("should ask occ health, she said my BP is up and wants to see me", false),
             "should ask occ health, she said User's BP is up and wants to see User"
