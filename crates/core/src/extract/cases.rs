@@ -64,6 +64,7 @@ mod tests {
     ("I work as a sound engineer.", "identity.job-work", "add", Kind::Profile, Some("job"), "a sound engineer"),
     ("I just joined Datadog.", "identity.employer-joined", "update", Kind::Profile, Some("employer"), "Datadog"),
     ("I have left the council and joined Arup as a planner in January.", "identity.employer-joined", "add", Kind::Profile, Some("employer"), "Arup"),
+    ("I have left the council and joined Arup as a planner from 3rd March.", "identity.employer-joined", "add", Kind::Profile, Some("job"), "a planner"),
     ("Since March I've been transferred to the fraud prevention department.", "identity.team-moved", "add", Kind::Profile, Some("team"), "the fraud prevention department"),
     ("they switched me around a lot but i moved to the night shift", "identity.team-moved", "update", Kind::Profile, Some("shift"), "the night shift"),
     ("I teach chemistry at a high school.", "identity.job-teach-study", "add", Kind::Profile, Some("job"), "chemistry at a high school"),

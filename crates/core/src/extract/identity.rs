@@ -974,7 +974,8 @@ pub(super) fn rules() -> Vec<Rule> {
                 let Some(org) = organisation(emp, s) else { return Vec::new() };
                 let mut out =
                     vec![Found::add(profile(format!("User works at {org}"), 0.9, 0.8).keyed("employer", org))];
-                if let Some(role) = role.and_then(phrase) {
+                // "as team lead from 1st April": the role, not when it began.
+                if let Some(role) = role.map(super::lex::strip_times).as_deref().and_then(phrase) {
                     out.push(Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role)));
                 }
                 out

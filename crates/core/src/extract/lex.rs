@@ -830,6 +830,12 @@ pub(super) fn strip_times(obj: &str) -> String {
                     | in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{4})?
                     | in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter)
                     | in\s+(?:19|20)\d{2}
+                    # from or since a date: team lead from 1st April, since March 2024
+                    | (?:from|since|starting|as\s+of)\s+(?:the\s+)?(?:
+                        \d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{4})?
+                        | (?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?
+                        | (?:19|20)\d{2}
+                      )
                     | in\s+time
                     | on\s+time
                     | successfully
