@@ -106,6 +106,7 @@ mod tests {
     ("I have a job interview on Wednesday.", "plan.have-event", "add", Kind::OpenLoop, None, "User has a job interview on Wednesday"),
     ("got my citizenship interview on the 14th of july, bricking it", "plan.have-event", "add", Kind::OpenLoop, None, "User has their citizenship interview on the 14th of july"),
     ("My flight to Denver is at 6am tomorrow.", "plan.event-is", "add", Kind::OpenLoop, None, "User's flight to Denver is at 6am tomorrow"),
+    ("Grade 5 theory exam is booked for 9 June, eek.", "plan.event-is", "add", Kind::OpenLoop, None, "User's grade 5 theory exam is booked for 9 June"),
     ("My thesis is due on May 15.", "plan.deadline", "add", Kind::OpenLoop, None, "User's thesis is due on May 15"),
     ("I'm meeting Carla for lunch on Friday.", "plan.progressive-future", "add", Kind::OpenLoop, None, "User is meeting Carla for lunch on Friday"),
     ("I'm vegetarian.", "preference.diet", "add", Kind::Preference, Some("diet"), "vegetarian"),

@@ -295,7 +295,10 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
     // corrects ("Actually, I went to the market" is news).
     // After a slip owned in the sentence before ("Sorry, I wrote it bad."), or with an apology
     // ("No sorry its the 10th"), a value named is the one that holds now.
-    let names_value = (after_slip && ValueShape::of(&said).is_some()) || (sorry && leads_with_value(&said));
+    // So is "it's the 21st" after a take-back word ("wait no hr emailed, its the 21st").
+    let names_value = (after_slip && ValueShape::of(&said).is_some())
+        || (sorry && leads_with_value(&said))
+        || (wrong && says_it_is(&said));
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
         None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
@@ -317,6 +320,13 @@ fn leads_with_value(said: &str) -> bool {
     let rest = &said[lead.find(said).map_or(0, |m| m.end())..];
     let first: Vec<&str> = rest.split_whitespace().take(3).collect();
     ValueShape::of(&first.join(" ")).is_some()
+}
+
+/// Whether a sentence says somewhere which day or time "it" is ("hr emailed, its the 21st").
+fn says_it_is(said: &str) -> bool {
+    static IT: OnceLock<Regex> = OnceLock::new();
+    let it = IT.get_or_init(|| Regex::new(r"(?i)\b(?:it'?s|its|it\s+is|it'll\s+be)\s").expect("it-is regex"));
+    it.find_iter(said).any(|m| leads_with_value(&said[m.start()..]))
 }
 
 /// Whether a take-back's words (`said`) name only the wrong `detail` ("Not Tuesday."): the
@@ -811,6 +821,11 @@ mod tests {
             ),
             ("sorry i meant thursday the 9th", Action::Amend(Target::Latest(ValueShape::Date)), "thursday the 9th"),
             ("Correction: I went to the lakes with Joss", Action::Add, "I went to the lakes with Joss"),
+            (
+                "wait no the council rang back, its the 9th now",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "the council rang back, its the 9th now",
+            ),
         ] {
             let ops = run(said);
             assert_eq!(ops.len(), 1, "{said}: {ops:?}");

@@ -672,10 +672,11 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "plan.event-is",
             Mode::Plan,
-            &["my ", "our ", "the "],
+            &["my ", "our ", "the ", " is ", " starts ", " begins "],
             r"(?x)
-                # e.g. My flight to Denver is at 6am tomorrow.
-                \b(?P<det>my|our|the)\s+(?P<np>
+                # e.g. My flight to Denver is at 6am tomorrow; or, opening the sentence without
+                # its determiner, Grade 1 exam is booked for 14 March.
+                (?:\b(?P<det>my|our|the)\s+|^\s*)(?P<np>
                     (?:[\w'-]+\s+){0,3}?<EVENT>(?:\s+(?:to|with|for|at|in)\s+[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]*)?)?
                 )
                 \s+(?P<v>
@@ -708,8 +709,26 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| {
                 let rest = cap(c, "rest").unwrap_or_default();
                 let Some(t) = when::find(rest, s.at) else { return Vec::new() };
-                let det = cap(c, "det").unwrap_or("my").to_lowercase();
+                let det = cap(c, "det").map(str::to_lowercase);
                 let np = tidy(cap(c, "np").unwrap_or_default());
+                // Without a determiner only the user's own thing: "Jo's party is on Friday" is
+                // someone else's.
+                if det.is_none() && np.contains('\'') {
+                    return Vec::new();
+                }
+                let np = match det {
+                    // The capital of the sentence's first word is no proper noun's.
+                    None if np
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|w| w.chars().skip(1).all(|c| !c.is_uppercase())) =>
+                    {
+                        let mut cs = np.chars();
+                        cs.next().map(|f| f.to_lowercase().chain(cs).collect()).unwrap_or_default()
+                    }
+                    _ => np,
+                };
+                let det = det.unwrap_or_else(|| "my".to_string());
                 let v = tidy(cap(c, "v").unwrap_or_default()).to_lowercase();
                 let rest = third_person(&tidy(vp_head(rest)));
                 let who = if det == "the" { format!("The {np}") } else { format!("User's {np}") };
