@@ -698,8 +698,10 @@ impl Memory {
             Target::Latest(shape) => {
                 // Said shortly before the take-back, by the same user: a take-back that names
                 // no old value answers what was just said, never last month's plan.
+                // The newest few hundred are read, not a long-time user's whole memory.
                 let Some(at) = op.draft.valid_from else { return Ok(None) };
-                let active = ListFilter { statuses: vec![StatusKind::Active], ..ListFilter::default() };
+                let active =
+                    ListFilter { statuses: vec![StatusKind::Active], limit: LATEST_SCAN, ..ListFilter::default() };
                 Ok(self
                     .store
                     .list(owner, &active)?
@@ -744,6 +746,10 @@ impl Memory {
             .map(|(m, _, _)| m))
     }
 }
+
+/// How many of the user's newest active memories a take-back naming only its new value is
+/// compared with: what it corrects was written a moment before.
+const LATEST_SCAN: usize = 200;
 
 /// Takes a memory's source messages out of archival recall. They are the messages of the
 /// memory's own user (any of their chats: reinforcement may come from another one), never

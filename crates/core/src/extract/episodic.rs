@@ -1256,14 +1256,6 @@ fn clause(words: &[String]) -> impl Iterator<Item = &String> {
     words[..end].iter()
 }
 
-/// Whether a word before a noun says which one ("a", "the", "this"): "a mine" is a pit.
-fn determines(w: &str) -> bool {
-    matches!(
-        w,
-        "a" | "an" | "the" | "this" | "that" | "every" | "each" | "another" | "coal" | "gold" | "copper" | "iron"
-    )
-}
-
 /// The user's form of the first-person word at `k` and the index of the word after it (where
 /// the verb is): "I'm" → "User is", "my" → "User's", "we" → "User and others".
 fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
