@@ -110,9 +110,11 @@ fn slip() -> &'static Regex {
             r"(?ix)
                 \b(?:
                     i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
-                    | i\s+(?:say|said|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
-                    # where the wrong value came from: I was looking at the wrong page
+                    | i\s+(?:say|said|told|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
+                    # where the wrong value came from: I was looking at the wrong page, I was
+                    # seeing other letter
                     | i\s+(?:was\s+(?:looking|reading)\s+at|looked\s+at|read|checked|misread)\s+the\s+wrong\s+[\w-]+
+                    | i\s+was\s+(?:seeing|looking\s+at|reading)\s+(?:the\s+|an?\s+)?(?:other|another|old|wrong)\s+(?:letter|page|email|e-mail|date|line|one|paper|calendar|calender|card|message)
                     | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
                     | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
@@ -821,6 +823,11 @@ mod tests {
             ),
             ("sorry i meant thursday the 9th", Action::Amend(Target::Latest(ValueShape::Date)), "thursday the 9th"),
             ("Correction: I went to the lakes with Joss", Action::Add, "I went to the lakes with Joss"),
+            (
+                "Sorry I told wrong, it is 9 June. I was seeing the other letter.",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "I told wrong, it is 9 June.",
+            ),
             (
                 "wait no the council rang back, its the 9th now",
                 Action::Amend(Target::Latest(ValueShape::Date)),
