@@ -1184,6 +1184,15 @@ pub(crate) mod tests {
         );
         // Acronyms alone are not shouting.
         assert!(normalise("my GP at the NHS ICU", true).contains("GP at the NHS ICU"));
+        // A learner's job without its article is read alone; with more said, the whole is kept.
+        assert!(contents("In Gdańsk I am ship engineer in a shipyard.").iter().any(|c| c.contains("a ship engineer")));
+        assert!(
+            contents("I am piano teacher, I have twelve pupils in my flat in Lyon.")
+                .iter()
+                .any(|c| c.contains("twelve pupils")),
+            "{:?}",
+            contents("I am piano teacher, I have twelve pupils in my flat in Lyon.")
+        );
         // Texting's "2" is "to" where nothing is counted.
         assert_eq!(
             normalise("ya im alergic 2 kiwis n hav 2 carry my 2 pens", true),
