@@ -21,8 +21,16 @@ pub fn outdated_by(ops: &[ProposedOp], recalled: &[&Memory]) -> HashMap<MemoryId
     let mut out = HashMap::new();
     for op in ops {
         let said = op.draft.content.as_str();
+        // A take-back naming only its new value corrects one memory, the latest of its shape,
+        // as the engine resolves it: never every dated memory of the last two days.
+        let latest = match op.action.target() {
+            Some(Target::Latest(_)) => {
+                recalled.iter().filter(|m| changes(op, m)).max_by_key(|m| (m.valid_from, m.updated_at)).map(|m| m.id)
+            }
+            _ => None,
+        };
         for m in recalled {
-            if out.contains_key(&m.id) || !changes(op, m) {
+            if out.contains_key(&m.id) || !changes(op, m) || latest.is_some_and(|id| id != m.id) {
                 continue;
             }
             out.insert(m.id, said.to_string());
@@ -132,6 +140,21 @@ mod tests {
         let flagged = outdated_by(&ops, &[&dog, &job]);
         assert!(flagged.contains_key(&dog.id), "{ops:#?}");
         assert!(!flagged.contains_key(&job.id));
+    }
+
+    #[test]
+    fn a_take_back_naming_only_its_day_flags_the_latest_dated_memory_said_just_before() {
+        let dated = |content: &str, hours_before: i64| Memory {
+            valid_from: Some(now() - chrono::Duration::hours(hours_before)),
+            ..Memory::new(owner(), Kind::Fact, content, now())
+        };
+        let party = dated("User's niece has her christening on the 14th", 1);
+        let dentist = dated("User has the dentist on Thursday", 20);
+        let old = dated("User's exam was on the 3rd of May", 24 * 30);
+        let ops = ops_for("no sorry its the 21st, I was reading the wrong line");
+        assert!(ops.iter().any(|o| o.action == crate::op::Action::Amend(Target::Latest(ValueShape::Date))), "{ops:#?}");
+        let flagged = outdated_by(&ops, &[&dentist, &party, &old]);
+        assert_eq!(flagged.keys().collect::<Vec<_>>(), vec![&party.id], "{flagged:?}");
     }
 
     #[test]

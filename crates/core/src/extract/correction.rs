@@ -214,8 +214,9 @@ pub(super) enum TakeBack {
         news: bool,
     },
     /// It corrects without naming what was wrong ("i read the email wrong its thurs 6th"): the
-    /// new value's words cannot find the old memory, so the sentence is kept on its own, the
-    /// take-back lead left out.
+    /// new value's words cannot find the old memory. Naming a day or a time, it goes beside the
+    /// latest memory that named one shortly before; otherwise the sentence is kept on its own.
+    /// The take-back lead is left out either way.
     Unnamed {
         /// The sentence.
         said: String,
@@ -294,13 +295,13 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         })
         .filter(|w| !w.is_empty());
     // Without a "not" naming the detail, only a correction said in words says the sentence
-    // corrects ("Actually, I went to the market" is news).
-    // After a slip owned in the sentence before ("Sorry, I wrote it bad."), or with an apology
-    // ("No sorry its the 10th"), a value named is the one that holds now.
-    // So is "it's the 21st" after a take-back word ("wait no hr emailed, its the 21st").
+    // corrects ("Actually, I went to the market" is news), or a value named after a slip owned
+    // in the sentence before ("Sorry, I wrote it bad."), an apology ("No sorry its the 10th")
+    // or a take-back word ("wait no hr emailed, its the 21st"): the value that holds now.
+    // "Actually it's Friday already" takes nothing back.
     let names_value = (after_slip && ValueShape::of(&said).is_some())
         || (sorry && leads_with_value(&said))
-        || (wrong && says_it_is(&said));
+        || (says_it_was_wrong(lower) && says_it_is(&said));
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
         None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
@@ -744,7 +745,13 @@ mod tests {
             assert_eq!(ops[0].draft.content, format!("On 2026-03-02 {words}"), "{said}");
         }
         // No old value named, or no change: nothing amended.
-        for said in ["I'm not sure now", "sorry I didn't reply sooner, not a great week", "not now, maybe later"] {
+        for said in [
+            "I'm not sure now",
+            "sorry I didn't reply sooner, not a great week",
+            "not now, maybe later",
+            "Actually it's Friday already, this week flew by",
+            "Sorry, it's been a long Monday",
+        ] {
             assert!(run(said).iter().all(|o| !matches!(o.action, Action::Amend(_))), "{said}: {:?}", run(said));
         }
     }

@@ -149,14 +149,18 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         let fixed = two.replace_all(&s, |c: &regex::Captures<'_>| {
             let before = c[1].to_lowercase();
             let next = c[2].to_lowercase();
-            // After an allergy word it is always "to"; after a verb, a plural after it is
-            // counted ("got 2 tickets"), anything else is where or what to do ("need 2 learn").
-            let counted = next.len() > 3 && next.ends_with('s') && !next.ends_with("ss");
-            if ["allergic", "intolerant", "sensitive", "reaction"].contains(&before.as_str()) || !counted {
-                format!("{} to {}", &c[1], &c[2])
+            let to = if ["allergic", "intolerant", "sensitive", "reaction"].contains(&before.as_str()) {
+                // After an allergy word it is always "to".
+                true
+            } else if ["have", "has", "hav", "got"].contains(&before.as_str()) {
+                // "have 2 kids", "got 2 new puppies" count; "hav 2 bring" is a duty.
+                TEXTED_TO_VERBS.contains(&next.as_str())
             } else {
-                c[0].to_string()
-            }
+                // "need 2 learn", "going 2 the gym"; "need 2 more days", "went 2 times" count.
+                let plural = next.len() > 3 && next.ends_with('s') && !next.ends_with("ss");
+                !plural && !COUNTED_AFTER.contains(&next.as_str())
+            };
+            if to { format!("{} to {}", &c[1], &c[2]) } else { c[0].to_string() }
         });
         s = Cow::Owned(fixed.into_owned());
     }
@@ -210,6 +214,44 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     }
     s
 }
+
+/// Verbs that after "have 2" or "got 2" make the "2" a "to" ("hav 2 bring my pens"): a duty,
+/// where anything else after it is counted ("have 2 children").
+const TEXTED_TO_VERBS: &[&str] = &[
+    "ask", "be", "book", "bring", "buy", "call", "carry", "change", "check", "clean", "cook", "do", "drive", "eat",
+    "fill", "find", "finish", "fix", "get", "give", "go", "help", "keep", "leave", "learn", "look", "make", "move",
+    "pay", "pick", "put", "ring", "say", "see", "send", "sign", "sort", "start", "stay", "stop", "study", "take",
+    "tell", "text", "use", "wait", "walk", "wear", "work", "write",
+];
+
+/// Words after "2" that say it counts ("need 2 more days", "got 2 new ones"), besides plurals
+/// in "-s".
+const COUNTED_AFTER: &[&str] = &[
+    "more",
+    "new",
+    "extra",
+    "other",
+    "different",
+    "whole",
+    "big",
+    "small",
+    "little",
+    "old",
+    "young",
+    "older",
+    "younger",
+    "children",
+    "people",
+    "men",
+    "women",
+    "kids",
+    "times",
+    "hours",
+    "days",
+    "weeks",
+    "months",
+    "years",
+];
 
 /// `text` with each run of three or more words in capitals lowered, where a function word
 /// ("WE", "THE", "IS") shows it is shouting rather than a string of acronyms ("NHS GP ICU").
@@ -1199,6 +1241,10 @@ pub(crate) mod tests {
             "ya i'm allergic to kiwis n hav to carry my 2 pens"
         );
         assert_eq!(normalise("got 2 tickets, need 2 book the train", true), "got 2 tickets, need to book the train");
+        assert_eq!(
+            normalise("i have 2 children n got 2 new puppies, need 2 more days", true),
+            "i have 2 children n got 2 new puppies, need 2 more days"
+        );
         assert!(contents("tbh im alergic 2 penuts so no satay").iter().any(|c| c.contains("allergic to peanuts")));
         for text in ["abeg how do i get my baby to sleep at night", "pls how do i stop my cat scratching the sofa"] {
             assert!(run(text).is_empty(), "{text:?}: {:?}", run(text));
