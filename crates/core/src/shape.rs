@@ -58,6 +58,16 @@ fn short_weekday_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"(?i)\b(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\b").expect("weekday"))
 }
 
+/// A day said as a bare number where a date is expected, as learners say it: "is the 27",
+/// "it's the 9". Only a take-back is read this way; a memory names its date in full.
+fn bare_day_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:is|it'?s|it\s+is|on)\s+the\s+(?:[12]?\d|3[01])\s*(?:$|[,.!;:)]|not\b|and\b|but\b)")
+            .expect("bare day regex")
+    })
+}
+
 fn time_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -79,7 +89,7 @@ impl ValueShape {
     /// The shape of the value a take-back names, a date before a time ("it's the 10th at 3pm"
     /// moves the day); `None` when it names neither.
     pub fn of(text: &str) -> Option<Self> {
-        if date_re().is_match(text) || short_weekday_re().is_match(text) {
+        if date_re().is_match(text) || short_weekday_re().is_match(text) || bare_day_re().is_match(text) {
             Some(Self::Date)
         } else if time_re().is_match(text) {
             Some(Self::Time)
@@ -122,6 +132,10 @@ mod tests {
             ("ten o'clock, not nine", Some(ValueShape::Time)),
             ("sorry, I meant Cambridge", None),
             ("it's 150 now", None),
+            ("Sorry I am wrong, is the 27.", Some(ValueShape::Date)),
+            ("no its the 9, not the 2", Some(ValueShape::Date)),
+            ("we're on the 27 bus", None),
+            ("it is the 3 of us", None),
         ] {
             assert_eq!(ValueShape::of(said), shape, "{said}");
         }

@@ -119,6 +119,9 @@ fn slip() -> &'static Regex {
                     | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
                     | i\s+(?:misread|misremembered|misunderstood|misheard|mistyped)\b
+                    # a learner's I confused with other date, I got confused
+                    | i\s+(?:was\s+|got\s+)?confused\s+(?:with|the|it|them|my|two|dates|days)\b
+                    | i\s+(?:was|got)\s+confused\s*(?:$|[,.!;:-])
                     | my\s+mistake\b
                     | i\s+(?:am|'m|was)\s+wrong\s*(?:$|[,.!;:-])
                     | i\s+(?:made|make)\s+(?:a\s+)?(?:small\s+|little\s+)?mistake(?:\s+(?:before|earlier|there|again|above))?\s*(?:$|[,.!;:])
@@ -391,7 +394,7 @@ fn apologetic(lower: &str) -> bool {
     // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
         Regex::new(&after_reply_words(
-            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|sorry\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b)",
+            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|(?:sorry|excuse\s+me|pardon)\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b)",
         ))
             .expect("apology regex")
     })

@@ -63,13 +63,42 @@ fn correction(word: &str) -> Option<&'static str> {
     let allowed = if n >= 9 { 2 } else { 1 };
     // A slip seldom hits a word's first letter, and a word that differs there is most often
     // another word ("education" is not "medication"), unless it sounds the same ("seliac").
-    words
+    let near = words
         .iter()
         .filter(|w| w.len().abs_diff(lower.len()) <= allowed && same_start(&lower, w))
         .map(|w| (distance(&lower, w), *w))
         .filter(|(d, _)| *d <= allowed)
         .min_by_key(|(d, _)| *d)
-        .map(|(_, w)| w)
+        .map(|(_, w)| w);
+    // Spelt by ear ("alergick", "alurgic", "epilepsee"): two slips, but the word sounds the same.
+    near.or_else(|| {
+        let key = sound(&lower);
+        words
+            .iter()
+            .filter(|w| n >= 6 && w.starts_with(&lower[..1]) && distance(&lower, w) <= 3 && sound(w) == key)
+            .min_by_key(|w| distance(&lower, w))
+            .copied()
+    })
+}
+
+/// How a word sounds, roughly: doubled letters single, "ck", "c" (hard) and "k" alike, "ph" as
+/// "f", and the vowels between consonants all one.
+fn sound(word: &str) -> String {
+    let w = word.replace("ph", "f").replace("ck", "k").replace("ee", "i").replace("ea", "i");
+    let mut out = String::with_capacity(w.len());
+    let bytes = w.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let c = match b {
+            b'c' if !matches!(bytes.get(i + 1), Some(b'e' | b'i' | b'y')) => 'k',
+            b'c' => 's',
+            b'a' | b'e' | b'i' | b'o' | b'u' | b'y' => 'a',
+            _ => b as char,
+        };
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether two words start alike: the same letter, or letters spelling the same sound, as a
@@ -151,6 +180,9 @@ mod tests {
         // A first letter written by ear.
         assert_eq!(corrected("cant eat bread, am seliac"), "cant eat bread, am celiac");
         assert_eq!(corrected("on sitalopram since may"), "on citalopram since may");
+        // Spelt by ear: two slips, the same sound.
+        assert_eq!(corrected("im alergick to codine"), "im allergic to codeine");
+        assert_eq!(corrected("alurgic to latex"), "allergic to latex");
     }
 
     #[test]
