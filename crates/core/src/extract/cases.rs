@@ -73,6 +73,8 @@ mod tests {
     ("yeah been based in manchester for years now", "identity.home-live", "update", Kind::Profile, Some("home"), "Manchester"),
     ("We moved to Montreal last summer.", "identity.home-moved", "update", Kind::Profile, Some("home"), "Montreal last summer"),
     ("We actually moved to York last weekend.", "identity.home-moved", "update", Kind::Profile, Some("home"), "York"),
+    ("The housing trust finally offered us a two-bed flat in Kirkstall. We moved in on the 3rd.", "identity.home-moved-in", "update", Kind::Profile, Some("home"), "Kirkstall"),
+    ("got the keys to our new place in Govanhill and we shifted on sunday", "identity.home-moved-in", "update", Kind::Profile, Some("home"), "Govanhill"),
     ("I grew up in Nairobi.", "identity.hometown", "add", Kind::Profile, Some("hometown"), "Nairobi"),
     ("I just turned 40.", "identity.age", "add", Kind::Profile, Some("age"), "40"),
     ("lol im 17 tho so no pubs for me", "identity.age", "add", Kind::Profile, Some("age"), "17"),

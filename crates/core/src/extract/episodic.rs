@@ -718,7 +718,10 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     let mut out: Vec<String> = words[..k].to_vec();
     out.push(user.clone());
     for (i, w) in words.iter().enumerate().skip(verb_at) {
-        if i == v && user == "User" && bare(&words[k]) == "i" && elided.is_none() {
+        // "Jean and I are thinking": the verb is the pair's, and stays.
+        // Only a pair opening the sentence: "another 3 and I drop" is two clauses.
+        let paired = (2..=3).contains(&k) && matches!(bare(&words[k - 1]).as_str(), "and" | "n" | "&");
+        if i == v && user == "User" && bare(&words[k]) == "i" && elided.is_none() && !paired {
             out.push(agree(&bare(w)));
         } else {
             out.push(w.clone());
@@ -1281,6 +1284,10 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
             Some("my") => (format!("User and their {}", words.get(k + 3)?), k + 4),
             _ => (format!("User and {}", words.get(k + 2)?), k + 3),
         },
+        // "me ma helped with the van", "with me mates": "me" for "my".
+        "me" if super::lex::me_is_my(words.get(k + 1).map(String::as_str), k == 0) => {
+            (format!("User's {}", super::lex::relation_in_full(words.get(k + 1)?)), k + 2)
+        }
         "me" | "myself" => ("User".into(), k + 1),
         // "our Daniel and Chloe have set the date": in British and Irish speech "our" before a
         // name is family, said by name; the person is the subject, not a thing of the user's.

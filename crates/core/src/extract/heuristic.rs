@@ -313,7 +313,7 @@ fn statement_end(text: &str) -> usize {
         return 0;
     }
     if !text.trim_end().ends_with('?') {
-        return text.len();
+        return unmarked_question(text).unwrap_or(text.len());
     }
     if question_start().is_match(text) {
         return 0;
@@ -335,6 +335,47 @@ fn statement_end(text: &str) -> usize {
         }
     }
     end
+}
+
+/// Where a question typed without its mark ends a statement ("im starting at the bakery
+/// monday, do i need to bring my own apron", "come up in hives, wot can i take"): the last
+/// clause, when it opens with a question word or an auxiliary before its subject.
+fn unmarked_question(text: &str) -> Option<usize> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?xi)
+                (?:[,;:]|\s-|\s(?:so|and|but))\s+(?:(?:so|and|but|ok|also|just|then)\s+)*
+                (?:
+                    (?:what|wot|wat|how|where|why|which)\s+(?:can|could|should|do|does|would|will|is|are|am|did)\s+(?:i|we|you|u|they|he|she|it)\b
+                    | (?:do|does|did|should|shld|can|could|will|would|is|are|am|have|has|need)\s+(?:i|we|you|u|they|he|she|it|my|our)\b
+                )
+                [^,;:]*$
+            ",
+        )
+        .expect("unmarked question regex")
+    });
+    re.find(text).map(|m| m.start())
+}
+
+/// Whether `before` ends at a clause break: a comma, a semicolon, a dash, or "so", "but", "and"
+/// before what comes next.
+fn after_a_break(before: &str) -> bool {
+    let t = before.trim_end();
+    t.ends_with([',', ';', '-', '\u{2013}', '\u{2014}'])
+        || t.rsplit(char::is_whitespace)
+            .next()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "so" | "but" | "and"))
+}
+
+/// What only holds on a condition said after it ("I'll quit if they cut my hours", "I'd move
+/// if I could"): a clause before an "if" that says this stays held back with it.
+fn conditional_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:will|won't|would|wouldn't|could|might|may|should|gonna|going\s+to|\w+'ll|\w+'d)\b|^\s*(?:only|unless|even)\b")
+            .expect("conditional regex")
+    })
 }
 
 fn blocked_re() -> &'static Regex {
@@ -858,9 +899,8 @@ impl Extractor for HeuristicExtractor {
                 }
                 // "If I make them cry I'll give every guest a lamb. Rhodri would have my head":
                 // what would follow goes on with the hypothetical before it.
-                let blocked = blocked_re().is_match(&lower)
-                    || figurative_re().is_match(sent)
-                    || (hypothetical && would_re().is_match(&lower));
+                let hypothetical_before = hypothetical && would_re().is_match(&lower);
+                let blocked = blocked_re().is_match(&lower) || figurative_re().is_match(sent) || hypothetical_before;
                 hypothetical = blocked;
                 let s = Sentence {
                     text: sent,
@@ -875,13 +915,40 @@ impl Extractor for HeuristicExtractor {
                 };
                 let mut found = Vec::new();
                 let mut before: Option<&str> = prev;
+                // "I'm allergic to codeine, so if I hurt my back what can I take": the condition
+                // holds back what comes after it, not the fact told before it.
+                let condition_at = if s.blocked && !figurative_re().is_match(sent) && !hypothetical_before {
+                    // Only after a break: "People are telling me if it is registered …" tells
+                    // what the condition is, and is no statement before it.
+                    blocked_re()
+                        .find(sent)
+                        .filter(|m| m.as_str().to_lowercase().starts_with("if"))
+                        .map(|m| m.start())
+                        .filter(|&at| after_a_break(&sent[..at]))
+                } else {
+                    None
+                };
+                let told_before = condition_at.filter(|&at| {
+                    sent[..at].split_whitespace().count() >= 3 && !conditional_re().is_match(&sent[..at])
+                });
                 for (a, b) in clauses(sent) {
                     let text = &sent[a..b];
+                    let lower = text.to_lowercase();
+                    let mut statement_end = s.statement_end.saturating_sub(a).min(text.len());
+                    // A clause that starts before the condition states what it says up to it.
+                    let before_condition = condition_at.is_some_and(|at| {
+                        let told = at > a && !conditional_re().is_match(&sent[a..at.min(b)].to_lowercase());
+                        if told {
+                            statement_end = statement_end.min(at - a);
+                        }
+                        told
+                    });
                     let clause = Sentence {
                         text,
-                        lower: text.to_lowercase(),
+                        lower,
                         prev: before,
-                        statement_end: s.statement_end.saturating_sub(a).min(text.len()),
+                        statement_end,
+                        blocked: s.blocked && !before_condition,
                         ..s
                     };
                     found.extend(find(&clause));
@@ -987,7 +1054,16 @@ impl Extractor for HeuristicExtractor {
                     let named: Vec<String> =
                         settled.iter().filter(|f| names_someone(f)).filter_map(|f| f.draft.value.clone()).collect();
                     // What was let go is the forget's; only a clause after it is news.
-                    let episode = if lets_go { episodic::later_clause(&s) } else { episodic::capture(&s) };
+                    // Told before a condition: what it says up to the condition.
+                    let told = told_before.map(|cut| Sentence {
+                        text: s.text,
+                        lower: s.lower.clone(),
+                        statement_end: s.statement_end.min(cut),
+                        blocked: false,
+                        ..s
+                    });
+                    let s = told.as_ref().unwrap_or(&s);
+                    let episode = if lets_go { episodic::later_clause(s) } else { episodic::capture(s) };
                     let episode = episode.filter(|e| !only_names(&e.content, &named));
                     // Leaning on a take-back ("… not 3, I counted wrong. started it the week
                     // before my birthday"), it would quote the correction again.
@@ -1439,6 +1515,58 @@ pub(crate) mod tests {
         assert_eq!(contents("my sister loves jazz"), vec!["User's sister loves jazz"]);
         // A statement followed by a question keeps the statement.
         assert_eq!(contents("I live in Lisbon, any tips for cafés?"), vec!["User lives in Lisbon"]);
+    }
+
+    #[test]
+    fn me_for_my_in_british_and_irish_speech() {
+        assert_eq!(contents("me sister got engaged at the weekend"), vec!["User's sister got engaged at the weekend"]);
+        let got = contents("the cold on the site gets into me hands something rotten");
+        assert!(got.iter().all(|c| !c.contains("them hands")), "{got:?}");
+        // "me" that is the user, not theirs, stays the user.
+        let got = contents("Dee: they're putting me back on days from May");
+        assert!(got.iter().all(|c| !c.contains("Dee's back")), "{got:?}");
+        let got = contents("the foreman gave me a lift to the depot");
+        assert!(got.iter().all(|c| !c.contains("User's a")), "{got:?}");
+        // A pair's verb stays the pair's.
+        let got = contents("Marek and I are doing the Edinburgh marathon in May");
+        assert!(got.iter().all(|c| !c.contains(" ares ") && !c.contains("User are")), "{got:?}");
+        // "and I" later on opens a clause of its own: the verb agrees with the user.
+        let got = contents("the physio says two more weeks and I go back to full training");
+        assert!(got.iter().all(|c| !c.contains("User go ")), "{got:?}");
+    }
+
+    #[test]
+    fn a_question_typed_without_its_mark_is_no_part_of_the_statement() {
+        let got = contents("started at the chippy on friday, do i need my own whites");
+        assert!(got.iter().any(|c| c.contains("chippy")) && got.iter().all(|c| !c.contains("whites")), "{got:?}");
+        let got = contents("my lad's got his first tooth through, is he early");
+        assert!(got.iter().all(|c| !c.contains("early")), "{got:?}");
+        // A statement that goes on past "and" is still one.
+        let got = contents("I repainted the hallway and it looks great");
+        assert!(got.iter().any(|c| c.contains("looks great")), "{got:?}");
+    }
+
+    #[test]
+    fn a_fact_told_before_a_condition_is_kept_and_what_hangs_on_it_is_not() {
+        // The condition is about what comes after it; the allergy before it is the user's.
+        let got = contents("I'm allergic to sulfa drugs, so if my chest gets bad again what can I take");
+        assert!(got.iter().any(|c| c.contains("allergic to sulfa")), "{got:?}");
+        let got = contents(
+            "I've been on nights at the depot for six years, if they change the rota will I lose my allowance",
+        );
+        assert!(got.iter().any(|c| c.contains("nights at the depot")), "{got:?}");
+        // What comes before an "if" with no break is what the condition belongs to.
+        let got = contents("The neighbours keep telling me if the roof is done I can claim it back.");
+        assert!(got.iter().all(|c| !c.contains("telling")), "{got:?}");
+        // What only holds on the condition stays held back with it, whichever comes first.
+        for said in [
+            "I'll hand my notice in if they move me to nights again",
+            "I would sell the van if I could get a decent price",
+            "If I pass my driving test, I'm getting a motorbike",
+            "if we win the raffle, we're off to Lanzarote",
+        ] {
+            none(said);
+        }
     }
 
     #[test]

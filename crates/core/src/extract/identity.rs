@@ -14,7 +14,7 @@ use super::lex::{
 use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::Kind;
 use crate::memory::Sensitivity;
-use crate::op::Draft;
+use crate::op::{Action, Draft, Target};
 use crate::text::tidy;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -138,6 +138,8 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
         " on a ",
         " and ",
         " at the moment",
+        " in the end",
+        " at last",
         " right now",
         " these days",
         " at ",
@@ -184,6 +186,71 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     let p = if s.lowercase && !described { place_name(&p) } else { p };
     (capitalised || s.lowercase || described).then(|| third_person(&p))
 }
+
+/// The home `text` names as had or given ("gave us a new flat in Stepney Green", "got a
+/// two-bed place in Toxteth"), for a move told after it without a destination ("We moved in
+/// last week"). A friend's house ("my sister's new house in Leeds") names none of the user's.
+fn new_home_named(text: &str, s: &Sentence<'_>) -> Option<String> {
+    static HOME: OnceLock<Regex> = OnceLock::new();
+    let home = HOME.get_or_init(|| {
+        super::lex::expand(
+            r"(?xi)
+                \b(?:(?P<det>a|an|our|my|the)\s+)?
+                (?:(?:new|own|first|lovely|little|nice|small|big|bigger|smaller|council|rented|shared|ground|top|floor
+                    |\w+-bed(?:room)?|\d+\s*bed(?:room)?)\s+)*
+                (?:flat|house|home|place|apartment|bungalow|condo|unit|terrace|cottage|room|\d+[\s-]*bed(?:room)?)
+                \s+(?:over\s+|up\s+|down\s+|out\s+)?(?P<prep>in|at)\s+<PLACE>
+            ",
+        )
+    });
+    home.captures_iter(text)
+        .filter(|c| c.get(0).is_some_and(|m| the_users(&text[..m.start()], cap(c, "det").unwrap_or_default())))
+        // "a flat at the end of the road" names no place; "the flat at Beech Court" does.
+        .filter(|c| {
+            cap(c, "prep").is_some_and(|p| p.eq_ignore_ascii_case("in"))
+                || cap(c, "x").is_some_and(|x| x.trim_start().starts_with(char::is_uppercase))
+        })
+        .filter_map(|c| place(cap(&c, "x").unwrap_or_default(), s))
+        .last()
+}
+
+/// Whether a home named after `before` with determiner `det` is the user's: theirs by its
+/// word ("our new place"), by a first-person word before it ("gave us a flat"), or with the
+/// subject left out ("finally got a council flat in …"); "My brother bought a house" is not.
+fn the_users(before: &str, det: &str) -> bool {
+    let lower = before.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect();
+    matches!(det.to_lowercase().as_str(), "our" | "my")
+        || words.iter().any(|w| matches!(*w, "i" | "we" | "us" | "me" | "our"))
+        || words
+            .iter()
+            .find(|w| {
+                !matches!(**w, "so" | "yeah" | "well" | "finally" | "just" | "and" | "then" | "at" | "last" | "oh")
+            })
+            .is_some_and(|w| {
+                matches!(*w, "got" | "found" | "bought" | "rented" | "signed" | "were" | "been" | "offered")
+            })
+}
+
+/// Words after "moved" that make it something moved, not a move of home.
+const OBJECTS: &[&str] = &[
+    "his",
+    "her",
+    "their",
+    "my",
+    "our",
+    "its",
+    "it",
+    "them",
+    "him",
+    "me",
+    "us",
+    "your",
+    "everything",
+    "stuff",
+    "things",
+    "all",
+];
 
 /// A place typed in lower case as it is written: each word capitalised ("new york" → "New
 /// York"), the linking words left small ("the lake district" → "the Lake District", "newcastle
@@ -1185,6 +1252,50 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "identity.home-moved-in",
+            Mode::Statement,
+            &["moved", "shifted"],
+            r"(?x)
+                # e.g. Council gave us a new flat in Stepney Green. We moved in last week.
+                # a move with no destination: the new home was named before it
+                (?:\b(?:i|we)(?:'ve|\s+have)?\s+|^\s*)(?:(?:just|finally|officially|actually|already|all)\s+)*
+                (?:moved|shifted)(?:\s+(?:in|over|house|across|there))?\b
+                (?P<after>\s+\w+(?:\s+\w+)?)?
+            ",
+            |c, s| {
+                // "moved to …" names its own place; "moved in with Sam" a person, not a home.
+                let after = cap(c, "after").unwrap_or_default().trim().to_lowercase();
+                let first = after.split_whitespace().next().unwrap_or_default();
+                // "I've moved on (from it)" is over something, not a move; "moved on Sunday" is one.
+                let second = after.split_whitespace().nth(1);
+                let moved_on =
+                    first == "on" && second.is_none_or(|w| matches!(w, "from" | "to" | "with" | "now" | "since"));
+                // "We moved his piano in": something moved, not the user.
+                let moved_a_thing = OBJECTS.contains(&first)
+                    || (matches!(first, "a" | "an" | "the")
+                        && second.is_none_or(|w| {
+                            !["weekend", "week", "day", "month", "fortnight", "other", "same", "end"].contains(&w)
+                        }));
+                if matches!(first, "to" | "into" | "from" | "back" | "out" | "away" | "with" | "together")
+                    || moved_on
+                    || moved_a_thing
+                {
+                    return Vec::new();
+                }
+                let Some(at) = c.get(0) else { return Vec::new() };
+                let Some(p) =
+                    new_home_named(&s.text[..at.start()], s).or_else(|| s.prev.and_then(|p| new_home_named(p, s)))
+                else {
+                    return Vec::new();
+                };
+                // A move told is news: the old home is over.
+                vec![Found::with(
+                    Action::Update(Target::Key("home".into())),
+                    profile(format!("User lives in {p}"), 0.9, 0.8).keyed("home", p),
+                )]
+            },
+        ),
+        Rule::new(
             "identity.home-my-home",
             Mode::Statement,
             &["home", "house", "apartment", "flat", "place"],
@@ -1993,6 +2104,32 @@ mod tests {
         only_episodes("I joined a gym");
         none("If I were a teacher I'd be happier");
         none("Are you a doctor?");
+    }
+
+    #[test]
+    fn a_move_told_after_the_home_it_went_to() {
+        for (said, home) in [
+            ("The co-op accepted our offer on a little terrace in Heaton. We moved over Easter.", "Heaton"),
+            ("finally got a council flat in walthamstow, we shifted last weekend", "Walthamstow"),
+            ("We found a lovely cottage in Grasmere and we've finally moved in", "Grasmere"),
+            ("We have got the top floor flat at Ashby House in the end... Moved in on the Monday...", "Ashby House"),
+            ("The agency found us apartment in Tallaght, two bedroom. On Monday we moved.", "Tallaght"),
+            ("council offered us a 2 bed in kirkby and we moved in yesterday", "Kirkby"),
+        ] {
+            assert_eq!(keyed(said, "home"), Some(home.into()), "{said}");
+            assert!(run(said).iter().any(|o| o.action == Action::Update(Target::Key("home".into()))), "{said}");
+        }
+        for said in [
+            // someone else's home, a home not moved to, a move that names no home of the user's
+            "My brother bought a house in Didsbury. We moved his piano in on Sunday.",
+            "They showed us a flat in Bow. Honestly we have moved on from that area.",
+            "We saw a nice house in Frome and then we moved in with my parents for a bit.",
+            "We might get a flat in Deptford. We haven't moved yet.",
+            "We moved in last week, the kids love it.",
+            "We rented a flat at the end of the road. Moved in on Friday.",
+        ] {
+            assert_eq!(keyed(said, "home"), None, "{said}");
+        }
     }
 
     #[test]

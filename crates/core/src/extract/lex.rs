@@ -644,6 +644,7 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             let named = match bare {
                 "my" if next.as_deref().is_some_and(|n| NAME_LIKE.contains(&n)) => None,
                 "my" | "mine" if other => Some("User's"),
+                "me" if other && me_is_my(next.as_deref(), false) => Some("User's"),
                 "me" if other => Some("User"),
                 "i" if (other || plural_near()) && next.as_deref().is_some_and(same_after_any_subject) => Some("User"),
                 "i'm" if other => Some("User is"),
@@ -672,6 +673,8 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
                 continue;
             }
             "mine" | "ours" => "theirs",
+            // Mid-sentence, "me" is "my" only before what is someone's own.
+            "me" if me_is_my(next.as_deref(), false) => "their",
             "me" | "us" => "them",
             "myself" | "ourselves" => "themselves",
             "i" | "we" => {
@@ -974,7 +977,8 @@ pub(super) fn third_singular(verb: &str) -> String {
     let v = verb.to_lowercase();
     match v.as_str() {
         "have" => "has".into(),
-        "be" => "is".into(),
+        "be" | "are" => "is".into(),
+        "were" => "was".into(),
         "do" => "does".into(),
         "go" => "goes".into(),
         // Spoken contractions take their "to" with them ("I wanna help" → "User wants to help").
@@ -1126,6 +1130,32 @@ pub(super) fn relation_in_full(word: &str) -> String {
         Some(i) => format!("{}{full}{}", &word[..i], &word[i + b.len()..]),
         None => word.to_string(),
     }
+}
+
+/// Whether "me" before `next` is "my", as British, Irish and Caribbean speech has it ("me ma
+/// helped", "come up in me hands", "passed me own gas safe"): before a relation, a part of
+/// the body ("back" left out: "put me back on days"), "own" or a thing that is someone's own;
+/// or opening the sentence (`first`) before anything but "and", "too" and the like ("Me and
+/// Jo went", "me too").
+pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
+    let Some(next) = next.map(|n| n.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()) else {
+        return false;
+    };
+    const OWN: &[&str] = &[
+        "own", "mates", "mate", "boss", "manager", "missus", "fella", "bloods", "meds", "tablets", "rota", "shifts",
+        "wages", "head", "hands", "hand", "knees", "knee", "feet", "foot", "legs", "leg", "arm", "arms", "eyes",
+        "chest", "belly", "hip", "hips", "neck", "shoulder", "teeth", "hair", "gran", "nan", "nana", "ma", "mam", "da",
+        "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam",
+    ];
+    if next.is_empty()
+        || ["and", "n", "an", "&", "too", "neither", "either", "myself", "personally", "included", "as", "or"]
+            .contains(&next.as_str())
+    {
+        return false;
+    }
+    OWN.contains(&next.as_str())
+        || is_relation_word(&next)
+        || (first && !next.ends_with("ed") && !same_after_any_subject(&next))
 }
 
 /// Whether a word names a relation ("sister", "best friend").
