@@ -90,7 +90,7 @@ const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|
 /// Words that take back what was said, as a regex alternation (free-spacing).
 const TAKE_BACK_WORDS: &str = r"
     correction | wait
-    | sorry,?\s+i\s+meant | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
+    | sorry,?\s+i\s+meant | sorry,?\s+i\s+mean | i\s+meant | oops | my\s+bad | to\s+clarify | update:?
     | scratch\s+that | let\s+me\s+correct | i\s+correct | i\s+misspoke | i\s+was\s+wrong | hang\s+on
     | quick\s+update | small\s+correction";
 
@@ -123,6 +123,10 @@ fn slip() -> &'static Regex {
                     | i\s+(?:was\s+|got\s+)?confused\s+(?:with|the|it|them|my|two|dates|days)\b
                     | i\s+(?:was|got)\s+confused\s*(?:$|[,.!;:-])
                     | my\s+mistake\b
+                    # the slip pointed at: that was wrong
+                    | (?:that|this|it)\s+(?:was|is)\s+wrong\s*(?:$|[,.!;:-])
+                    # the source looked at again: I look in the letter, it is Wednesday 10
+                    | i\s+(?:look|looked|check|checked|read)\s+(?:again\s+)?(?:in|at|on)\s+(?:the|my)\s+(?:letter|calendar|calender|email|e-mail|ticket|booking|invite|invitation|confirmation|paper|card|message|diary|schedule|rota)\b
                     | i\s+(?:am|'m|was)\s+wrong\s*(?:$|[,.!;:-])
                     | i\s+(?:made|make)\s+(?:a\s+)?(?:small\s+|little\s+)?mistake(?:\s+(?:before|earlier|there|again|above))?\s*(?:$|[,.!;:])
                 )
@@ -304,7 +308,7 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
     // "Actually it's Friday already" takes nothing back.
     let names_value = (after_slip && ValueShape::of(&said).is_some())
         || (sorry && leads_with_value(&said))
-        || (says_it_was_wrong(lower) && says_it_is(&said));
+        || (says_it_was_wrong(lower) && (says_it_is(&said) || leads_with_value(&said)));
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
         None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
@@ -842,6 +846,12 @@ mod tests {
                 "wait no the council rang back, its the 9th now",
                 Action::Amend(Target::Latest(ValueShape::Date)),
                 "the council rang back, its the 9th now",
+            ),
+            ("sorry i mean the 12th", Action::Amend(Target::Latest(ValueShape::Date)), "the 12th"),
+            (
+                "No, I look on the ticket, it is Friday 4.",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "I look on the ticket, it is Friday 4.",
             ),
         ] {
             let ops = run(said);

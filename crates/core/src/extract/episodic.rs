@@ -1264,7 +1264,9 @@ fn clause(words: &[String]) -> impl Iterator<Item = &String> {
 fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
     let w = bare(&words[k]);
     let next = words.get(k + 1).map(|w| bare(w)).unwrap_or_default();
-    Some(match w.as_str() {
+    // "(my cat)": what opened the word stays before it.
+    let lead: String = words[k].chars().take_while(|c| !c.is_alphanumeric()).collect();
+    let (form, at) = match w.as_str() {
         "i" => match next.as_str() {
             "am" => ("User is".into(), k + 2),
             "have" if words.get(k + 2).is_some_and(|w| is_past(&bare(w)) || bare(w) == "been") => {
@@ -1312,7 +1314,8 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         "we're" => ("User and others are".into(), k + 1),
         "we've" => ("User and others have".into(), k + 1),
         _ => return None,
-    })
+    };
+    Some((format!("{lead}{form}"), at))
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")

@@ -88,11 +88,13 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "forget.dont-remember",
             Mode::Request,
-            &["remember"],
+            &["rememb"],
             r"(?x)
                 # e.g. Don't remember anything about my salary.
                 \b(?:
-                    don't
+                    # e.g. nah don't bother remembering the pint thing
+                    (?:don't|dont|do\s+not)\s+bother(?:\s+with)?
+                    | don't
                     | do\s+not
                     | dont
                     | stop
@@ -101,7 +103,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     | please\s+don't
                     | never
                 )
-                \s+(?:remember(?:ing)?|keep(?:ing)?\s+track\s+of)\s+(?:that\s+|the\s+fact\s+that\s+|anything\s+about\s+|about\s+)?(?P<x><TAIL>)
+                \s+(?:remembe?r(?:ing|in'?)?|rememb(?:ring|rin'?)|keep(?:ing)?\s+track\s+of)\s+(?:that\s+|the\s+fact\s+that\s+|anything\s+about\s+|about\s+)?(?P<x><TAIL>)
             ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
@@ -263,6 +265,17 @@ mod tests {
             vec![Target::Matching("sister pregnant".into())]
         );
         assert_eq!(targets("delete the thing about my ex"), vec![Target::Matching("ex".into())]);
+        // As chat has it, spelt as said.
+        assert_eq!(
+            targets("nah dont bother remembrin the karaoke thing lol"),
+            vec![Target::Matching("karaoke".into())]
+        );
+        let got = run("ok don't bother remembering the bungee jump, I'm just being daft");
+        assert!(
+            got.iter()
+                .any(|o| matches!(&o.action, Action::Forget(Target::Matching(m)) if m.starts_with("bungee jump"))),
+            "{got:?}"
+        );
         assert_eq!(targets("Remove my allergy from your memory"), vec![Target::Matching("allergy".into())]);
         assert_eq!(targets("ok, forget my dog's name"), vec![Target::Matching("dog".into())]);
         assert_eq!(targets("never mind what I said about Berlin"), vec![Target::Matching("berlin".into())]);

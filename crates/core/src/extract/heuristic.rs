@@ -1530,6 +1530,9 @@ pub(crate) mod tests {
         // A pair's verb stays the pair's.
         let got = contents("Marek and I are doing the Edinburgh marathon in May");
         assert!(got.iter().all(|c| !c.contains(" ares ") && !c.contains("User are")), "{got:?}");
+        // What opened the word stays before it.
+        let got = contents("Biscuit (my dog) is 9 and on joint tablets from the vet");
+        assert!(got.iter().any(|c| c.contains("(User's dog)")), "{got:?}");
         // "and I" later on opens a clause of its own: the verb agrees with the user.
         let got = contents("the physio says two more weeks and I go back to full training");
         assert!(got.iter().all(|c| !c.contains("User go ")), "{got:?}");
