@@ -917,35 +917,32 @@ impl Extractor for HeuristicExtractor {
                 let mut before: Option<&str> = prev;
                 // "I'm allergic to codeine, so if I hurt my back what can I take": the condition
                 // holds back what comes after it, not the fact told before it.
-                let condition_at = if s.blocked && !figurative_re().is_match(sent) && !hypothetical_before {
-                    // Only after a break: "People are telling me if it is registered …" tells
-                    // what the condition is, and is no statement before it.
+                // Only after a break ("People are telling me if it is registered …" tells what
+                // the condition is), and only what holds anyway ("I'll quit, if …" does not).
+                let told_before = if s.blocked && !figurative_re().is_match(sent) && !hypothetical_before {
                     blocked_re()
                         .find(sent)
                         .filter(|m| m.as_str().to_lowercase().starts_with("if"))
                         .map(|m| m.start())
-                        .filter(|&at| after_a_break(&sent[..at]))
+                        .filter(|&at| {
+                            after_a_break(&sent[..at])
+                                && sent[..at].split_whitespace().count() >= 3
+                                && !conditional_re().is_match(&sent[..at])
+                        })
                 } else {
                     None
                 };
-                let told_before = condition_at.filter(|&at| {
-                    sent[..at].split_whitespace().count() >= 3 && !conditional_re().is_match(&sent[..at])
-                });
                 for (a, b) in clauses(sent) {
                     let text = &sent[a..b];
-                    let lower = text.to_lowercase();
-                    let mut statement_end = s.statement_end.saturating_sub(a).min(text.len());
                     // A clause that starts before the condition states what it says up to it.
-                    let before_condition = condition_at.is_some_and(|at| {
-                        let told = at > a && !conditional_re().is_match(&sent[a..at.min(b)].to_lowercase());
-                        if told {
-                            statement_end = statement_end.min(at - a);
-                        }
-                        told
-                    });
+                    let before_condition = told_before.is_some_and(|at| at > a);
+                    let mut statement_end = s.statement_end.saturating_sub(a).min(text.len());
+                    if let Some(at) = told_before.filter(|_| before_condition) {
+                        statement_end = statement_end.min(at - a);
+                    }
                     let clause = Sentence {
                         text,
-                        lower,
+                        lower: text.to_lowercase(),
                         prev: before,
                         statement_end,
                         blocked: s.blocked && !before_condition,
