@@ -252,6 +252,45 @@ const OBJECTS: &[&str] = &[
     "all",
 ];
 
+/// Whether a job said after "like" is a learner's "as" ("I work like pastry chef", "a job like
+/// junior engineer"): a role named bare. "I work like a dog", "like crazy" say how, not what.
+fn learners_like(c: &Captures<'_>) -> bool {
+    if !cap(c, "as").is_some_and(|a| a.eq_ignore_ascii_case("like")) {
+        return true;
+    }
+    let first = c
+        .name("role")
+        .or_else(|| c.name("job"))
+        .map(|m| m.as_str().split_whitespace().next().unwrap_or_default().to_lowercase())
+        .unwrap_or_default();
+    let before = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
+    // The article the role pattern may have eaten ("a job like a real adult").
+    let article = before.contains(" like a ") || before.contains(" like an ") || before.contains(" like the ");
+    !article
+        && !matches!(
+            first.as_str(),
+            "a" | "an"
+                | "the"
+                | "crazy"
+                | "mad"
+                | "hell"
+                | "nuts"
+                | "that"
+                | "this"
+                | "it"
+                | "there"
+                | "always"
+                | "usual"
+                | "normal"
+                | "everyone"
+                | "everybody"
+                | "anyone"
+                | "mine"
+                | "yours"
+                | "before"
+        )
+}
+
 /// A place typed in lower case as it is written: each word capitalised ("new york" → "New
 /// York"), the linking words left small ("the lake district" → "the Lake District", "newcastle
 /// upon tyne"), and a two-letter name in capitals ("the uk" → "the UK", "la" → "LA").
@@ -734,11 +773,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 # e.g. I just landed a job as a data analyst at Spotify.
                 \bi(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+)?
                 (?:got|landed|accepted|took|started|scored|was\s+offered)\s+(?:a|an|the|my)\s+(?:new\s+|first\s+|dream\s+)?
-                (?:job|role|position|gig|offer)\s+as\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)
+                # a learner's like for as: I got a job like junior engineer
+                (?:job|role|position|gig|offer)\s+(?P<as>as|like)\s+(?:a\s+|an\s+)?(?P<role>[^,.;!?]+?)
                 # the employer, when named, ends the role
                 (?:\s+(?:at|with|for)\s+(?P<emp>[^,.;!?]+))?(?:$|[,.;!?])
             ",
             |c, s| {
+                if !learners_like(c) {
+                    return Vec::new();
+                }
                 let Some(role) = cap(c, "role").map(super::lex::strip_times).and_then(|r| phrase(&r)) else {
                     return Vec::new();
                 };
@@ -1005,7 +1048,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     \s+
                 )*
                 (?:work|working)\s+(?:
-                    (?P<as>as)\s+(?P<job><CLAUSE>)
+                    (?P<as>as|like)\s+(?P<job><CLAUSE>)
                     | (?P<prep>at|for)\s+(?P<emp><CLAUSE>)
                     | in\s+(?P<field><CLAUSE>)
                     | (?P<remote>
@@ -1863,6 +1906,9 @@ fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         return vec![Found::add(profile(format!("User works {r}"), 0.8, 0.6).keyed("work_mode", r))];
     }
     if let Some(j) = cap(c, "job") {
+        if !learners_like(c) {
+            return Vec::new();
+        }
         let (j, at) = match j.to_ascii_lowercase().find(" at ").or_else(|| j.to_ascii_lowercase().find(" for ")) {
             Some(i) => (&j[..i], Some(&j[i..])),
             None => (j, None),
@@ -2104,6 +2150,19 @@ mod tests {
         only_episodes("I joined a gym");
         none("If I were a teacher I'd be happier");
         none("Are you a doctor?");
+    }
+
+    #[test]
+    fn a_learners_like_for_as_names_the_job_and_a_simile_does_not() {
+        assert_eq!(
+            keyed("I am working like nurse assistant in care home", "job"),
+            Some("nurse assistant in care home".into())
+        );
+        for said in
+            ["I work like a dog all week", "we worked like crazy to finish", "I got a job like the one my dad had"]
+        {
+            assert_eq!(keyed(said, "job"), None, "{said}");
+        }
     }
 
     #[test]
