@@ -1287,7 +1287,10 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
             _ => (format!("User and {}", words.get(k + 2)?), k + 3),
         },
         // "me ma helped with the van", "with me mates": "me" for "my".
-        "me" if super::lex::me_is_my(words.get(k + 1).map(String::as_str), k == 0) => {
+        // "Me, I prefer tea": a word ending its clause is the user.
+        "me" if !words[k].ends_with([',', ':', ';', '.', '!', '?', '-'])
+            && super::lex::me_is_my(words.get(k + 1).map(String::as_str), k == 0) =>
+        {
             (format!("User's {}", super::lex::relation_in_full(words.get(k + 1)?)), k + 2)
         }
         "me" | "myself" => ("User".into(), k + 1),

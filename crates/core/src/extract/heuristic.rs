@@ -1522,6 +1522,8 @@ pub(crate) mod tests {
         // "me" that is the user, not theirs, stays the user.
         let got = contents("Dee: they're putting me back on days from May");
         assert!(got.iter().all(|c| !c.contains("Dee's back")), "{got:?}");
+        let got = contents("Me, I prefer the night shift at the depot");
+        assert!(got.iter().all(|c| !c.contains("User's")), "{got:?}");
         let got = contents("the foreman gave me a lift to the depot");
         assert!(got.iter().all(|c| !c.contains("User's a")), "{got:?}");
         // A pair's verb stays the pair's.

@@ -1148,8 +1148,29 @@ pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
         "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam",
     ];
     if next.is_empty()
-        || ["and", "n", "an", "&", "too", "neither", "either", "myself", "personally", "included", "as", "or"]
-            .contains(&next.as_str())
+        || [
+            "and",
+            "n",
+            "an",
+            "&",
+            "too",
+            "neither",
+            "either",
+            "myself",
+            "personally",
+            "included",
+            "as",
+            "or",
+            "i",
+            "i'm",
+            "you",
+            "he",
+            "she",
+            "we",
+            "they",
+            "it",
+        ]
+        .contains(&next.as_str())
     {
         return false;
     }
