@@ -263,6 +263,18 @@ fn learners_like(c: &Captures<'_>) -> bool {
         .or_else(|| c.name("job"))
         .map(|m| m.as_str().split_whitespace().next().unwrap_or_default().to_lowercase())
         .unwrap_or_default();
+    // The role names a job in its first words ("pastry chef", "junior engineer in …"); "like
+    // clockwork", "like nobody's business" name none.
+    static JOB: OnceLock<Regex> = OnceLock::new();
+    let job = JOB.get_or_init(|| super::lex::expand(r"\b<JOB>s?\b"));
+    let head: String = c
+        .name("role")
+        .or_else(|| c.name("job"))
+        .map(|m| m.as_str().split_whitespace().take(4).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    if !job.is_match(&head) {
+        return false;
+    }
     let before = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
     // The article the role pattern may have eaten ("a job like a real adult").
     let article = before.contains(" like a ") || before.contains(" like an ") || before.contains(" like the ");
@@ -2158,9 +2170,13 @@ mod tests {
             keyed("I am working like nurse assistant in care home", "job"),
             Some("nurse assistant in care home".into())
         );
-        for said in
-            ["I work like a dog all week", "we worked like crazy to finish", "I got a job like the one my dad had"]
-        {
+        for said in [
+            "I work like a dog all week",
+            "we worked like crazy to finish",
+            "I got a job like the one my dad had",
+            "I work like clockwork on Mondays",
+            "I work like nobody's business in December",
+        ] {
             assert_eq!(keyed(said, "job"), None, "{said}");
         }
     }

@@ -122,7 +122,7 @@ pub(super) const JOBS: &str = "software\\s+engineer|engineer|developer|programme
     specialist|strategist|coordinator|planner|realtor|real\\s+estate\\s+agent|agent|broker|\
     streamer|youtuber|influencer|content\\s+creator|creator|tester|qa|lead|team\\s+lead|tech\\s+lead|\
     homemaker|housewife|househusband|retiree|pastor|priest|rabbi|imam|monk|nun|\
-    machinist|technologist|hygienist|surveyor|inspector|dispatcher|courier|\
+    machinist|technologist|hygienist|surveyor|inspector|supervisor|dispatcher|courier|\
     ux\\s+designer|ui\\s+designer|game\\s+developer|web\\s+developer|stay-at-home\\s+(?:mom|dad|parent)";
 
 /// Things people plan, book or attend; with a date they are open loops.
