@@ -746,7 +746,7 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     let joined = format!("{} {tail}", out[..head_len].join(" "));
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
     // work starts ..." → "The hard work starts ...").
-    let mut content = capitalised(&cut(joined.trim()));
+    let mut content = without_verdicts(&capitalised(&cut(joined.trim())));
     // A leave-taking ("I'm off to go do some research now") names where only with a name or a
     // date ("I'm off to Lisbon on Friday").
     if content.starts_with("User is off to") && !specific && when.is_none() {
@@ -755,6 +755,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // Nor is an offer to the listener ("I'm always here for a chat", "Count on me", "I'll ask
     // around") something about the user: it is what was said to the other speaker.
     if offer().is_match(&content) && !specific && when.is_none() {
+        return None;
+    }
+    // Nor the conversation keeping itself going ("I just wanted to say hi", "I'll keep that in
+    // mind", "I get how life can be busy", "Can't wait to see it for myself!").
+    if reply().is_match(&content) && !specific && when.is_none() {
         return None;
     }
     if let Some(shared) = shared(&content) {
@@ -1564,6 +1569,19 @@ fn topic_lead() -> &'static Regex {
     })
 }
 
+/// A reply that keeps the conversation going, in the third person: "User just wanted to say
+/// hi", "User will keep that in mind next time", "User will make sure to remember this", "User
+/// gets how life can be busy", "Can't wait to see it for User's self".
+fn reply() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^(?:User (?:just |only )?wanted to (?:say (?:hi|hello|hey)|check in|catch up|touch base)\b|User (?:gets|understands|knows) (?:how|why|what) (?:life|things|it|that)\b|User will (?:make sure to |definitely |totally |always )?remember (?:this|that|it)\b|User has heard (?:so many |lots of |a lot of )?(?:great|good|amazing) things\b|(?:User )?can't wait to (?:see|experience|try|hear|read|watch|check out) (?:it|that|this|them)\b)|\bkeep (?:that|this|it|those|these) in mind\b",
+        )
+        .expect("reply regex")
+    })
+}
+
 fn offer() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -1626,6 +1644,55 @@ fn affect(w: &str) -> bool {
     AFFECT.has(w)
 }
 
+/// Drops the clauses after the first that only judge what was said ("…, it was so fun", "…,
+/// which is pretty exciting", "…, so that was awesome"): the memory keeps what happened, and
+/// the verdict, naming nothing, only thins it out. A verdict that names something ("it was so
+/// fun to see them playing in the ocean") stays.
+fn without_verdicts(content: &str) -> String {
+    const OPENS: &[&str] = &["it", "it's", "its", "that", "that's", "which", "this", "so", "such"];
+    let words: Vec<&str> = content.split_whitespace().collect();
+    // Where each clause after the first begins: after a comma, dash or full stop.
+    let mut breaks: Vec<usize> = (1..words.len())
+        .filter(|&i| {
+            words[i - 1].ends_with([',', ';', '.', '!']) || matches!(words[i - 1], "-" | "\u{2013}" | "\u{2014}")
+        })
+        .collect();
+    breaks.push(words.len());
+    let mut kept: Vec<String> = words[..breaks[0]].iter().map(|w| w.to_string()).collect();
+    for pair in breaks.windows(2) {
+        let clause = &words[pair[0]..pair[1]];
+        // "and it was great" judges; "and stayed motivated", "but they made it" tell.
+        let first = clause.iter().position(|w| !matches!(bare(w).as_str(), "and" | "but")).unwrap_or(0);
+        let opens = first < 2 && clause.get(first).is_some_and(|w| OPENS.contains(&bare(w).as_str()));
+        // Degree words ("such a relief", "both stressful and great") name nothing either.
+        let phrase = clause
+            .iter()
+            .filter(|w| !matches!(bare(w).as_str(), "such" | "both" | "quite" | "absolutely" | "truly" | "bit"))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if opens && clause.len() <= 8 && !phrase.contains("User") && says_nothing(&phrase) {
+            // The clause before ends as the dropped one did ("…studio, it was great. User got …").
+            let end = clause.last().map_or("", |w| &w[w.trim_end_matches(['.', '!', ',', ';']).len()..]);
+            if let Some(last) = kept.last_mut() {
+                let bare_end = last.trim_end_matches([',', ';']).len();
+                if matches!(last.as_str(), "-" | "\u{2013}" | "\u{2014}") {
+                    kept.pop();
+                } else {
+                    last.truncate(bare_end);
+                    last.push_str(end);
+                }
+            }
+            continue;
+        }
+        kept.extend(clause.iter().map(|w| w.to_string()));
+    }
+    if kept.len() == words.len() {
+        return content.to_string();
+    }
+    kept.join(" ").trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '"' && c != '\'').to_string()
+}
+
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
 /// emoji or exclamation.
 fn cut(content: &str) -> String {
@@ -1673,6 +1740,26 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
         assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn a_verdict_that_names_nothing_is_left_off_what_happened() {
+        let (_, content, _) = episode("We drove up to the Lake District on Sunday, it was so good!").unwrap();
+        assert_eq!(content, "User and others drove up to the Lake District on Sunday");
+        let (_, content, _) =
+            episode("I finally repainted the spare room last week, which was such a relief. Now I'm doing the hall.")
+                .unwrap();
+        assert!(!content.contains("relief"), "{content}");
+        assert!(content.starts_with("User finally repainted the spare room last week."), "{content}");
+        // A verdict that names something is what happened too.
+        let (_, content, _) =
+            episode("I took my nephews to the aquarium, it was fun watching them chase the sharks.").unwrap();
+        assert!(content.contains("chase the sharks"), "{content}");
+        assert_eq!(super::without_verdicts("User sold the old van - so that was great"), "User sold the old van");
+        assert_eq!(super::without_verdicts("User sold the old van"), "User sold the old van");
+        assert_eq!(super::without_verdicts("User fixed the boiler, and it was great"), "User fixed the boiler");
+        let told = "User fixed the boiler, but they made it";
+        assert_eq!(super::without_verdicts(told), told, "a clause with its own verb tells");
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if DANGLING.contains(&first)
         || DANGLING_OWNER.contains(&first)
         || pointing_object().is_match(text)
+        || object_points_back(text)
         || dangling_object(&lower)
     {
         return Some(Flaw::DanglingPronoun);
@@ -283,7 +284,112 @@ fn pointing_object() -> &'static Regex {
 /// word that stood for something said before ("User enjoys the taste of these"): such a
 /// capture is not kept, since the rule has no quote to fall back on.
 pub(super) fn dangles(text: &str) -> bool {
-    pointing_object().is_match(text) || dangling_object(&lowered(text))
+    pointing_object().is_match(text) || object_points_back(text) || dangling_object(&lowered(text))
+}
+
+/// "User got them online", "User first watched it around 3 years ago", "User read it a while
+/// back": the verb right after the user takes "it" or "them" for its object, nothing before it
+/// in the sentence is what they stand for (it stood in the turn before), and little follows. Not an "it" that
+/// looks ahead ("User finds it hard to sleep", "User loves it when …", "User made it to the
+/// final") or an idiom ("take it easy", "made it").
+fn object_points_back(text: &str) -> bool {
+    const BEFORE_VERB: &[&str] = &[
+        "really",
+        "just",
+        "finally",
+        "also",
+        "actually",
+        "definitely",
+        "totally",
+        "still",
+        "first",
+        "even",
+        "already",
+        "recently",
+        "always",
+        "never",
+        "usually",
+        "often",
+        "once",
+        "then",
+    ];
+    const AUXILIARIES: &[&str] = &[
+        "is", "was", "are", "were", "has", "have", "had", "will", "would", "can", "could", "should", "might", "may",
+        "must", "does", "did", "do", "am", "be", "been", "being",
+    ];
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.first() != Some(&"User") {
+        return false;
+    }
+    let plain = |w: &str| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase();
+    let mut i = 1;
+    while words.get(i).is_some_and(|w| BEFORE_VERB.contains(&w.to_lowercase().as_str())) {
+        i += 1;
+    }
+    let (Some(verb), Some(object)) = (words.get(i), words.get(i + 1)) else { return false };
+    if !verb.chars().all(|c| c.is_ascii_lowercase()) || AUXILIARIES.contains(verb) {
+        return false;
+    }
+    if !matches!(plain(object).as_str(), "it" | "them") || object.ends_with(['\'', '\u{2019}']) {
+        return false;
+    }
+    // With more to tell after it ("User painted it after they visited the beach"), the memory
+    // says what happened though it leaves the thing unnamed: only a bare pointer dangles.
+    const TIME: &[&str] = &[
+        "ago",
+        "year",
+        "years",
+        "month",
+        "months",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "while",
+        "back",
+        "yesterday",
+        "today",
+        "last",
+        "recently",
+        "around",
+        "online",
+        "again",
+        "already",
+        "together",
+        "myself",
+        "themselves",
+    ];
+    let tells = words[i + 2..]
+        .iter()
+        .map(|w| plain(w))
+        .filter(|w| w.len() > 2 && !crate::text::is_stopword(w) && !TIME.contains(&w.as_str()))
+        .count();
+    if tells >= 2 {
+        return false;
+    }
+    let rest: Vec<String> = words[i + 2..].iter().take(3).map(|w| plain(w)).collect();
+    let ahead = rest.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "to" | "when"
+                | "that"
+                | "if"
+                | "here"
+                | "easy"
+                | "slow"
+                | "up"
+                | "through"
+                | "happen"
+                | "work"
+                | "clear"
+                | "off"
+                | "hard"
+                | "difficult"
+                | "tough"
+        )
+    });
+    let idiom = matches!(*verb, "make" | "made" | "makes" | "making") && rest.is_empty();
+    !ahead && !idiom
 }
 
 /// `text` in lower case with curly and back-tick apostrophes made straight, as the word lists
@@ -317,7 +423,7 @@ fn demonstrative() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"\b(?:this|these|those)\s*(?:[.!?,;]|$)|\b(?:this|these|those)\s+(?:a few|for|every|since|again|too|all|so|now|yesterday|today|last)\b|\b(?:those|these)\s+(?:moments?|things?|ones?|books?|places?|pics?|photos?|pictures?|memories|guys|kinds?)\b",
+            r"\b(?:this|these|those)\s*(?:[.!?,;]|$)|\b(?:this|these|those)\s+(?:a few|for|every|since|again|too|all|so|now|yesterday|today|last)\b|\b(?:this|these)\s+(?:as|at|in|on|with|from|to|when|because|up|back|off)\b|\b(?:those|these)\s+(?:moments?|things?|ones?|books?|places?|pics?|photos?|pictures?|memories|guys|kinds?)\b",
         )
         .expect("demonstrative regex")
     })
@@ -326,7 +432,7 @@ fn demonstrative() -> &'static Regex {
 fn there() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"\b(?:go|goes|going|gone|went|been|was|were|'re|are|'m|am|is|'s|live|lives|lived|living|stay|stays|stayed|move|moved|get|got|visit|visited|back|out|over)\s+there\b")
+        Regex::new(r"\b(?:go|goes|going|gone|went|been|was|were|'re|are|'m|am|is|'s|live|lives|lived|living|stay|stays|stayed|move|moved|get|got|visit|visited|back|out|over|trip|holiday|vacation|time|week|weekend|flight|drive|stay)\s+there\b")
             .expect("there regex")
     })
 }
@@ -413,6 +519,33 @@ mod tests {
         for t in ["User lost 4 pounds", "User listens to R&B", "User's son Kuba is 8", "User bought a Lola dress"] {
             assert_eq!(flaw(t), None, "{t:?}");
         }
+    }
+
+    #[test]
+    fn an_object_standing_for_the_turn_before_dangles() {
+        for t in [
+            "User bought them online",
+            "User first read it around 5 years ago",
+            "User picked this up at the garage sale",
+            "User had a lovely week there with the grandkids",
+            "User is planning a holiday there next spring",
+            "User brought this to the potluck",
+        ] {
+            assert_eq!(flaw(t), Some(Flaw::DanglingPronoun), "{t:?}");
+        }
+        // An "it" that looks ahead, an idiom, and a thing named before the pronoun.
+        for t in [
+            "User finds it hard to sleep before a night shift",
+            "User loves it when the grandkids visit",
+            "User made it to the regional final",
+            "User is taking it easy this week",
+            "User sold their bike and regrets it",
+            "User painted it after they visited the beach last week",
+        ] {
+            assert!(!object_points_back(t), "{t:?}");
+        }
+        // "those in need" are people, not something said before.
+        assert_eq!(flaw("User and others worked together to help those in need"), None);
     }
 
     #[test]
