@@ -116,6 +116,12 @@ const CONSTRAINT_WORDS: &[(&str, &[Domain])] = &[
         r"statins?\b|simvastatin|atorvastatin|rosuvastatin|amlodipine|colchicine|allopurinol|metformin|levothyroxine|lithium|methotrexate|isotretinoin|roaccutane|accutane|apixaban|rivaroxaban|clopidogrel|phenprocoumon|marcoumar|acenocoumarol|sintrom|propranolol|beta.?blocker|sertraline|fluoxetine|citalopram|antidepressant|prednisolone|prednisone|steroids\b|lisinopril|losartan|amiodarone|digoxin|tramadol|anticoagulant",
         &[Domain::Medication, Domain::Food],
     ),
+    // Any medicine taken at a dose ("User takes enalapril 20 mg"), or named by its family's
+    // ending, and the conditions a medicine or a meal can bear on.
+    (
+        r"\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg)\b|\w+(?:pril|sartan|olol|dipine|prazole|xaban|parin|formin|oxetine|azepam)\b|high cholesterol|kidney disease|ulcerative colitis",
+        &[Domain::Medication, Domain::Food],
+    ),
 ];
 
 fn request_res() -> &'static Vec<(Domain, Regex)> {
@@ -192,6 +198,8 @@ mod tests {
             constraint_domains("User is on roaccutane for their skin")
                 .meets(query_domains("can I take ibuprofen for this headache"))
         );
+        assert!(constraint_domains("User takes enalapril 20 mg").meets(query_domains("is ibuprofen ok for my back?")));
+        assert!(constraint_domains("User takes the bus to work").is_empty(), "no medicine, no constraint");
         assert!(
             constraint_domains("User was put on propranolol for stage fright")
                 .meets(query_domains("which painkiller is ok"))

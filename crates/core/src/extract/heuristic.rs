@@ -18,8 +18,8 @@ use regex::Regex;
 use super::correction::TakeBack;
 use super::rule::{Found, Mode, Rule, Sentence};
 use super::{
-    Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, mood, plan,
-    preference, resolution,
+    Extractor, attribution, boundary, correction, decision, episodic, fact, forget, identity, lore, medication, mood,
+    plan, preference, resolution,
 };
 use super::{dictation, lex, readable, sentences, spelling, style, tool};
 use crate::kind::Kind;
@@ -37,7 +37,7 @@ pub struct HeuristicExtractor;
 pub(super) fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        let families: [fn() -> Vec<Rule>; 13] = [
+        let families: [fn() -> Vec<Rule>; 14] = [
             forget::rules,
             boundary::rules,
             decision::rules,
@@ -46,6 +46,7 @@ pub(super) fn rules() -> &'static [Rule] {
             tool::rules,
             fact::rules,
             lore::rules,
+            medication::rules,
             identity::rules,
             mood::rules,
             resolution::rules,
@@ -1618,6 +1619,9 @@ pub(crate) mod tests {
             ("I've been diagnosed with coeliac disease", "health:coeliac", "coeliac disease"),
             ("nuts r fine. peanuts NOT. carry an epipen", "health:epipen", "yes"),
             ("coeliac btw", "health:coeliac", "coeliac"),
+            ("Also i have high pressure since two years", "health:high_blood_pressure", "high blood pressure"),
+            ("I've got a heart condition, nothing too strenuous please", "health:heart_condition", "heart condition"),
+            ("i was diagnosed with crohns in 2019", "health:crohns", "crohns"),
         ] {
             assert_eq!(keyed(text, key).as_deref(), Some(value), "{text:?}");
         }
@@ -1627,6 +1631,8 @@ pub(crate) mod tests {
             "my sister keeps saying I am lactose intolerant",
             "is it true that asthmatic kids grow out of it?",
             "If I were diabetic I would know",
+            "my dad has high blood pressure",
+            "I have high hopes for the heart of the team",
         ] {
             assert!(
                 run(text).iter().all(|o| !o.draft.key.as_deref().unwrap_or_default().starts_with("health:")),

@@ -214,6 +214,27 @@ fn new_home_named(text: &str, s: &Sentence<'_>) -> Option<String> {
         .last()
 }
 
+/// The place a described home is in, with how it lies there: "moved to a little village
+/// outside York" → ("outside", "York"), "moved into a flat in Clifton" → ("in", "Clifton").
+/// `None` when no place follows the home ("moved into a bigger flat").
+fn described_home(text: &str) -> Option<(String, String)> {
+    static HOME: OnceLock<Regex> = OnceLock::new();
+    let home = HOME.get_or_init(|| {
+        Regex::new(
+            r"(?xi)
+                \b(?:to|into)\s+(?:a|an|my|our|new|the\s+new|another)\s+(?:[\w'-]+\s+){0,3}?
+                (?:flat|house|home|place|apartment|bungalow|condo|unit|terrace|cottage|room|village|town|suburb
+                    |estate|farm|farmhouse|street|neighbourhood|neighborhood|area|city|studio|houseboat)
+                \s+(?P<prep>in|near|outside(?:\s+of)?|just\s+outside(?:\s+of)?)\s+(?P<x>[^,.;!?]+)
+            ",
+        )
+        .expect("described home regex")
+    });
+    let c = home.captures(text)?;
+    let prep = tidy(&c.name("prep")?.as_str().to_lowercase());
+    Some((prep.trim_end_matches(" of").to_string(), c.name("x")?.as_str().to_string()))
+}
+
 /// Whether a home named after `before` with determiner `det` is the user's: theirs by its
 /// word ("our new place"), by a first-person word before it ("gave us a flat"), or with the
 /// subject left out ("finally got a council flat in …"); "My brother bought a house" is not.
@@ -1297,11 +1318,22 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
                 let xl = x.trim_start().to_lowercase();
-                if ["a ", "an ", "my ", "our ", "new ", "the new ", "another "].iter().any(|p| xl.starts_with(p)) {
-                    return Vec::new();
-                }
-                let Some(p) = place(x, s) else { return Vec::new() };
-                let mut f = Found::add(profile(format!("User lives in {p}"), 0.9, 0.8).keyed("home", p));
+                // "moved into a flat in Clifton", "moved to a little village outside York": the
+                // home is described, the place after it is where the user lives now.
+                let described = ["a ", "an ", "my ", "our ", "new ", "the new ", "another "]
+                    .iter()
+                    .any(|p| xl.starts_with(p))
+                    .then(|| described_home(&c.get(0).map_or("", |m| &s.text[m.start()..])))
+                    .map(|home| home.and_then(|(prep, x)| place(&x, s).map(|p| (prep, p))));
+                let (prep, p) = match described {
+                    Some(Some(found)) => found,
+                    Some(None) => return Vec::new(),
+                    None => match place(x, s) {
+                        Some(p) => ("in".to_string(), p),
+                        None => return Vec::new(),
+                    },
+                };
+                let mut f = Found::add(profile(format!("User lives {prep} {p}"), 0.9, 0.8).keyed("home", p));
                 f.replaces = cap(c, "a").map(str::to_string);
                 vec![f]
             },
@@ -1313,7 +1345,8 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 # e.g. Council gave us a new flat in Stepney Green. We moved in last week.
                 # a move with no destination: the new home was named before it
-                (?:\b(?:i|we)(?:'ve|\s+have)?\s+|^\s*)(?:(?:just|finally|officially|actually|already|all)\s+)*
+                # or none after a clause that found it ('Found a flat in Acomb, moved in on sat')
+                (?:\b(?:i|we)(?:'ve|\s+have)?\s+|^\s*|,\s*|\b(?:and|then)\s+)(?:(?:just|finally|officially|actually|already|all)\s+)*
                 (?:moved|shifted)(?:\s+(?:in|over|house|across|there))?\b
                 (?P<after>\s+\w+(?:\s+\w+)?)?
             ",
@@ -1557,6 +1590,14 @@ pub(super) fn rules() -> Vec<Rule> {
                 "asthma",
                 "asthmatic",
                 "epipen",
+                "pressure",
+                "hypertension",
+                "cholesterol",
+                "kidney",
+                "heart",
+                "copd",
+                "crohn",
+                "colitis",
             ],
             r"(?x)
                 # e.g. I'm allergic to shellfish; 'allergic on latex' and 'I allergic to peanut'
@@ -1578,6 +1619,10 @@ pub(super) fn rules() -> Vec<Rule> {
                   (?P<c>
                     epilepsy | asthma | (?:coeliac|celiac)\s+disease
                     | type\s+(?P<t1>[12])\s+diabetes | diabetes(?:\s+type\s+(?P<t2>[12]))?
+                    # 'high pressure', as a learner says it, is the blood pressure.
+                    | high\s+(?:blood\s+)?pressure | hypertension | high\s+cholesterol
+                    | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
+                    | copd | crohn'?s(?:\s+disease)? | ulcerative\s+colitis
                   )\b
                 # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
@@ -1588,6 +1633,9 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, _| {
                 let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
+                    let z = if z == "high pressure" { "high blood pressure".to_string() } else { z };
+                    // "I have high blood pressure": a condition one has, not one is.
+                    let said_have = cap(c, "c").is_some();
                     let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or_else(|| {
                         z.strip_prefix("type ").and_then(|t| t.strip_suffix(" diabetic")).filter(|t| t.len() == 1)
                     });
@@ -1598,7 +1646,9 @@ pub(super) fn rules() -> Vec<Rule> {
                         (None, "epileptic") => ("epilepsy".to_string(), "User is epileptic".to_string()),
                         (None, "asthmatic") => ("asthma".to_string(), "User is asthmatic".to_string()),
                         (None, "epilepsy" | "asthma" | "diabetes") => (z.clone(), format!("User has {z}")),
-                        (None, c) if c.ends_with(" disease") => (z.clone(), format!("User has {z}")),
+                        (None, c) if c.ends_with(" disease") || said_have => {
+                            (z.trim_start_matches("a ").to_string(), format!("User has {z}"))
+                        }
                         _ => (z.clone(), format!("User is {z}")),
                     };
                     let key = format!("health:{}", state.trim_end_matches(" disease").replace(' ', "_"));
@@ -2190,6 +2240,7 @@ mod tests {
             ("We have got the top floor flat at Ashby House in the end... Moved in on the Monday...", "Ashby House"),
             ("The agency found us apartment in Tallaght, two bedroom. On Monday we moved.", "Tallaght"),
             ("council offered us a 2 bed in kirkby and we moved in yesterday", "Kirkby"),
+            ("out of the caravan at last! got a 1 bed flat in Chapeltown, moved in on sat", "Chapeltown"),
         ] {
             assert_eq!(keyed(said, "home"), Some(home.into()), "{said}");
             assert!(run(said).iter().any(|o| o.action == Action::Update(Target::Key("home".into()))), "{said}");
@@ -2203,6 +2254,19 @@ mod tests {
             "We moved in last week, the kids love it.",
             "We rented a flat at the end of the road. Moved in on Friday.",
         ] {
+            assert_eq!(keyed(said, "home"), None, "{said}");
+        }
+    }
+
+    #[test]
+    fn a_move_to_a_described_home_names_where_it_is() {
+        let ops = run("We moved to a tiny hamlet cottage outside of Hexham in March.");
+        assert_eq!(ops[0].draft.content, "User lives outside Hexham", "{ops:#?}");
+        assert_eq!(keyed("i just moved into a studio in Kreuzberg", "home"), Some("Kreuzberg".into()));
+        assert_eq!(keyed("we relocated to a farm near Ballarat", "home"), Some("Ballarat".into()));
+        for said in
+            ["We moved into a bigger flat.", "I moved to a new team in March.", "I moved to a new job in Leeds."]
+        {
             assert_eq!(keyed(said, "home"), None, "{said}");
         }
     }

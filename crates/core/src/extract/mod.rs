@@ -21,6 +21,7 @@ mod identity;
 mod lex;
 pub mod llm;
 mod lore;
+mod medication;
 mod mood;
 mod plan;
 mod preference;

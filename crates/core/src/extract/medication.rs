@@ -1,0 +1,202 @@
+//! Medication: the medicines the user takes, one slot each (`medication:<medicine>`), so a new
+//! dose replaces the old one instead of standing beside it.
+//!
+//! "I take warfarin 5mg every evening", "I'm on metformin 500 mg twice a day", "I drink
+//! enalapril 10 mg in the morning" (as a learner says it), and later "so now enalapril 20 mg" or
+//! "the doctor upped my sertraline to 100mg". What the user takes bears on what else is safe to
+//! take, so it is a typed, sensitive profile fact; left to episodic capture it was a sentence
+//! with no slot, and the old dose stayed current beside the new one.
+//!
+//! A word is read as a medicine when a dose follows it ("enalapril 20 mg"), when it is a
+//! medicine named in `words/medicines.txt`, or when it ends as a family of medicines does
+//! ("-pril", "-statin", "-olol"): "I'm on holiday", "I take the bus" and "I'm on nights" name
+//! none.
+
+use super::lex::phrase;
+use super::rule::{Found, Mode, Rule, Sentence, cap};
+use crate::kind::Kind;
+use crate::memory::Sensitivity;
+use crate::op::Draft;
+use crate::text::tidy;
+
+/// A dose: an amount and its unit ("10 mg", "2.5mg", "100 micrograms", "2 puffs").
+const DOSE: &str =
+    r"(?P<dose>\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?)\b(?:\s+(?:a|per)\s+day)?)";
+
+/// A medicine's name as written: one word of four letters or more ("vitamin d" is two).
+const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
+
+/// When it is taken, said after it ("every evening", "twice a day", "in the morning").
+const SCHEDULE: &str = r"(?P<when>\s+(?:(?:once|twice|three\s+times)\s+a\s+day|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|daily|before\s+bed))?";
+
+/// Medicines named in `words/medicines.txt`, read on first use.
+fn listed(word: &str) -> bool {
+    static LIST: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    LIST.get_or_init(|| super::word_list(include_str!("words/medicines.txt")).collect()).contains(&word)
+}
+
+/// Endings that name a family of medicines ("lisinopril", "losartan", "bisoprolol").
+const FAMILY_ENDINGS: &[&str] = &[
+    "pril",
+    "sartan",
+    "olol",
+    "statin",
+    "dipine",
+    "prazole",
+    "cillin",
+    "mycin",
+    "cycline",
+    "floxacin",
+    "oxetine",
+    "azepam",
+    "azolam",
+    "tidine",
+    "formin",
+    "gliptin",
+    "gliflozin",
+    "xaban",
+    "parin",
+    "codone",
+    "triptan",
+    "lukast",
+    "olone",
+    "thyroxine",
+    "tretinoin",
+    "mab",
+    "zumab",
+];
+
+/// Whether `word` names a medicine, a dose said after it counting as proof.
+fn medicine(word: &str, dosed: bool) -> bool {
+    let w = word.to_lowercase();
+    if w.starts_with("vitamin") {
+        return true;
+    }
+    const NOT: &[&str] = &["the", "them", "this", "that", "these", "those", "some", "more", "less", "about", "only"];
+    if NOT.contains(&w.as_str()) || crate::text::is_stopword(&w) {
+        return false;
+    }
+    dosed || listed(&w) || FAMILY_ENDINGS.iter().any(|e| w.len() > e.len() + 2 && w.ends_with(e))
+}
+
+/// A rule of the family: its pattern with the medicine, dose and schedule written in.
+fn rule(name: &'static str, pattern: &str) -> Rule {
+    let pattern = pattern.replace("<MEDICINE>", MEDICINE).replace("<DOSE>", DOSE).replace("<SCHEDULE>", SCHEDULE);
+    Rule::new(name, Mode::Statement, &[], &pattern, takes)
+}
+
+/// The family's rules, one per way of saying it.
+pub(super) fn rules() -> Vec<Rule> {
+    vec![
+        // e.g. I take warfarin 5mg; I'm on metformin; I've been on levothyroxine for years;
+        // 'I drink enalapril 10 mg' as a learner says it.
+        rule(
+            "medication.takes",
+            r"(?x)
+                (?:
+                    \bi\s+<ADV>(?:take|drink|use|need\s+to\s+take|have\s+to\s+take)
+                    | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
+                    | \b<IVE>\s+<ADV>been\s+(?:taking|on)
+                )\s+(?:my\s+)?<MEDICINE>(?:\s+<DOSE>)?<SCHEDULE>
+            ",
+        ),
+        // e.g. so now enalapril 20 mg: a new dose said as a fragment.
+        rule(
+            "medication.now-dose",
+            r"(?:^|[,;:]\s*|\bso\s+)(?:now|so\s+now|now\s+on|and\s+now)\s+<MEDICINE>\s+<DOSE><SCHEDULE>",
+        ),
+        // e.g. the doctor upped my sertraline to 100mg; she put me on ramipril.
+        rule(
+            "medication.changed",
+            r"(?x)
+                \b(?:doctor|dr|gp|consultant|nurse|she|he|they)\s+(?:has\s+|have\s+)?
+                (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on)\s+
+                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to)?\s+<DOSE>)?<SCHEDULE>
+            ",
+        ),
+        // e.g. my ramipril went up to 10mg.
+        rule(
+            "medication.my-dose",
+            r"(?x)
+                \bmy\s+<MEDICINE>\s+(?:dose\s+)?(?:is|went|was\s+changed|has\s+gone|got\s+changed)\s+
+                (?:now\s+)?(?:up\s+|down\s+)?(?:to\s+)?<DOSE><SCHEDULE>
+            ",
+        ),
+    ]
+}
+
+/// "User takes enalapril 20 mg in the morning", keyed by the medicine with its dose for a value:
+/// a later dose replaces it. Without a dose it is keyed all the same ("taken"), so "I'm on
+/// warfarin" said again reinforces rather than adds.
+fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
+    let Some(drug) = cap(c, "drug").map(|d| tidy(&d.to_lowercase())) else { return Vec::new() };
+    let dose = cap(c, "dose").map(|d| {
+        // "5mg" reads "5 mg".
+        let d = tidy(d);
+        let split = d.find(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ',')).unwrap_or(d.len());
+        let (n, unit) = d.split_at(split);
+        format!("{n} {}", unit.trim_start()).trim().to_string()
+    });
+    if !medicine(&drug, dose.is_some()) {
+        return Vec::new();
+    }
+    let when = cap(c, "when").and_then(phrase).map(|w| format!(" {}", tidy(&w)));
+    let dose_text = dose.as_deref().map(|d| format!(" {d}")).unwrap_or_default();
+    let content = format!("User takes {drug}{dose_text}{}", when.as_deref().unwrap_or(""));
+    let mut d = Draft::new(Kind::Profile, content, 0.9, 0.85)
+        .keyed(format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
+    d.sensitivity = Sensitivity::Sensitive;
+    vec![Found::add(d)]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::heuristic::tests::run;
+
+    fn medication(text: &str) -> Option<(String, String, String)> {
+        run(text)
+            .into_iter()
+            .find(|o| o.draft.rule.as_deref().is_some_and(|r| r.starts_with("medication.")))
+            .map(|o| (o.draft.content, o.draft.key.unwrap_or_default(), o.draft.value.unwrap_or_default()))
+    }
+
+    #[test]
+    fn a_medicine_with_its_dose_is_a_slot_of_its_own() {
+        let (content, key, value) = medication("I take warfarin 5mg every evening.").unwrap();
+        assert_eq!(
+            (content.as_str(), key.as_str(), value.as_str()),
+            ("User takes warfarin 5 mg every evening", "medication:warfarin", "5 mg")
+        );
+        let (content, _, value) = medication("i drink ramipril 2.5 mg in the morning").unwrap();
+        assert_eq!((content.as_str(), value.as_str()), ("User takes ramipril 2.5 mg in the morning", "2.5 mg"));
+        let (content, key, _) = medication("I'm on bisoprolol for my heart.").unwrap();
+        assert_eq!((content.as_str(), key.as_str()), ("User takes bisoprolol", "medication:bisoprolol"));
+    }
+
+    #[test]
+    fn a_new_dose_said_in_passing_is_read_for_the_same_slot() {
+        let (content, key, value) =
+            medication("The GP says my sugars are still high, so now gliclazide 80 mg twice a day.").unwrap();
+        assert_eq!(content, "User takes gliclazide 80 mg twice a day");
+        assert_eq!((key.as_str(), value.as_str()), ("medication:gliclazide", "80 mg"));
+        let (_, key, value) = medication("My consultant upped my propranolol to 40mg last week.").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:propranolol", "40 mg"));
+        let (_, key, value) = medication("my sertraline went up to 150 mg").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:sertraline", "150 mg"));
+    }
+
+    #[test]
+    fn what_is_no_medicine_is_not_read_as_one() {
+        for text in [
+            "I'm on holiday until Monday.",
+            "I take the bus to work.",
+            "I'm on nights this week.",
+            "I drink coffee every morning.",
+            "I'm on the waiting list for a flat.",
+            "I take photos of old churches.",
+            "Should I take ibuprofen 400 mg for this?",
+        ] {
+            assert_eq!(medication(text), None, "{text:?}");
+        }
+    }
+}
