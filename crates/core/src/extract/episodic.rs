@@ -415,6 +415,76 @@ pub(super) fn later_clause(s: &Sentence<'_>) -> Option<Episode> {
     })
 }
 
+/// The clause after byte `end` of the sentence, past the next comma, semicolon, dash or "and",
+/// captured as an episode when it tells something of its own about the user.
+pub(super) fn clause_after(s: &Sentence<'_>, end: usize) -> Option<Episode> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)[,;]\s+|\s+[-\u{2013}\u{2014}]\s+|\s+(?:and|but|plus)\s+").expect("clause break regex")
+    });
+    let end = (end..=s.text.len()).find(|&i| s.text.is_char_boundary(i))?;
+    // The first break after which a clause opens with its own subject, a time phrase or a lead
+    // word allowed before it ("and last week I passed …"); "near my sister" after "I live in
+    // Leeds" says where, and "47 years, I have a barber shop" opens its clause at "I".
+    let at = re.find_iter(&s.text[end..]).map(|m| end + m.end()).find(|&at| {
+        let words = s.text[at..].split_whitespace().take(4);
+        let mut subject = false;
+        for w in words {
+            if matches!(
+                bare(w).as_str(),
+                "i" | "i'm" | "i've" | "i'd" | "i'll" | "we" | "we're" | "we've" | "we'd" | "we'll"
+            ) {
+                subject = true;
+                break;
+            }
+            if w.ends_with(',') {
+                break;
+            }
+        }
+        subject
+    })?;
+    if at >= s.statement_end {
+        return None;
+    }
+    let text = &s.text[at..];
+    capture_whole(&Sentence {
+        text,
+        lower: text.to_lowercase(),
+        prev: s.prev,
+        at: s.at,
+        statement_end: s.statement_end - at,
+        blocked: s.blocked,
+        hedged: s.hedged,
+        correction: s.correction,
+        lowercase: s.lowercase,
+    })
+}
+
+/// The clause before byte `start` of the sentence, up to the comma, semicolon or dash that
+/// ends it, captured as an episode when it has a subject of its own and tells something.
+pub(super) fn clause_before(s: &Sentence<'_>, start: usize) -> Option<Episode> {
+    let before = s.text.get(..start)?.trim_end();
+    // Only a clause ended by a break: "I take" cut from "I take omeprazole" is no clause.
+    let before = before.strip_suffix(" so").or_else(|| before.strip_suffix(" and")).unwrap_or(before).trim_end();
+    let text = before.strip_suffix([',', ';', '-', '\u{2013}', '\u{2014}'])?.trim_end();
+    let subject =
+        text.split_whitespace().any(|w| matches!(bare(w).as_str(), "i" | "i'm" | "i've" | "we" | "we're" | "we've"));
+    if !subject || text.split_whitespace().count() < 3 {
+        return None;
+    }
+    capture_whole(&Sentence {
+        text,
+        lower: text.to_lowercase(),
+        prev: s.prev,
+        at: s.at,
+        statement_end: text.len(),
+        blocked: s.blocked,
+        hedged: s.hedged,
+        correction: s.correction,
+        lowercase: s.lowercase,
+    })
+}
+
 /// Where clauses after a comma open with the user as their subject ("…, I moved", "…, we
 /// went"), within the statement.
 fn spliced(text: &str, statement_end: usize) -> Vec<usize> {
@@ -523,7 +593,9 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
                 _ => {}
             }
         }
-        if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead {
+        // "Me I am doing a course": the learner's "me" before "I" says who, twice.
+        let me_first = b == "me" && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "i" | "i'm" | "i've"));
+        if (LEADS.contains(&b.as_str()) && !says_no) || comma_lead || me_first {
             words.remove(0);
             continue;
         }
@@ -747,6 +819,14 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // A sentence whose lead-in was dropped starts with a capital all the same ("Now the hard
     // work starts ..." → "The hard work starts ...").
     let mut content = without_verdicts(&capitalised(&cut(joined.trim())));
+    // A phrase with no verb of its own ("Question about my blood sugar" → "About User's blood
+    // sugar", "near my sister") names a topic, not something that is so.
+    let opens_on_preposition = content.split_whitespace().next().is_some_and(|w| {
+        matches!(w.to_lowercase().as_str(), "about" | "near" | "with" | "for" | "regarding" | "from" | "of" | "re")
+    });
+    if opens_on_preposition && content.split_whitespace().count() <= 5 {
+        return None;
+    }
     // A leave-taking ("I'm off to go do some research now") names where only with a name or a
     // date ("I'm off to Lisbon on Friday").
     if content.starts_with("User is off to") && !specific && when.is_none() {

@@ -636,6 +636,8 @@ fn find(s: &Sentence<'_>) -> Vec<(Found, Mode)> {
             // Why it was remembered: the rule's name travels with the draft into provenance.
             for f in &mut found {
                 f.draft.rule = Some(rule.name.to_string());
+                f.end = end;
+                f.start = m.start();
             }
             out.extend(found.into_iter().map(|f| (f, rule.mode)));
             pos = m.end().max(retry);
@@ -949,7 +951,11 @@ impl Extractor for HeuristicExtractor {
                         blocked: s.blocked && !before_condition,
                         ..s
                     };
-                    found.extend(find(&clause));
+                    found.extend(find(&clause).into_iter().map(|(mut f, mode)| {
+                        f.end += a;
+                        f.start += a;
+                        (f, mode)
+                    }));
                     before = Some(text);
                 }
                 // A capture that says nothing on its own is dropped before the sentence's own
@@ -1073,6 +1079,31 @@ impl Extractor for HeuristicExtractor {
                     prev_told = episode.is_some();
                     episodes.extend(episode);
                 } else {
+                    // A typed statement claims its own words; a clause after them is news of
+                    // its own ("I work as a nurse at St James, and last week I passed my driving
+                    // test"), unless it leans on what the statement said ("…, it gives me hives").
+                    let typed = |f: &Found| matches!(f.action, Action::Add | Action::Update(_)) && !names_someone(f);
+                    let stated = settled.iter().all(|f| typed(f) || matches!(f.action, Action::CloseLoop(_)));
+                    let free = stated && !amended && !slipped && told_before.is_none();
+                    let tail = settled
+                        .iter()
+                        .filter(|f| typed(f))
+                        .map(|f| f.end)
+                        .max()
+                        .filter(|_| free)
+                        .and_then(|end| episodic::clause_after(&s, end))
+                        .filter(|e| e.leaning.is_none());
+                    // And one before them ("I have gastritis, I take omeprazole 20 mg").
+                    let head = settled
+                        .iter()
+                        .filter(|f| typed(f))
+                        .map(|f| f.start)
+                        .min()
+                        .filter(|_| free)
+                        .and_then(|start| episodic::clause_before(&s, start))
+                        .filter(|e| e.leaning.is_none());
+                    episodes.extend(head);
+                    episodes.extend(tail);
                     prev_told = false;
                 }
                 for mut f in settled {
@@ -1638,6 +1669,29 @@ pub(crate) mod tests {
                 run(text).iter().all(|o| !o.draft.key.as_deref().unwrap_or_default().starts_with("health:")),
                 "{text:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_clause_after_a_typed_statement_is_news_of_its_own() {
+        let said = |text: &str| run(text).into_iter().map(|o| o.draft.content).collect::<Vec<_>>();
+        let ops = said("I teach maths at a school in Preston, and last month I ran the Manchester marathon.");
+        assert!(ops.iter().any(|c| c.contains("maths at a school in Preston")), "{ops:?}");
+        assert!(ops.iter().any(|c| c.starts_with("User ran the Manchester marathon")), "{ops:?}");
+        let ops = said("I have an old shoulder injury from rugby, so I take naproxen 250 mg when it flares.");
+        assert!(ops.iter().any(|c| c.contains("shoulder injury from rugby")), "{ops:?}");
+        assert!(ops.iter().any(|c| c == "User takes naproxen 250 mg"), "{ops:?}");
+        let ops = said("Hello, I am Nilufar, 52 years, I have a bakery in Tooting.");
+        assert!(ops.iter().any(|c| c == "User has a bakery in Tooting"), "{ops:?}");
+        let ops = said("Me I am doing a plumbing course at the college.");
+        assert_eq!(ops, vec!["User is doing a plumbing course at the college"]);
+        let ops = said("My name is Teodor and I repair boilers in Gdansk, plus I keep bees at weekends.");
+        assert!(ops.iter().any(|c| c.contains("keep bees") || c.contains("keeps bees")), "{ops:?}");
+        // What only says more of the statement, or leans on it, is not; nor a topic alone.
+        let topic = said("Question about my knee.");
+        assert!(topic.is_empty(), "{topic:?}");
+        for text in ["I live in Hexham, near my brother.", "I'm allergic to latex, it brings me out in a rash."] {
+            assert_eq!(said(text).len(), 1, "{text:?}: {:?}", said(text));
         }
     }
 

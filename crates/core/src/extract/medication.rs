@@ -12,11 +12,11 @@
 //! ("-pril", "-statin", "-olol"): "I'm on holiday", "I take the bus" and "I'm on nights" name
 //! none.
 
-use super::lex::phrase;
+use super::lex::{phrase, third_person};
 use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::Kind;
 use crate::memory::Sensitivity;
-use crate::op::Draft;
+use crate::op::{Action, Draft, Target};
 use crate::text::tidy;
 
 /// A dose: an amount and its unit ("10 mg", "2.5mg", "100 micrograms", "2 puffs").
@@ -28,6 +28,10 @@ const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
 const SCHEDULE: &str = r"(?P<when>\s+(?:(?:once|twice|three\s+times)\s+a\s+day|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|daily|before\s+bed))?";
+
+/// What it is taken for or since, said after it ("for my heart", "after the valve operation",
+/// "since march for anxiety"): kept with it, in the third person.
+const WHY: &str = r"(?P<why>\s+(?:for|after|since|because\s+of)\s+[^,.;!?]{2,60})?(?P<advice>,\s*(?:and\s+|but\s+)?(?:the\s+|my\s+)?(?:doc|doctor|gp|dr|pharmacist|consultant|nurse)\s+(?:says?|said|told\s+me)\s+[^.;!?]{3,60})?";
 
 /// Medicines named in `words/medicines.txt`, read on first use.
 fn listed(word: &str) -> bool {
@@ -79,9 +83,13 @@ fn medicine(word: &str, dosed: bool) -> bool {
     dosed || listed(&w) || FAMILY_ENDINGS.iter().any(|e| w.len() > e.len() + 2 && w.ends_with(e))
 }
 
-/// A rule of the family: its pattern with the medicine, dose and schedule written in.
+/// A rule of the family: its pattern with the medicine, dose, schedule and reason written in.
 fn rule(name: &'static str, pattern: &str) -> Rule {
-    let pattern = pattern.replace("<MEDICINE>", MEDICINE).replace("<DOSE>", DOSE).replace("<SCHEDULE>", SCHEDULE);
+    let pattern = pattern
+        .replace("<MEDICINE>", MEDICINE)
+        .replace("<DOSE>", DOSE)
+        .replace("<SCHEDULE>", SCHEDULE)
+        .replace("<WHY>", WHY);
     Rule::new(name, Mode::Statement, &[], &pattern, takes)
 }
 
@@ -97,7 +105,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     \bi\s+<ADV>(?:take|drink|use|need\s+to\s+take|have\s+to\s+take)
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
                     | \b<IVE>\s+<ADV>been\s+(?:taking|on)
-                )\s+(?:my\s+)?<MEDICINE>(?:\s+<DOSE>)?<SCHEDULE>
+                )\s+(?:my\s+)?<MEDICINE>(?:\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. so now enalapril 20 mg: a new dose said as a fragment.
@@ -105,13 +113,15 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.now-dose",
             r"(?:^|[,;:]\s*|\bso\s+)(?:now|so\s+now|now\s+on|and\s+now)\s+<MEDICINE>\s+<DOSE><SCHEDULE>",
         ),
-        // e.g. the doctor upped my sertraline to 100mg; she put me on ramipril.
+        // e.g. the doctor upped my sertraline to 100mg; she put me on ramipril; 'doctor give me
+        // amlodipine' as a learner says it.
         rule(
             "medication.changed",
             r"(?x)
-                \b(?:doctor|dr|gp|consultant|nurse|she|he|they)\s+(?:has\s+|have\s+)?
-                (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on)\s+
-                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to)?\s+<DOSE>)?<SCHEDULE>
+                \b(?:doctor|dr|gp|consultant|nurse|she|he|they)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
+                (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on
+                    |(?:give|gives|gave|given|prescribed|prescribes)\s+me)\s+
+                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to)?\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. my ramipril went up to 10mg.
@@ -122,7 +132,35 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:now\s+)?(?:up\s+|down\s+)?(?:to\s+)?<DOSE><SCHEDULE>
             ",
         ),
+        // e.g. the GP changed me from Sintrom to warfarin: the first is over, the second taken.
+        Rule::new(
+            "medication.switched",
+            Mode::Statement,
+            &["from"],
+            r"(?x)
+                \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+)?(?P<old>[a-z][a-z-]{3,})
+                \s+(?:to|onto|for)\s+(?P<drug>[a-z][a-z-]{3,})
+            ",
+            switched,
+        ),
     ]
+}
+
+/// "changed me from Sintrom to warfarin": the old medicine's slot says it was stopped, the new
+/// one is taken.
+fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
+    let (Some(old), Some(new)) = (cap(c, "old"), cap(c, "drug")) else { return Vec::new() };
+    let (old, new) = (old.to_lowercase(), new.to_lowercase());
+    if !medicine(&old, false) || !medicine(&new, false) {
+        return Vec::new();
+    }
+    let mut stopped = Draft::new(Kind::Profile, format!("User no longer takes {old} (switched to {new})"), 0.9, 0.7)
+        .keyed(format!("medication:{old}"), "stopped");
+    stopped.sensitivity = Sensitivity::Sensitive;
+    let mut taken =
+        Draft::new(Kind::Profile, format!("User takes {new}"), 0.9, 0.85).keyed(format!("medication:{new}"), "taken");
+    taken.sensitivity = Sensitivity::Sensitive;
+    vec![Found::with(Action::Update(Target::Key(format!("medication:{old}"))), stopped), Found::add(taken)]
 }
 
 /// "User takes enalapril 20 mg in the morning", keyed by the medicine with its dose for a value:
@@ -142,7 +180,24 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let when = cap(c, "when").and_then(phrase).map(|w| format!(" {}", tidy(&w)));
     let dose_text = dose.as_deref().map(|d| format!(" {d}")).unwrap_or_default();
-    let content = format!("User takes {drug}{dose_text}{}", when.as_deref().unwrap_or(""));
+    // "for migraines btw": the chat's own words end it.
+    let why = cap(c, "why")
+        .map(|w| {
+            let mut words: Vec<&str> = w.split_whitespace().collect();
+            while words.last().is_some_and(|l| {
+                matches!(l.to_lowercase().as_str(), "btw" | "lol" | "tho" | "though" | "too" | "haha" | "x")
+            }) {
+                words.pop();
+            }
+            format!(" {}", third_person(&words.join(" ")))
+        })
+        .unwrap_or_default();
+    // What the doctor said of it goes with it ("…, the doc says no grapefruit juice").
+    let why = match cap(c, "advice") {
+        Some(a) => format!("{why}; {}", third_person(&tidy(a.trim_start_matches([',', ' '])))),
+        None => why,
+    };
+    let content = format!("User takes {drug}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
     let mut d = Draft::new(Kind::Profile, content, 0.9, 0.85)
         .keyed(format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
     d.sensitivity = Sensitivity::Sensitive;
@@ -170,7 +225,16 @@ mod tests {
         let (content, _, value) = medication("i drink ramipril 2.5 mg in the morning").unwrap();
         assert_eq!((content.as_str(), value.as_str()), ("User takes ramipril 2.5 mg in the morning", "2.5 mg"));
         let (content, key, _) = medication("I'm on bisoprolol for my heart.").unwrap();
-        assert_eq!((content.as_str(), key.as_str()), ("User takes bisoprolol", "medication:bisoprolol"));
+        assert_eq!(
+            (content.as_str(), key.as_str()),
+            ("User takes bisoprolol for their heart", "medication:bisoprolol")
+        );
+        let (content, _, _) = medication("i'm on sumatriptan 50mg for migraines btw").unwrap();
+        assert_eq!(content, "User takes sumatriptan 50 mg for migraines");
+        let (content, _, _) = medication("I'm on atorvastatin 20mg, the GP says no grapefruit.").unwrap();
+        assert_eq!(content, "User takes atorvastatin 20 mg; the GP says no grapefruit");
+        let (content, _, _) = medication("My doctor give me ramipril one tablet every morning.").unwrap();
+        assert_eq!(content, "User takes ramipril");
     }
 
     #[test]
@@ -183,6 +247,18 @@ mod tests {
         assert_eq!((key.as_str(), value.as_str()), ("medication:propranolol", "40 mg"));
         let (_, key, value) = medication("my sertraline went up to 150 mg").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:sertraline", "150 mg"));
+    }
+
+    #[test]
+    fn a_switch_ends_one_medicine_and_starts_the_other() {
+        let ops = run("The cardiologist switched me from bisoprolol to nebivolol last week.");
+        let said: Vec<(String, Option<String>)> =
+            ops.iter().map(|o| (o.draft.content.clone(), o.draft.value.clone())).collect();
+        assert!(
+            said.contains(&("User no longer takes bisoprolol (switched to nebivolol)".into(), Some("stopped".into()))),
+            "{said:?}"
+        );
+        assert!(said.contains(&("User takes nebivolol".into(), Some("taken".into()))), "{said:?}");
     }
 
     #[test]

@@ -107,17 +107,23 @@ pub(super) struct Found {
     pub(super) retractable: bool,
     /// Words naming the value this statement replaces ("not engineering", "from Vim").
     pub(super) replaces: Option<String>,
+    /// Where the rule's words end in the sentence (bytes): a clause after them is free for
+    /// episodic capture ("I work as a nurse, and last week I passed my driving test").
+    pub(super) end: usize,
+    /// Where the rule's words start in the sentence (bytes): a clause before them with its own
+    /// subject is news too ("I have gastritis, I take omeprazole 20 mg").
+    pub(super) start: usize,
 }
 
 impl Found {
     /// An add of `draft`.
     pub(super) fn add(draft: Draft) -> Self {
-        Self { action: Action::Add, draft, retractable: false, replaces: None }
+        Self { action: Action::Add, draft, retractable: false, replaces: None, end: 0, start: 0 }
     }
 
     /// An op with an explicit action.
     pub(super) fn with(action: Action, draft: Draft) -> Self {
-        Self { action, draft, retractable: false, replaces: None }
+        Self { action, draft, retractable: false, replaces: None, end: 0, start: 0 }
     }
 }
 
