@@ -1323,7 +1323,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 let described = ["a ", "an ", "my ", "our ", "new ", "the new ", "another "]
                     .iter()
                     .any(|p| xl.starts_with(p))
-                    .then(|| described_home(&c.get(0).map_or("", |m| &s.text[m.start()..])))
+                    .then(|| described_home(c.get(0).map_or("", |m| &s.text[m.start()..])))
                     .map(|home| home.and_then(|(prep, x)| place(&x, s).map(|p| (prep, p))));
                 let (prep, p) = match described {
                     Some(Some(found)) => found,
