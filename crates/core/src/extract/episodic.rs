@@ -400,19 +400,24 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
 pub(super) fn later_clause(s: &Sentence<'_>) -> Option<Episode> {
     spliced(s.text, s.statement_end).into_iter().find_map(|at| {
         let text = &s.text[at..];
-        let clause = Sentence {
-            text,
-            lower: text.to_lowercase(),
-            prev: s.prev,
-            at: s.at,
-            statement_end: s.statement_end - at,
-            blocked: s.blocked,
-            hedged: s.hedged,
-            correction: s.correction,
-            lowercase: s.lowercase,
-        };
-        capture_whole(&clause)
+        capture_whole(&part(s, text, s.statement_end - at))
     })
+}
+
+/// `text`, a part of sentence `s`, read as a sentence of its own said the same way, its
+/// statement ending at `statement_end`.
+fn part<'a>(s: &Sentence<'a>, text: &'a str, statement_end: usize) -> Sentence<'a> {
+    Sentence {
+        text,
+        lower: text.to_lowercase(),
+        prev: s.prev,
+        at: s.at,
+        statement_end,
+        blocked: s.blocked,
+        hedged: s.hedged,
+        correction: s.correction,
+        lowercase: s.lowercase,
+    }
 }
 
 /// The clause after byte `end` of the sentence, past the next comma, semicolon, dash or "and",
@@ -447,17 +452,7 @@ pub(super) fn clause_after(s: &Sentence<'_>, end: usize) -> Option<Episode> {
         return None;
     }
     let text = &s.text[at..];
-    capture_whole(&Sentence {
-        text,
-        lower: text.to_lowercase(),
-        prev: s.prev,
-        at: s.at,
-        statement_end: s.statement_end - at,
-        blocked: s.blocked,
-        hedged: s.hedged,
-        correction: s.correction,
-        lowercase: s.lowercase,
-    })
+    capture_whole(&part(s, text, s.statement_end - at))
 }
 
 /// The clause before byte `start` of the sentence, up to the comma, semicolon or dash that
@@ -472,17 +467,7 @@ pub(super) fn clause_before(s: &Sentence<'_>, start: usize) -> Option<Episode> {
     if !subject || text.split_whitespace().count() < 3 {
         return None;
     }
-    capture_whole(&Sentence {
-        text,
-        lower: text.to_lowercase(),
-        prev: s.prev,
-        at: s.at,
-        statement_end: text.len(),
-        blocked: s.blocked,
-        hedged: s.hedged,
-        correction: s.correction,
-        lowercase: s.lowercase,
-    })
+    capture_whole(&part(s, text, text.len()))
 }
 
 /// Where clauses after a comma open with the user as their subject ("…, I moved", "…, we

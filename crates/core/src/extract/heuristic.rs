@@ -1079,31 +1079,18 @@ impl Extractor for HeuristicExtractor {
                     prev_told = episode.is_some();
                     episodes.extend(episode);
                 } else {
-                    // A typed statement claims its own words; a clause after them is news of
-                    // its own ("I work as a nurse at St James, and last week I passed my driving
+                    // A typed statement claims its own words; a clause before or after them
+                    // with its own subject is news of its own ("I have gastritis, I take
+                    // omeprazole 20 mg", "I work as a nurse, and last week I passed my driving
                     // test"), unless it leans on what the statement said ("…, it gives me hives").
                     let typed = |f: &Found| matches!(f.action, Action::Add | Action::Update(_)) && !names_someone(f);
                     let stated = settled.iter().all(|f| typed(f) || matches!(f.action, Action::CloseLoop(_)));
-                    let free = stated && !amended && !slipped && told_before.is_none();
-                    let tail = settled
-                        .iter()
-                        .filter(|f| typed(f))
-                        .map(|f| f.end)
-                        .max()
-                        .filter(|_| free)
-                        .and_then(|end| episodic::clause_after(&s, end))
-                        .filter(|e| e.leaning.is_none());
-                    // And one before them ("I have gastritis, I take omeprazole 20 mg").
-                    let head = settled
-                        .iter()
-                        .filter(|f| typed(f))
-                        .map(|f| f.start)
-                        .min()
-                        .filter(|_| free)
-                        .and_then(|start| episodic::clause_before(&s, start))
-                        .filter(|e| e.leaning.is_none());
-                    episodes.extend(head);
-                    episodes.extend(tail);
+                    if stated && !amended && !slipped && told_before.is_none() {
+                        let typed_at = |at: fn(&Found) -> usize| settled.iter().filter(|f| typed(f)).map(at);
+                        let head = typed_at(|f| f.start).min().and_then(|start| episodic::clause_before(&s, start));
+                        let tail = typed_at(|f| f.end).max().and_then(|end| episodic::clause_after(&s, end));
+                        episodes.extend([head, tail].into_iter().flatten().filter(|e| e.leaning.is_none()));
+                    }
                     prev_told = false;
                 }
                 for mut f in settled {
