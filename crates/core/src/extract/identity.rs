@@ -173,6 +173,17 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
     if p.is_empty() || NOT_PLACES.contains(&lower.as_str()) || p.split_whitespace().count() > 5 {
         return None;
     }
+    // "we've moved to Wednesdays", "moved to nights": a time, not a place.
+    let first = lower.trim_start_matches("the ").split_whitespace().next().unwrap_or_default();
+    let day = first.trim_end_matches('s');
+    if super::when::WEEKDAYS.split('|').any(|d| d == day)
+        || matches!(
+            first,
+            "weekends" | "weekdays" | "nights" | "days" | "mornings" | "evenings" | "afternoons" | "lates" | "earlies"
+        )
+    {
+        return None;
+    }
     // "moved to the 9 now" (a bus route, a shift, a team): a place is named in words.
     let mut named = lower.split_whitespace().filter(|w| !matches!(*w, "the" | "a" | "an" | "number"));
     if named.all(|w| !w.contains(char::is_alphabetic)) {
@@ -2264,9 +2275,13 @@ mod tests {
         assert_eq!(ops[0].draft.content, "User lives outside Hexham", "{ops:#?}");
         assert_eq!(keyed("i just moved into a studio in Kreuzberg", "home"), Some("Kreuzberg".into()));
         assert_eq!(keyed("we relocated to a farm near Ballarat", "home"), Some("Ballarat".into()));
-        for said in
-            ["We moved into a bigger flat.", "I moved to a new team in March.", "I moved to a new job in Leeds."]
-        {
+        for said in [
+            "We moved into a bigger flat.",
+            "I moved to a new team in March.",
+            "I moved to a new job in Leeds.",
+            "The club dropped our Tuesday slot so we've moved to Thursdays at the Swan.",
+            "I've moved to nights at the depot.",
+        ] {
             assert_eq!(keyed(said, "home"), None, "{said}");
         }
     }

@@ -38,7 +38,8 @@ pub struct TimePhrase {
     pub vague: bool,
 }
 
-const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds";
+/// Weekdays as written in full or nearly (a place is never one: "moved to Wednesdays").
+pub(super) const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday|tues|thurs|weds";
 /// Texting's short weekdays ("sat", "wed"), dates only where a weekday is meant: after "next",
 /// "this", "on", "by", before "morning" or "night", or ending the sentence ("call mum sat"),
 /// never alone mid-sentence ("I sat down", "the sun").
