@@ -409,7 +409,7 @@ fn blocked_re() -> &'static Regex {
                     | let's\s+say
                     | assuming
                     # reported speech: someone else's word about the user
-                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|(?:my|the|his|her|their|our)\s+\w+(?:\s+\w+){0,2})\s+(?:also\s+|always\s+|even\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?i\b
+                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|(?:my|the|his|her|their|our)\s+\w+(?:\s+\w+){0,2})\s+(?:also\s+|always\s+|even\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?(?:i\b|ill\s+(?:be|have|need|get|never)\b)
                     # doubt about oneself, or denial of having said it
                     | i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b
                     | (?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)
@@ -1692,6 +1692,7 @@ pub(crate) mod tests {
             "my friend Kat says I'm a pushover",
             "my teacher mrs okafor said im overthinking it lol",
             "she also said the client thinks I'm the best account manager",
+            "my brother reckons ill be knackered by the second lap",
         ] {
             nothing_written(t);
         }
