@@ -180,10 +180,18 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let when = cap(c, "when").and_then(phrase).map(|w| format!(" {}", tidy(&w)));
     let dose_text = dose.as_deref().map(|d| format!(" {d}")).unwrap_or_default();
-    // "for migraines btw": the chat's own words end it.
+    // "for migraines btw": the chat's own words end it; so does a clause with its own subject
+    // ("since march for anxiety n i think i forgot it").
     let why = cap(c, "why")
         .map(|w| {
             let mut words: Vec<&str> = w.split_whitespace().collect();
+            let clause = words.windows(2).position(|p| {
+                matches!(p[0].to_lowercase().as_str(), "and" | "n" | "but" | "so" | "&")
+                    && matches!(p[1].to_lowercase().as_str(), "i" | "i'm" | "i've" | "im" | "ive" | "we" | "my")
+            });
+            if let Some(at) = clause {
+                words.truncate(at);
+            }
             while words.last().is_some_and(|l| {
                 matches!(l.to_lowercase().as_str(), "btw" | "lol" | "tho" | "though" | "too" | "haha" | "x")
             }) {
@@ -231,6 +239,8 @@ mod tests {
         );
         let (content, _, _) = medication("i'm on sumatriptan 50mg for migraines btw").unwrap();
         assert_eq!(content, "User takes sumatriptan 50 mg for migraines");
+        let (content, _, _) = medication("ive been on citalopram 20mg since june n i think its helping").unwrap();
+        assert_eq!(content, "User takes citalopram 20 mg since june");
         let (content, _, _) = medication("I'm on atorvastatin 20mg, the GP says no grapefruit.").unwrap();
         assert_eq!(content, "User takes atorvastatin 20 mg; the GP says no grapefruit");
         let (content, _, _) = medication("My doctor give me ramipril one tablet every morning.").unwrap();
