@@ -19,9 +19,9 @@ use crate::memory::Sensitivity;
 use crate::op::{Action, Draft, Target};
 use crate::text::tidy;
 
-/// A dose: an amount and its unit ("10 mg", "2.5mg", "100 micrograms", "2 puffs").
-const DOSE: &str =
-    r"(?P<dose>\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?)\b(?:\s+(?:a|per)\s+day)?)";
+/// A dose: an amount and its unit ("10 mg", "2.5mg", "100 micrograms", "2 puffs"), or the
+/// amount alone as people say it of a medicine they name ("sertraline 50").
+const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?))?\b(?:\s+(?:a|per)\s+day)?)";
 
 /// A medicine's name as written: one word of four letters or more ("vitamin d" is two).
 const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
@@ -175,7 +175,9 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
         let (n, unit) = d.split_at(split);
         format!("{n} {}", unit.trim_start()).trim().to_string()
     });
-    if !medicine(&drug, dose.is_some()) {
+    // Only a unit makes an unknown word a medicine: "photos 3" is no dose.
+    let unit = dose.as_deref().is_some_and(|d| d.contains(char::is_alphabetic));
+    if !medicine(&drug, unit) {
         return Vec::new();
     }
     let when = cap(c, "when").and_then(phrase).map(|w| format!(" {}", tidy(&w)));
@@ -243,6 +245,10 @@ mod tests {
         assert_eq!(content, "User takes citalopram 20 mg since june");
         let (content, _, _) = medication("I'm on atorvastatin 20mg, the GP says no grapefruit.").unwrap();
         assert_eq!(content, "User takes atorvastatin 20 mg; the GP says no grapefruit");
+        let (content, _, value) =
+            medication("my doctor give me sertraline 50 since the winter, for depression").unwrap();
+        assert_eq!((content.as_str(), value.as_str()), ("User takes sertraline 50 since the winter", "50"));
+        assert_eq!(medication("I take photos 3 days a week"), None);
         let (content, _, _) = medication("My doctor give me ramipril one tablet every morning.").unwrap();
         assert_eq!(content, "User takes ramipril");
     }
