@@ -1574,15 +1574,15 @@ fn is_filler(w: &str) -> bool {
 }
 
 /// A word list kept as data (`words/*.txt`), read on first use.
-struct Words(std::sync::OnceLock<Vec<&'static str>>, &'static str);
+pub(super) struct Words(std::sync::OnceLock<Vec<&'static str>>, &'static str);
 
 impl Words {
-    const fn new(text: &'static str) -> Self {
+    pub(super) const fn new(text: &'static str) -> Self {
         Self(std::sync::OnceLock::new(), text)
     }
 
     /// Whether `w`, in any of its forms, is in the list ([`listed`]).
-    fn has(&self, w: &str) -> bool {
+    pub(super) fn has(&self, w: &str) -> bool {
         listed(self.0.get_or_init(|| super::word_list(self.1).collect()), w)
     }
 }

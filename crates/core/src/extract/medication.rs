@@ -12,6 +12,7 @@
 //! ("-pril", "-statin", "-olol"): "I'm on holiday", "I take the bus" and "I'm on nights" name
 //! none.
 
+use super::episodic::Words;
 use super::lex::{phrase, third_person};
 use super::rule::{Found, Mode, Rule, Sentence, cap};
 use crate::kind::Kind;
@@ -34,10 +35,7 @@ const SCHEDULE: &str = r"(?P<when>\s+(?:(?:once|twice|three\s+times)\s+a\s+day|(
 const WHY: &str = r"(?P<why>\s+(?:for|after|since|because\s+of)\s+[^,.;!?]{2,60})?(?P<advice>,\s*(?:and\s+|but\s+)?(?:the\s+|my\s+)?(?:doc|doctor|gp|dr|pharmacist|consultant|nurse)\s+(?:says?|said|told\s+me)\s+[^.;!?]{3,60})?";
 
 /// Medicines named in `words/medicines.txt`, read on first use.
-fn listed(word: &str) -> bool {
-    static LIST: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    LIST.get_or_init(|| super::word_list(include_str!("words/medicines.txt")).collect()).contains(&word)
-}
+static LISTED: Words = Words::new(include_str!("words/medicines.txt"));
 
 /// Endings that name a family of medicines ("lisinopril", "losartan", "bisoprolol").
 const FAMILY_ENDINGS: &[&str] = &[
@@ -80,7 +78,7 @@ fn medicine(word: &str, dosed: bool) -> bool {
     if NOT.contains(&w.as_str()) || crate::text::is_stopword(&w) {
         return false;
     }
-    dosed || listed(&w) || FAMILY_ENDINGS.iter().any(|e| w.len() > e.len() + 2 && w.ends_with(e))
+    dosed || LISTED.has(&w) || FAMILY_ENDINGS.iter().any(|e| w.len() > e.len() + 2 && w.ends_with(e))
 }
 
 /// A rule of the family: its pattern with the medicine, dose, schedule and reason written in.
