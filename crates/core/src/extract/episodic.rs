@@ -491,9 +491,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     let text = s.text[..s.statement_end.min(s.text.len())].trim();
     let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-    // A name said to the other speaker at the end ("Count me in, John!") is no content.
+    // A name said to the other speaker at the end ("Count me in, John!") is no content. After
+    // a place or a person it names them ("in my home town, Leeds", "with my cousin, Aoife").
     if words.len() > 2
         && words[words.len() - 2].ends_with(',')
+        && !readable::named_after_comma(&bare(&words[words.len() - 2]))
         && words.last().is_some_and(|w| w.starts_with(char::is_uppercase) && bare(w).chars().all(char::is_alphabetic))
     {
         words.pop();
@@ -534,6 +536,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // said to the listener; "we" there is the two speakers, not the user and others.
         if let Some(lead) = catching_up().find(&words.join(" ").to_lowercase().replace('\u{2019}', "'")) {
             words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
+            continue;
+        }
+        if let Some(lead) = on_advice().find(&words.join(" ").to_lowercase().replace('\u{2019}', "'")) {
+            let told = lead.as_str().split_whitespace().count().min(words.len());
+            words.drain(1..told);
             continue;
         }
         // "Speaking of healthy meals, …", "As for the move, …": the topic the other speaker
@@ -840,6 +847,9 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // faithful, but it says less on its own than a sentence that names what it is about.
     let mut quoted = false;
     let mut leaning = None;
+    if let Some(named) = readable::the_for_this(&content) {
+        content = named;
+    }
     if let Some(flaw) = readable::flaw(&content) {
         if text.split_whitespace().count() > MAX_WORDS {
             return None;
@@ -1614,14 +1624,28 @@ fn listed(list: &[&str], w: &str) -> bool {
 /// An offer to the listener, in the third person: "User is always here for …", "Count on
 /// User …", "User is happy to help …", "User will ask around …".
 /// A sentence's opening that reopens the chat since the speakers last talked, with what
-/// follows it (punctuation, a dash) up to the news.
+/// follows it (punctuation, a dash) up to the news. Said on its own before a comma or a dash
+/// ("It's been a while,", "Haven't talked in a few days,", "Long time no see -") the time apart
+/// is the two speakers', and the news after it is the user's.
 fn catching_up() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on|changed)(?: (?:to|with|for) me| in my life)? )?since (?:(?:the )?last time )?(?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*",
+            r"^(?:(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on|changed)(?: (?:to|with|for) me| in my life)? )?since (?:(?:the )?last time )?(?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*|(?:(?:it's|its|it has|it's been|its been|it has been|been) (?:a while|ages|forever|so long|too long|a minute|a bit|a hot minute)|(?:we )?(?:haven't|havent|have not) (?:talked|spoken|chatted|caught up|seen each other)(?: (?:in|for) (?:a while|ages|forever|so long|too long|a bit|a (?:few|couple of|couple) (?:days|weeks|months)|days|weeks|months))?|long time no (?:see|talk|chat|speak))(?:\s*[,.!:;\u{2013}\u{2014}-]+|\s+[\u{2013}\u{2014}-])\s*)",
         )
         .expect("catching-up regex")
+    })
+}
+
+/// "I took your advice and …": what the user did on the other speaker's word, told from the
+/// clause after it. The advice is theirs; what the user then did is the news.
+fn on_advice() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^(?:i|we) (?:took|followed|tried|listened to) (?:your|ur) (?:advice|recommendations?|reccomendations?|recs?|suggestions?|tips?|idea)(?:,? and|,| [\u{2013}\u{2014}-]) (?:(?:i|we) )?",
+        )
+        .expect("advice regex")
     })
 }
 
@@ -2125,6 +2149,37 @@ mod tests {
     }
 
     #[test]
+    fn the_time_apart_said_before_the_news_is_the_chats_and_the_news_is_kept() {
+        for (said, news) in [
+            ("It's been a while, I started a pottery class at the community centre", "User started a pottery class"),
+            (
+                "haven't talked in a couple of weeks - we adopted a greyhound called Pip",
+                "User and others adopted a greyhound",
+            ),
+            ("Long time no chat! I ran my first half marathon on Sunday", "User ran their first half marathon"),
+            ("We haven't spoken for ages, I passed my driving test", "User passed their driving test"),
+        ] {
+            let (_, content, _) = episode(said).unwrap_or_else(|| panic!("{said:?}"));
+            assert!(content.starts_with(news), "{said:?} -> {content}");
+        }
+        // A time apart that is the user's own ("been a bit busy") stays their statement, and
+        // one that only reopens the chat says nothing.
+        let (_, content, _) = episode("Been a bit busy with the allotment").unwrap();
+        assert!(content.starts_with("User has been a bit busy"), "{content}");
+        assert_eq!(episode("It's been ages, how are things?"), None);
+    }
+
+    #[test]
+    fn what_the_user_did_on_the_listeners_advice_is_their_news() {
+        let (_, content, _) = episode("I took your advice and booked a physio appointment for Monday").unwrap();
+        assert!(content.starts_with("User booked a physio appointment"), "{content}");
+        let (_, content, _) = episode("we followed your tip, and we drove the coast road to Oban").unwrap();
+        assert!(content.starts_with("User and others drove the coast road to Oban"), "{content}");
+        // The advice alone is the other speaker's.
+        assert_eq!(episode("I love your advice about sleep"), None);
+    }
+
+    #[test]
     fn a_chat_reopened_thanks_at_the_end_and_a_turn_to_the_listener_are_not_content() {
         assert_eq!(episode("Been ages since we caught up!"), None);
         assert_eq!(episode("Been a while since we talked properly, hasn't it?"), None);
@@ -2189,6 +2244,11 @@ mod tests {
         assert_eq!(episode("Count me in, John!"), None);
         let (_, content, _) = episode("I repainted the whole kitchen last weekend, Maria!").unwrap();
         assert_eq!(content, "User repainted the whole kitchen last weekend");
+        // After a place or a person, the name says which.
+        let (_, content, _) = episode("I spent the summer in my grandad's village, Castlemaine.").unwrap();
+        assert_eq!(content, "User spent the summer in their grandad's village, Castlemaine");
+        let (_, content, _) = episode("I went bouldering with my cousin, Aoife.").unwrap();
+        assert!(content.ends_with("cousin, Aoife"), "{content}");
     }
 
     #[test]

@@ -395,9 +395,67 @@ const PREPOSITIONS: &[&str] = &["about", "at", "by", "for", "from", "in", "of", 
 
 /// Glad feelings that, said bare, are a reply to the other speaker's news.
 const REPLY_FEELINGS: &[&str] = &[
-    "blessed", "excited", "glad", "grateful", "happy", "hyped", "inspired", "lucky", "proud", "psyched", "pumped",
-    "relieved", "stoked", "thankful", "thrilled",
+    "blessed",
+    "chuffed",
+    "ecstatic",
+    "elated",
+    "excited",
+    "glad",
+    "grateful",
+    "happy",
+    "hopeful",
+    "hyped",
+    "inspired",
+    "lucky",
+    "motivated",
+    "on top of the world",
+    "optimistic",
+    "over the moon",
+    "proud",
+    "psyched",
+    "pumped",
+    "relieved",
+    "stoked",
+    "thankful",
+    "thrilled",
 ];
+
+/// Whether what a glad feeling is about leans on what was just said and names nothing of its
+/// own: "thankful for those experiences", "stoked to start this new chapter", "happy with how
+/// it turned out", or two words that say little ("excited to go", "thankful for their love").
+/// Such a feeling answers the other speaker; "excited for this weekend" names a time and
+/// stays, as does anything with a name or a number.
+fn leans_on_the_chat(tail: &str) -> bool {
+    const TIMES: &[&str] = &[
+        "weekend",
+        "week",
+        "morning",
+        "afternoon",
+        "evening",
+        "year",
+        "month",
+        "summer",
+        "winter",
+        "spring",
+        "autumn",
+    ];
+    let words: Vec<&str> = tail.split_whitespace().collect();
+    if words.iter().any(|w| w.starts_with(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit())) {
+        return false;
+    }
+    let lower: Vec<String> =
+        words.iter().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()).collect();
+    let time = |w: &String| {
+        TIMES.contains(&w.as_str())
+            || matches!(w.as_str(), "today" | "tonight" | "tomorrow" | "now" | "lately" | "recently")
+            || super::when::WEEKDAYS.split('|').any(|d| d == w)
+    };
+    if lower.iter().any(time) {
+        return false;
+    }
+    let pointing = lower.iter().any(|w| matches!(w.as_str(), "it" | "this" | "that" | "those" | "these" | "them"));
+    pointing || lower.len() <= 3
+}
 
 fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let adj = tidy(&cap(c, "adj").unwrap_or_default().to_lowercase());
@@ -447,7 +505,8 @@ fn mood(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     // A bare glad feeling with nothing it is about and no "now" ("I'm so stoked!", "Feeling
     // thankful") answers what the other speaker just said: a reply, not a state to adapt to.
     // A low one stays even bare ("I'm exhausted"): that is what tone should follow.
-    if tail.is_empty() && !past && sal < 0.7 && REPLY_FEELINGS.contains(&adj.as_str()) {
+    let glad = REPLY_FEELINGS.contains(&adj.as_str());
+    if (tail.is_empty() && !past && sal < 0.7 && glad) || (glad && !tail.is_empty() && leans_on_the_chat(&tail)) {
         return Vec::new();
     }
     // "freaking out", "panicking" are what the user is doing, not a feeling to name:
@@ -517,6 +576,29 @@ mod tests {
         for said in ["I'm so stoked about this", "I'm proud of what you did", "I'm excited about"] {
             assert!(run(said).iter().all(|o| o.draft.kind != Kind::Ephemeral), "{said}");
         }
+    }
+
+    #[test]
+    fn a_glad_feeling_about_what_was_just_said_is_a_reply() {
+        for said in [
+            "I'm feeling hopeful",
+            "honestly I'm so motivated!",
+            "I'm thankful for those memories",
+            "I'm so stoked to start this new chapter",
+            "I'm happy with how it came out",
+            "I'm excited to go",
+        ] {
+            assert!(run(said).iter().all(|o| o.draft.kind != Kind::Ephemeral), "{said}");
+        }
+        // What it names keeps it: a time, a name, a number, or words of its own.
+        assert_eq!(mood("I'm so excited for this weekend").0, "User is feeling excited for this weekend");
+        assert_eq!(mood("I'm stoked about the gig in Bristol").0, "User is feeling stoked about the gig in Bristol");
+        assert_eq!(
+            mood("I'm proud of finishing my first sprint triathlon").0,
+            "User is feeling proud of finishing their first sprint triathlon"
+        );
+        // A low feeling stays, bare or leaning: it is what tone should follow.
+        assert_eq!(mood("I'm so anxious about it").0, "User is feeling anxious");
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if first_person().is_match(text) {
         return Some(Flaw::FirstPerson);
     }
-    if vocative().is_match(text) {
+    if vocative().is_match(text) && !appositive_at_end(text) {
         return Some(Flaw::Vocative);
     }
     if interjection().is_match(text) {
@@ -239,6 +239,82 @@ fn reply_word() -> &'static Regex {
 const DANGLING: &[&str] = &[
     "it", "it's", "it'll", "it'd", "that", "that's", "that'll", "this", "they", "they're", "they've", "they'll",
     "they'd", "these", "those", "he", "he's", "he'll", "she", "she's", "she'll", "its",
+];
+
+/// "This necklace is special to User" read later: "this" before a noun points at the thing
+/// shown or named in the chat, and "the" names it as well once the chat is gone ("The necklace
+/// is special to User"). Before a verb it stands for what was said ("This is my book
+/// collection") and no word can replace it; before a time ("This week has been busy") it says
+/// when and stays.
+pub(super) fn the_for_this(text: &str) -> Option<String> {
+    let mut words = text.splitn(3, ' ');
+    let (first, second) = (words.next()?, words.next()?);
+    let rest = words.next().unwrap_or("");
+    let plural = match first {
+        "This" | "That" => false,
+        "These" | "Those" => true,
+        _ => return None,
+    };
+    let noun = second.trim_end_matches("'s").trim_end_matches(['.', ',', '!', '?', ';', ':']);
+    let word_like = !noun.is_empty() && noun == second && noun.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+    let next = rest.split_whitespace().next().unwrap_or("").to_lowercase();
+    let timed = |w: &str| TIME_NOUNS.contains(&w);
+    if !word_like || NOT_NOUNS.contains(&noun) || timed(noun) || timed(next.trim_end_matches(['.', ',', '!'])) {
+        return None;
+    }
+    // "this" before a word in -s is before its verb ("This helps me relax"), save nouns in
+    // -ss ("this class"); "these" before a plural noun ("These shoes").
+    let verb_like = noun.ends_with("ly") || (noun.ends_with('s') && !noun.ends_with("ss") && !noun.ends_with("us"));
+    if plural != verb_like || rest.is_empty() {
+        return None;
+    }
+    Some(format!("The {noun} {rest}"))
+}
+
+/// Words after "this"/"that" that are not the noun it determines: verbs, adverbs, pronouns and
+/// the words of set phrases ("that way", "that much", "this one").
+const NOT_NOUNS: &[&str] = &[
+    "about", "actually", "all", "also", "and", "are", "at", "be", "been", "but", "can", "could", "did", "do", "does",
+    "felt", "for", "gave", "got", "had", "has", "have", "he", "her", "his", "how", "i", "in", "is", "it", "just",
+    "kind", "made", "make", "many", "may", "me", "meant", "might", "much", "must", "my", "of", "on", "one", "or",
+    "our", "really", "right", "said", "she", "should", "so", "sort", "their", "they", "to", "too", "took", "very",
+    "was", "way", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+];
+
+/// Nouns of time: "this week", "that morning" say when, not what was shown.
+const TIME_NOUNS: &[&str] = &[
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "week",
+    "weekend",
+    "month",
+    "year",
+    "summer",
+    "winter",
+    "spring",
+    "autumn",
+    "fall",
+    "term",
+    "semester",
+    "season",
+    "time",
+    "past",
+    "coming",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "days",
+    "weeks",
+    "months",
+    "years",
+    "weekends",
+    "nights",
 ];
 
 /// Whether `word` (lower case) stands for something said before.
@@ -456,6 +532,36 @@ fn names_a_thing() -> &'static Regex {
     })
 }
 
+/// Whether `word` (lower case, bare), said before a comma, is a place or a person that the
+/// name after the comma says: "in my home country, Sweden", "with my cousin, Aoife". Said to
+/// the listener, a name follows a whole clause ("I loved it, Maria").
+pub(super) fn named_after_comma(word: &str) -> bool {
+    const PLACES: &[&str] = &[
+        "area",
+        "city",
+        "country",
+        "county",
+        "hometown",
+        "island",
+        "neighborhood",
+        "neighbourhood",
+        "province",
+        "region",
+        "state",
+        "suburb",
+        "town",
+        "village",
+    ];
+    PLACES.contains(&word) || super::lex::is_relation_word(word) || super::lex::is_pet_word(word)
+}
+
+/// Whether the name a text ends on, after a comma, is what its place or person is called.
+fn appositive_at_end(text: &str) -> bool {
+    let Some((before, _)) = text.trim_end().rsplit_once(',') else { return false };
+    let last = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    named_after_comma(&last.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+}
+
 fn vocative() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -488,6 +594,35 @@ fn addressed() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_before_a_noun_becomes_the_and_before_a_verb_or_a_time_stays() {
+        assert_eq!(
+            the_for_this("This quilt was stitched by User's great-aunt in Cork").as_deref(),
+            Some("The quilt was stitched by User's great-aunt in Cork")
+        );
+        assert_eq!(
+            the_for_this("These boots have done three Munros with User").as_deref(),
+            Some("The boots have done three Munros with User")
+        );
+        assert_eq!(
+            the_for_this("That class changed how User cooks").as_deref(),
+            Some("The class changed how User cooks")
+        );
+        for kept in [
+            "This is User's allotment",
+            "This helps User unwind after shifts",
+            "These are User's running shoes",
+            "This week has been hectic for User",
+            "That way User can see the kids more",
+            "This one is User's favourite",
+            "This summer's trip was User's best",
+            "Those dogs",
+        ] {
+            assert_eq!(the_for_this(kept), None, "{kept}");
+        }
+        assert_eq!(flaw("The quilt was stitched by User's great-aunt in Cork"), None);
+    }
 
     #[test]
     fn a_lead_for_the_listener_is_an_interjection() {
