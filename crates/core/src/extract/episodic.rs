@@ -391,8 +391,31 @@ const QUOTED_SALIENCE: f32 = 0.7;
 /// Chat joins clauses with commas ("I'm not at support anymore, I moved to the QA team", "It
 /// reminds me of my old camera, I took loads of beach pics"): when the whole sentence says
 /// nothing worth keeping, a later clause opened by the user as its subject is read alone.
+///
+/// When the whole is kept only as a quote because it opens on a word standing for what was said
+/// before ("They've been there through everything, I've known these friends for 4 years"), a
+/// later clause that reads well on its own is rewritten, and only the leaning clause before it
+/// stays in the user's words (or goes, when it says nothing: "That's amazing, I …").
 pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
-    capture_whole(s).or_else(|| later_clause(s))
+    let whole = capture_whole(s);
+    let leans =
+        |e: &Episode| e.quoted && e.said.split_whitespace().next().is_some_and(|w| readable::leans_back(&bare(w)));
+    if let Some(e) = whole.as_ref().filter(|e| leans(e)) {
+        let later = spliced(s.text, s.statement_end).into_iter().find_map(|at| {
+            let told = capture_whole(&part(s, &s.text[at..], s.statement_end - at))?;
+            (!told.quoted).then_some((at, told))
+        });
+        if let Some((at, told)) = later {
+            let head = s.text[..at].trim_end().trim_end_matches([',', ';']).trim_end();
+            let content = if says_nothing(head) || head.split_whitespace().count() < 3 {
+                told.content
+            } else {
+                format!("{} {}", readable::quote(&format!("{head}."), s.at), told.content)
+            };
+            return Some(Episode { content, said: e.said.clone(), leaning: None, quoted: false, ..told });
+        }
+    }
+    whole.or_else(|| later_clause(s))
 }
 
 /// The first clause after a comma, opened by the user as its subject, that is worth keeping
@@ -1876,12 +1899,13 @@ mod tests {
         let (_, content, _) =
             episode("I've known these friends for 4 years, they've been there through everything.").unwrap();
         assert!(content.contains("User has known these friends for 4 years"), "{content}");
-        // Opening on "they've", the sentence leans on someone named before: the user's words.
+        // Opening on "they've", the clause leans on someone named before: the user's words; the
+        // clause after it reads on its own.
         let (_, content, _) =
             episode("They've been there through everything, I've known these friends for 4 years.").unwrap();
         assert_eq!(
             content,
-            "On 2026-03-02 User said: \"They've been there through everything, I've known these friends for 4 years.\""
+            "On 2026-03-02 User said: \"They've been there through everything.\" User has known these friends for 4 years"
         );
         // "It" stands for something said before: the user's words are kept as a dated quote
         // instead of a rewrite that reads as a riddle, with the sentence before that says what
@@ -2167,6 +2191,22 @@ mod tests {
         let (_, content, _) = episode("Been a bit busy with the allotment").unwrap();
         assert!(content.starts_with("User has been a bit busy"), "{content}");
         assert_eq!(episode("It's been ages, how are things?"), None);
+    }
+
+    #[test]
+    fn a_clause_that_reads_well_after_one_leaning_on_the_chat_is_rewritten() {
+        let (_, content, _) =
+            episode("They kept me sane all winter, I've volunteered at the food bank for 3 years now").unwrap();
+        assert_eq!(
+            content,
+            "On 2026-03-02 User said: \"They kept me sane all winter.\" User has volunteered at the food bank for 3 years now"
+        );
+        // A reaction before it says nothing and goes.
+        let (_, content, _) = episode("That's so cool, I just booked my first solo trip to Porto").unwrap();
+        assert_eq!(content, "User just booked their first solo trip to Porto");
+        // With no clause of its own after it, the sentence stays the user's words.
+        let (_, content, _) = episode("It reminded me of the summers at my grandparents' farm in Galway").unwrap();
+        assert!(content.starts_with("On 2026-03-02 User said: \"It reminded me"), "{content}");
     }
 
     #[test]
