@@ -326,6 +326,11 @@ pub(super) const GERUND_SUBJECT_VERBS: &[&str] = &[
     "would",
 ];
 
+/// Verbs that two gerunds joined by "and" take together ("Cooking and baking take up my
+/// weekends").
+const GERUND_PAIR_VERBS: &[&str] =
+    &["bring", "give", "go", "help", "keep", "make", "mean", "need", "require", "take", "teach"];
+
 /// Adverbs that stand between a subject and its verb ("always fuels", "really helps").
 const ADVERBS_BEFORE_VERB: &[&str] =
     &["always", "really", "truly", "just", "also", "never", "still", "often", "usually", "sometimes", "definitely"];
@@ -662,6 +667,12 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         words[0] = words[0].to_lowercase();
         words.insert(0, subject.to_string());
     } else if bare(&words[0]) == "gonna" && words.len() >= 3 {
+        // "Gonna be a great night" is what the night will be: "it", not the user, left out.
+        if bare(&words[1]) == "be"
+            && matches!(bare(&words[2]).as_str(), "a" | "an" | "the" | "so" | "such" | "really" | "pretty" | "epic")
+        {
+            return None;
+        }
         // "Gonna continue my edu" is "I'm going to continue my education".
         words.splice(0..1, ["I'm".to_string(), "going".to_string(), "to".to_string()]);
     }
@@ -1167,7 +1178,10 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
     // A verb in "-s" after an adverb of frequency or degree is one too, listed or not
     // ("Performing live always fuels my soul").
     let in_clause: Vec<String> = clause(words).skip(1).map(|x| bare(x)).collect();
+    // Two gerunds joined ("Dancing and running my biz need hard work") take a plural verb.
+    let paired = in_clause.windows(2).any(|pair| pair[0] == "and" && pair[1].len() > 4 && pair[1].ends_with("ing"));
     let verb_in_clause = in_clause.iter().any(|x| GERUND_SUBJECT_VERBS.contains(&x.as_str()))
+        || (paired && in_clause.iter().any(|x| GERUND_PAIR_VERBS.contains(&x.as_str())))
         // A word in "-s" before "me" or "us" is the verb that did something to the user
         // ("Hearing that song takes me back").
         || in_clause.windows(2).any(|pair| {
@@ -2207,6 +2221,14 @@ mod tests {
         // With no clause of its own after it, the sentence stays the user's words.
         let (_, content, _) = episode("It reminded me of the summers at my grandparents' farm in Galway").unwrap();
         assert!(content.starts_with("On 2026-03-02 User said: \"It reminded me"), "{content}");
+    }
+
+    #[test]
+    fn an_unsaid_it_is_not_read_as_the_user() {
+        assert_eq!(episode("Gonna be a great night with all the stalls and the brass band!"), None);
+        // Two gerunds with their plural verb are the subject: no "I'm" was left out.
+        let content = episode("Gardening and cycling keep me sane between shifts").map(|e| e.1);
+        assert!(!content.as_deref().is_some_and(|c| c.starts_with("User is gardening")), "{content:?}");
     }
 
     #[test]

@@ -785,8 +785,63 @@ fn clause_cut() -> &'static Regex {
 /// The head of a captured phrase, up to the first clause break or trailing adverb.
 pub(super) fn head(s: &str) -> &str {
     let s = s.trim_start();
-    let cut = clause_cut().find(s).map_or(s, |m| &s[..m.start()]);
+    let cut = clause_cut()
+        .find_iter(s)
+        .find(|m| !between_adjectives(s, m.start(), m.as_str()))
+        .map_or(s, |m| &s[..m.start()]);
     cut.trim().trim_end_matches(|c: char| !c.is_alphanumeric() && c != '+' && c != '#' && c != ')')
+}
+
+/// Whether the comma at `at` only separates two words describing one noun ("a safe, inclusive
+/// space"): it comes right after "a"/"an" and one word, and a word that opens no clause follows.
+fn between_adjectives(s: &str, at: usize, found: &str) -> bool {
+    if found != "," {
+        return false;
+    }
+    let before: Vec<&str> = s[..at].split_whitespace().rev().take(2).collect();
+    let after = s[at + 1..].split_whitespace().next().unwrap_or("");
+    const OPENS_CLAUSE: &[&str] = &[
+        "i",
+        "it",
+        "it's",
+        "we",
+        "they",
+        "he",
+        "she",
+        "you",
+        "but",
+        "and",
+        "so",
+        "which",
+        "that",
+        "who",
+        "because",
+        "especially",
+        "too",
+        "as",
+        "like",
+        "though",
+        "then",
+        "plus",
+        "or",
+        "not",
+        "just",
+        "honestly",
+        "really",
+        "actually",
+        "probably",
+        "definitely",
+        "usually",
+        "obviously",
+        "basically",
+        "hopefully",
+        "literally",
+    ];
+    let opens_clause = OPENS_CLAUSE.contains(&after);
+    matches!(before.get(1).map(|w| w.to_lowercase()).as_deref(), Some("a" | "an"))
+        && after.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+        && !after.is_empty()
+        && !opens_clause
 }
 
 /// A captured phrase cut at its clause break and rewritten in the third person.
@@ -1617,6 +1672,13 @@ mod tests {
         assert_eq!(head("hiking so much"), "hiking");
         assert_eq!(head("the nowhere band"), "the nowhere band");
         assert_eq!(head("C++ and Rust"), "C++ and Rust");
+        // A comma between two words describing one noun is no break.
+        assert_eq!(
+            head("building a warm, welcoming club for new runners"),
+            "building a warm, welcoming club for new runners"
+        );
+        assert_eq!(head("a cuppa, it sorts me out"), "a cuppa");
+        assert_eq!(head("a long walk, especially by the sea"), "a long walk");
     }
 
     #[test]

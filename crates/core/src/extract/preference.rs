@@ -700,8 +700,10 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
-fn likes(c: &Captures<'_>, _s: &Sentence<'_>) -> Vec<Found> {
-    let x = cap(c, "x").unwrap_or_default();
+fn likes(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    // Read on to the clause's end: a comma between two words for one noun ("creating a safe,
+    // inviting place") does not end what is liked.
+    let x = c.name("x").map_or("", |m| s.text.get(m.start()..).unwrap_or(m.as_str()));
     let raw = head(x);
     let Some(x) = phrase(x) else { return Vec::new() };
     if about_chat(&x) || about_chat(raw) {
@@ -731,6 +733,10 @@ mod tests {
             vec!["User loves hiking in the mountains"]
         );
         assert_eq!(contents("I love hiking in the mountains!"), vec!["User loves hiking in the mountains"]);
+        assert_eq!(
+            contents("I'm passionate about running a cheap, friendly repair cafe"),
+            vec!["User is passionate about running a cheap, friendly repair cafe"]
+        );
         assert_eq!(contents("i absolutely adore jazz"), vec!["User loves jazz"]);
         assert_eq!(contents("I'm really into bouldering these days"), vec!["User is into bouldering"]);
         assert_eq!(
