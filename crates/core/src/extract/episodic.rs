@@ -531,6 +531,19 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
             *w = w.trim_end_matches(',').to_string();
         }
     }
+    // Nor is the topic handed back ("I just reorganized my shelf, speaking of.").
+    let tail: Vec<String> = words.iter().rev().take(3).map(|w| bare(w)).collect();
+    let handed_back = match tail.as_slice() {
+        [of, speaking, ..] if of == "of" && speaking == "speaking" => 2,
+        [which, of, speaking] if which == "which" && of == "of" && speaking == "speaking" => 3,
+        _ => 0,
+    };
+    if handed_back > 0 && words.len() > handed_back + 2 && words[words.len() - handed_back - 1].ends_with(',') {
+        words.truncate(words.len() - handed_back);
+        if let Some(w) = words.last_mut() {
+            *w = w.trim_end_matches(',').to_string();
+        }
+    }
     // Nor are thanks tacked on at the end ("I'll wait for the link then, thanks!").
     let thanks = match words.iter().rev().take(2).map(|w| bare(w)).collect::<Vec<_>>()[..] {
         [ref last, ..] if matches!(last.as_str(), "thanks" | "thx" | "ty" | "cheers") => 1,
@@ -730,7 +743,13 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     // What did not happen or does not hold ("I didn't call mom yet", "I don't live in Paris") is
     // not kept: a negation read back as a fact is the worst kind of memory error.
-    if words[k..(v + 2).min(words.len())].iter().any(|w| NEGATIONS.contains(&bare(w).as_str())) {
+    // "I can't wait to …" looks forward to it: no negation.
+    let span = &words[k..(v + 2).min(words.len())];
+    let negated = span.iter().enumerate().any(|(i, w)| {
+        NEGATIONS.contains(&bare(w).as_str())
+            && !(matches!(bare(w).as_str(), "can't" | "cannot") && span.get(i + 1).is_some_and(|n| bare(n) == "wait"))
+    });
+    if negated {
         return None;
     }
     // "let me know", "call me back": a request to the other person, not news about the user.
@@ -1197,7 +1216,34 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                 && !pair[1].ends_with("ss")
                 && !pair[1].ends_with("'s")
         });
+    // "Was super nervous last week": a feeling after "was", the "I" left out ("Was a great
+    // day" is the day's).
+    let feeling_after = words[1..]
+        .iter()
+        .map(|w| bare(w))
+        .find(|w| {
+            !adverb(w) && !matches!(w.as_str(), "so" | "super" | "really" | "very" | "pretty" | "a" | "bit" | "little")
+        })
+        .is_some_and(|w| FEELINGS.contains(&w.as_str()) || super::lex::is_mood_word(&w));
     match w0.as_str() {
+        // "Can't wait to see the kids", "Still working on my biz", "Just been tinkering with
+        // the recipe", "Hoping my screenplay gets noticed": chat leaves the user unsaid.
+        // Looking forward counts only with something of the user's or a name in it: "Can't
+        // wait to catch up" is the chat's.
+        "can't" | "cant" | "cannot"
+            if w1 == "wait"
+                && words[2..].iter().any(|w| {
+                    first_person(&bare(w)) || w.starts_with(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit())
+                }) =>
+        {
+            Some("I")
+        }
+        "was" if feeling_after => Some("I"),
+        "just" if w1 == "been" => Some("I've"),
+        "hoping" if matches!(w1.as_str(), "my" | "to" | "that" | "for" | "the" | "our" | "we" | "i" | "it") => {
+            Some("I'm")
+        }
+        "still" | "currently" if w1.len() > 4 && w1.ends_with("ing") && !verb_in_clause => Some("I'm"),
         // "driving test booked sat 9am": the user's thing, with "is" left out.
         w if w.len() > 5 && w.ends_with("ing") && done_to(words) => Some("my"),
         // "Been a while since we talked": the unsaid subject of a span of time is "it".
@@ -1668,7 +1714,7 @@ fn catching_up() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"^(?:(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on|changed)(?: (?:to|with|for) me| in my life)? )?since (?:(?:the )?last time )?(?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*|(?:(?:it's|its|it has|it's been|its been|it has been|been) (?:a while|ages|forever|so long|too long|a minute|a bit|a hot minute)|(?:we )?(?:haven't|havent|have not) (?:talked|spoken|chatted|caught up|seen each other)(?: (?:in|for) (?:a while|ages|forever|so long|too long|a bit|a (?:few|couple of|couple) (?:days|weeks|months)|days|weeks|months))?|long time no (?:see|talk|chat|speak))(?:\s*[,.!:;\u{2013}\u{2014}-]+|\s+[\u{2013}\u{2014}-])\s*)",
+            r"^(?:(?:(?:(?:a lot|lots|much|so much|loads|tons|quite a bit|a few things|(?:\w+ )?things|something(?: \w+)?)(?:'s| has| have)? (?:been )?(?:happened|happening|going on|changed)(?: (?:to|with|for) me| in my life)?|(?:quite a|what a|such a|a crazy|a busy|a long|a big) (?:week|month|day|few weeks|few days|few months|time)(?: it's been)?) )?since (?:(?:the )?last time )?(?:we (?:last )?(?:spoke|talked|chatted|caught up|met|hung out)(?: last)?|(?:our|the) last (?:chat|talk|conversation|catch-up)|(?:i )?last (?:spoke|talked|chatted) (?:to|with) you|last we (?:spoke|talked|chatted))\b[\s,.!:;\u{2013}\u{2014}-]*|(?:(?:it's|its|it has|it's been|its been|it has been|been) (?:a while|ages|forever|so long|too long|a minute|a bit|a hot minute)|(?:we )?(?:haven't|havent|have not) (?:talked|spoken|chatted|caught up|seen each other)(?: (?:in|for) (?:a while|ages|forever|so long|too long|a bit|a (?:few|couple of|couple) (?:days|weeks|months)|days|weeks|months))?|long time no (?:see|talk|chat|speak))(?:\s*[,.!:;\u{2013}\u{2014}-]+|\s+[\u{2013}\u{2014}-])\s*)",
         )
         .expect("catching-up regex")
     })
@@ -2229,6 +2275,40 @@ mod tests {
         // Two gerunds with their plural verb are the subject: no "I'm" was left out.
         let content = episode("Gardening and cycling keep me sane between shifts").map(|e| e.1);
         assert!(!content.as_deref().is_some_and(|c| c.starts_with("User is gardening")), "{content:?}");
+    }
+
+    #[test]
+    fn chat_that_leaves_the_user_unsaid_is_read_with_them() {
+        for (said, told) in [
+            (
+                "Can't wait to take the grandkids to Blackpool in August",
+                "User can't wait to take the grandkids to Blackpool",
+            ),
+            ("Was so nervous before my viva on Tuesday", "User was so nervous before their viva"),
+            ("can't wait to show my sister the new kitchen", "User can't wait to show their sister"),
+            ("Still building the shed at the bottom of the garden", "User is still building the shed"),
+            ("Just been repotting my chillies all afternoon", "User has just been repotting their chillies"),
+            (
+                "Hoping my transfer to the Bristol office goes through",
+                "User is hoping their transfer to the Bristol office",
+            ),
+        ] {
+            let (_, content, _) = episode(said).unwrap_or_else(|| panic!("{said:?}"));
+            assert!(content.starts_with(told), "{said:?} -> {content}");
+        }
+        // Looking forward to nothing of the user's is the chat's.
+        assert_eq!(episode("Can't wait to hear how it goes!"), None);
+        assert_eq!(episode("cant wait to catch up properly"), None);
+        // "Was" before no feeling is the day's or the thing's.
+        assert!(episode("Was a brilliant day out at the coast").is_none_or(|e| !e.1.starts_with("User was")));
+        // A topic handed back is no part of the news; a chat reopened with news after it is.
+        let (_, content, _) = episode("I finally sorted my record collection, speaking of.").unwrap();
+        assert_eq!(content, "User finally sorted their record collection");
+        let (_, content, _) = episode("Quite a month since we last talked - I got engaged to Priya in Goa!").unwrap();
+        assert!(content.starts_with("User got engaged to Priya"), "{content}");
+        let (_, content, _) =
+            episode("Wild things have happened since we last spoke - I joined a rowing club on the Tyne").unwrap();
+        assert!(content.starts_with("User joined a rowing club"), "{content}");
     }
 
     #[test]

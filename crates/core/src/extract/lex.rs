@@ -97,6 +97,11 @@ pub(super) const MOODS: &str = "exhausted|tired|sleepy|drained|wiped\\s+out|wipe
     giddy|peeved|salty|flat|blah|meh|out\\s+of\\s+it|down\\s+in\\s+the\\s+dumps|on\\s+top\\s+of\\s+the\\s+world|\
     over\\s+the\\s+moon|nostalgic|emotional|sentimental|irritable|tense|jittery|antsy|off";
 
+/// Whether `word` (lower case) is one of [`MOODS`] said in one word ("nervous", "stressed").
+pub(super) fn is_mood_word(word: &str) -> bool {
+    !word.is_empty() && MOODS.split('|').any(|m| m.split(['(', '\\']).next() == Some(word))
+}
+
 /// Reply languages people ask for.
 pub(super) const LANGUAGES: &str = "english|spanish|french|german|italian|portuguese|dutch|japanese|chinese|mandarin|\
     cantonese|korean|russian|polish|turkish|arabic|hindi|swedish|norwegian|danish|finnish|greek|hebrew|czech|\
