@@ -559,7 +559,7 @@ pub(super) fn named_after_comma(word: &str) -> bool {
 fn appositive_at_end(text: &str) -> bool {
     let Some((before, _)) = text.trim_end().rsplit_once(',') else { return false };
     let last = before.rsplit(char::is_whitespace).next().unwrap_or("");
-    named_after_comma(&last.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+    named_after_comma(last.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()))
 }
 
 fn vocative() -> &'static Regex {
