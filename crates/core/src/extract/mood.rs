@@ -426,19 +426,6 @@ const REPLY_FEELINGS: &[&str] = &[
 /// Such a feeling answers the other speaker; "excited for this weekend" names a time and
 /// stays, as does anything with a name or a number.
 fn leans_on_the_chat(tail: &str) -> bool {
-    const TIMES: &[&str] = &[
-        "weekend",
-        "week",
-        "morning",
-        "afternoon",
-        "evening",
-        "year",
-        "month",
-        "summer",
-        "winter",
-        "spring",
-        "autumn",
-    ];
     let words: Vec<&str> = tail.split_whitespace().collect();
     if words.iter().any(|w| w.starts_with(char::is_uppercase) || w.chars().any(|c| c.is_ascii_digit())) {
         return false;
@@ -446,7 +433,7 @@ fn leans_on_the_chat(tail: &str) -> bool {
     let lower: Vec<String> =
         words.iter().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'').to_lowercase()).collect();
     let time = |w: &String| {
-        TIMES.contains(&w.as_str())
+        super::readable::TIME_NOUNS.contains(&w.as_str())
             || matches!(w.as_str(), "today" | "tonight" | "tomorrow" | "now" | "lately" | "recently")
             || super::when::WEEKDAYS.split('|').any(|d| d == w)
     };

@@ -282,7 +282,7 @@ const NOT_NOUNS: &[&str] = &[
 ];
 
 /// Nouns of time: "this week", "that morning" say when, not what was shown.
-const TIME_NOUNS: &[&str] = &[
+pub(super) const TIME_NOUNS: &[&str] = &[
     "morning",
     "afternoon",
     "evening",
