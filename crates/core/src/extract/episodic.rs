@@ -581,8 +581,18 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         }
         if let Some(lead) = on_advice().find(&words.join(" ").to_lowercase().replace('\u{2019}', "'")) {
             let told = lead.as_str().split_whitespace().count().min(words.len());
-            words.drain(1..told);
-            continue;
+            // Only a verb of the user's after it: "I tried your idea and it worked" tells of
+            // the idea.
+            let next = words.get(told).map(|w| bare(w)).unwrap_or_default();
+            if !next.is_empty()
+                && !super::lex::determines(&next)
+                && !readable::leans_back(&next)
+                && !first_person(&next)
+                && !second_person(&next)
+            {
+                words.drain(1..told);
+                continue;
+            }
         }
         // "Speaking of healthy meals, …", "As for the move, …": the topic the other speaker
         // raised, said before the user's own clause (or their question).
@@ -2317,6 +2327,8 @@ mod tests {
         assert!(content.starts_with("User booked a physio appointment"), "{content}");
         let (_, content, _) = episode("we followed your tip, and we drove the coast road to Oban").unwrap();
         assert!(content.starts_with("User and others drove the coast road to Oban"), "{content}");
+        // What the advice did is not something the user did.
+        assert!(episode("I tried your idea and it worked a treat").is_none_or(|e| !e.1.starts_with("User it")));
         // The advice alone is the other speaker's.
         assert_eq!(episode("I love your advice about sleep"), None);
     }
