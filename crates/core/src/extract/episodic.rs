@@ -1535,6 +1535,8 @@ fn agree(b: &str) -> String {
             "am" => "is".to_string(),
             "have" => "has".to_string(),
             "do" => "does".to_string(),
+            // "I been meaning to …" (the "have" left out, as people type it): "has been".
+            "been" => "has been".to_string(),
             _ => third_singular(b),
         }
     }
@@ -2309,6 +2311,8 @@ mod tests {
         // Looking forward to nothing of the user's is the chat's.
         assert_eq!(episode("Can't wait to hear how it goes!"), None);
         assert_eq!(episode("cant wait to catch up properly"), None);
+        let (_, content, _) = episode("i been meaning to fix the fence before winter").unwrap();
+        assert!(content.starts_with("User has been meaning to fix the fence"), "{content}");
         // "Was" before no feeling is the day's or the thing's.
         assert!(episode("Was a brilliant day out at the coast").is_none_or(|e| !e.1.starts_with("User was")));
         // A topic handed back is no part of the news; a chat reopened with news after it is.
