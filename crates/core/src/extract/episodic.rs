@@ -326,6 +326,44 @@ pub(super) const GERUND_SUBJECT_VERBS: &[&str] = &[
     "would",
 ];
 
+/// Words in "-ing" that are no gerund ("nothing", "morning"); with the weather ("Still raining
+/// here") no one is the subject.
+const NOT_GERUNDS: &[&str] = &[
+    "nothing",
+    "something",
+    "anything",
+    "everything",
+    "being",
+    "morning",
+    "evening",
+    "thing",
+    "during",
+    "according",
+    "raining",
+    "snowing",
+    "pouring",
+    "drizzling",
+    "hailing",
+    "freezing",
+];
+
+/// Nouns in "-ing" that open a sentence as its subject: "wedding prob next summer" is the
+/// wedding's news.
+const ING_NOUNS: &[&str] = &[
+    "wedding",
+    "building",
+    "ceiling",
+    "pudding",
+    "sibling",
+    "darling",
+    "earring",
+    "clothing",
+    "dumpling",
+    "offspring",
+    "spring",
+    "string",
+];
+
 /// Verbs that two gerunds joined by "and" take together ("Cooking and baking take up my
 /// weekends").
 const GERUND_PAIR_VERBS: &[&str] =
@@ -1253,7 +1291,11 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
         "hoping" if matches!(w1.as_str(), "my" | "to" | "that" | "for" | "the" | "our" | "we" | "i" | "it") => {
             Some("I'm")
         }
-        "still" | "currently" if w1.len() > 4 && w1.ends_with("ing") && !verb_in_clause => Some("I'm"),
+        "still" | "currently"
+            if w1.len() > 4 && w1.ends_with("ing") && !NOT_GERUNDS.contains(&w1.as_str()) && !verb_in_clause =>
+        {
+            Some("I'm")
+        }
         // "driving test booked sat 9am": the user's thing, with "is" left out.
         w if w.len() > 5 && w.ends_with("ing") && done_to(words) => Some("my"),
         // "Been a while since we talked": the unsaid subject of a span of time is "it".
@@ -1270,32 +1312,8 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
         w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
         w if w.len() > 5
             && w.ends_with("ing")
-            && !matches!(
-                w,
-                "nothing"
-                    | "something"
-                    | "anything"
-                    | "everything"
-                    | "being"
-                    | "morning"
-                    | "evening"
-                    | "thing"
-                    | "during"
-                    | "according"
-                    // Nouns in "-ing": "wedding prob next summer" is the wedding's news.
-                    | "wedding"
-                    | "building"
-                    | "ceiling"
-                    | "pudding"
-                    | "sibling"
-                    | "darling"
-                    | "earring"
-                    | "clothing"
-                    | "dumpling"
-                    | "offspring"
-                    | "spring"
-                    | "string"
-            )
+            && !NOT_GERUNDS.contains(&w)
+            && !ING_NOUNS.contains(&w)
             && !verb_in_clause
             // "Lambing all done", "packing finished": the task is the subject, "is" left out.
             && !matches!(w1.as_str(), "all" | "done" | "finished" | "over" | "sorted" | "complete" | "completed")
@@ -2313,6 +2331,7 @@ mod tests {
         assert_eq!(episode("cant wait to catch up properly"), None);
         let (_, content, _) = episode("i been meaning to fix the fence before winter").unwrap();
         assert!(content.starts_with("User has been meaning to fix the fence"), "{content}");
+        assert!(episode("Still raining here in Keswick").is_none_or(|e| !e.1.starts_with("User is still raining")));
         // "Was" before no feeling is the day's or the thing's.
         assert!(episode("Was a brilliant day out at the coast").is_none_or(|e| !e.1.starts_with("User was")));
         // A topic handed back is no part of the news; a chat reopened with news after it is.
