@@ -440,6 +440,10 @@ fn leans_on_the_chat(tail: &str) -> bool {
     if lower.iter().any(time) {
         return false;
     }
+    // "proud of my daughter", "worried about my dad": someone of the user's is named.
+    if lower.iter().any(|w| super::lex::is_relation_word(w) || super::lex::is_pet_word(w)) {
+        return false;
+    }
     let pointing = lower.iter().any(|w| matches!(w.as_str(), "it" | "this" | "that" | "those" | "these" | "them"));
     pointing || lower.len() <= 3
 }
@@ -584,6 +588,7 @@ mod tests {
             mood("I'm proud of finishing my first sprint triathlon").0,
             "User is feeling proud of finishing their first sprint triathlon"
         );
+        assert_eq!(mood("I'm so proud of my granddaughter").0, "User is feeling proud of their granddaughter");
         // A low feeling stays, bare or leaning: it is what tone should follow.
         assert_eq!(mood("I'm so anxious about it").0, "User is feeling anxious");
     }
