@@ -101,27 +101,43 @@ pub fn next(m: &Memory, now: DateTime<Utc>, t: &LifecycleTuning) -> Option<Trans
 }
 
 /// A memory's claim to stay active under the per-user cap: its decay strength weighted by
-/// salience. `None` when the cap never archives it: pinned memories, and kinds whose row says
-/// they are not capped ([`crate::kind::KindSpec::capped`]: protocols and policies).
-pub fn cap_weight(m: &Memory, now: DateTime<Utc>, t: &DecayTuning) -> Option<f32> {
+/// salience, and its age for ties. Strength is clamped at 1, so every memory that is fresh or
+/// well reinforced weighs the same; among those the older one yields, so the order does not
+/// hang on the random part of ids written in the same millisecond.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CapWeight {
+    /// Strength × (0.5 + 0.5 × salience), in `(0, 1]`.
+    pub weight: f32,
+    /// When the memory was written: the older of two equal weights is archived first.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A memory's [`CapWeight`]. `None` when the cap never archives it: pinned memories, and
+/// kinds whose row says they are not capped ([`crate::kind::KindSpec::capped`]: protocols and
+/// policies).
+pub fn cap_weight(m: &Memory, now: DateTime<Utc>, t: &DecayTuning) -> Option<CapWeight> {
     if m.pinned || !m.kind.spec().capped {
         return None;
     }
-    Some(strength(m, now, t) * (0.5 + 0.5 * m.salience.clamp(0.0, 1.0)))
+    let weight = strength(m, now, t) * (0.5 + 0.5 * m.salience.clamp(0.0, 1.0));
+    Some(CapWeight { weight, created_at: m.created_at })
 }
 
 /// Which of one user's active memories to archive so that at most `max` stay active: the
-/// weakest first (ties by id, so reruns agree). Exempt memories (`None`) count toward the total
-/// but are never chosen.
-pub fn over_cap(mut weights: Vec<(MemoryId, Option<f32>)>, max: usize) -> Vec<(MemoryId, f32)> {
+/// weakest first, the older of equal weights first, then by id, so reruns agree. Exempt
+/// memories (`None`) count toward the total but are never chosen.
+pub fn over_cap(mut weights: Vec<(MemoryId, Option<CapWeight>)>, max: usize) -> Vec<(MemoryId, f32)> {
     let excess = weights.len().saturating_sub(max);
     if excess == 0 {
         return Vec::new();
     }
-    let mut candidates: Vec<(MemoryId, f32)> = weights.drain(..).filter_map(|(id, w)| w.map(|w| (id, w))).collect();
-    candidates.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    let mut candidates: Vec<(MemoryId, CapWeight)> =
+        weights.drain(..).filter_map(|(id, w)| w.map(|w| (id, w))).collect();
+    candidates.sort_by(|a, b| {
+        a.1.weight.total_cmp(&b.1.weight).then(a.1.created_at.cmp(&b.1.created_at)).then(a.0.cmp(&b.0))
+    });
     candidates.truncate(excess);
-    candidates
+    candidates.into_iter().map(|(id, w)| (id, w.weight)).collect()
 }
 
 #[cfg(test)]
@@ -240,6 +256,26 @@ mod tests {
         assert!(over_cap(weights.clone(), 5).is_empty());
         // Only exempt rows left to choose from: the cap cannot be met, nothing else is touched.
         assert_eq!(over_cap(weights, 0).len(), 3);
+    }
+
+    #[test]
+    fn of_equal_weights_the_older_memory_yields_whatever_its_id() {
+        let now = at(100);
+        let owner = Scope::parse("t", None, Some("u"), None).unwrap();
+        let first = Memory::new(owner.clone(), Kind::Fact, "first id", at(90));
+        let second = Memory::new(owner, Kind::Fact, "second id", at(90));
+        assert!(first.id < second.id);
+        // Fresh enough that strength is clamped at 1, so the weights tie exactly; the older
+        // one goes, whichever id is the smaller.
+        for (older, newer) in [(&first, &second), (&second, &first)] {
+            // Said in two sessions, as a real write is at least in one.
+            let older = Memory { created_at: at(90), distinct_sessions: 2, ..older.clone() };
+            let newer = Memory { created_at: at(95), distinct_sessions: 2, ..newer.clone() };
+            let w = |m: &Memory| cap_weight(m, now, &DecayTuning::default());
+            assert_eq!(w(&older).unwrap().weight, w(&newer).unwrap().weight);
+            let out = over_cap(vec![(newer.id, w(&newer)), (older.id, w(&older))], 1);
+            assert_eq!(out.iter().map(|(id, _)| *id).collect::<Vec<_>>(), vec![older.id]);
+        }
     }
 
     proptest! {

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 
 /// Each user's active memories with their claim to stay active under the cap
 /// (`lifecycle::cap_weight`; `None` for the exempt).
-pub(crate) type ActiveByUser = HashMap<(TenantId, UserId), Vec<(MemoryId, Option<f32>)>>;
+pub(crate) type ActiveByUser = HashMap<(TenantId, UserId), Vec<(MemoryId, Option<lifecycle::CapWeight>)>>;
 
 /// Memories examined per page.
 const PAGE: usize = 1_000;

@@ -510,7 +510,7 @@ fn the_per_user_cap_archives_the_weakest_and_spares_pinned_and_boundaries() {
     let left = active(&memory);
     assert_eq!(left.len(), 4, "{left:?}");
     for kept in [facts[0], facts[3], facts[4], "Never mention the user's ex"] {
-        assert!(left.iter().any(|c| c == kept), "{kept} should stay: {left:?}");
+        assert!(left.iter().any(|c| c == kept), "{kept} should stay: {left:?}\n{:#?}", r.transitions);
     }
     assert!(memory.maintain().unwrap().transitions.is_empty(), "idempotent");
 }
