@@ -66,7 +66,8 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
             '.' | '!' | '?' => {
                 // Keep "e.g." and decimals together: split only before whitespace or the end.
                 let next = bytes.get(i + 1).copied();
-                next.is_none() || next.is_some_and(|b| b.is_ascii_whitespace())
+                (next.is_none() || next.is_some_and(|b| b.is_ascii_whitespace()))
+                    && !(c == '.' && abbreviation_goes_on(&text[..i], &text[i + 1..]))
             }
             '\n' | ';' => true,
             _ => false,
@@ -86,6 +87,31 @@ pub(crate) fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// Titles and place words that a name follows ("St. John's", "Dr. Patel", "Mt. Cook"): their
+/// full stop ends no sentence when a capital or a number comes next.
+const TITLES: &[&str] = &[
+    "mr", "mrs", "ms", "mx", "dr", "prof", "st", "ste", "mt", "ft", "sgt", "capt", "lt", "col", "gen", "rev", "fr",
+    "jr", "sr",
+];
+
+/// "No." before a number ("flat No. 4"); before anything else it is the word "no".
+const NUMBERED: &[&str] = &["no", "nos"];
+
+/// Abbreviations that run on into the sentence ("at 7 a.m. before work", "e.g. the bus"):
+/// their full stop ends no sentence when a lower-case word or a number comes next.
+const RUN_ON: &[&str] = &["a.m", "p.m", "e.g", "i.e", "approx", "vs", "etc", "incl", "esp"];
+
+/// Whether the full stop between `before` and `after` closes an abbreviation that the
+/// sentence goes on past, rather than the sentence itself.
+fn abbreviation_goes_on(before: &str, after: &str) -> bool {
+    let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
+    let Some(next) = after.trim_start().chars().next() else { return false };
+    let is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+    (is(TITLES) && (next.is_uppercase() || next.is_ascii_digit()))
+        || (is(RUN_ON) && (next.is_lowercase() || next.is_ascii_digit()))
+        || (is(NUMBERED) && next.is_ascii_digit())
+}
+
 /// The entries of a word list kept as data (`words/*.txt`): one per line, blank lines and
 /// `#` comments left out.
 fn word_list(text: &'static str) -> impl Iterator<Item = &'static str> {
@@ -100,5 +126,26 @@ mod tests {
             super::sentences("I'm Dana. I earn 3.5k! Do you?\nok"),
             vec!["I'm Dana.", "I earn 3.5k!", "Do you?", "ok"]
         );
+    }
+
+    #[test]
+    fn a_title_or_a_running_abbreviation_ends_no_sentence() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "Me and the missus are off to St. John's next week.",
+                &["Me and the missus are off to St. John's next week."],
+            ),
+            (
+                "Saw Dr. Okafor at 9 a.m. today, e.g. the new one. Fine now",
+                &["Saw Dr. Okafor at 9 a.m. today, e.g. the new one.", "Fine now"],
+            ),
+            ("We live on Elm St. it is quiet", &["We live on Elm St.", "it is quiet"]),
+            ("I start at 7 a.m. Tomorrow is off.", &["I start at 7 a.m.", "Tomorrow is off."]),
+            ("Flat No. 4 is ours", &["Flat No. 4 is ours"]),
+            ("Said no. Then left", &["Said no.", "Then left"]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(super::sentences(text), *want, "{text}");
+        }
     }
 }
