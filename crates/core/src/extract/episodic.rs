@@ -582,6 +582,19 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
             *w = w.trim_end_matches(',').to_string();
         }
     }
+    // Nor is a texting particle at the end ("I've been vegan since 2019 btw", "… lol", "… x",
+    // "… :)"): it says how, not what. "jk" stays: it takes the sentence back.
+    while words.len() > 3
+        && words.last().is_some_and(|w| {
+            let b = bare(w);
+            b.is_empty() || TRAILING_PARTICLES.contains(&b.as_str()) || readable::laughter(&b)
+        })
+    {
+        words.pop();
+        if let Some(w) = words.last_mut() {
+            *w = w.trim_end_matches([',', '-']).to_string();
+        }
+    }
     // Nor are thanks tacked on at the end ("I'll wait for the link then, thanks!").
     let thanks = match words.iter().rev().take(2).map(|w| bare(w)).collect::<Vec<_>>()[..] {
         [ref last, ..] if matches!(last.as_str(), "thanks" | "thx" | "ty" | "cheers") => 1,
@@ -779,6 +792,19 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         || matches!(verb.as_str(), "am" | "is" | "so" | "very" | "super" | "too");
     // When the user is not the subject ("Stop talking about me, tell me about your day"), any
     // "you" makes it about the two speakers.
+    // "My sister's wedding is Ginbot 16, I think this is May 24 for you": a later clause
+    // turned to the listener is theirs, and goes; the news before it stays.
+    if !first_subject(&bare(&words[k])) {
+        let to_listener = |ws: &[String]| ws.iter().any(|w| second_person(&bare(w)));
+        let cut = (v + 2..words.len())
+            .find(|&j| words[j - 1].ends_with([',', ';']) && to_listener(&words[j..]) && !to_listener(&words[..j]));
+        if let Some(j) = cut {
+            words.truncate(j);
+            if let Some(w) = words.last_mut() {
+                *w = w.trim_end_matches([',', ';']).to_string();
+            }
+        }
+    }
     let reach = if !first_subject(&bare(&words[k])) {
         words.len()
     } else if feeling {
@@ -886,7 +912,9 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // "Jean and I are thinking": the verb is the pair's, and stays.
         // Only a pair opening the sentence: "another 3 and I drop" is two clauses.
         let paired = (2..=3).contains(&k) && matches!(bare(&words[k - 1]).as_str(), "and" | "n" | "&");
-        if i == v && user == "User" && bare(&words[k]) == "i" && elided.is_none() && !paired {
+        // An "I" put in before a past verb needs no agreement; one before a liking does.
+        let agrees = elided.is_none() || LIKING_VERBS.contains(&bare(w).as_str());
+        if i == v && user == "User" && bare(&words[k]) == "i" && agrees && !paired {
             out.push(agree(&bare(w)));
         } else {
             out.push(w.clone());
@@ -1233,6 +1261,14 @@ pub(super) const STATES_BEFORE: &[&str] = &[
     "worried",
 ];
 
+/// Texting particles that close a sentence without adding to it.
+const TRAILING_PARTICLES: &[&str] =
+    &["btw", "tbh", "ngl", "fyi", "imo", "imho", "tho", "though", "x", "xx", "xxx", "smh", "lol", "haha"];
+
+/// Verbs of liking and needing that chat opens with, the "I" left out ("Hate driving at
+/// night", "Need to book the MOT"); present tense, so they agree with "User" once it is put in.
+const LIKING_VERBS: &[&str] = &["love", "hate", "miss", "enjoy", "prefer", "adore", "loathe", "dread", "need", "want"];
+
 fn elided_subject(words: &[String]) -> Option<&'static str> {
     let w0 = bare(words.first()?);
     let w1 = words.get(1).map(|w| bare(w)).unwrap_or_default();
@@ -1287,6 +1323,16 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
             Some("I")
         }
         "was" if feeling_after => Some("I"),
+        // "Hate driving on the motorway", "Miss my nan so much", "Need to book the MOT": a
+        // liking or a need with the "I" left out. Only before a gerund, something of the
+        // user's or "to": "Love it", "Love that idea" and "Love you" answer the chat.
+        w if LIKING_VERBS.contains(&w)
+            && ((w1.len() > 4 && w1.ends_with("ing") && !NOT_GERUNDS.contains(&w1.as_str()))
+                || matches!(w1.as_str(), "my" | "our")
+                || (matches!(w, "need" | "want") && w1 == "to")) =>
+        {
+            Some("I")
+        }
         "just" if w1 == "been" => Some("I've"),
         "hoping" if matches!(w1.as_str(), "my" | "to" | "that" | "for" | "the" | "our" | "we" | "i" | "it") => {
             Some("I'm")
@@ -2013,8 +2059,15 @@ mod tests {
             "User joined a choir in May. On 2026-03-02 User said: \"It reminded me of my own struggles\""
         );
         // Two quotes of one message are one quote.
+        let (_, content, _) =
+            episode("I ran my first 10k w my brother. My sister Ana got the job w the council").unwrap();
+        assert_eq!(
+            content,
+            "On 2026-03-02 User said: \"I ran my first 10k w my brother. My sister Ana got the job w the council.\""
+        );
+        // Laughter or "tbh" at the end is no shorthand inside the sentence: both are rewritten.
         let (_, content, _) = episode("I ran my first 10k lol. My sister Ana got the job tbh").unwrap();
-        assert_eq!(content, "On 2026-03-02 User said: \"I ran my first 10k lol. My sister Ana got the job tbh.\"");
+        assert_eq!(content, "User ran their first 10k. Ana (User's sister) got the job");
         assert_eq!(episode("It reminded me of my own struggles in the past"), None);
         // Nor is a sentence said to the other speaker an antecedent.
         assert_eq!(episode("You're super helpful. That gives me some new ideas for the garden!"), None);
@@ -2322,9 +2375,30 @@ mod tests {
                 "Hoping my transfer to the Bristol office goes through",
                 "User is hoping their transfer to the Bristol office",
             ),
+            ("Hate driving on the motorway, it scares me", "User hates driving on the motorway"),
+            ("miss my nan's cooking so much since she passed", "User misses their nan's cooking"),
         ] {
             let (_, content, _) = episode(said).unwrap_or_else(|| panic!("{said:?}"));
             assert!(content.starts_with(told), "{said:?} -> {content}");
+        }
+        // A liking of what was just said answers the chat.
+        for said in ["Love that idea, thanks so much", "Love you lots x", "Hate it when that happens"] {
+            assert!(episode(said).is_none_or(|e| !e.1.starts_with("User loves") && !e.1.starts_with("User hates")));
+        }
+        // A later clause turned to the listener goes; the news before it stays.
+        let (_, content, _) = episode("My sister's wedding is Ginbot 16, I think this is May 24 for you.").unwrap();
+        assert_eq!(content, "User's sister's wedding is Ginbot 16");
+        let (_, content, _) = episode("My sister's wedding is soon, are you coming").unwrap();
+        assert_eq!(content, "User's sister's wedding is soon");
+        // A "you" in the news itself still makes it the two speakers'.
+        assert_eq!(episode("My sister loved the scarf you knitted, she wears it daily"), None);
+        // A texting particle at the end goes; the sentence is rewritten, not quoted.
+        for (said, told) in [
+            ("I've been vegan since 2019 btw", "User has been vegan since 2019"),
+            ("my flat in Govan floods every winter lol", "User's flat in Govan floods every winter"),
+            ("I passed my theory test today :) xx", "User passed their theory test today"),
+        ] {
+            assert_eq!(episode(said).map(|e| e.1).as_deref(), Some(told), "{said}");
         }
         // Looking forward to nothing of the user's is the chat's.
         assert_eq!(episode("Can't wait to hear how it goes!"), None);

@@ -208,6 +208,24 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(fixed.into_owned());
     }
+    // "My sister Selam wedding is Ginbot 16", "my brother Dev graduation is next friday": the
+    // possessive "'s" left out between a named relative and their occasion is put back, so
+    // the occasion is theirs ("my sister Selam's wedding").
+    static WHOSE: OnceLock<Regex> = OnceLock::new();
+    let whose = WHOSE.get_or_init(|| {
+        Regex::new(&format!(r"\b((?i:my|our)\s+(?:{})\s+)(\p{{Lu}}\p{{Ll}}+)\s+((?i:{OCCASIONS})\b)", lex::RELATIONS))
+            .expect("left-out possessive regex")
+    });
+    if english && whose.is_match(&s) {
+        let fixed = whose.replace_all(&s, |c: &regex::Captures<'_>| {
+            if lex::NOT_NAMES.contains(&c[2].to_lowercase().as_str()) {
+                c[0].to_string()
+            } else {
+                format!("{}{}'s {}", &c[1], &c[2], &c[3])
+            }
+        });
+        s = Cow::Owned(fixed.into_owned());
+    }
     // Shouting ("WE CAME 3RD!!") is said in capitals, not written in them: three words or more
     // in capitals, one of them a function word, are lowered (acronyms alone stay as typed).
     if english {
@@ -215,6 +233,12 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     }
     s
 }
+
+/// A person's occasions, which a learner may name without the "'s" of whose they are ("my
+/// sister Selam wedding").
+const OCCASIONS: &str = "wedding|birthday|graduation|funeral|party|christening|baptism|engagement|anniversary|\
+retirement|surgery|operation|exams?|interview|concert|recital|match|appointment|flight|visa|due date|baby shower|\
+housewarming|naming ceremony|hen do|stag do";
 
 /// Verbs that after "have 2" or "got 2" make the "2" a "to" ("hav 2 bring my pens"): a duty,
 /// where anything else after it is counted ("have 2 children").
@@ -1743,6 +1767,24 @@ pub(crate) mod tests {
         assert_eq!(normalise("im so ill just lying here", true), "i'm so ill just lying here");
         assert_eq!(normalise("tired and ill still", true), "tired and ill still");
         assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
+    }
+
+    #[test]
+    fn a_named_relatives_occasion_is_theirs_with_the_left_out_possessive() {
+        assert_eq!(
+            normalise("My sister Selam wedding is Ginbot 16 in our calendar", true),
+            "My sister Selam's wedding is Ginbot 16 in our calendar"
+        );
+        assert_eq!(
+            normalise("ok so my brother Dev graduation is next friday", true),
+            "ok so my brother Dev's graduation is next friday"
+        );
+        // Already said, or no name between: unchanged.
+        for said in ["my sister Selam's wedding is in May", "my sister wedding is in May", "my son Always party"] {
+            assert_eq!(normalise(said, true), said);
+        }
+        let found = contents("My sister Selam wedding is Ginbot 16, I think this is May 24 for you.");
+        assert!(found.iter().any(|c| c.contains("wedding")), "{found:?}");
     }
 
     #[test]

@@ -139,12 +139,17 @@ const NO_SUBJECT: &[&str] = &[
 /// Whether `lower` keeps a word of chat shorthand: letters for words ("n", "r", "w", "u"),
 /// acronyms of texting ("tbh", "ngl", "idk"), laughter ("lol", "lmaooo", "hahaha").
 fn shorthand(lower: &str) -> bool {
-    lower.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).any(|w| {
-        SHORTHAND.contains(&w)
-            || (w.len() >= 4 && w.starts_with("lmao"))
-            || (w.len() >= 4 && w.starts_with("haha"))
-            || (w.len() >= 3 && w.starts_with("lo") && w.ends_with('l') && w[1..w.len() - 1].bytes().all(|b| b == b'o'))
-    })
+    lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .any(|w| SHORTHAND.contains(&w) || laughter(w))
+}
+
+/// Whether `w` (lower case, bare) is laughter typed out: "lol", "lolol", "haha", "lmaooo".
+pub(super) fn laughter(w: &str) -> bool {
+    (w.len() >= 4 && w.starts_with("lmao"))
+        || (w.len() >= 4 && w.starts_with("haha"))
+        || (w.len() >= 3 && w.starts_with("lo") && w.ends_with('l') && w[1..w.len() - 1].bytes().all(|b| b == b'o'))
 }
 
 /// Chat shorthand no sentence in a memory's own voice uses.
