@@ -1015,11 +1015,20 @@ mod tests {
         assert_eq!(actions("I don't live in Berlin anymore"), vec![Action::Forget(Target::Matching("berlin".into()))]);
         assert_eq!(actions("I'm not vegan anymore"), vec![Action::Forget(Target::Matching("vegan".into()))]);
         assert_eq!(actions("I no longer use Vim"), vec![Action::Forget(Target::Matching("vim".into()))]);
+        // Quitting is also news of its own, kept beside the letting go.
+        let ops = run("I quit my job last week");
         assert_eq!(
-            actions("I quit my job last week"),
-            vec![Action::Forget(Target::Key("job".into())), Action::Forget(Target::Key("employer".into()))]
+            ops.iter().map(|o| o.action.clone()).collect::<Vec<_>>(),
+            vec![
+                Action::Forget(Target::Key("job".into())),
+                Action::Forget(Target::Key("employer".into())),
+                Action::Add
+            ]
         );
-        assert_eq!(actions("I left Google"), vec![Action::Forget(Target::Matching("google".into()))]);
+        assert!(ops[2].draft.content.starts_with("User quit their job"), "{}", ops[2].draft.content);
+        assert_eq!(actions("I left Google"), vec![Action::Forget(Target::Matching("google".into())), Action::Add]);
+        let said = run("I quit smoking in 2019").into_iter().map(|o| o.draft.content).collect::<Vec<_>>();
+        assert!(said.contains(&"User quit smoking in 2019".to_string()), "{said:?}");
         assert_eq!(actions("I'm not with Acme any more"), vec![Action::Forget(Target::Matching("acme".into()))]);
         none("I'm not sure anymore");
         none("I don't know anymore");

@@ -915,7 +915,15 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // An "I" put in before a past verb needs no agreement; one before a liking does.
         let agrees = elided.is_none() || LIKING_VERBS.contains(&bare(w).as_str());
         if i == v && user == "User" && bare(&words[k]) == "i" && agrees && !paired {
-            out.push(agree(&bare(w)));
+            // "I quit my job last week": a verb whose past is its present is past before a
+            // past time, and stays as said.
+            let past = SAME_IN_PAST.contains(&bare(w).as_str())
+                && words[i + 1..].iter().any(|x| {
+                    let x = bare(x);
+                    matches!(x.as_str(), "last" | "yesterday" | "ago" | "earlier")
+                        || (x.len() == 4 && (x.starts_with("19") || x.starts_with("20")) && x.parse::<u16>().is_ok())
+                });
+            out.push(if past { bare(w) } else { agree(&bare(w)) });
         } else {
             out.push(w.clone());
         }
@@ -1261,6 +1269,10 @@ pub(super) const STATES_BEFORE: &[&str] = &[
     "worried",
 ];
 
+/// Verbs whose past is spelt as their present ("I quit last week", "I cut my hair yesterday").
+const SAME_IN_PAST: &[&str] =
+    &["quit", "put", "set", "cut", "hit", "let", "shut", "hurt", "cost", "read", "upset", "split"];
+
 /// Texting particles that close a sentence without adding to it.
 const TRAILING_PARTICLES: &[&str] =
     &["btw", "tbh", "ngl", "fyi", "imo", "imho", "tho", "though", "x", "xx", "xxx", "smh", "lol", "haha"];
@@ -1555,7 +1567,14 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         "we've" => ("User and others have".into(), k + 1),
         _ => return None,
     };
-    Some((format!("{lead}{form}"), at))
+    // "The commute is killing me, 2 hours each way": an object ending its clause keeps the
+    // comma that ends it.
+    let trail = if at == k + 1 && matches!(w.as_str(), "me" | "myself" | "mine" | "us") {
+        words[k].trim_start_matches(|c: char| !c.is_alphanumeric()).trim_start_matches(char::is_alphanumeric)
+    } else {
+        ""
+    };
+    Some((format!("{lead}{form}{trail}"), at))
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")
@@ -2392,6 +2411,9 @@ mod tests {
         assert_eq!(content, "User's sister's wedding is soon");
         // A "you" in the news itself still makes it the two speakers'.
         assert_eq!(episode("My sister loved the scarf you knitted, she wears it daily"), None);
+        // The object ending its clause keeps its comma.
+        let (_, content, _) = episode("honestly the commute is killing me, 2 hours each way").unwrap();
+        assert_eq!(content, "The commute is killing User, 2 hours each way");
         // A texting particle at the end goes; the sentence is rewritten, not quoted.
         for (said, told) in [
             ("I've been vegan since 2019 btw", "User has been vegan since 2019"),

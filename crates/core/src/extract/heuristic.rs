@@ -1091,7 +1091,12 @@ impl Extractor for HeuristicExtractor {
                         ..s
                     });
                     let s = told.as_ref().unwrap_or(&s);
-                    let episode = if lets_go { episodic::later_clause(s) } else { episodic::capture(s) };
+                    // A habit or a place left behind ("I gave up drinking in 2021", "I quit my
+                    // job at the mill") is news as well as a letting go: the sentence is kept.
+                    let left_behind =
+                        lets_go && settled.iter().all(|f| f.draft.rule.as_deref() == Some("correction.stopped"));
+                    let episode =
+                        if lets_go && !left_behind { episodic::later_clause(s) } else { episodic::capture(s) };
                     let episode = episode.filter(|e| !only_names(&e.content, &named));
                     // Leaning on a take-back ("… not 3, I counted wrong. started it the week
                     // before my birthday"), it would quote the correction again.
@@ -1767,6 +1772,16 @@ pub(crate) mod tests {
         assert_eq!(normalise("im so ill just lying here", true), "i'm so ill just lying here");
         assert_eq!(normalise("tired and ill still", true), "tired and ill still");
         assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
+    }
+
+    #[test]
+    fn a_habit_given_up_is_let_go_and_kept_as_news() {
+        let ops = run("I gave up drinking in 2021 and haven't looked back");
+        assert!(ops.iter().any(|o| matches!(o.action, Action::Forget(_))), "{ops:#?}");
+        let said: Vec<&str> = ops.iter().map(|o| o.draft.content.as_str()).collect();
+        assert!(said.iter().any(|c| c.starts_with("User gave up drinking in 2021")), "{said:?}");
+        // A letting go of another kind keeps only what follows it.
+        assert!(!contents("I'm not vegan anymore, I eat fish now").iter().any(|c| c.contains("not vegan")));
     }
 
     #[test]

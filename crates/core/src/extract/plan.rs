@@ -516,6 +516,9 @@ pub(super) fn rules() -> Vec<Rule> {
                     cap(c, "t").and_then(|t| when::find(t, s.at).map(|f| (t[f.start..f.end].to_string(), f.at)))
                 });
                 let dated = time.is_some();
+                // "Remind me that my car insurance renews on 3 March" is a clause: reminded
+                // that it renews, not "about" it.
+                let joins = if cap(c, "cl").is_some() { "that" } else { "about" };
                 let content = match (vp, np) {
                     (Some(vp), _) => {
                         let Some(t) = task(vp, true) else { return Vec::new() };
@@ -526,7 +529,7 @@ pub(super) fn rules() -> Vec<Rule> {
                         if t.chars().count() < 3 || super::lex::is_vague(&t) {
                             return Vec::new();
                         }
-                        format!("User asked to be reminded about {t}")
+                        format!("User asked to be reminded {joins} {t}")
                     }
                     _ => return Vec::new(),
                 };
@@ -1000,6 +1003,11 @@ mod tests {
         assert_eq!(
             due("can you remind me tomorrow to email Sam?"),
             ("User asked to be reminded to email Sam tomorrow".into(), day("2026-03-03"))
+        );
+        // A clause after "that" is kept as one.
+        assert_eq!(
+            due("Can you remind me that my car insurance renews on 3 March?"),
+            ("User asked to be reminded that their car insurance renews on 3 March".into(), day("2026-03-03"))
         );
         assert_eq!(
             due("I have an interview on Friday btw"),
