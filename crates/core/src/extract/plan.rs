@@ -761,6 +761,20 @@ pub(super) fn rules() -> Vec<Rule> {
                 let t = cap(c, "t").or(cap(c, "t2")).unwrap_or_default();
                 let Some(found) = when::find(t, s.at) else { return Vec::new() };
                 let time = &t[found.start..found.end];
+                // "my sister is due in March", "my kaylee is due w her first baby july 4th": a
+                // person due is a birth to come, their news and not the user's task; the
+                // sentence is kept as said, baby and all.
+                let person =
+                    cap(c, "x").and_then(|x| x.split_whitespace().nth(1)).is_some_and(super::lex::is_relation_word);
+                let birth = t.split_whitespace().any(|w| {
+                    matches!(
+                        w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase().as_str(),
+                        "baby" | "babies" | "twins" | "triplets"
+                    )
+                });
+                if person || birth {
+                    return Vec::new();
+                }
                 let content = if let Some(x) = cap(c, "x") {
                     let x = tidy(x);
                     let what = x.split_once(' ').map_or(x.as_str(), |(_, w)| w).to_string();
@@ -1004,6 +1018,11 @@ mod tests {
             due("can you remind me tomorrow to email Sam?"),
             ("User asked to be reminded to email Sam tomorrow".into(), day("2026-03-03"))
         );
+        // A person due is a birth to come, not the user's deadline.
+        for said in ["my sister is due in March", "my kaylee is due w her first baby july 4th"] {
+            let ops = crate::extract::heuristic::tests::run(said);
+            assert!(ops.iter().all(|o| o.draft.kind != crate::kind::Kind::OpenLoop), "{said}: {ops:#?}");
+        }
         // A clause after "that" is kept as one.
         assert_eq!(
             due("Can you remind me that my car insurance renews on 3 March?"),
