@@ -924,6 +924,22 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
                         || (x.len() == 4 && (x.starts_with("19") || x.starts_with("20")) && x.parse::<u16>().is_ok())
                 });
             out.push(if past { bare(w) } else { agree(&bare(w)) });
+        } else if i > v
+            && user == "User"
+            && bare(&words[k]) == "i"
+            && !paired
+            && matches!(bare(&words[i - 1]).as_str(), "and" | "but")
+        {
+            // "I gave up drinking and haven't looked back": an auxiliary after "and" is the
+            // same subject's, and agrees with it too.
+            let b = bare(w);
+            let next_past = words.get(i + 1).is_some_and(|n| is_past(&bare(n)) || bare(n) == "been");
+            let agreed = match b.as_str() {
+                "haven't" | "don't" => agree(&b),
+                "have" if next_past => agree(&b),
+                _ => b.clone(),
+            };
+            out.push(w.replacen(&b, &agreed, 1));
         } else {
             out.push(w.clone());
         }
@@ -2411,6 +2427,19 @@ mod tests {
         assert_eq!(content, "User's sister's wedding is soon");
         // A "you" in the news itself still makes it the two speakers'.
         assert_eq!(episode("My sister loved the scarf you knitted, she wears it daily"), None);
+        // An auxiliary after "and" is the same subject's.
+        for (said, told) in [
+            (
+                "I gave up drinking in 2021 and haven't looked back",
+                "User gave up drinking in 2021 and hasn't looked back",
+            ),
+            (
+                "I joined a choir in May and have been singing every week",
+                "User joined a choir in May and has been singing every week",
+            ),
+        ] {
+            assert_eq!(episode(said).map(|e| e.1).as_deref(), Some(told), "{said}");
+        }
         // The object ending its clause keeps its comma.
         let (_, content, _) = episode("honestly the commute is killing me, 2 hours each way").unwrap();
         assert_eq!(content, "The commute is killing User, 2 hours each way");

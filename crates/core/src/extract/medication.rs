@@ -116,7 +116,7 @@ pub(super) fn rules() -> Vec<Rule> {
         rule(
             "medication.changed",
             r"(?x)
-                \b(?:doctor|dr|gp|consultant|nurse|she|he|they)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
+                \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|she|he|they|i)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
                 (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on
                     |(?:give|gives|gave|given|prescribed|prescribes)\s+me)\s+
                 (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to)?\s+<DOSE>)?<SCHEDULE><WHY>
@@ -259,6 +259,11 @@ mod tests {
         assert_eq!((key.as_str(), value.as_str()), ("medication:gliclazide", "80 mg"));
         let (_, key, value) = medication("My consultant upped my propranolol to 40mg last week.").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:propranolol", "40 mg"));
+        // A doctor by name, or the user, changing it.
+        let (_, key, value) = medication("Dr. Nguyen upped my sertraline to 100mg last week").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:sertraline", "100 mg"));
+        let (_, key, value) = medication("I reduced my quetiapine to 25mg").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:quetiapine", "25 mg"));
         let (_, key, value) = medication("my sertraline went up to 150 mg").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:sertraline", "150 mg"));
     }
