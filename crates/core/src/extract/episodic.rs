@@ -1570,9 +1570,16 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         }
         "my" | "our" => {
             let noun = &super::lex::relation_in_full(words.get(k + 1)?);
-            // "My husband and I went ..."
-            if words.get(k + 2).is_some_and(|w| bare(w) == "and") && words.get(k + 3).is_some_and(|w| bare(w) == "i") {
-                (format!("User and their {noun}"), k + 4)
+            // "My husband and I went ...", "My partner Sam and I are getting married".
+            let named = words.get(k + 2).is_some_and(|w| {
+                w.starts_with(char::is_uppercase) && bare(w).chars().all(char::is_alphabetic) && bare(w) != "i"
+            }) && super::lex::is_relation_word(&bare(&words[k + 1]));
+            let and_at = if named { k + 3 } else { k + 2 };
+            if words.get(and_at).is_some_and(|w| bare(w) == "and")
+                && words.get(and_at + 1).is_some_and(|w| bare(w) == "i")
+            {
+                let name = if named { format!(" {}", bare_name(&words[k + 2])) } else { String::new() };
+                (format!("User and their {noun}{name}"), and_at + 2)
             } else {
                 (format!("User's {noun}"), k + 2)
             }
@@ -1591,6 +1598,11 @@ fn user_form(words: &[String], k: usize) -> Option<(String, usize)> {
         ""
     };
     Some((format!("{lead}{form}{trail}"), at))
+}
+
+/// A name as typed, without the punctuation around it.
+fn bare_name(w: &str) -> &str {
+    w.trim_matches(|c: char| !c.is_alphanumeric())
 }
 
 /// A statement about someone the user names ("User's sister Lucia is getting married in June")
@@ -2427,6 +2439,9 @@ mod tests {
         assert_eq!(content, "User's sister's wedding is soon");
         // A "you" in the news itself still makes it the two speakers'.
         assert_eq!(episode("My sister loved the scarf you knitted, she wears it daily"), None);
+        // The user and a named partner are the subject together.
+        let (_, content, _) = episode("My partner Sam and I are getting married next June in Cork").unwrap();
+        assert_eq!(content, "User and their partner Sam are getting married next June in Cork");
         // An auxiliary after "and" is the same subject's.
         for (said, told) in [
             (

@@ -198,7 +198,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     static AGAIN: OnceLock<Regex> = OnceLock::new();
     let again = AGAIN.get_or_init(|| {
         Regex::new(
-            r"\b((?i:my|our)\s+(?:(?i:little|big|older|younger|elder|old|new|best|late)\s+)?)([A-Za-z]+(?:-[A-Za-z]+)*)((?:\s+[A-Z][a-z]+)?)\s+(?i:he|she)\s+",
+            r"(?m)((?:^|[.!?,;:]\s*|\b(?i:and|but|so|because|cos|coz|also|then|now)\s+)(?i:my|our)\s+(?:(?i:little|big|older|younger|elder|old|new|best|late)\s+)?)([A-Za-z]+(?:-[A-Za-z]+)*)((?:\s+[A-Z][a-z]+)?)\s+(?i:he|she)\s+",
         )
         .expect("subject-again regex")
     });
@@ -1772,6 +1772,14 @@ pub(crate) mod tests {
         assert_eq!(normalise("im so ill just lying here", true), "i'm so ill just lying here");
         assert_eq!(normalise("tired and ill still", true), "tired and ill still");
         assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
+    }
+
+    #[test]
+    fn a_subject_said_twice_is_said_once_but_an_object_before_a_new_clause_stays() {
+        assert_eq!(normalise("My father he went back to Iran", true), "My father went back to Iran");
+        assert_eq!(normalise("so my sister Mai she is the cook", true), "so my sister Mai is the cook");
+        let said = "im a carer for my dad he has dementia";
+        assert!(normalise(said, true).contains("my dad he has dementia"), "{}", normalise(said, true));
     }
 
     #[test]
