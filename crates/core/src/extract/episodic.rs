@@ -750,6 +750,16 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // "Gonna continue my edu" is "I'm going to continue my education".
         words.splice(0..1, ["I'm".to_string(), "going".to_string(), "to".to_string()]);
     }
+    // "Mum's coming over Sunday", "Nan had her hip done": a kinship word said as a name is the
+    // user's own relative ("my mum"), unless it is said to them ("Mum, I'm home").
+    if !words.iter().any(|w| first_person(&bare(w))) {
+        let b = bare(&words[0]);
+        let kin = b.strip_suffix("'s").unwrap_or(&b);
+        if super::lex::NAME_LIKE.contains(&kin) && !words[0].ends_with([',', '!', '?', ':']) && words.len() >= 4 {
+            words[0] = words[0].to_lowercase();
+            words.insert(0, "my".to_string());
+        }
+    }
     // The first word naming the user ("I", "my", "me", "we"): everything is told about them.
     // "out at a mine in the pilbara": "mine" after an article is the pit, not the user's.
     let k = words.iter().enumerate().position(|(i, w)| {
@@ -2439,6 +2449,12 @@ mod tests {
         assert_eq!(content, "User's sister's wedding is soon");
         // A "you" in the news itself still makes it the two speakers'.
         assert_eq!(episode("My sister loved the scarf you knitted, she wears it daily"), None);
+        // A kinship word said as a name is the user's relative; said to them, it is no news.
+        let (_, content, _) = episode("Mum's coming over Sunday for lunch").unwrap();
+        assert_eq!(content, "User's mum's coming over Sunday for lunch");
+        let (_, content, _) = episode("Nan had her cataract done on Tuesday").unwrap();
+        assert_eq!(content, "User's nan had her cataract done on Tuesday");
+        assert_eq!(episode("Mum, the kettle is broken again"), None);
         // The user and a named partner are the subject together.
         let (_, content, _) = episode("My partner Sam and I are getting married next June in Cork").unwrap();
         assert_eq!(content, "User and their partner Sam are getting married next June in Cork");
