@@ -198,8 +198,8 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 # e.g. Please never mention my divorce again.
                 \b(?:
-                    never | don't | do\s+not | dont | stop | quit | avoid | no\s+more
-                    | you\s+(?:please\s+)?not | refrain\s+from | please\s+don't
+                    never | (?:don't | do\s+not | dont)(?:\s+to)? | stop | quit | avoid | no\s+more
+                    | you\s+(?:please\s+)?not | refrain\s+from | please\s+don't(?:\s+to)?
                 )
                 \s+(?:ever\s+)?(?:again\s+)?(?:
                     mention(?:ing)?
@@ -223,10 +223,21 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "boundary.please-not",
             Mode::Request,
-            &["not ask", "not mention", "not talk", "not bring"],
+            &[
+                "not ask",
+                "not mention",
+                "not talk",
+                "not bring",
+                "not to ask",
+                "not to mention",
+                "not to talk",
+                "not to bring",
+            ],
             r"(?x)
                 # e.g. Okay, please not ask me about my weight.
-                (?:^|[,;:]\s*|\bplease,?\s+)not\s+(?:ever\s+)?(?:
+                # A learner's please not to mention my ex; only after please, as the idiom
+                # (the cost, not to mention the hassle) is no request.
+                (?:(?:^|[,;:]\s*)not\s+|\bplease,?\s+not\s+(?:to\s+)?)(?:ever\s+)?(?:
                     ask(?:ing)?\s+(?:me\s+)?about
                     | mention(?:ing)?
                     | talk(?:ing)?\s+(?:to\s+me\s+)?about
@@ -372,7 +383,7 @@ pub(super) fn rules() -> Vec<Rule> {
 
 #[cfg(test)]
 mod tests {
-    use crate::extract::heuristic::tests::{contents, none, nothing_written, run};
+    use crate::extract::heuristic::tests::{contents, none, nothing_written, only_episodes, run};
     use crate::kind::{Kind, Surface};
 
     #[test]
@@ -380,6 +391,8 @@ mod tests {
         for (s, topic) in [
             ("Please never mention my ex-husband.", "their ex-husband"),
             ("Never mention my ex-husband.", "their ex-husband"),
+            ("Please not to mention my ex-husband, is painful for me", "their ex-husband"),
+            ("please don't to talk about my weight", "their weight"),
             ("don't bring up my divorce unless I do", "their divorce"),
             ("Please don't ask me about my weight", "their weight"),
             ("My weight is off limits.", "their weight"),
@@ -413,6 +426,8 @@ mod tests {
         none("I can't stop thinking about the trip");
         none("Stop talking about me, tell me about your day");
         none("Thanks so much! Don't mention it.");
+        only_episodes("The rent went up again, not to mention the hassle of the deposit");
+        only_episodes("I had to stop to talk about the budget with Jo");
         nothing_written("I did not ask about this, you brought it up");
     }
 
