@@ -1635,6 +1635,11 @@ pub(crate) mod tests {
         // Texting's names for relatives are written out.
         let got = contents("my sis is getting the same tattoo for her 18th");
         assert_eq!(got, vec!["User's sister is getting the same tattoo for her 18th"]);
+        let got = contents("my cuz has his senior heat at golden shears on 5 march, hes stoked");
+        assert!(got.iter().any(|c| c.starts_with("User's cousin has his senior heat")), "{got:?}");
+        // "cuz" after anything but "my" is because.
+        let got = contents("my mum always rings me cuz she worries about the drive");
+        assert!(got.iter().all(|c| !c.contains("cousin")), "{got:?}");
         let got = contents("my hubby Dev starts at the fire station monday");
         assert!(got.iter().any(|c| c.starts_with("Dev (User's husband) starts")), "{got:?}");
         let got = contents("My partner Tom is vegetarian.");

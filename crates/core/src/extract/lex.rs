@@ -60,7 +60,7 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
 ];
 
 /// Family and close relations ("my sister", "my boss"); the longest forms first.
-pub(super) const RELATIONS: &str = "sis|bro|hubby|missus|missis|wifey|bf|gf|mother-in-law|father-in-law|sister-in-law|brother-in-law|in-laws|\
+pub(super) const RELATIONS: &str = "sis|bro|cuzzie|cuz|hubby|missus|missis|wifey|bf|gf|mother-in-law|father-in-law|sister-in-law|brother-in-law|in-laws|\
     stepmom|stepmother|stepdad|stepfather|stepson|stepdaughter|stepbrother|stepsister|\
     wife|husband|spouse|partner|boyfriend|girlfriend|fiancée|fiancee|fiancé|fiance|ex-wife|ex-husband|\
     sons|son|daughters|daughter|kids|kid|children|child|baby|toddler|twins|\
@@ -1180,6 +1180,7 @@ pub(super) fn relation_in_full(word: &str) -> String {
     let full = match b.as_str() {
         "sis" => "sister",
         "bro" => "brother",
+        "cuz" | "cuzzie" => "cousin",
         "hubby" => "husband",
         "missus" | "missis" | "wifey" => "wife",
         "bf" => "boyfriend",
@@ -1221,6 +1222,9 @@ pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
             "included",
             "as",
             "or",
+            // "text me cuz I'll forget": because, not a cousin.
+            "cuz",
+            "coz",
             "i",
             "i'm",
             "you",
