@@ -803,15 +803,23 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // When the user is not the subject ("Stop talking about me, tell me about your day"), any
     // "you" makes it about the two speakers.
     // "My sister's wedding is Ginbot 16, I think this is May 24 for you": a later clause
-    // turned to the listener is theirs, and goes; the news before it stays.
+    // turned to the listener is theirs, and goes; the news before it stays, with the date the
+    // clause gave it in the listener's terms ("… is Ginbot 16 (May 24)").
     if !first_subject(&bare(&words[k])) {
         let to_listener = |ws: &[String]| ws.iter().any(|w| second_person(&bare(w)));
         let cut = (v + 2..words.len())
             .find(|&j| words[j - 1].ends_with([',', ';']) && to_listener(&words[j..]) && !to_listener(&words[..j]));
         if let Some(j) = cut {
+            let clause = words[j..].join(" ");
+            let date = super::when::find(&clause, s.at)
+                .filter(|d| !d.vague && clause[d.start..d.end].chars().any(|c| c.is_ascii_digit()))
+                .map(|d| clause[d.start..d.end].trim_end_matches([',', '.', ';']).to_string());
             words.truncate(j);
             if let Some(w) = words.last_mut() {
                 *w = w.trim_end_matches([',', ';']).to_string();
+                if let Some(date) = date {
+                    w.push_str(&format!(" ({date})"));
+                }
             }
         }
     }
@@ -2442,9 +2450,12 @@ mod tests {
         for said in ["Love that idea, thanks so much", "Love you lots x", "Hate it when that happens"] {
             assert!(episode(said).is_none_or(|e| !e.1.starts_with("User loves") && !e.1.starts_with("User hates")));
         }
-        // A later clause turned to the listener goes; the news before it stays.
+        // A later clause turned to the listener goes; the news before it stays, with the date
+        // the clause gave it.
         let (_, content, _) = episode("My sister's wedding is Ginbot 16, I think this is May 24 for you.").unwrap();
-        assert_eq!(content, "User's sister's wedding is Ginbot 16");
+        assert_eq!(content, "User's sister's wedding is Ginbot 16 (May 24)");
+        let (_, content, _) = episode("My Eid party is the second day, maybe Sunday for you").unwrap();
+        assert_eq!(content, "User's Eid party is the second day");
         let (_, content, _) = episode("My sister's wedding is soon, are you coming").unwrap();
         assert_eq!(content, "User's sister's wedding is soon");
         // A "you" in the news itself still makes it the two speakers'.
