@@ -1622,10 +1622,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 # btw' ('Coeliac disease runs in the family' is no such fragment).
                 | ^\s*(?:(?:also|and|but|plus|oh|btw|ps)[\s,]+)?(?P<f><HEALTH>)
                   \s*(?:$|[.!,;]|\s+(?:tho|though|too|btw|lol|so|and|but|as\s+well)\b)
+                # Ending a clause of the user's: 'I can't eat gluten, coeliac' (not 'Sam,
+                # coeliac and proud of it, bakes').
+                | [,;]\s*(?:(?:also|and|but|plus|btw)\s+)?(?P<f2><HEALTH>)\s*(?:tho|though|too|btw|lol)?\s*[.!]*\s*$
                 # e.g. I have a peanut allergy.
                 | \bi\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy
-                # e.g. I've got epilepsy; (doctor says) i have diabetes type 2.
-                | \b(?:<IVE>\s+got|i\s+(?:have|got)|i\s+was\s+diagnosed\s+with|<IVE>\s+been\s+diagnosed\s+with)\s+
+                # e.g. I've got epilepsy; (doctor says) i have diabetes type 2; 'I am having
+                # diabetes', 'I'm suffering from asthma' as learners say it.
+                | \b(?:<IVE>\s+got|i\s+(?:have|got)|i\s+was\s+diagnosed\s+with|<IVE>\s+been\s+diagnosed\s+with
+                    | <IM>\s+(?:having|suffering\s+(?:from|with)))\s+
                   (?:(?:mild|severe|bad|really\s+bad)\s+)?
                   (?P<c>
                     epilepsy | asthma | (?:coeliac|celiac)\s+disease
@@ -1642,7 +1647,7 @@ pub(super) fn rules() -> Vec<Rule> {
             .replace("<INTENSITY>", INTENSITY)
             .as_str(),
             |c, _| {
-                let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "c")) {
+                let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
                     let z = if z == "high pressure" { "high blood pressure".to_string() } else { z };
                     // "I have high blood pressure": a condition one has, not one is.
