@@ -1169,7 +1169,10 @@ pub(super) fn same_after_any_subject(b: &str) -> bool {
     // "used to", "loved": a form in -ed is past whatever `is_past` knows of it ("need", "feed"
     // and "succeed" are not).
     let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
-    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed) && !matches!(b, "don't" | "haven't")
+    // "would've", "must've": a modal with its "have" run on.
+    let modal_have = b.strip_suffix("'ve").is_some_and(|m| MODALS.contains(&m));
+    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed || modal_have)
+        && !matches!(b, "don't" | "haven't")
 }
 
 /// A relative as texting names them ("sis", "hubby"), written out ("sister", "husband") with
