@@ -2498,6 +2498,9 @@ mod tests {
         assert_eq!(episode("cant wait to catch up properly"), None);
         let (_, content, _) = episode("i been meaning to fix the fence before winter").unwrap();
         assert!(content.starts_with("User has been meaning to fix the fence"), "{content}");
+        // A modal with its "have" run on reads the same after any subject.
+        let (_, content, _) = episode("I would've loved to hear that band live in Dublin").unwrap();
+        assert!(content.starts_with("User would've loved to hear"), "{content}");
         assert!(episode("Still raining here in Keswick").is_none_or(|e| !e.1.starts_with("User is still raining")));
         // "Was" before no feeling is the day's or the thing's.
         assert!(episode("Was a brilliant day out at the coast").is_none_or(|e| !e.1.starts_with("User was")));

@@ -193,6 +193,24 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(fixed.into_owned());
     }
+    // "I'm from Lagos originally but been in Manchester 10 years": a clause on "been" after
+    // "but", "and" or "so" has dropped its "I've", when the sentence it goes on opened on "I".
+    static BEEN: OnceLock<Regex> = OnceLock::new();
+    let been = BEEN.get_or_init(|| Regex::new(r"(\b(?i:but|and|so)\s+)(?i:been)(\s+)").expect("dropped-I've regex"));
+    if english && been.is_match(&s) {
+        let text = s.to_string();
+        let fixed = been.replace_all(&text, |c: &regex::Captures<'_>| {
+            let start = c.get(0).map_or(0, |m| m.start());
+            let opened = text[..start].rsplit(['.', '!', '?', '\n']).next().unwrap_or("").trim_start();
+            let first = opened.split_whitespace().next().unwrap_or("").to_lowercase();
+            if matches!(first.as_str(), "i" | "i'm" | "i've" | "i'd" | "im" | "ive") {
+                format!("{}I've been{}", &c[1], &c[2])
+            } else {
+                c[0].to_string()
+            }
+        });
+        s = Cow::Owned(fixed.into_owned());
+    }
     // "My father he went back to Iran", "my sister Mai she is the cook": the subject said twice,
     // as many languages do, is said once ("my father went back …").
     static AGAIN: OnceLock<Regex> = OnceLock::new();
@@ -1674,6 +1692,13 @@ pub(crate) mod tests {
             ("Also i have high pressure since two years", "health:high_blood_pressure", "high blood pressure"),
             ("I've got a heart condition, nothing too strenuous please", "health:heart_condition", "heart condition"),
             ("i was diagnosed with crohns in 2019", "health:crohns", "crohns"),
+            (
+                "I am having diabetes type 2, taking metformin 500 two times daily",
+                "health:type_2_diabetes",
+                "type 2 diabetes",
+            ),
+            ("im suffering from asthma since i was small", "health:asthma", "asthma"),
+            ("I can't eat gluten, coeliac", "health:coeliac", "coeliac"),
         ] {
             assert_eq!(keyed(text, key).as_deref(), Some(value), "{text:?}");
         }
@@ -1685,6 +1710,8 @@ pub(crate) mod tests {
             "If I were diabetic I would know",
             "my dad has high blood pressure",
             "I have high hopes for the heart of the team",
+            "I'm having a baby in March",
+            "My friend Sam, coeliac and proud of it, bakes with rice flour",
         ] {
             assert!(
                 run(text).iter().all(|o| !o.draft.key.as_deref().unwrap_or_default().starts_with("health:")),
@@ -1811,6 +1838,13 @@ pub(crate) mod tests {
         for said in ["my sister Selam's wedding is in May", "my sister wedding is in May", "my son Always party"] {
             assert_eq!(normalise(said, true), said);
         }
+        // A clause on "been" after the user's own has dropped its "I've".
+        assert_eq!(
+            normalise("I'm from Lagos originally but been in Manchester 10 years", true),
+            "I'm from Lagos originally but I've been in Manchester 10 years"
+        );
+        let said = "My sister moved to Leeds and been happy since";
+        assert_eq!(normalise(said, true), said);
         let found = contents("My sister Selam wedding is Ginbot 16, I think this is May 24 for you.");
         assert!(found.iter().any(|c| c.contains("wedding")), "{found:?}");
     }
