@@ -1401,9 +1401,11 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
         {
             Some("I'm")
         }
-        w if is_past(w) && !NOT_ELIDED.contains(&w) => Some("I"),
+        // A compound ("Much-needed break and …", "Long-awaited trip") is an adjective.
+        w if is_past(w) && !NOT_ELIDED.contains(&w) && !w.contains('-') => Some("I"),
         w if w.len() > 5
             && w.ends_with("ing")
+            && !w.contains('-')
             && !NOT_GERUNDS.contains(&w)
             && !ING_NOUNS.contains(&w)
             && !verb_in_clause
@@ -2324,6 +2326,8 @@ mod tests {
             "I will keep pushing forward and doing my best.",
             "Yeah, I'm not gonna quit, I'll make it happen",
             "I'm staying positive and working hard",
+            "I'm gonna keep grinding and moving ahead",
+            "I put my heart into it and I'm determined to keep going",
             "It's my own story.",
             "Those are my main focuses.",
             "It's been on my list forever.",
@@ -2420,6 +2424,13 @@ mod tests {
     #[test]
     fn an_unsaid_it_is_not_read_as_the_user() {
         assert_eq!(episode("Gonna be a great night with all the stalls and the brass band!"), None);
+        // A compound adjective opening a fragment is no verb with its "I" left out.
+        for said in ["Much-needed break and a chance to explore new places", "Never-ending drizzle here in my town"] {
+            assert!(
+                episode(said).is_none_or(|e| !e.1.starts_with("User much") && !e.1.starts_with("User is never")),
+                "{said}"
+            );
+        }
         // Two gerunds with their plural verb are the subject: no "I'm" was left out.
         let content = episode("Gardening and cycling keep me sane between shifts").map(|e| e.1);
         assert!(!content.as_deref().is_some_and(|c| c.starts_with("User is gardening")), "{content:?}");
