@@ -635,7 +635,11 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
     let words: Vec<&str> = s.split(' ').filter(|w| !w.is_empty()).collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut other = naming.unwrap_or(false);
+    let mut skip_next = false;
     for (i, w) in words.iter().enumerate() {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
         let lower = w.to_lowercase();
         let next = words.get(i + 1).map(|n| n.to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_string());
         if naming.is_some() {
@@ -652,6 +656,19 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
                 "me" if other && me_is_my(next.as_deref(), false) => Some("User's"),
                 "me" if other => Some("User"),
                 "i" if (other || plural_near()) && next.as_deref().is_some_and(same_after_any_subject) => Some("User"),
+                // "my wife wants a cruise but I get seasick": after someone else, "they" would
+                // be them; the user is named and a plain verb agrees ("User gets seasick").
+                "i" if other && next.as_deref().is_some_and(plain_verb) => {
+                    let verb = words[i + 1];
+                    let trail = &verb[verb.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+                    out.push(format!(
+                        "User {}{trail}",
+                        third_singular(verb.trim_end_matches(|c: char| !c.is_alphanumeric()))
+                    ));
+                    skip_next = true;
+                    other = false;
+                    continue;
+                }
                 "i'm" if other => Some("User is"),
                 "i've" if other => Some("User has"),
                 "i'll" if other => Some("User will"),
@@ -1030,6 +1047,57 @@ pub(super) fn base_verb(past: &str) -> String {
 pub(super) fn is_past(word: &str) -> bool {
     let w = word.to_lowercase();
     IRREGULAR.iter().any(|(p, _)| *p == w) || (w.len() > 4 && w.ends_with("ed"))
+}
+
+/// Whether `word` (lower case, bare) is read as a plain present verb after "I" ("get", "need",
+/// "take"): a word of letters that is no adverb, hedge or texting shorthand ("really", "kinda",
+/// "n"), no form that already agrees (past, modal, "-ing") and no contraction.
+fn plain_verb(word: &str) -> bool {
+    const NOT_VERBS: &[&str] = &[
+        "also",
+        "always",
+        "never",
+        "still",
+        "just",
+        "even",
+        "only",
+        "kinda",
+        "sorta",
+        "often",
+        "sometimes",
+        "usually",
+        "so",
+        "too",
+        "really",
+        "actually",
+        "def",
+        "prob",
+        "tho",
+        "dunno",
+        "lol",
+        "and",
+        "or",
+        "but",
+        "am",
+        "was",
+        "were",
+        "mean",
+        "think",
+        "guess",
+        "suppose",
+        "reckon",
+        "feel",
+        "hope",
+        "know",
+        "believe",
+        "bet",
+    ];
+    word.len() >= 2
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && !word.ends_with("ly")
+        && !word.ends_with("ing")
+        && !NOT_VERBS.contains(&word)
+        && !same_after_any_subject(word)
 }
 
 /// The third-person singular of a base verb ("deploy" → "deploys", "fix" → "fixes").
@@ -1646,10 +1714,18 @@ mod tests {
             "should ask occ health, she said User's BP is up and wants to see User"
         );
         assert_eq!(third_person_naming_user("i sent them the email", false), "User sent them the email");
-        // A verb that would have to agree keeps "they"; one that reads alike names the user.
-        assert_eq!(third_person_naming_user("she said I need rest", false), "she said they need rest");
+        // After someone else the user is named, a plain verb agreeing; one that reads alike
+        // needs no agreement.
+        assert_eq!(third_person_naming_user("she said I need rest", false), "she said User needs rest");
+        assert_eq!(
+            third_person_naming_user("wants a cruise but I get seasick, badly", true),
+            "wants a cruise but User gets seasick, badly"
+        );
+        // An adverb or a hedge after "I": "they", as before.
+        assert_eq!(third_person_naming_user("she said I really need rest", false), "she said they really need rest");
+        assert_eq!(third_person_naming_user("she thinks I think too much", false), "she thinks they think too much");
         assert_eq!(third_person_naming_user("she said I didn't rest", false), "she said User didn't rest");
-        assert_eq!(third_person_naming_user("so I take the bus", true), "so they take the bus");
+        assert_eq!(third_person_naming_user("so I take the bus", true), "so User takes the bus");
         assert_eq!(
             third_person_naming_user("has me on statins, to call my mum", true),
             "has User on statins, to call mum"
