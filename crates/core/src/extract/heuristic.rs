@@ -193,6 +193,15 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(fixed.into_owned());
     }
+    // "Cant stand the cold anymore": a dislike opening a sentence has dropped its "I".
+    static STAND: OnceLock<Regex> = OnceLock::new();
+    let stand = STAND.get_or_init(|| {
+        Regex::new(r"(?m)(^\s*|[.!?;]\s+)((?i:can't|cant|cannot)\s+(?i:stand|bear)\b)")
+            .expect("dropped-I dislike regex")
+    });
+    if english && stand.is_match(&s) {
+        s = Cow::Owned(stand.replace_all(&s, "${1}I ${2}").into_owned());
+    }
     // "I'm from Lagos originally but been in Manchester 10 years": a clause on "been" after
     // "but", "and" or "so" has dropped its "I've", when the sentence it goes on opened on "I".
     static BEEN: OnceLock<Regex> = OnceLock::new();

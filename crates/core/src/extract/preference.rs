@@ -587,11 +587,25 @@ pub(super) fn rules() -> Vec<Rule> {
                 } else {
                     x
                 };
-                // "I don't like coffee anymore" is a change, left to the "no longer" rules.
+                // "I don't like coffee anymore" is a change, left to the "no longer" rules; "I
+                // can't stand the cold anymore" (no liking negated) is a dislike grown stronger,
+                // kept without its "anymore".
                 let xl = x.to_lowercase();
-                if ["anymore", "any more", "any longer"].iter().any(|w| xl.contains(w)) {
-                    return Vec::new();
-                }
+                let negated_liking = cap(c, "v1").or(cap(c, "v2")).is_some_and(|v| {
+                    let v = v.to_lowercase();
+                    v.contains("like")
+                        || v.contains("enjoy")
+                        || v.contains("care")
+                        || v.contains("fan")
+                        || v.contains("into")
+                });
+                let any_more = [" anymore", " any more", " any longer"];
+                let x = match any_more.iter().find_map(|w| xl.find(w)) {
+                    Some(_) if negated_liking => return Vec::new(),
+                    Some(at) if xl[at..].split_whitespace().count() <= 2 => &x[..at],
+                    Some(_) => return Vec::new(),
+                    None => x,
+                };
                 let Some(x) = phrase(x) else { return Vec::new() };
                 if about_chat(&x) {
                     return Vec::new();
@@ -748,6 +762,11 @@ mod tests {
             vec!["User enjoys cooking Thai food on weekends"]
         );
         assert_eq!(contents("I can't stand cilantro"), vec!["User dislikes cilantro"]);
+        // A dislike grown stronger is a dislike; a liking that stopped is a change.
+        assert!(contents("I can't stand the cold anymore").contains(&"User dislikes the cold".to_string()));
+        let got = contents("cant stand the cold anymore, thinking of spain for the winter");
+        assert!(got.iter().any(|c| c.contains("the cold")), "{got:?}");
+        assert!(!contents("I don't like coffee anymore").iter().any(|c| c == "User dislikes coffee"));
         assert_eq!(
             contents("please don't suggest anything with mushrooms"),
             vec!["User does not want anything with mushrooms"]
