@@ -1644,7 +1644,10 @@ fn someone_first(content: &str) -> Option<String> {
     let first = rest.split_whitespace().next().unwrap_or("");
     // Naming is the identity rule's ("is named", "is called"); a name that is a word of the
     // sentence ("User's mum Always says") is no name.
+    // A word shouted in capitals ("nan CRIED at the tickets") is no name.
+    let shouted = c["name"].len() > 1 && c["name"].chars().filter(|ch| ch.is_alphabetic()).all(char::is_uppercase);
     if ["named", "called"].iter().any(|w| rest.split_whitespace().nth(1) == Some(*w))
+        || shouted
         || super::lex::NOT_NAMES.contains(&c["name"].to_lowercase().as_str())
         || first.is_empty()
     {
@@ -2424,6 +2427,12 @@ mod tests {
     #[test]
     fn an_unsaid_it_is_not_read_as_the_user() {
         assert_eq!(episode("Gonna be a great night with all the stalls and the brass band!"), None);
+        // A word shouted in capitals after a relative is no name of theirs.
+        assert_eq!(super::someone_first("User's nan CRIED at the tickets"), None);
+        assert_eq!(
+            super::someone_first("User's nan Bridie cried at the tickets").as_deref(),
+            Some("Bridie (User's nan) cried at the tickets")
+        );
         // A compound adjective opening a fragment is no verb with its "I" left out.
         for said in ["Much-needed break and a chance to explore new places", "Never-ending drizzle here in my town"] {
             assert!(

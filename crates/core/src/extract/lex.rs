@@ -1277,7 +1277,8 @@ pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
         "own", "mates", "mate", "boss", "manager", "missus", "fella", "bloods", "meds", "tablets", "rota", "shifts",
         "wages", "head", "hands", "hand", "knees", "knee", "feet", "foot", "legs", "leg", "arm", "arms", "eyes",
         "chest", "belly", "hip", "hips", "neck", "shoulder", "teeth", "hair", "gran", "nan", "nana", "ma", "mam", "da",
-        "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam",
+        "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam", "skin", "face", "ears", "nose", "stomach",
+        "tummy", "throat", "wrist", "ankle", "elbow", "fingers", "toes", "bones", "joints", "lungs", "mouth",
     ];
     if next.is_empty()
         || [
@@ -1703,6 +1704,8 @@ mod tests {
     #[test]
     fn third_person_rewrites_and_keeps_kinship_names() {
         assert_eq!(third_person("call my mom this weekend"), "call mom this weekend");
+        // "me" for "my" before a part of the body ("for me skin").
+        assert_eq!(third_person("roaccutane for me skin"), "roaccutane for their skin");
         assert_eq!(third_person("send my slides to my boss"), "send their slides to their boss");
         assert_eq!(third_person("I am sure I was right"), "they are sure they were right");
         assert_eq!(

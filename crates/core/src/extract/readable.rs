@@ -171,7 +171,36 @@ pub(super) fn unfinished(text: &str) -> bool {
         return false;
     }
     let last = t.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("").to_lowercase();
-    NEEDS_MORE.contains(&last.as_str())
+    NEEDS_MORE.contains(&last.as_str()) || open_quote(t)
+}
+
+/// Whether `text` opens a quote it never closes ("… and said 'see"): what was cut off was what
+/// was said. An apostrophe inside or after a word ("it's", "the boys'") opens nothing.
+fn open_quote(text: &str) -> bool {
+    ['\'', '"'].into_iter().any(|q| {
+        let (mut opened, mut closed) = (0, 0);
+        for (i, c) in text.char_indices() {
+            if c != q {
+                continue;
+            }
+            let before = text[..i].chars().next_back();
+            let after = text[i + c.len_utf8()..].chars().next();
+            // "'til", "'cause", "'em": a word's first letters left out, no quote.
+            let clipped = q == '\'' && {
+                let word: String = text[i + 1..].chars().take_while(|ch| ch.is_alphabetic()).collect();
+                matches!(
+                    word.to_lowercase().as_str(),
+                    "til" | "till" | "cause" | "cos" | "coz" | "em" | "bout" | "round" | "n" | "s"
+                )
+            };
+            if before.is_some_and(char::is_whitespace) && after.is_some_and(|a| !a.is_whitespace()) && !clipped {
+                opened += 1;
+            } else if before.is_some_and(|b| !b.is_whitespace()) && !after.is_some_and(char::is_alphanumeric) {
+                closed += 1;
+            }
+        }
+        opened > closed
+    })
 }
 
 /// Words after which a sentence cannot stop.
@@ -696,6 +725,10 @@ mod tests {
         assert_eq!(flaw("User needs someone to talk to"), None);
         assert_eq!(flaw("User is proud of their daughter"), None);
         assert_eq!(flaw("On 2026-03-02 User said: \"I'm so proud of\""), None);
+        // A quote opened and never closed was cut inside what was said.
+        assert_eq!(flaw("User's sister came to help unpack and said 'see"), Some(Flaw::Unfinished));
+        assert_eq!(flaw("User's sister said 'see, you are a hoarder', fair enough"), None);
+        assert_eq!(flaw("User's boys' bikes are in the shed and it's raining"), None);
     }
 
     #[test]
