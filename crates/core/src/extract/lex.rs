@@ -1091,6 +1091,31 @@ fn plain_verb(word: &str) -> bool {
         "know",
         "believe",
         "bet",
+        "no",
+        "not",
+        "now",
+        "then",
+        "here",
+        "there",
+        "the",
+        "to",
+        "in",
+        "at",
+        "on",
+        "all",
+        "both",
+        "myself",
+        "personally",
+        "very",
+        "pretty",
+        "quite",
+        "almost",
+        "ever",
+        "already",
+        "once",
+        "twice",
+        "as",
+        "if",
     ];
     word.len() >= 2
         && word.chars().all(|c| c.is_ascii_alphabetic())
@@ -1727,6 +1752,7 @@ mod tests {
         // An adverb or a hedge after "I": "they", as before.
         assert_eq!(third_person_naming_user("she said I really need rest", false), "she said they really need rest");
         assert_eq!(third_person_naming_user("she thinks I think too much", false), "she thinks they think too much");
+        assert_eq!(third_person_naming_user("she said I no longer need it", false), "she said they no longer need it");
         assert_eq!(third_person_naming_user("she said I didn't rest", false), "she said User didn't rest");
         assert_eq!(third_person_naming_user("so I take the bus", true), "so User takes the bus");
         assert_eq!(
