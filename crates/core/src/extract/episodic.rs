@@ -972,7 +972,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         .collect();
     // Where someone else stood since the user was named ("Midwife said I should ask, she said
     // my BP …", "My doctor has me on …"), "they" would read as them: the user is named.
-    let after_someone = !group && user.strip_prefix("User's ").is_some_and(super::lex::is_relation_word);
+    // A plural stands there too: "My regulars keep telling me I should …" is told to the user
+    // ("… keep telling User they should"), not "telling them", which reads as the regulars.
+    let plural = |n: &str| n.len() > 3 && n.ends_with('s') && !n.ends_with("ss") && !n.ends_with("'s");
+    let after_someone =
+        !group && user.strip_prefix("User's ").is_some_and(|n| super::lex::is_relation_word(n) || plural(n));
     let tail = if group {
         third_person(&rest.join(" "))
     } else {
@@ -2427,6 +2431,9 @@ mod tests {
     #[test]
     fn an_unsaid_it_is_not_read_as_the_user() {
         assert_eq!(episode("Gonna be a great night with all the stalls and the brass band!"), None);
+        // After a plural of the user's, the user is named: "them" would be the plural.
+        let (_, content, _) = episode("My regulars keep telling me I should open my own place").unwrap();
+        assert_eq!(content, "User's regulars keep telling User they should open their own place");
         // A word shouted in capitals after a relative is no name of theirs.
         assert_eq!(super::someone_first("User's nan CRIED at the tickets"), None);
         assert_eq!(
