@@ -77,6 +77,12 @@ mod tests {
             sentences in proptest::collection::vec("[a-z]{1,6}( [a-z]{1,6}){0,6}[.!?]", 0..20),
             max in 0usize..10,
         ) {
+            // A sentence whose last word is an abbreviation ("vs.", "dr.") runs on into the
+            // next one by design; the oracle below cuts at every stop, so such texts are left out.
+            prop_assume!(sentences.iter().all(|s| {
+                let body = &s[..s.len() - 1];
+                !crate::extract::abbreviation_goes_on(body, " a") && !crate::extract::abbreviation_goes_on(body, " A")
+            }));
             let text = sentences.join(" ");
             let p = passages(&text, max);
             prop_assert!(p.len() <= max);

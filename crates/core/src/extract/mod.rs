@@ -103,7 +103,7 @@ const RUN_ON: &[&str] = &["a.m", "p.m", "e.g", "i.e", "approx", "vs", "etc", "in
 
 /// Whether the full stop between `before` and `after` closes an abbreviation that the
 /// sentence goes on past, rather than the sentence itself.
-fn abbreviation_goes_on(before: &str, after: &str) -> bool {
+pub(crate) fn abbreviation_goes_on(before: &str, after: &str) -> bool {
     let word = before.rsplit(|c: char| c.is_whitespace() || c == '(').next().unwrap_or("");
     let Some(next) = after.trim_start().chars().next() else { return false };
     let is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
