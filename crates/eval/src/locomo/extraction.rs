@@ -106,9 +106,9 @@ pub struct ConversationExtraction {
     pub precision: Share,
 }
 
-/// A memory that states no observation of its sessions, for a person to judge.
+/// A memory listed for a person to judge, with the observation of its sessions closest to it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UnmatchedMemory {
+pub struct ListedMemory {
     /// The conversation.
     pub conversation: String,
     /// Its kind.
@@ -190,7 +190,10 @@ pub struct ExtractionReport {
     /// Per conversation.
     pub per_conversation: Vec<ConversationExtraction>,
     /// Memories that state nothing annotated (as many as the options list).
-    pub unmatched_memories: Vec<UnmatchedMemory>,
+    pub unmatched_memories: Vec<ListedMemory>,
+    /// Memories that state an observation, with the one they state (as many as the options
+    /// list): what a filter of captures would lose, read beside what it would drop.
+    pub matched_memories: Vec<ListedMemory>,
     /// Observations nothing states (as many as the options list).
     pub missed_observations: Vec<MissedObservation>,
     /// Matched events whose memories miss the date (as many as the options list).
@@ -288,6 +291,7 @@ pub fn run_extraction(
     let mut by_kind: BTreeMap<String, Share> = BTreeMap::new();
     let mut by_rule: BTreeMap<String, Share> = BTreeMap::new();
     let mut unmatched_memories = Vec::new();
+    let mut matched_memories = Vec::new();
     let mut missed_observations = Vec::new();
     let mut misdated_events = Vec::new();
     let mut extraction_ms = Vec::new();
@@ -310,15 +314,16 @@ pub fn run_extraction(
             .collect();
         let user = options.rendering.user_speaker(conv);
         let c = measure(conv, user, &memories, embedder.as_ref(), &mut best_cosines, &mut by_kind, &mut by_rule)?;
-        for (m, closest) in c.unmatched.into_iter().take(options.listed.saturating_sub(unmatched_memories.len())) {
-            unmatched_memories.push(UnmatchedMemory {
+        for (listed, found) in [(&mut unmatched_memories, c.unmatched), (&mut matched_memories, c.matched)] {
+            let room = options.listed.saturating_sub(listed.len());
+            listed.extend(found.into_iter().take(room).map(|(m, closest)| ListedMemory {
                 conversation: id.to_string(),
                 kind: m.kind,
                 rule: m.provenance.rule.clone(),
                 content: m.content.clone(),
                 sources: m.provenance.sources.iter().map(|s| s.as_str().to_string()).collect(),
                 closest,
-            });
+            }));
         }
         let room = options.listed.saturating_sub(missed_observations.len());
         missed_observations.extend(c.missed.into_iter().take(room));
@@ -364,6 +369,7 @@ pub fn run_extraction(
         memories_by_rule: by_rule,
         per_conversation,
         unmatched_memories,
+        matched_memories,
         missed_observations,
         misdated_events,
         extractor: serde_json::to_value(config.extractor)
@@ -410,6 +416,7 @@ fn time_heuristic(conv: &Conversation, rendering: TurnRendering) -> Vec<f64> {
 struct Compared<'a> {
     figures: ConversationExtraction,
     unmatched: Vec<(&'a Row, Option<(String, f32)>)>,
+    matched: Vec<(&'a Row, Option<(String, f32)>)>,
     missed: Vec<MissedObservation>,
     misdated: Vec<MisdatedEvent>,
 }
@@ -500,6 +507,7 @@ fn measure<'a>(
     // Precision: a memory stating any observation of its own source sessions.
     let mut precise = 0;
     let mut unmatched = Vec::new();
+    let mut matched = Vec::new();
     for (m, row) in memories.iter().enumerate() {
         let best = observations
             .iter()
@@ -514,10 +522,12 @@ fn measure<'a>(
             let entry = map.entry(key.to_string()).or_default();
             *entry = entry.add(Share::new(usize::from(hit), 1));
         }
+        let closest = best.map(|(i, c)| (obs_texts[i].clone(), c));
         if hit {
             precise += 1;
+            matched.push((row, closest));
         } else {
-            unmatched.push((row, best.map(|(i, c)| (obs_texts[i].clone(), c))));
+            unmatched.push((row, closest));
         }
     }
     Ok(Compared {
@@ -531,6 +541,7 @@ fn measure<'a>(
             precision: Share::new(precise, memories.len()),
         },
         unmatched,
+        matched,
         missed,
         misdated,
     })

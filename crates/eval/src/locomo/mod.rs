@@ -29,8 +29,8 @@ pub use data::{
 };
 pub use error::LocomoError;
 pub use extraction::{
-    ConversationExtraction, CosineDistribution, ExtractionOptions, ExtractionReport, MATCH_COSINE, MissedObservation,
-    Share, UnmatchedMemory, as_user, counted, run_extraction,
+    ConversationExtraction, CosineDistribution, ExtractionOptions, ExtractionReport, ListedMemory, MATCH_COSINE,
+    MissedObservation, Share, as_user, counted, run_extraction,
 };
 pub use harness::{
     BudgetOutcome, ConversationStats, LocomoOptions, LocomoRun, Progress, QuestionOutcome, ScoredBlock, TENANT,
