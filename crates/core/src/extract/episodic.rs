@@ -92,6 +92,7 @@ pub(super) const LEADS: &[&str] = &[
     "finally",
     "fortunately",
     "funny",
+    "fyi",
     "gosh",
     "guess",
     "haha",
@@ -123,8 +124,10 @@ pub(super) const LEADS: &[&str] = &[
     "pls",
     "plus",
     "plz",
+    "psa",
     "question",
     "recently",
+    "reminder",
     "sadly",
     "sir",
     "so",
@@ -163,6 +166,7 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "good news",
     "great news",
     "guess what",
+    "heads up",
     "i have to tell you",
     "i wanted to let you know",
     "i wanted to tell you",
@@ -176,6 +180,7 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "other thing",
     "plot twist",
     "quick question",
+    "quick update",
     "real talk",
     "sad news",
     "some news",
@@ -1007,6 +1012,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // Nor the conversation keeping itself going ("I just wanted to say hi", "I'll keep that in
     // mind", "I get how life can be busy", "Can't wait to see it for myself!").
     if reply().is_match(&content) && !specific && when.is_none() {
+        return None;
+    }
+    // Nor a question for the listener ("I have a question about my visa", a learner's "I want
+    // to make a question"): the chat answers it, and its topic is in the message archive.
+    if asks().is_match(&content) {
         return None;
     }
     if let Some(shared) = shared(&content) {
@@ -1901,6 +1911,18 @@ fn reply() -> &'static Regex {
             r"(?i)^(?:User (?:just |only )?wanted to (?:say (?:hi|hello|hey)|check in|catch up|touch base)\b|User (?:gets|understands|knows) (?:how|why|what) (?:life|things|it|that)\b|User will (?:make sure to |definitely |totally |always )?remember (?:this|that|it)\b|User has heard (?:so many |lots of |a lot of )?(?:great|good|amazing) things\b|(?:User )?can't wait to (?:see|experience|try|hear|read|watch|check out) (?:it|that|this|them)\b)|\bkeep (?:that|this|it|those|these) in mind\b",
         )
         .expect("reply regex")
+    })
+}
+
+/// A question for the listener, in the third person: "User has a question about their visa",
+/// "User wants to make a question", "User would like to ask a few questions".
+fn asks() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^User (?:just |also |only )?(?:has|had|has got|got|wants to (?:make|ask|have)|wanted to (?:make|ask)|would like to (?:make|ask)|needs to ask|will ask|is asking|is making)\s+(?:you\s+)?(?:(?:a|one|another|some|few|quick|small|little|couple|of)\s+)*(?:question|questions|query|queries|doubt|doubts)\b",
+        )
+        .expect("asks regex")
     })
 }
 

@@ -63,6 +63,121 @@ fn without_speaker(text: &str) -> &str {
     attribution::split_speaker(text).map_or(text, |(_, rest)| rest)
 }
 
+/// `text` with the parts after a name the user introduced themselves by ("I'm Seamus, retired
+/// postman from Athlone, 68 this year") said as sentences of their own ("I'm Seamus. I'm a
+/// retired postman from Athlone. I'm 68 this year."); `None` when there are none. Only parts
+/// that open the way a self-description does (an age, "from", "a", "retired", "mum of") are
+/// taken: "I'm Jo, nice to meet you" is left as it is.
+fn introduced(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?-i:[A-Z][a-z]+|[a-z]+)((?:\s*,\s*[^,.;!?]+)+)")
+            .expect("introduction regex")
+    });
+    let c = re.captures(text)?;
+    let parts = c.get(1)?;
+    let mut said = String::new();
+    // Parts taken as descriptions, and whether the last part looked at was one.
+    let (mut taken, mut describing) = (0, true);
+    for part in parts.as_str().split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let lower = part.to_lowercase();
+        let first = lower.split_whitespace().next().unwrap_or_default();
+        let age = first.chars().all(|c| c.is_ascii_digit()) && (1..=3).contains(&first.len());
+        let described = age
+            || matches!(
+                first,
+                "from"
+                    | "a"
+                    | "an"
+                    | "originally"
+                    | "born"
+                    | "living"
+                    | "married"
+                    | "single"
+                    | "divorced"
+                    | "widowed"
+                    | "mum"
+                    | "mom"
+                    | "dad"
+                    | "mother"
+                    | "father"
+                    | "grandad"
+                    | "grandma"
+                    | "nan"
+                    | "aged"
+                    | "age"
+            );
+        let retired = matches!(first, "retired" | "former" | "semi-retired") && lower.split_whitespace().count() >= 2;
+        if describing && (described || retired) {
+            said.push_str(if retired { ". I'm a " } else { ". I'm " });
+            said.push_str(part);
+            taken += 1;
+            continue;
+        }
+        // Past the first part that is not a description, the rest is left as it was said; a
+        // clause of the user's own right after a description is a sentence of its own ("…, 52
+        // years, I have a bakery in Tooting").
+        let own = matches!(first, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "we've");
+        said.push_str(if own && describing && taken > 0 { ". " } else { ", " });
+        said.push_str(part);
+        describing = false;
+    }
+    (taken > 0).then(|| format!("{}{}{}", &text[..parts.start()], said, &text[parts.end()..]))
+}
+
+/// Whether the text before a word ends on a word of the same clause that is no function word
+/// ("doro" in "doro wat"), so the word is part of a name rather than texting's "what".
+fn names_part(before: &str) -> bool {
+    let Some(last) = before.trim_end().rsplit(char::is_whitespace).next() else { return false };
+    let last = last.to_lowercase();
+    !last.is_empty()
+        && last.chars().all(char::is_alphabetic)
+        && !crate::text::is_stopword(&last)
+        && !matches!(
+            last.as_str(),
+            "idk"
+                | "dunno"
+                | "know"
+                | "guess"
+                | "lol"
+                | "ok"
+                | "okay"
+                | "so"
+                | "and"
+                | "but"
+                | "or"
+                | "see"
+                | "say"
+                | "said"
+                | "hear"
+                | "heard"
+                | "ask"
+                | "asked"
+                | "tell"
+                | "told"
+                | "mean"
+                | "wonder"
+                | "matter"
+                | "thats"
+                | "care"
+                | "like"
+                | "exactly"
+                | "no"
+                | "yeah"
+                | "ya"
+                | "hey"
+                | "omg"
+                | "tho"
+                | "cuz"
+                | "cos"
+                | "coz"
+                | "bout"
+                | "abt"
+                | "4"
+                | "2"
+        )
+}
+
 /// Rewrites what people type so one pattern covers it: curly quotes, "im", "dont", "cant", "wat".
 ///
 /// `english`: whether the message reads as English; only then are "im" and "dont" expanded (in
@@ -130,7 +245,9 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 "whats" => "what's",
                 "theyre" => "they're",
                 // Texting's "what": "wat do i get my nan" is a question, never a statement.
-                "wat" | "wut" | "wot" => "what",
+                // After a word of its own clause that is no function word it is a name's part
+                // ("doro wat", "visited Wat Arun"): kept.
+                "wat" | "wut" | "wot" if !names_part(&s[..c.get(0).map_or(0, |m| m.start())]) => "what",
                 _ => return w.to_string(),
             };
             if w.starts_with(char::is_uppercase) { lex::title(fixed) } else { fixed.to_string() }
@@ -192,6 +309,33 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             if c[3].eq_ignore_ascii_case("i") { c[0].to_string() } else { format!("{}I am{}{}", &c[1], &c[2], &c[3]) }
         });
         s = Cow::Owned(fixed.into_owned());
+    }
+    // "the missus", "the hubby", "the other half": the speaker's own, said as "my" so the rules
+    // for the user's people read them ("me and the missus are off to Lanzarote"); "the wife of
+    // my friend" is someone else's.
+    static THE_SPOUSE: OnceLock<Regex> = OnceLock::new();
+    let spouse = THE_SPOUSE.get_or_init(|| {
+        Regex::new(
+            r"\b([Tt]he)(\s+(?i:missus|missis|mrs|wife|wifey|hubby|husband|other\s+half|better\s+half)\b)(\s+of\b)?",
+        )
+        .expect("the-spouse regex")
+    });
+    if english && spouse.is_match(&s) {
+        let fixed = spouse.replace_all(&s, |c: &regex::Captures<'_>| {
+            if c.get(3).is_some() {
+                c[0].to_string()
+            } else {
+                format!("{}{}", if &c[1] == "The" { "My" } else { "my" }, &c[2])
+            }
+        });
+        s = Cow::Owned(fixed.into_owned());
+    }
+    // "im Seamus, retired postman from Athlone, 68 this year": what follows a name introduced
+    // with commas is said of the user too, each part a sentence of its own.
+    if english {
+        if let Some(fixed) = introduced(&s) {
+            s = Cow::Owned(fixed);
+        }
     }
     // "Cant stand the cold anymore": a dislike opening a sentence has dropped its "I".
     static STAND: OnceLock<Regex> = OnceLock::new();
@@ -1868,6 +2012,67 @@ pub(crate) mod tests {
         let sure = run("I live in Lisbon")[0].draft.confidence;
         let hedged = run("I think I live in Lisbon now")[0].draft.confidence;
         assert!(hedged < sure * 0.8, "{hedged} vs {sure}");
+    }
+
+    #[test]
+    fn a_self_introduction_says_each_part_of_the_user() {
+        let got = contents("im Seamus, retired postman from Athlone, 68 this year");
+        for want in ["User's name is Seamus", "User is 68 years old", "User is a retired postman from Athlone"] {
+            assert!(got.iter().any(|c| c == want), "{want}: {got:?}");
+        }
+        let got = contents("My name is Amara, 34, from Lagos, a nurse");
+        for want in ["User's name is Amara", "User is 34 years old", "User is from Lagos", "User is a nurse"] {
+            assert!(got.iter().any(|c| c == want), "{want}: {got:?}");
+        }
+        // A greeting after the name is no description.
+        assert_eq!(contents("Hi I'm Jo, nice to meet you"), vec!["User's name is Jo"]);
+        assert_eq!(normalise("I'm Jo, nice to meet you", true), "I'm Jo, nice to meet you");
+    }
+
+    #[test]
+    fn the_spouse_said_with_the_is_the_users_and_a_name_keeps_its_wat() {
+        assert_eq!(contents("the wife wants a new kitchen"), vec!["User's wife wants a new kitchen"]);
+        assert_eq!(contents("the hubby is off work this week"), vec!["User's husband is off work this week"]);
+        assert_eq!(normalise("the wife of my neighbour", true), "the wife of my neighbour");
+        assert!(normalise("we had doro wat for dinner", true).contains("doro wat"));
+        assert!(normalise("visited Wat Arun", true).contains("Wat Arun"));
+        assert_eq!(normalise("idk wat to get him", true), "idk what to get him");
+        assert_eq!(normalise("wat do u think", true), "what do u think");
+    }
+
+    #[test]
+    fn chat_leads_questions_and_routines_are_not_what_is_kept() {
+        assert_eq!(contents("fyi I start the new job on monday"), vec!["User starts the new job on monday"]);
+        assert_eq!(
+            contents("heads up, I'm away the first week of august"),
+            vec!["User is away the first week of august"]
+        );
+        // A question for the listener is answered in the chat.
+        for text in
+            ["i want to make a question about my visa", "I have a question about my visa", "I have a few questions"]
+        {
+            none(text);
+        }
+        // A routine is a fact of the user's days, not a loop one doing closes.
+        for (text, want) in [
+            ("I have to take the bins out every tuesday", "User has to take the bins out every tuesday"),
+            ("I need to be at the depot by 6 every morning", "User needs to be at the depot by 6 every morning"),
+        ] {
+            let ops = run(text);
+            assert!(ops.iter().all(|o| o.draft.kind != Kind::OpenLoop), "{text}: {ops:?}");
+            assert!(ops.iter().any(|o| o.draft.content == want), "{text}: {ops:?}");
+        }
+        // Without its article an appointment is still one, dated.
+        let ops = run("Reminder I have dentist on friday at 3");
+        assert!(
+            ops.iter().any(|o| o.draft.kind == Kind::OpenLoop && o.draft.content == "User has dentist on friday at 3"),
+            "{ops:?}"
+        );
+        // A note to self that opens on a verb is a task.
+        assert_eq!(
+            contents("Note to self: renew the car insurance before the 20th"),
+            vec!["User asked to be reminded to renew the car insurance before the 20th"]
+        );
     }
 
     #[test]

@@ -139,7 +139,8 @@ pub(super) const EVENTS: &str = "job\\s+interview|interview|exam|final|finals|mi
     workshop|seminar|webinar|shift|defen[cs]e|viva|move|launch|release|deploy|deployment|play|school\\s+play|\
     graduation|ceremony|funeral|baby\\s+shower|shower|reunion|retreat|camp|tryouts?|orientation|training|assessment|\
     check-in|exhibition|opening|premiere|closing|appraisal|inspection|consultation|therapy|\
-    ultrasound|scan|therapy\\s+session|dentist\\s+appointment|doctor'?s\\s+appointment|haircut";
+    ultrasound|scan|therapy\\s+session|dentist\\s+appointment|doctor'?s\\s+appointment|haircut|\
+    dentist|physio|chemo|dialysis";
 
 /// Past-tense forms that are not just "-ed" added to the base, with their base.
 const IRREGULAR: &[(&str, &str)] = &[
@@ -1139,7 +1140,12 @@ pub(super) fn third_singular(verb: &str) -> String {
         "gotta" => "has to".into(),
         "gonna" => "is going to".into(),
         _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") => format!("{v}es"),
-        _ if v.ends_with('y') && !v.ends_with("ay") && !v.ends_with("ey") && !v.ends_with("oy") => {
+        _ if v.ends_with('y')
+            && !v.ends_with("ay")
+            && !v.ends_with("ey")
+            && !v.ends_with("oy")
+            && !v.ends_with("uy") =>
+        {
             format!("{}ies", &v[..v.len() - 1])
         }
         _ => format!("{v}s"),
@@ -1828,6 +1834,7 @@ mod tests {
     #[test]
     fn verbs_and_articles() {
         assert_eq!(third_singular("deploy"), "deploys");
+        assert_eq!(third_singular("buy"), "buys");
         assert_eq!(third_singular("fix"), "fixes");
         assert_eq!(third_singular("carry"), "carries");
         assert_eq!(article("interview"), "an");

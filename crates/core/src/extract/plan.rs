@@ -215,7 +215,7 @@ fn task(vp: &str, dated: bool) -> Option<String> {
         second,
         "it" | "that" | "this" | "them" | "so" | "you" | "u" | "there" | "some" | "something" | "back"
     ) && words.len() <= 3;
-    if vague || lower.starts_with("let you know") || lower.starts_with("let u know") {
+    if vague || lower.starts_with("let you know") || lower.starts_with("let u know") || asks_the_listener(&words) {
         return None;
     }
     if NEED_MORE.contains(&first) && (!dated || words.len() < 2) {
@@ -230,6 +230,24 @@ fn task(vp: &str, dated: bool) -> Option<String> {
         return None;
     }
     Some(third_person(&v))
+}
+
+/// Whether a task is only a question for the listener ("make a question about my visa", said
+/// by learners of "ask"; "ask you something"): the chat answers it, nothing is left to do.
+fn asks_the_listener(words: &[&str]) -> bool {
+    let Some((first, rest)) = words.split_first() else { return false };
+    let rest: Vec<&str> = rest
+        .iter()
+        .copied()
+        .filter(|w| {
+            !matches!(*w, "you" | "u" | "a" | "one" | "quick" | "small" | "little" | "another" | "some" | "few")
+        })
+        .collect();
+    matches!(*first, "make" | "ask" | "have" | "put" | "do")
+        && rest.first().is_some_and(|w| {
+            let w = w.trim_end_matches(['.', ',', '!', '?']);
+            matches!(w, "question" | "questions" | "something" | "sth" | "smth" | "query" | "doubt")
+        })
 }
 
 /// Verbs of concrete tasks: an undated "I need to ..." with one of these is a loop.
@@ -401,8 +419,13 @@ fn is_task(t: &str) -> bool {
     true
 }
 
-/// A time phrase inside `inner` (preferred) or anywhere in the sentence.
+/// A time phrase inside `inner` (preferred) or anywhere in the sentence. None in a sentence
+/// that tells a routine ("four night in one week", "every Tuesday"): its days recur, and none of
+/// them is a due date.
 fn due(inner: &str, s: &Sentence<'_>) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
+    if when::recurring(s.text) {
+        return None;
+    }
     when::find(inner, s.at)
         .map(|t| (inner[t.start..t.end].to_string(), t.at))
         .or_else(|| when::find(s.text, s.at).map(|t| (s.text[t.start..t.end].to_string(), t.at)))
@@ -509,7 +532,11 @@ pub(super) fn rules() -> Vec<Rule> {
                 if !s.addressed(c.get(0).map_or(0, |m| m.start())) {
                     return Vec::new();
                 }
-                let vp = ["vp", "vp2", "vp3", "vp4", "vp5"].iter().find_map(|n| cap(c, n));
+                // "Note to self: renew the car insurance" is a task, not a thing to be reminded of.
+                let listed = cap(c, "np3").filter(|np| {
+                    np.split_whitespace().next().is_some_and(|w| TASK_VERBS.contains(&w.to_lowercase().as_str()))
+                });
+                let vp = ["vp", "vp2", "vp3", "vp4", "vp5"].iter().find_map(|n| cap(c, n)).or(listed);
                 let np = ["np", "np2", "np3", "np4", "np5", "cl"].iter().find_map(|n| cap(c, n));
                 let inner = vp.or(np).unwrap_or_default();
                 let time = due(inner, s).or_else(|| {
@@ -653,11 +680,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:\b(?:i|we)(?:\s+(?:also|still|finally|actually|just))?(?:'ve\s+got|\s+have\s+got|\s+have|\s+got|'ll\s+have|\s+will\s+have)
                   | ^\s*(?:ive\s+|i've\s+)?got)
                 \s+(?P<np>
+                    # Learners and texters leave the article out: I have dentist on friday.
                     (?:
-                        a | an | my | the | another | our | this | that | one | two | three | \d+ | some
-                        | a\s+big | a\s+huge
-                    )
-                    \s+(?:[\w'-]+\s+){0,3}?<EVENT>s?\b[^,.;!?]*
+                        (?:
+                            a | an | my | the | another | our | this | that | one | two | three | \d+ | some
+                            | a\s+big | a\s+huge
+                        )
+                        \s+(?:[\w'-]+\s+){0,3}?
+                    )?
+                    <EVENT>s?\b[^,.;!?]*
                 )
             ",
             |c, s| {
@@ -928,6 +959,11 @@ fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         return vec![open_loop(&content, time.map(|(_, at)| at), 0.8)];
     }
     let Some(t) = task(vp, dated) else { return Vec::new() };
+    // A routine ("I have to be at the depot by 6 every morning") is how the user's days go, not
+    // a task that one doing closes: it is left to capture, which keeps it as a fact.
+    if when::recurring(vp) {
+        return Vec::new();
+    }
     // Undated intentions are loops only when they name a concrete task ("call the bank"), not
     // a resolution ("find a better way to focus"); "we" without a date is usually a maxim.
     if !dated && (we || !is_task(&t)) {

@@ -161,6 +161,30 @@ fn past_re() -> &'static Regex {
     })
 }
 
+/// Whether `text` says something happens again and again ("every Tuesday", "each morning",
+/// "twice a week", "on weekdays", "daily"): a routine, which no single day closes.
+pub fn recurring(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let p = format!(
+            r"(?ix)
+            \b(?:every|each)\s+(?:other\s+|single\s+|\d+\s+|few\s+|couple\s+of\s+)?
+              (?:day|days|morning|mornings|afternoon|evening|evenings|night|nights|week|weeks|weekend|weekends
+                 |month|months|year|years|shift|shifts|weekday|weekdays|{WEEKDAYS}|{SHORT_WEEKDAYS})\b
+            | \b(?:once|twice|\d+\s+times|three\s+times|four\s+times)\s+(?:a|an|per|every)\s+(?:day|week|month|year|night|fortnight)\b
+            # Learners' and workers' counts of a week: four night in one week, 3 days a week.
+            | \b(?:\d|one|two|three|four|five|six|seven)\s+(?:days?|nights?|shifts?|mornings?|evenings?|times?)\s+
+              (?:a|an|per|each|every|in\s+(?:a|one|the|each)|in)\s+(?:week|weeks|month|fortnight)\b
+            | \btwo\s+times?\s+(?:in|a|per)\s+(?:the\s+)?day\b
+            | \b(?:daily|nightly|weekly|fortnightly|monthly|yearly|annually)\b
+            | \bon\s+(?:weekdays|weekends|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b
+            "
+        );
+        Regex::new(&p).expect("recurrence regex")
+    })
+    .is_match(text)
+}
+
 /// Finds the first phrase dating something that already happened ("yesterday", "last
 /// Saturday", "two weeks ago", "over the weekend") and resolves it against `at`, the time the
 /// message was sent. Conventions: a weekday is its latest occurrence before today; "last
@@ -438,6 +462,29 @@ fn exact_offset(c: &Captures<'_>, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn routines_recur_and_single_days_do_not() {
+        for t in [
+            "take the bins out every tuesday",
+            "be at the depot by 6 every morning",
+            "take my tablets twice a day",
+            "ring my mum on Sundays",
+            "go to physio weekly",
+            "water the plants every other day",
+            "each morning before work",
+            "night duty 7pm to 7am, four night in one week",
+            "I work 3 days a week",
+            "metformin 500 two time in day",
+        ] {
+            assert!(recurring(t), "{t}");
+        }
+        for t in
+            ["take the bins out on tuesday", "everyday stuff", "the weekend", "call the bank this week", "every time"]
+        {
+            assert!(!recurring(t), "{t}");
+        }
+    }
 
     #[test]
     fn the_month_ending_in_other_words_is_its_last_day() {

@@ -236,6 +236,9 @@ mod tests {
     fn other_languages_are_named() {
         let cases = [
             ("Me llamo Lucía y vivo en Valencia", Lang::Spa),
+            // Spanish "a", "esta", "cerca" were no list's words: English's "a" and "me" won.
+            ("Ahorita voy a un taller cerca de la casa, a ver si esta tarde", Lang::Spa),
+            ("Le dije a mi jefe que este mes no puedo", Lang::Spa),
             ("El mes que viene me mudo a Madrid con mi novio", Lang::Spa),
             ("ya no vivo en Leeds jaja", Lang::Spa),
             ("Ich wohne seit zwei Jahren in Hamburg und arbeite als Krankenpfleger.", Lang::Deu),
@@ -248,6 +251,7 @@ mod tests {
             // belongs to several lists, and "jetzt", "der" to German alone.
             ("Jetzt mag i Gesangsstunden nehmen, a Stund in der Woch, wenn's net z'teuer is.", Lang::Deu),
             ("Je suis allergique aux arachides", Lang::Fra),
+            ("Tout va bien, on a fini à midi", Lang::Fra),
             ("J'habite à Lyon depuis 2019", Lang::Fra),
             ("Moro em Lisboa com a minha irmã", Lang::Por),
             ("Sono vegetariana da quando ero bambina", Lang::Ita),
