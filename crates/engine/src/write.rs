@@ -659,8 +659,11 @@ impl Memory {
         if !op.sources.is_empty() && op.sources.iter().all(|s| old.provenance.sources.contains(s)) {
             return Ok(ProposedOp { action: Action::Reinforce(Target::Id(old.id)), ..op.clone() });
         }
+        // A quote that ends its own sentence inside its marks ('… 4 years."') needs no full stop
+        // after them.
         let before = old.content.trim_end().trim_end_matches('.');
-        let content = format!("{before}. {}", op.draft.content.trim());
+        let stop = if [".\"", "!\"", "?\""].iter().any(|end| before.ends_with(end)) { " " } else { ". " };
+        let content = format!("{before}{stop}{}", op.draft.content.trim());
         let mut sources = old.provenance.sources.clone();
         sources.extend(op.sources.iter().filter(|s| !old.provenance.sources.contains(s)).cloned());
         let draft = Draft {

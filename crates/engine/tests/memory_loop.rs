@@ -84,6 +84,21 @@ fn corrections_supersede_with_history_and_links() {
 }
 
 #[test]
+fn a_correction_after_a_quote_that_ends_its_sentence_adds_no_second_full_stop() {
+    let f = hashed();
+    let s = chat("bikash", "c1");
+    f.say(&s, &["My younger brother Suman, his marriage is in Pokhara on 20 November. I am going Nepal for one month for this."]);
+    let r = f.say(&s, &["Sorry I tell wrong date. Marriage is 22 November, my mother tell me on phone now."]);
+    let Verdict::Superseded { id, .. } = r.ops[0].verdict else { panic!("{:#?}", r.ops) };
+    let amended = f.memory.show(&s, id).unwrap().memory.content;
+    assert!(
+        amended.contains("20 November") && amended.contains("User corrected: \"Marriage is 22 November"),
+        "{amended}"
+    );
+    assert!(!amended.contains(".\"."), "{amended}");
+}
+
+#[test]
 fn a_corrected_detail_keeps_what_it_belongs_to() {
     let f = hashed();
     let s = chat("sami", "c1");

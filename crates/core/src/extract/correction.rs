@@ -110,7 +110,7 @@ fn slip() -> &'static Regex {
             r"(?ix)
                 \b(?:
                     i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
-                    | i\s+(?:say|said|told|wrote|typed|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
+                    | i\s+(?:say|said|tell|told|write|wrote|type|typed|give|gave|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
                     # where the wrong value came from: I was looking at the wrong page, I was
                     # seeing other letter
                     | i\s+(?:was\s+(?:looking|reading)\s+at|looked\s+at|read|checked|misread)\s+the\s+wrong\s+[\w-]+
@@ -369,7 +369,7 @@ pub(super) fn retracts(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(&after_reply_words(&format!(
-            r"(?:sorry\s*[,.!-]|(?:sorry\s+(?:no|wait|i\s+mean)|wait|hang\s+on|hold\s+on|scratch\s+that|no\s+no|i\s+mean|{TAKE_BACK_WORDS})\b)"
+            r"(?:sorry\s*[,.!-]|sorry\s+(?:its\s+|it's\s+|the\s+)?\d|(?:sorry\s+(?:no|wait|i\s+mean)|wait|hang\s+on|hold\s+on|scratch\s+that|no\s+no|i\s+mean|{TAKE_BACK_WORDS})\b)"
         )))
         .expect("retracts regex")
     })
@@ -398,7 +398,7 @@ fn apologetic(lower: &str) -> bool {
     // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
         Regex::new(&after_reply_words(
-            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|(?:sorry|excuse\s+me|pardon)\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b)",
+            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|(?:sorry|excuse\s+me|pardon)\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b|sorry\s+(?:the\s+)?\d)",
         ))
             .expect("apology regex")
     })

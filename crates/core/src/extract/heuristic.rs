@@ -71,18 +71,30 @@ fn without_speaker(text: &str) -> &str {
 fn introduced(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?-i:[A-Z][a-z]+|[a-z]+)((?:\s*,\s*[^,.;!?]+)+)")
+        Regex::new(r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+|[a-z]+))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)")
             .expect("introduction regex")
     });
     let c = re.captures(text)?;
-    let parts = c.get(1)?;
+    // A name without a capital only where nothing has one ("im thabo, 20, …"): "I'm tired, 20
+    // hours awake" names no one.
+    if c.name("name")?.as_str().starts_with(char::is_lowercase) && text.chars().any(char::is_uppercase) {
+        return None;
+    }
+    let parts = c.name("parts")?;
     let mut said = String::new();
     // Parts taken as descriptions, and whether the last part looked at was one.
     let (mut taken, mut describing) = (0, true);
     for part in parts.as_str().split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let lower = part.to_lowercase();
         let first = lower.split_whitespace().next().unwrap_or_default();
-        let age = first.chars().all(|c| c.is_ascii_digit()) && (1..=3).contains(&first.len());
+        // An age is the number alone or with its years ("34", "68 this year", "52 years"), never
+        // a count of something else ("12 hour shift").
+        let age = first.chars().all(|c| c.is_ascii_digit())
+            && (1..=3).contains(&first.len())
+            && lower
+                .split_whitespace()
+                .skip(1)
+                .all(|w| matches!(w, "this" | "next" | "year" | "years" | "yrs" | "yo" | "old" | "y/o"));
         let described = age
             || matches!(
                 first,
@@ -2012,6 +2024,52 @@ pub(crate) mod tests {
         let sure = run("I live in Lisbon")[0].draft.confidence;
         let hedged = run("I think I live in Lisbon now")[0].draft.confidence;
         assert!(hedged < sure * 0.8, "{hedged} vs {sure}");
+    }
+
+    #[test]
+    fn an_allergy_said_as_its_reaction_or_after_what_it_is_to_is_typed() {
+        for (text, want) in [
+            ("also amoxicillin blows me up like a balloon lol", "User is allergic to amoxicillin"),
+            ("Shellfish brings me out in hives.", "User is allergic to shellfish"),
+            ("I react badly to latex gloves", "User is allergic to latex"),
+            ("no prawns in mine please, I'm allergic", "User is allergic to prawns"),
+        ] {
+            assert!(contents(text).iter().any(|c| c == want), "{text}: {:?}", contents(text));
+        }
+        // A reaction to what is no allergen, or "allergic" with nothing named, types nothing.
+        for text in ["running gives me a rash on my thighs", "I'm allergic, I think"] {
+            assert!(contents(text).iter().all(|c| !c.contains("allergic to")), "{text}: {:?}", contents(text));
+        }
+    }
+
+    #[test]
+    fn a_learners_name_without_its_verb_is_a_name_and_tiredness_is_none() {
+        assert_eq!(keyed("My name Thuy, I work in a bakery", "name").as_deref(), Some("Thuy"));
+        assert_eq!(keyed("my name tag fell off", "name"), None);
+        let got = contents("I'm tired, 20 hours awake");
+        assert!(got.iter().all(|c| !c.contains("years old") && !c.contains("name")), "{got:?}");
+        let got = contents("im exhausted, 12 hour shift");
+        assert!(got.iter().all(|c| !c.contains("years old")), "{got:?}");
+    }
+
+    #[test]
+    fn a_sorry_before_a_date_and_a_learners_wrong_date_take_the_date_back() {
+        for text in [
+            "sorry 14 june, the venue changed it",
+            "Sorry I tell wrong date. Wedding is 9 October, my aunt tell me now.",
+        ] {
+            let ops = run(text);
+            assert!(
+                ops.iter().any(|o| matches!(o.action, Action::Amend(Target::Latest(ValueShape::Date)))),
+                "{text}: {ops:#?}"
+            );
+        }
+        // With the old value named, that value is what it amends.
+        let ops = run("sorry the 3rd, not the 2nd");
+        assert!(ops.iter().any(|o| o.action == Action::Amend(Target::Matching("2nd".into()))), "{ops:#?}");
+        // Sorry for something else is no take-back.
+        let ops = run("sorry 2 late, traffic was awful");
+        assert!(ops.iter().all(|o| !matches!(o.action, Action::Amend(_))), "{ops:#?}");
     }
 
     #[test]

@@ -413,9 +413,11 @@ pub(super) fn rules() -> Vec<Rule> {
                     | ^\s*name's
                 )
                 \s+(?P<x><NAMEI>)
+                # A learner's My name Hoa: without the verb, only a capital says it is a name.
+                | \bmy\s+name\s+(?P<y>(?-i:[A-Z][a-z'-]+))\b
             ",
             |c, _| {
-                let Some(name) = cap(c, "x").and_then(name_of) else { return Vec::new() };
+                let Some(name) = cap(c, "x").or(cap(c, "y")).and_then(name_of) else { return Vec::new() };
                 vec![Found::add(profile(format!("User's name is {name}"), 0.9, 0.9).keyed("name", name))]
             },
         ),
@@ -1609,6 +1611,16 @@ pub(super) fn rules() -> Vec<Rule> {
                 "copd",
                 "crohn",
                 "colitis",
+                " me up",
+                " me out",
+                " me into",
+                " me swell",
+                " me come",
+                " me hives",
+                " me a rash",
+                " me a reaction",
+                " me in hospital",
+                "react",
             ],
             r"(?x)
                 # e.g. I'm allergic to shellfish; 'allergic on latex' and 'I allergic to peanut'
@@ -1642,11 +1654,20 @@ pub(super) fn rules() -> Vec<Rule> {
                   )\b
                 # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
+                # The reaction said instead of the word: penicillin blows me up like a balloon,
+                # shellfish brings me out in hives, I react badly to latex.
+                | (?:^|[,;]|\b(?:also|and|but|plus|btw|ps))\s*(?P<r><ALLERGENS>)\s+(?:really\s+|just\s+|always\s+)?
+                  (?:makes|gives|brings|blows|puts|sends|swells)\s+me\s+
+                  (?:up|out\s+in|into\s+(?:anaphylaxis|anaphylactic\s+shock)|swell|come\s+out|hives|a\s+rash|a\s+reaction|in\s+hospital)\b
+                | \bi\s+(?:always\s+)?(?:react\s+(?:badly\s+|really\s+badly\s+)?to|(?:get|have)\s+(?:a\s+)?(?:bad\s+|severe\s+|allergic\s+)?reactions?\s+to)\s+(?P<r2><ALLERGENS>)\b
+                # Allergic with what to said before it: no shrimp or any shellfish pls, I'm allergic.
+                | \b<IM>\s+(?:<INTENSITY>\s+)*allergic\b(?P<bare>)
             "
+            .replace("<ALLERGENS>", ALLERGENS)
             .replace("<HEALTH>", HEALTH_STATES)
             .replace("<INTENSITY>", INTENSITY)
             .as_str(),
-            |c, _| {
+            |c, s| {
                 let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
                     let z = if z == "high pressure" { "high blood pressure".to_string() } else { z };
@@ -1681,7 +1702,21 @@ pub(super) fn rules() -> Vec<Rule> {
                     d.sensitivity = Sensitivity::Sensitive;
                     return vec![Found::add(d)];
                 }
-                let Some(x) = cap(c, "x").or(cap(c, "y")).and_then(phrase) else { return Vec::new() };
+                if c.name("bare").is_some() {
+                    // What to: the allergens the sentence names before the word.
+                    let before = &s.text[..c.get(0).map_or(0, |m| m.start())];
+                    return allergens()
+                        .find_iter(before)
+                        .map(|m| {
+                            let x = m.as_str().to_lowercase();
+                            Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(format!("allergy:{x}"), x))
+                        })
+                        .collect();
+                }
+                let Some(x) = cap(c, "x").or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).and_then(phrase) else {
+                    return Vec::new();
+                };
+                let x = if cap(c, "x").is_some() { x } else { x.to_lowercase() };
                 let key = format!("allergy:{}", x.to_lowercase());
                 vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x))]
             },
@@ -1691,6 +1726,17 @@ pub(super) fn rules() -> Vec<Rule> {
 
 /// Health states said as "I'm …" (and texted alone): the safety path's conditions.
 const HEALTH_STATES: &str = r"(?:lactose[-\x20]intolerant|gluten[-\x20]intolerant|celiac|coeliac|type\s+[12]\s+diabetic|diabetic|epileptic|asthmatic)";
+
+/// What people are allergic to, as a reaction to it names it ("penicillin blows me up") and
+/// as "I'm allergic" after it ("no shrimp or shellfish, I'm allergic") refers to it: common
+/// allergens by name, so a reaction to anything else ("running gives me a rash") is no allergy.
+const ALLERGENS: &str = r"(?i:penicillin|amoxicillin|antibiotics|ibuprofen|aspirin|codeine|morphine|sulfa(?:\s+drugs)?|latex|plasters?|tree\s+nuts|peanuts?|nuts|cashews?|almonds?|walnuts|hazelnuts|shellfish|shrimps?|prawns?|crab|lobster|mussels|oysters|fish|eggs?|milk|dairy|gluten|wheat|soy|soya|sesame|strawberries|kiwis?|mangoes|mango|bee\s+stings?|wasp\s+stings?|stings|cats?|dogs?|pollen|dust\s+mites?|dust|feathers|nickel|mushrooms)";
+
+/// [`ALLERGENS`] found anywhere in a text, as whole words.
+fn allergens() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| Regex::new(&format!(r"\b{ALLERGENS}\b")).expect("allergens regex"))
+}
 
 /// How strongly a state is said to hold ("severely allergic", "very lactose intolerant").
 const INTENSITY: &str = r"(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously)";
