@@ -1667,7 +1667,15 @@ fn someone_first(content: &str) -> Option<String> {
     {
         return None;
     }
-    Some(format!("{} (User's {}) {rest}", &c["name"], c["rel"].to_lowercase()))
+    // One person doing something agrees with them ("Minh (User's son) starts university", said
+    // "my son Minh start university"); a pair or a group ("kids", "parents") keeps its verb.
+    let rel = c["rel"].to_lowercase();
+    let one = !rel.ends_with('s') || matches!(rel.as_str(), "boss" | "missus" | "missis" | "sis" | "cuz");
+    let rest = match rest.split_once(' ') {
+        Some((verb, after)) if one && super::lex::is_base_verb(verb) => format!("{} {after}", third_singular(verb)),
+        _ => rest.to_string(),
+    };
+    Some(format!("{} (User's {rel}) {rest}", &c["name"]))
 }
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
@@ -2164,6 +2172,11 @@ mod tests {
         // Laughter or "tbh" at the end is no shorthand inside the sentence: both are rewritten.
         let (_, content, _) = episode("I ran my first 10k lol. My sister Ana got the job tbh").unwrap();
         assert_eq!(content, "User ran their first 10k. Ana (User's sister) got the job");
+        // One person's plain verb agrees, as learners leave its "-s" out; a group's stays.
+        let (_, content, _) = episode("My son Minh start university in Leeds in September").unwrap();
+        assert_eq!(content, "Minh (User's son) starts university in Leeds in September");
+        let (_, content, _) = episode("My son Minh also start university in Leeds in September").unwrap();
+        assert!(content.contains("Minh (User's son) also start"), "{content}");
         assert_eq!(episode("It reminded me of my own struggles in the past"), None);
         // Nor is a sentence said to the other speaker an antecedent.
         assert_eq!(episode("You're super helpful. That gives me some new ideas for the garden!"), None);

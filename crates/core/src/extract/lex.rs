@@ -142,6 +142,22 @@ pub(super) const EVENTS: &str = "job\\s+interview|interview|exam|final|finals|mi
     ultrasound|scan|therapy\\s+session|dentist\\s+appointment|doctor'?s\\s+appointment|haircut|\
     dentist|physio|chemo|dialysis";
 
+/// Whether `word` (lower case) is the plain form of a verb people often say of someone else
+/// without its "-s", as learners do ("my son Minh start university", "he make it for me"):
+/// the bases of [`IRREGULAR`], the task verbs and everyday regular verbs. A list, not a guess,
+/// because the word after a name is as often a noun or an adverb ("Jo today", "Jo also").
+pub(super) fn is_base_verb(word: &str) -> bool {
+    const EVERYDAY: &[&str] = &[
+        "start", "work", "live", "study", "finish", "want", "like", "love", "need", "play", "move", "call", "help",
+        "stay", "open", "close", "change", "look", "plan", "travel", "visit", "teach", "learn", "cook", "drive", "say",
+        "think", "know", "come", "go", "make", "take", "give", "get", "have", "do", "run", "sing", "dance", "swim",
+        "walk", "wait", "watch", "listen", "talk", "speak", "write", "read", "sleep", "eat", "drink", "use", "try",
+    ];
+    EVERYDAY.contains(&word)
+        || IRREGULAR.iter().any(|(_, base)| *base == word)
+        || super::plan::TASK_VERBS.contains(&word)
+}
+
 /// Past-tense forms that are not just "-ed" added to the base, with their base.
 const IRREGULAR: &[(&str, &str)] = &[
     ("applied", "apply"),
