@@ -46,6 +46,7 @@ mod tests {
     ("The clinic called and so now atorvastatin 40 mg at night.", "medication.now-dose", "update", Kind::Profile, Some("medication:atorvastatin"), "40 mg"),
     ("Last month my GP increased my levothyroxine to 75 mcg.", "medication.changed", "add", Kind::Profile, Some("medication:levothyroxine"), "75 mcg"),
     ("Good news, my amlodipine is now down to 5mg.", "medication.my-dose", "update", Kind::Profile, Some("medication:amlodipine"), "5 mg"),
+    ("After the scan the nurse has put my metoprolol down to 25mg.", "medication.put-up", "add", Kind::Profile, Some("medication:metoprolol"), "25 mg"),
     ("In May they switched me from omeprazole to lansoprazole.", "medication.switched", "update", Kind::Profile, Some("medication:omeprazole"), "stopped"),
     ("my dog biscuit hates the rain", "identity.pet-lowercase", "add", Kind::Profile, Some("pet:dog:biscuit"), "Biscuit"),
     ("I adopted a kitten last week. Her name is Pickle.", "identity.pronoun-name", "add", Kind::Profile, Some("pet:kitten:pickle"), "Pickle"),

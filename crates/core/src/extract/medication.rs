@@ -118,8 +118,18 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|she|he|they|i)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
                 (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on
+                    # as learners say it: doctor increase my metformin
+                    |increase|increases|raise|lower|reduce|change
                     |(?:give|gives|gave|given|prescribed|prescribes)\s+me)\s+
-                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to)?\s+<DOSE>)?<SCHEDULE><WHY>
+                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
+            ",
+        ),
+        // e.g. the Dr has put my warfarin up to 6mg.
+        rule(
+            "medication.put-up",
+            r"(?x)
+                \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|nurse|she|he|they)\s+(?:has\s+|have\s+|'s\s+)?
+                put\s+(?:my\s+)?<MEDICINE>\s+(?:dose\s+)?(?:up|down)\s+to\s+<DOSE><SCHEDULE>
             ",
         ),
         // e.g. my ramipril went up to 10mg.
@@ -266,6 +276,12 @@ mod tests {
         assert_eq!((key.as_str(), value.as_str()), ("medication:quetiapine", "25 mg"));
         let (_, key, value) = medication("my sertraline went up to 150 mg").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:sertraline", "150 mg"));
+        // As a learner says it, and put up to.
+        let (_, key, value) = medication("Doctor increase my gliclazide, now 160 morning and night").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:gliclazide", "160"));
+        let (_, key, value) = medication("The Dr has put my Apixaban up to 5mg twice a day").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:apixaban", "5 mg"));
+        assert_eq!(medication("I put my insulin in the fridge"), None);
     }
 
     #[test]
