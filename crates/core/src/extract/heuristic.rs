@@ -1863,6 +1863,8 @@ pub(crate) mod tests {
                 "type 2 diabetes",
             ),
             ("im suffering from asthma since i was small", "health:asthma", "asthma"),
+            ("I have sugar, so no sweets please", "health:diabetes", "diabetes"),
+            ("I am having sugar, type 2 diabetes, since 2019", "health:type_2_diabetes", "type 2 diabetes"),
             ("I can't eat gluten, coeliac", "health:coeliac", "coeliac"),
         ] {
             assert_eq!(keyed(text, key).as_deref(), Some(value), "{text:?}");
@@ -1876,6 +1878,8 @@ pub(crate) mod tests {
             "my dad has high blood pressure",
             "I have high hopes for the heart of the team",
             "I'm having a baby in March",
+            "I have sugar in my tea",
+            "I'm having sugar-free jelly",
             "My friend Sam, coeliac and proud of it, bakes with rice flour",
         ] {
             assert!(

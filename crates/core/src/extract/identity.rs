@@ -1621,6 +1621,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 " me a reaction",
                 " me in hospital",
                 "react",
+                "sugar",
             ],
             r"(?x)
                 # e.g. I'm allergic to shellfish; 'allergic on latex' and 'I allergic to peanut'
@@ -1647,6 +1648,8 @@ pub(super) fn rules() -> Vec<Rule> {
                   (?P<c>
                     epilepsy | asthma | (?:coeliac|celiac)\s+disease
                     | type\s+(?P<t1>[12])\s+diabetes | diabetes(?:\s+type\s+(?P<t2>[12]))?
+                    # 'I have sugar', as South Asian English says diabetes.
+                    | sugar(?:\s+(?:problem|disease))?(?:,?\s+(?:diabetes(?:\s+type\s+(?P<t3>[12]))?|type\s+(?P<t4>[12])\s+diabetes))?
                     # 'high pressure', as a learner says it, is the blood pressure.
                     | high\s+(?:blood\s+)?pressure | hypertension | high\s+cholesterol
                     | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
@@ -1671,9 +1674,21 @@ pub(super) fn rules() -> Vec<Rule> {
                 let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
                     let z = if z == "high pressure" { "high blood pressure".to_string() } else { z };
+                    // Sugar is diabetes only where the clause ends on it: "I have sugar in my
+                    // tea" is tea.
+                    if z.starts_with("sugar") {
+                        let after = c.name("c").map_or("", |m| &s.text[m.end()..]).trim_start().to_lowercase();
+                        let ends = after.is_empty()
+                            || after.starts_with([',', '.', ';', '!'])
+                            || ["since ", "for ", "too", "also", "so ", "and ", "but ", "now"].iter().any(|w| after.starts_with(w));
+                        if !ends {
+                            return Vec::new();
+                        }
+                    }
+                    let z = if z.starts_with("sugar") { "diabetes".to_string() } else { z };
                     // "I have high blood pressure": a condition one has, not one is.
                     let said_have = cap(c, "c").is_some();
-                    let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or_else(|| {
+                    let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or(cap(c, "t3")).or(cap(c, "t4")).or_else(|| {
                         z.strip_prefix("type ").and_then(|t| t.strip_suffix(" diabetic")).filter(|t| t.len() == 1)
                     });
                     // One key per condition however it is said ("I'm diabetic", "I have diabetes").
