@@ -1923,12 +1923,13 @@ fn reply() -> &'static Regex {
 }
 
 /// A question for the listener, in the third person: "User has a question about their visa",
-/// "User wants to make a question", "User would like to ask a few questions".
+/// "User wants to make a question", "User would like to ask a few questions", "User wants to
+/// know about selling the boat".
 fn asks() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)^User (?:just |also |only )?(?:has|had|has got|got|wants to (?:make|ask|have)|wanted to (?:make|ask)|would like to (?:make|ask)|needs to ask|will ask|is asking|is making)\s+(?:you\s+)?(?:(?:a|one|another|some|few|quick|small|little|couple|of)\s+)*(?:question|questions|query|queries|doubt|doubts)\b",
+            r"(?i)^User (?:just |also |only )?(?:has|had|has got|got|wants to (?:make|ask|have)|wanted to (?:make|ask)|would like to (?:make|ask)|needs to ask|will ask|is asking|is making)\s+(?:you\s+)?(?:(?:a|one|another|some|few|quick|small|little|couple|of)\s+)*(?:question|questions|query|queries|doubt|doubts)\b|^User (?:just |also |only |really )?(?:wants|wanted|would like|needs) to know (?:about|how|what|if|whether|where|when|why|which)\b",
         )
         .expect("asks regex")
     })
