@@ -75,9 +75,9 @@ fn introduced(text: &str) -> Option<String> {
             .expect("introduction regex")
     });
     let c = re.captures(text)?;
-    // A name without a capital only where nothing has one ("im thabo, 20, …"): "I'm tired, 20
-    // hours awake" names no one.
-    if c.name("name")?.as_str().starts_with(char::is_lowercase) && text.chars().any(char::is_uppercase) {
+    // Only a name with a capital: "I'm tired, 20 hours awake" names no one, and "im thabo, 20,
+    // 2nd yr bcom at wits" is kept whole by capture, which a split would cut after the age.
+    if c.name("name")?.as_str().starts_with(char::is_lowercase) {
         return None;
     }
     let parts = c.name("parts")?;
@@ -126,13 +126,25 @@ fn introduced(text: &str) -> Option<String> {
             taken += 1;
             continue;
         }
-        // Past the first part that is not a description, the rest is left as it was said; a
-        // clause of the user's own right after a description is a sentence of its own ("…, 52
-        // years, I have a bakery in Tooting").
+        // After a description, a clause of the user's own is a sentence of its own ("…, 52
+        // years, I have a bakery in Tooting"), and so is a part without a subject, said of the
+        // user ("…, 58, watch manager at a fire station, retiring in June" → "I'm watch manager
+        // at a fire station. I'm retiring in June"). Past anything else ("…, nice to meet you"),
+        // the rest is left as it was said.
         let own = matches!(first, "i" | "i'm" | "i've" | "i'd" | "my" | "we" | "we're" | "we've");
-        said.push_str(if own && describing && taken > 0 { ". " } else { ", " });
+        let opener = own
+            || crate::text::is_stopword(first)
+            || matches!(
+                first,
+                "nice" | "thanks" | "thank" | "cheers" | "hope" | "please" | "pls" | "sorry" | "just" | "can" | "could"
+            );
+        if describing && taken > 0 && !opener {
+            said.push_str(". I'm ");
+        } else {
+            said.push_str(if own && describing && taken > 0 { ". " } else { ", " });
+            describing = false;
+        }
         said.push_str(part);
-        describing = false;
     }
     (taken > 0).then(|| format!("{}{}{}", &text[..parts.start()], said, &text[parts.end()..]))
 }
@@ -2088,6 +2100,8 @@ pub(crate) mod tests {
         }
         // A greeting after the name is no description.
         assert_eq!(contents("Hi I'm Jo, nice to meet you"), vec!["User's name is Jo"]);
+        let said = normalise("I'm Ruth, 61, school cook in Wigan, retiring at Easter", true);
+        assert_eq!(said, "I'm Ruth. I'm 61. I'm school cook in Wigan. I'm retiring at Easter");
         assert_eq!(normalise("I'm Jo, nice to meet you", true), "I'm Jo, nice to meet you");
     }
 
