@@ -149,6 +149,15 @@ fn introduced(text: &str) -> Option<String> {
     (taken > 0).then(|| format!("{}{}{}", &text[..parts.start()], said, &text[parts.end()..]))
 }
 
+/// `s` with every match of `re` replaced by what `f` makes of it; untouched (and not copied)
+/// when nothing matches. The rewrites of [`normalise`] each go through here.
+fn rewrite_all(s: &mut Cow<'_, str>, re: &Regex, f: impl FnMut(&regex::Captures<'_>) -> String) {
+    if re.is_match(s) {
+        let fixed = re.replace_all(s, f).into_owned();
+        *s = Cow::Owned(fixed);
+    }
+}
+
 /// Whether the text before a word ends on a word of the same clause that is no function word
 /// ("doro" in "doro wat"), so the word is part of a name rather than texting's "what".
 fn names_part(before: &str) -> bool {
@@ -287,8 +296,8 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         )
         .expect("texted to regex")
     });
-    if english && two.is_match(&s) {
-        let fixed = two.replace_all(&s, |c: &regex::Captures<'_>| {
+    if english {
+        rewrite_all(&mut s, two, |c| {
             let before = c[1].to_lowercase();
             let next = c[2].to_lowercase();
             let to = if ["allergic", "intolerant", "sensitive", "reaction"].contains(&before.as_str()) {
@@ -304,7 +313,6 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             };
             if to { format!("{} to {}", &c[1], &c[2]) } else { c[0].to_string() }
         });
-        s = Cow::Owned(fixed.into_owned());
     }
     // "Ill ask my mum", "ya ill ask": "ill" opening a clause before a verb is "I'll" typed
     // without its apostrophe ("ill" elsewhere is being unwell). Only a reply word may stand
@@ -327,12 +335,11 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         Regex::new(r"(?m)(^\s*|[.!?,;]\s+|\b(?i:so|and|but|cos|coz|cause|because)\s+)(?i:am)(\s+)([\w']+)")
             .expect("dropped-I regex")
     });
-    if english && am.is_match(&s) {
+    if english {
         // "so am I" keeps its I where it is.
-        let fixed = am.replace_all(&s, |c: &regex::Captures<'_>| {
+        rewrite_all(&mut s, am, |c| {
             if c[3].eq_ignore_ascii_case("i") { c[0].to_string() } else { format!("{}I am{}{}", &c[1], &c[2], &c[3]) }
         });
-        s = Cow::Owned(fixed.into_owned());
     }
     // "the missus", "the hubby", "the other half": the speaker's own, said as "my" so the rules
     // for the user's people read them ("me and the missus are off to Lanzarote"); "the wife of
@@ -344,15 +351,14 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         )
         .expect("the-spouse regex")
     });
-    if english && spouse.is_match(&s) {
-        let fixed = spouse.replace_all(&s, |c: &regex::Captures<'_>| {
+    if english {
+        rewrite_all(&mut s, spouse, |c| {
             if c.get(3).is_some() {
                 c[0].to_string()
             } else {
                 format!("{}{}", if &c[1] == "The" { "My" } else { "my" }, &c[2])
             }
         });
-        s = Cow::Owned(fixed.into_owned());
     }
     // "im Seamus, retired postman from Athlone, 68 this year": what follows a name introduced
     // with commas is said of the user too, each part a sentence of its own.
