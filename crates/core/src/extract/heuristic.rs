@@ -360,6 +360,19 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             }
         });
     }
+    // "movin depots", "lookin at buyin": texting's "-in" for "-ing", where it is a verb's.
+    static DROPPED_G: OnceLock<Regex> = OnceLock::new();
+    let dropped = DROPPED_G.get_or_init(|| Regex::new(r"\b[a-z]{3,}in'?(?:\s|$|[,.!?;])").expect("dropped-g regex"));
+    if english {
+        rewrite_all(&mut s, dropped, |c| {
+            let m = &c[0];
+            let word = m.trim_end_matches(|ch: char| ch.is_whitespace() || ",.!?;".contains(ch));
+            match lex::dropped_g(word) {
+                Some(full) => format!("{full}{}", &m[word.len()..]),
+                None => m.to_string(),
+            }
+        });
+    }
     // "im Seamus, retired postman from Athlone, 68 this year": what follows a name introduced
     // with commas is said of the user too, each part a sentence of its own.
     if english {
@@ -2120,6 +2133,11 @@ pub(crate) mod tests {
         assert!(normalise("visited Wat Arun", true).contains("Wat Arun"));
         assert_eq!(normalise("idk wat to get him", true), "idk what to get him");
         assert_eq!(normalise("wat do u think", true), "what do u think");
+        assert_eq!(
+            normalise("me n my missus lookin at buyin in baldivis", true),
+            "me n my missus looking at buying in baldivis"
+        );
+        assert_eq!(normalise("my cousin robin is in", true), "my cousin robin is in");
     }
 
     #[test]

@@ -158,6 +158,42 @@ pub(super) fn is_base_verb(word: &str) -> bool {
         || super::plan::TASK_VERBS.contains(&word)
 }
 
+/// The "-ing" form of a base verb ("move" → "moving", "get" → "getting", "look" → "looking").
+pub(super) fn ing(base: &str) -> String {
+    let b: Vec<char> = base.chars().collect();
+    let vowel = |c: char| "aeiou".contains(c);
+    match b.as_slice() {
+        [.., x, 'e'] if *x != 'e' && b.len() > 2 => format!("{}ing", &base[..base.len() - 1]),
+        // One short syllable ending consonant-vowel-consonant doubles its last letter ("get",
+        // "stop"); "open" has two.
+        [.., c1, v, c2]
+            if (b.len() == 3 || (b.len() == 4 && !vowel(b[0])))
+                && !vowel(*c1)
+                && vowel(*v)
+                && !vowel(*c2)
+                && !"wxy".contains(*c2) =>
+        {
+            format!("{base}{c2}ing")
+        }
+        _ => format!("{base}ing"),
+    }
+}
+
+/// A texted "-in" for "-ing" ("movin", "lookin'", "gettin"), written out when it is the "-ing"
+/// of a verb [`is_base_verb`] knows: "cousin", "robin" and "begin" are words of their own.
+pub(super) fn dropped_g(word: &str) -> Option<String> {
+    let w = word.trim_end_matches('\'');
+    let stem = w.strip_suffix("in")?;
+    if stem.len() < 2 {
+        return None;
+    }
+    let full = format!("{w}g");
+    let base = [stem.to_string(), format!("{stem}e"), stem[..stem.len() - 1].to_string()]
+        .into_iter()
+        .find(|b| !b.is_empty() && is_base_verb(b) && ing(b) == full)?;
+    Some(ing(&base))
+}
+
 /// Past-tense forms that are not just "-ed" added to the base, with their base.
 const IRREGULAR: &[(&str, &str)] = &[
     ("applied", "apply"),
@@ -1851,6 +1887,14 @@ mod tests {
     fn verbs_and_articles() {
         assert_eq!(third_singular("deploy"), "deploys");
         assert_eq!(third_singular("buy"), "buys");
+        assert_eq!((ing("open"), ing("stop"), ing("visit")), ("opening".into(), "stopping".into(), "visiting".into()));
+        for (texted, full) in [("movin", "moving"), ("lookin'", "looking"), ("gettin", "getting"), ("buyin", "buying")]
+        {
+            assert_eq!(dropped_g(texted).as_deref(), Some(full), "{texted}");
+        }
+        for word in ["cousin", "robin", "begin", "within", "basin", "violin", "in"] {
+            assert_eq!(dropped_g(word), None, "{word}");
+        }
         assert_eq!(third_singular("fix"), "fixes");
         assert_eq!(third_singular("carry"), "carries");
         assert_eq!(article("interview"), "an");
