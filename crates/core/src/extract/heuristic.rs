@@ -2066,6 +2066,7 @@ pub(crate) mod tests {
         for (text, want) in [
             ("also amoxicillin blows me up like a balloon lol", "User is allergic to amoxicillin"),
             ("Shellfish brings me out in hives.", "User is allergic to shellfish"),
+            ("also im alergic to penicilin bro, found out last year", "User is allergic to penicillin"),
             ("I react badly to latex gloves", "User is allergic to latex"),
             ("no prawns in mine please, I'm allergic", "User is allergic to prawns"),
         ] {

@@ -921,7 +921,18 @@ fn between_adjectives(s: &str, at: usize, found: &str) -> bool {
 
 /// A captured phrase cut at its clause break and rewritten in the third person.
 pub(super) fn phrase(s: &str) -> Option<String> {
-    let t = third_person(&tidy(head(s)));
+    // A word said to the listener or a texting particle at the end ("penicillin bru", "nuts
+    // lol") is no part of the thing.
+    const TRAILING: &[&str] =
+        &["bru", "bro", "bruh", "mate", "fam", "dude", "lol", "lmao", "tho", "haha", "x", "xx", "eish", "innit", "sha"];
+    let mut h = head(s);
+    while let Some((rest, last)) = h.rsplit_once(char::is_whitespace) {
+        if !TRAILING.contains(&last.to_lowercase().as_str()) {
+            break;
+        }
+        h = rest.trim_end();
+    }
+    let t = third_person(&tidy(h));
     (t.chars().count() >= 2 && !is_vague(&t)).then_some(t)
 }
 

@@ -4,7 +4,7 @@
 //! and missed what "allergic to penicillin" gets: an allergy that reaches every food and
 //! medication request. A word one edit away from a listed word (two for long words: a letter
 //! dropped, doubled, swapped or wrong) is read as the listed word before any rule runs. The list
-//! is data (`words/safety.txt`), short words are never corrected, and a word that is itself in
+//! is data (`words/safety.txt`, and the longer names of `words/medicines.txt`), short words are never corrected, and a word that is itself in
 //! the list stays as it is.
 
 use std::borrow::Cow;
@@ -15,7 +15,10 @@ use std::sync::OnceLock;
 fn vocabulary() -> &'static (Vec<&'static str>, Vec<&'static str>) {
     static WORDS: OnceLock<(Vec<&'static str>, Vec<&'static str>)> = OnceLock::new();
     WORDS.get_or_init(|| {
-        let lines = super::word_list(include_str!("words/safety.txt"));
+        // Medicine names of seven letters or more too ("ramiprill", "metforman"): the shorter
+        // ones sit too near everyday words.
+        let medicines = super::word_list(include_str!("words/medicines.txt")).filter(|m| m.len() >= 7);
+        let lines = super::word_list(include_str!("words/safety.txt")).chain(medicines);
         let (kept, listed): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with('!'));
         (listed, kept.into_iter().map(|k| &k[1..]).collect())
     })
@@ -218,6 +221,17 @@ mod tests {
         for w in &vocabulary().1 {
             assert_eq!(corrected(w), *w, "a word kept as it is was corrected");
         }
+    }
+
+    #[test]
+    fn a_misspelt_medicine_name_is_read_as_the_medicine() {
+        assert_eq!(corrected("I take ramiprill 5mg"), "I take ramipril 5mg");
+        assert_eq!(corrected("on metforman twice a day"), "on metformin twice a day");
+        // A real word near one stays, and so do the short names.
+        assert_eq!(
+            corrected("wayfaring strangers, digitoxin and morphing"),
+            "wayfaring strangers, digitoxin and morphing"
+        );
     }
 
     #[test]
