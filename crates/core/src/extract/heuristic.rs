@@ -362,12 +362,16 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     }
     // "movin depots", "lookin at buyin": texting's "-in" for "-ing", where it is a verb's.
     static DROPPED_G: OnceLock<Regex> = OnceLock::new();
-    let dropped = DROPPED_G.get_or_init(|| Regex::new(r"\b[a-z]{3,}in'?(?:\s|$|[,.!?;])").expect("dropped-g regex"));
+    let dropped =
+        DROPPED_G.get_or_init(|| Regex::new(r"\b[A-Za-z][a-z]{2,}in'?(?:\s|$|[,.!?;])").expect("dropped-g regex"));
     if english {
         rewrite_all(&mut s, dropped, |c| {
             let m = &c[0];
             let word = m.trim_end_matches(|ch: char| ch.is_whitespace() || ",.!?;".contains(ch));
-            match lex::dropped_g(word) {
+            match lex::dropped_g(&word.to_lowercase()) {
+                Some(full) if word.starts_with(char::is_uppercase) => {
+                    format!("{}{}", lex::title(&full), &m[word.len()..])
+                }
                 Some(full) => format!("{full}{}", &m[word.len()..]),
                 None => m.to_string(),
             }
@@ -2139,6 +2143,8 @@ pub(crate) mod tests {
             "me n my missus looking at buying in baldivis"
         );
         assert_eq!(normalise("my cousin robin is in", true), "my cousin robin is in");
+        assert_eq!(normalise("Startin' my own biz", true), "Starting my own biz");
+        assert_eq!(normalise("Robin is here", true), "Robin is here");
     }
 
     #[test]
