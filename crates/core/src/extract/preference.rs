@@ -720,7 +720,7 @@ fn likes(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let x = c.name("x").map_or("", |m| s.text.get(m.start()..).unwrap_or(m.as_str()));
     let raw = head(x);
     let Some(x) = phrase(x) else { return Vec::new() };
-    if about_chat(&x) || about_chat(raw) {
+    if about_chat(&x) || about_chat(raw) || leans_on_before(raw) {
         return Vec::new();
     }
     let v = cap(c, "v1").or(cap(c, "v2")).map(|v| tidy(&v.to_lowercase())).unwrap_or_default();
@@ -734,6 +734,26 @@ fn likes(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         other => format!("is {other}"),
     };
     vec![Found::add(pref(format!("User {verb} {x}"), 0.75, 0.6))]
+}
+
+/// Whether what is liked is a manner or a moment of something said before ("how they take me
+/// to other places", "when it rains like that"): "User loves how they take them to other
+/// places" names neither who "they" are nor whom they take.
+fn leans_on_before(raw: &str) -> bool {
+    let lower = raw.to_lowercase();
+    let mut words = lower.split_whitespace();
+    let opens = match words.next() {
+        Some("how" | "when" | "that") => true,
+        Some("the") => words.next() == Some("way"),
+        _ => false,
+    };
+    opens
+        && lower.split_whitespace().any(|w| {
+            matches!(
+                w.trim_matches(|c: char| !c.is_alphanumeric()),
+                "it" | "they" | "them" | "this" | "these" | "those" | "he" | "she"
+            )
+        })
 }
 
 #[cfg(test)]
@@ -752,6 +772,9 @@ mod tests {
             vec!["User is passionate about running a cheap, friendly repair cafe"]
         );
         assert_eq!(contents("i absolutely adore jazz"), vec!["User loves jazz"]);
+        // A liking that leans on what was said before names nothing of its own.
+        assert!(contents("I love how they make me feel at home").iter().all(|c| !c.starts_with("User loves how")));
+        assert_eq!(contents("I love how quiet the village is"), vec!["User loves how quiet the village is"]);
         assert_eq!(contents("I'm really into bouldering these days"), vec!["User is into bouldering"]);
         assert_eq!(
             contents("I'm a huge fan of Studio Ghibli films"),
