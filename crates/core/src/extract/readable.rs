@@ -156,6 +156,10 @@ pub(super) fn laughter(w: &str) -> bool {
 const SHORTHAND: &[&str] = &[
     "n", "r", "w", "u", "ur", "ye", "yh", "ya", "tbh", "ngl", "idk", "imo", "imho", "omg", "smh", "rn", "bc", "cuz",
     "coz", "pls", "plz", "thx", "mb", "ikr", "bruh", "lmfao", "rofl", "af", "fr", "btw", "omw", "bf", "gf", "jk",
+    // Scots as it is typed: "User is trying tae sort ma shifts" keeps "ma" for "my"; quoted, the
+    // words are plainly the user's own.
+    "tae", "wi", "ma", "roon", "hae", "cannae", "dinnae", "wouldnae", "couldnae", "didnae", "isnae", "wasnae", "masel",
+    "gonnae", "aboot", "oot",
 ];
 
 /// Possessives that open a sentence and stand for someone named before ("Their love has helped
@@ -740,6 +744,7 @@ mod tests {
             ("User are going to the lake", Flaw::Agreement),
             ("User really need to repaint their kitchen", Flaw::Agreement),
             ("User loves my cooking", Flaw::FirstPerson),
+            ("User is trying tae sort ma shifts roon the wedding", Flaw::Texting),
             ("User is getting there, Caroline.", Flaw::Vocative),
             ("Hey Tom, User finished the thesis", Flaw::Vocative),
             ("Good news, User submitted the thesis chapter", Flaw::Interjection),
