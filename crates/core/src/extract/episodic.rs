@@ -592,7 +592,7 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     while words.len() > 3
         && words.last().is_some_and(|w| {
             let b = bare(w);
-            b.is_empty() || TRAILING_PARTICLES.contains(&b.as_str()) || readable::laughter(&b)
+            b.is_empty() || super::lex::TRAILING_PARTICLES.contains(&b.as_str()) || readable::laughter(&b)
         })
     {
         words.pop();
@@ -1320,10 +1320,6 @@ pub(super) const STATES_BEFORE: &[&str] = &[
 /// Verbs whose past is spelt as their present ("I quit last week", "I cut my hair yesterday").
 const SAME_IN_PAST: &[&str] =
     &["quit", "put", "set", "cut", "hit", "let", "shut", "hurt", "cost", "read", "upset", "split"];
-
-/// Texting particles that close a sentence without adding to it.
-const TRAILING_PARTICLES: &[&str] =
-    &["btw", "tbh", "ngl", "fyi", "imo", "imho", "tho", "though", "x", "xx", "xxx", "smh", "lol", "haha"];
 
 /// Verbs of liking and needing that chat opens with, the "I" left out ("Hate driving at
 /// night", "Need to book the MOT"); present tense, so they agree with "User" once it is put in.

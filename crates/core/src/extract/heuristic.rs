@@ -71,15 +71,14 @@ fn without_speaker(text: &str) -> &str {
 fn introduced(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+|[a-z]+))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)")
-            .expect("introduction regex")
+        Regex::new(
+            r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
+        )
+        .expect("introduction regex")
     });
-    let c = re.captures(text)?;
     // Only a name with a capital: "I'm tired, 20 hours awake" names no one, and "im thabo, 20,
     // 2nd yr bcom at wits" is kept whole by capture, which a split would cut after the age.
-    if c.name("name")?.as_str().starts_with(char::is_lowercase) {
-        return None;
-    }
+    let c = re.captures(text)?;
     let parts = c.name("parts")?;
     let mut said = String::new();
     // Parts taken as descriptions, and whether the last part looked at was one.

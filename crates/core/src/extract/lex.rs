@@ -922,12 +922,15 @@ fn between_adjectives(s: &str, at: usize, found: &str) -> bool {
 /// A captured phrase cut at its clause break and rewritten in the third person.
 pub(super) fn phrase(s: &str) -> Option<String> {
     // A word said to the listener or a texting particle at the end ("penicillin bru", "nuts
-    // lol") is no part of the thing.
-    const TRAILING: &[&str] =
-        &["bru", "bro", "bruh", "mate", "fam", "dude", "lol", "lmao", "tho", "haha", "x", "xx", "eish", "innit", "sha"];
+    // lol") is no part of the thing; after "my" or "the" the word is someone ("my mate").
     let mut h = head(s);
     while let Some((rest, last)) = h.rsplit_once(char::is_whitespace) {
-        if !TRAILING.contains(&last.to_lowercase().as_str()) {
+        let last = last.to_lowercase();
+        let owned = rest.rsplit(char::is_whitespace).next().is_some_and(|w| {
+            matches!(w.to_lowercase().as_str(), "my" | "the" | "a" | "our" | "your" | "his" | "her" | "their")
+        });
+        let addressed = ADDRESS_TERMS.contains(&last.as_str()) && !owned;
+        if !(addressed || TRAILING_PARTICLES.contains(&last.as_str())) {
             break;
         }
         h = rest.trim_end();
@@ -935,6 +938,16 @@ pub(super) fn phrase(s: &str) -> Option<String> {
     let t = third_person(&tidy(h));
     (t.chars().count() >= 2 && !is_vague(&t)).then_some(t)
 }
+
+/// Texting particles that close a sentence without adding to it ("… btw", "… lol", "… x").
+pub(super) const TRAILING_PARTICLES: &[&str] = &[
+    "btw", "tbh", "ngl", "fyi", "imo", "imho", "tho", "though", "x", "xx", "xxx", "smh", "lol", "haha", "lmao", "eish",
+    "innit", "sha",
+];
+
+/// Words said to the listener at the end of a sentence ("allergic to penicillin bru"); after a
+/// possessive they are a person ("my mate", "the fam") and stay.
+const ADDRESS_TERMS: &[&str] = &["bru", "bro", "bruh", "mate", "fam", "dude"];
 
 /// Strips time words from a phrase ("my mom last night" → "my mom", "my job last week" → "my job").
 pub(super) fn strip_times(obj: &str) -> String {

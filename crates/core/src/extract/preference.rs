@@ -772,6 +772,9 @@ mod tests {
             vec!["User is passionate about running a cheap, friendly repair cafe"]
         );
         assert_eq!(contents("i absolutely adore jazz"), vec!["User loves jazz"]);
+        // A word said to the listener ends nothing it follows; after "my" it is someone.
+        assert_eq!(contents("i love pineapple on pizza bro"), vec!["User loves pineapple on pizza"]);
+        assert!(contents("I love hanging out with my mate").iter().any(|c| c.ends_with("with their mate")));
         // A liking that leans on what was said before names nothing of its own.
         assert!(contents("I love how they make me feel at home").iter().all(|c| !c.starts_with("User loves how")));
         assert_eq!(contents("I love how quiet the village is"), vec!["User loves how quiet the village is"]);
