@@ -2171,6 +2171,12 @@ pub(crate) mod tests {
             assert!(ops.iter().all(|o| o.draft.kind != Kind::OpenLoop), "{text}: {ops:?}");
             assert!(ops.iter().any(|o| o.draft.content == want), "{text}: {ops:?}");
         }
+        let ops =
+            run("I am doing security guard job in one office in Canary Wharf, night duty, four night in one week.");
+        assert!(ops.iter().all(|o| o.draft.kind != Kind::OpenLoop), "{ops:?}");
+        // A routine elsewhere in the sentence leaves a dated appointment dated.
+        let ops = run("I have a dentist appointment on friday, and I walk the dog every morning");
+        assert!(ops.iter().any(|o| o.draft.kind == Kind::OpenLoop && o.draft.due_at.is_some()), "{ops:?}");
         // Without its article an appointment is still one, dated.
         let ops = run("Reminder I have dentist on friday at 3");
         assert!(

@@ -419,16 +419,18 @@ fn is_task(t: &str) -> bool {
     true
 }
 
-/// A time phrase inside `inner` (preferred) or anywhere in the sentence. None in a sentence
-/// that tells a routine ("four night in one week", "every Tuesday"): its days recur, and none of
-/// them is a due date.
+/// A time phrase inside `inner` (preferred) or anywhere in the sentence. None where the text
+/// searched tells a routine ("four night in one week", "every Tuesday"): its days recur, and
+/// none of them is a due date. A routine elsewhere in the sentence leaves a date said inside
+/// `inner` as it is ("I have the dentist on Friday, and I walk the dog every morning").
 fn due(inner: &str, s: &Sentence<'_>) -> Option<(String, chrono::DateTime<chrono::Utc>)> {
-    if when::recurring(s.text) {
+    if when::recurring(inner) {
         return None;
     }
-    when::find(inner, s.at)
-        .map(|t| (inner[t.start..t.end].to_string(), t.at))
-        .or_else(|| when::find(s.text, s.at).map(|t| (s.text[t.start..t.end].to_string(), t.at)))
+    when::find(inner, s.at).map(|t| (inner[t.start..t.end].to_string(), t.at)).or_else(|| {
+        (!when::recurring(s.text))
+            .then(|| when::find(s.text, s.at).map(|t| (s.text[t.start..t.end].to_string(), t.at)))?
+    })
 }
 
 fn lower_first(t: &str) -> String {
