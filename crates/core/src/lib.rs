@@ -19,6 +19,7 @@ pub mod document;
 pub mod error;
 pub mod export;
 pub mod extract;
+pub mod forget;
 pub mod gate;
 pub mod id;
 pub mod kind;

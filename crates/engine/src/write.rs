@@ -408,6 +408,14 @@ impl Memory {
                 }
                 _ => (None, vector),
             };
+            // "Never mind about the hat" aimed at a memory that also holds a wedding: what does
+            // not name the hat is kept, as a memory of its own, once the whole is forgotten.
+            let kept = match &op.action {
+                Action::Forget(target @ Target::Matching(topic)) => self
+                    .resolve_target(scope, &owner, target, &op)?
+                    .and_then(|m| mnemo_core::forget::remainder(&m.content, naming(topic)).map(|rest| (m, rest))),
+                _ => None,
+            };
             let applied = written.as_ref().unwrap_or(&op);
             let mut attempt = 1;
             let verdict = loop {
@@ -419,9 +427,41 @@ impl Memory {
                     got => break got?,
                 }
             };
+            if let (Verdict::Forgotten { .. }, Some((old, rest))) = (&verdict, kept) {
+                self.keep_the_rest(scope, &owner, &old, &rest, (extractor, version), turn)?;
+            }
             records.push(OpRecord { op, verdict });
         }
         Ok((records, degraded))
+    }
+
+    /// Writes what a forget left of `old` (see [`mnemo_core::forget`]) as a new memory with
+    /// `old`'s kind, slot, surface, dates and sources, through the same gate as any write.
+    fn keep_the_rest(
+        &self,
+        scope: &Scope,
+        owner: &Scope,
+        old: &Row,
+        rest: &str,
+        by: (&str, &str),
+        turn: Option<&str>,
+    ) -> Result<Verdict> {
+        let mut draft = Draft {
+            key: old.key.clone(),
+            value: old.value.clone(),
+            surface: Some(old.surface),
+            due_at: old.due_at,
+            valid_from: old.valid_from,
+            expires_at: old.expires_at,
+            sensitivity: old.sensitivity,
+            metadata: old.metadata.clone(),
+            ..Draft::new(old.kind, rest, old.confidence, old.salience)
+        };
+        draft.rule = old.provenance.rule.clone();
+        let op = ProposedOp { action: Action::Add, draft, sources: old.provenance.sources.clone() };
+        let text = search_text(&tidy(rest), old.key.as_deref());
+        let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
+        self.apply_op(scope, owner, &op, vector, by, turn)
     }
 
     /// The partition extracted memories of this request are owned by. Without a user, the scope
@@ -724,14 +764,7 @@ impl Memory {
     /// a close paraphrase by embedding. "Talked to my mum" still closes "call my mother".
     pub(crate) fn best_match(&self, scope: &Scope, text: &str, kind: Option<Kind>) -> Result<Option<Row>> {
         let found = self.candidates(scope, text, 10)?;
-        let distinctive: Vec<String> = query_terms(text)
-            .into_iter()
-            .filter(|t| !GENERIC_VERBS.iter().any(|v| t.starts_with(v)))
-            .map(|t| t.chars().take(5).collect())
-            .collect();
-        let shares_words = |content: &str| {
-            mnemo_core::text::words(content).any(|w| distinctive.iter().any(|t| w.starts_with(t.as_str())))
-        };
+        let shares_words = naming(text);
         let mut scored: Vec<(Row, f32, bool)> = found
             .list
             .into_iter()
@@ -748,6 +781,17 @@ impl Memory {
             .find(|(m, r, close)| *r >= TARGET_MATCH && (*close || shares_words(&m.content)))
             .map(|(m, _, _)| m))
     }
+}
+
+/// Whether a text shares a distinctive word with `text` (compared on a five-letter stem, generic
+/// verbs such as call, send, book left out): what a target must do to be the thing meant.
+fn naming(text: &str) -> impl Fn(&str) -> bool {
+    let distinctive: Vec<String> = query_terms(text)
+        .into_iter()
+        .filter(|t| !GENERIC_VERBS.iter().any(|v| t.starts_with(v)))
+        .map(|t| t.chars().take(5).collect())
+        .collect();
+    move |content: &str| mnemo_core::text::words(content).any(|w| distinctive.iter().any(|t| w.starts_with(t.as_str())))
 }
 
 /// How many of the user's newest active memories a take-back naming only its new value is

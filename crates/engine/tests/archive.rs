@@ -290,3 +290,22 @@ fn a_word_most_of_the_users_messages_share_is_weighed_down_in_the_querys_vector(
     assert_eq!(asked(30, 0.3), vec![vec!["What does Ann do to unwind?"]]);
     assert_eq!(asked(60, 0.0), vec![vec!["What does Ann do to unwind?"]]);
 }
+
+#[test]
+fn forgetting_one_thing_keeps_what_its_message_said_beside_it() {
+    let f = hashed();
+    let c1 = chat("bridie", "c1");
+    f.say(
+        &c1,
+        &["My Grandson Cian is getting Married to a Lovely girl from Ballina on the 8th of August in Knock. I will have to get a Hat."],
+    );
+    let forgot = f.say(&c1, &["Never mind about the Hat."]);
+    assert!(forgot.ops.iter().any(|o| matches!(o.verdict, mnemo::core::Verdict::Forgotten { .. })), "{forgot:#?}");
+    let active = f.active_contents(&c1);
+    assert!(active.iter().any(|m| m.contains("8th of August in Knock")), "the wedding is kept: {active:?}");
+    assert!(active.iter().all(|m| !m.contains("Hat")), "the hat is forgotten: {active:?}");
+    // A memory that is all about what is forgotten goes whole, and nothing is written for it.
+    f.say(&c1, &["I have a parrot named Kiwi."]);
+    f.say(&c1, &["Please forget that I have a parrot named Kiwi."]);
+    assert!(f.active_contents(&c1).iter().all(|m| !m.contains("Kiwi")), "{:?}", f.active_contents(&c1));
+}
