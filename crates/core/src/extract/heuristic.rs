@@ -82,10 +82,21 @@ fn introduced(text: &str) -> Option<String> {
     let parts = c.name("parts")?;
     let mut said = String::new();
     // Parts taken as descriptions, and whether the last part looked at was one.
-    let (mut taken, mut describing) = (0, true);
+    let (mut taken, mut describing, mut placed) = (0, true, false);
     for part in parts.as_str().split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let lower = part.to_lowercase();
         let first = lower.split_whitespace().next().unwrap_or_default();
+        // Only names ("Kurdistan", "Greater Manchester") say where, never who: after a place
+        // ("from Sulaymaniyah, Kurdistan") they go on naming it, and elsewhere the rest is left
+        // as it was said.
+        let names_only = part.split_whitespace().all(|w| w.starts_with(char::is_uppercase));
+        if names_only {
+            said.push_str(", ");
+            said.push_str(part);
+            describing &= placed;
+            continue;
+        }
+        placed = matches!(first, "from" | "originally" | "born" | "living");
         // An age is the number alone or with its years ("34", "68 this year", "52 years"), never
         // a count of something else ("12 hour shift").
         let age = first.chars().all(|c| c.is_ascii_digit())
@@ -1708,7 +1719,8 @@ pub(crate) mod tests {
             got,
             vec![
                 ("m1", "User's name is Dana"),
-                ("m1", "User is a backend engineer at a fintech startup"),
+                ("m1", "User is a backend engineer"),
+                ("m1", "User works at a fintech startup"),
                 ("m2", "User has a dog named Biscuit"),
                 ("m2", "User needs to call mom this weekend"),
                 ("m3", "User called mom"),
@@ -1722,8 +1734,8 @@ pub(crate) mod tests {
             assert!(Surface::ALL.contains(&op.draft.effective_surface()));
             assert_eq!(op.sources.len(), 1);
         }
-        assert_eq!(ops[4].action, Action::CloseLoop(Target::Matching("call mom mum mother".into())));
-        assert_eq!(ops[5].draft.kind, Kind::Ephemeral);
+        assert_eq!(ops[5].action, Action::CloseLoop(Target::Matching("call mom mum mother".into())));
+        assert_eq!(ops[6].draft.kind, Kind::Ephemeral);
     }
 
     #[test]
@@ -2126,6 +2138,15 @@ pub(crate) mod tests {
         let said = normalise("I'm Ruth, 61, school cook in Wigan, retiring at Easter", true);
         assert_eq!(said, "I'm Ruth. I'm 61. I'm school cook in Wigan. I'm retiring at Easter");
         assert_eq!(normalise("I'm Jo, nice to meet you", true), "I'm Jo, nice to meet you");
+        // A name after a place goes on naming the place, never the user.
+        assert_eq!(
+            normalise("I am Karwan, from Sulaymaniyah, Kurdistan. 34 age.", true),
+            "I am Karwan. I'm from Sulaymaniyah, Kurdistan. 34 age."
+        );
+        let got = contents("Hi. I am Rasa, 38, from Lithuania, Panevėžys. I work in warehouse");
+        assert!(got.iter().all(|c| !c.contains("name is Panev")), "{got:?}");
+        assert!(got.iter().any(|c| c == "User's name is Rasa"), "{got:?}");
+        assert_eq!(normalise("I'm Jo, Leeds born and bred", true), "I'm Jo, Leeds born and bred");
     }
 
     #[test]

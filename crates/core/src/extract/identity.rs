@@ -1113,14 +1113,22 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.employer-joined",
             Mode::Statement,
-            &["joined", "started", "hired", "job at", "offer", "employed"],
+            &["joined", "started", "hired", "job at", "offer", "employed", "starting", "start at", "start work"],
             r"(?x)
-                # e.g. I just joined Datadog; I have left the bank and joined Systems Limited.
-                \bi(?:'ve|\s+have|'m|\s+am|\s+was)?\s+(?:(?:just|recently|finally|officially|now)\s+)*
+                # e.g. I just joined Datadog; I have left the bank and joined Systems Limited; I'm
+                # starting at the Larkfield garage on Monday; (texted, the subject left out)
+                # Starting at Aldi next week.
+                (?:
+                    \bi(?:'ve|\s+have|'m|\s+am|\s+was|'ll(?:\s+be)?|\s+will(?:\s+be)?)?\s+
+                    | ^\s*
+                    | ,\s*
+                )
+                (?:(?:just|recently|finally|officially|now)\s+)*
                 (?:(?:left|quit)\s+[^,.;!?]{1,40}?\s+and\s+(?:then\s+|now\s+|have\s+)?)?(?:
                     joined
                     | started\s+(?:a\s+new\s+job\s+|a\s+new\s+role\s+|working\s+)?at
                     | started\s+at
+                    | (?:starting|start)\s+(?:a\s+new\s+job\s+|my\s+new\s+job\s+|work\s+|working\s+)?at
                     | got\s+(?:a\s+(?:new\s+)?job|hired|an\s+offer|a\s+position|a\s+role)\s+(?:at|with|from|by)
                     | (?:got\s+)?hired\s+(?:at|by)
                     | employed\s+(?:at|by)
@@ -1128,14 +1136,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 \s+(?P<emp><CLAUSE>)
             ",
             |c, s| {
-                let emp = cap(c, "emp").unwrap_or_default();
+                // "at the Larkfield garage on Monday": when it begins is no part of the name.
+                let emp = super::lex::strip_times(cap(c, "emp").unwrap_or_default());
+                let emp = emp.as_str();
                 let (emp, role) = match emp.to_ascii_lowercase().find(" as ") {
                     Some(i) => (&emp[..i], Some(&emp[i + 4..])),
                     None => (emp, None),
                 };
-                let Some(org) = organisation(emp, s) else { return Vec::new() };
-                let mut out =
-                    vec![Found::add(profile(format!("User works at {org}"), 0.9, 0.8).keyed("employer", org))];
+                let Some(joined) = employer(emp, s) else { return Vec::new() };
+                let mut out = vec![joined];
                 // "as team lead from 1st April": the role, not when it began.
                 if let Some(role) = role.map(super::lex::strip_times).as_deref().and_then(phrase) {
                     out.push(Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role)));
@@ -1319,16 +1328,29 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.home-moved",
             Mode::Statement,
-            &["moved", "relocated"],
+            &["moved", "relocated", "move from"],
             r"(?x)
-                # e.g. We moved to Montreal last summer.
+                # e.g. We moved to Montreal last summer; (a learner's present for the past) now
+                # we move from Clayton to Carnegie.
                 # a first-person subject, or none: at the start, or after but, and, then, so
                 (?:\b(?:i|we)(?:'ve|\s+have|'re|\s+are)?\s+|^|\b(?:but|and|then|so)\s+)
-                (?:(?:just|recently|finally|officially|now|also|since|actually|eventually)\s+)*
-                (?:moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+
-                (?:from\s+(?P<a>[^,.;!?]+?)\s+)?(?:to|into)\s+<PLACE>
+                (?:(?:just|recently|finally|officially|now|also|since|actually|eventually|already)\s+)*
+                (?:(?P<moved>moved|relocated)(?:\s+(?:back|over|out|away|here))?\s+(?:from\s+(?P<a>[^,.;!?]+?)\s+)?
+                    | (?P<now>move)\s+from\s+(?P<from>[^,.;!?]+?)\s+
+                )
+                (?:to|into)\s+<PLACE>
             ",
             |c, s| {
+                // The present "move from … to …" is a move made only with no time still to come
+                // ("every summer we move from …", "next month we move from …" are not).
+                let to_come = || {
+                    super::when::recurring(&s.lower)
+                        || super::when::find(s.text, s.at).is_some_and(|t| t.at > s.at)
+                        || s.lower.split_whitespace().any(|w| matches!(w, "next" | "will" | "soon" | "gonna" | "going"))
+                };
+                if c.name("now").is_some() && to_come() {
+                    return Vec::new();
+                }
                 let x = cap(c, "x").unwrap_or_default();
                 let xl = x.trim_start().to_lowercase();
                 // "moved into a flat in Clifton", "moved to a little village outside York": the
@@ -1347,7 +1369,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     },
                 };
                 let mut f = Found::add(profile(format!("User lives {prep} {p}"), 0.9, 0.8).keyed("home", p));
-                f.replaces = cap(c, "a").map(str::to_string);
+                f.replaces = cap(c, "a").or_else(|| cap(c, "from")).map(str::to_string);
                 vec![f]
             },
         ),
@@ -1773,6 +1795,11 @@ fn named_relation(c: &Captures<'_>, s: &Sentence<'_>, explicit: bool) -> Vec<Fou
         return Vec::new();
     }
     let Some(name) = name_of(x) else { return Vec::new() };
+    // "my sis ROM", "my son GCSE": a short word in capitals is an acronym, not a name.
+    let first = name.split_whitespace().next().unwrap_or_default();
+    if !explicit && (2..=4).contains(&first.chars().count()) && first.chars().all(|c| c.is_uppercase()) {
+        return Vec::new();
+    }
     let species = species_key(&rel);
     let is_pet = super::lex::is_pet_word(&rel) && !super::lex::is_relation_word(&rel);
     let first_name = name.split_whitespace().next().unwrap_or_default().to_lowercase();
@@ -1885,9 +1912,29 @@ fn job(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             out.push(Found::add(profile(format!("User is from {p}"), 0.85, 0.7).keyed("hometown", p)));
         }
     }
-    let mut job_ops = job_only(c, x);
+    let mut job_ops = job_only(c, x, s);
     job_ops.extend(out);
     job_ops
+}
+
+/// Roles held at a place without working for it: "a student at Leeds" does not work there.
+const LEARNERS: &[&str] = &["student", "pupil", "undergrad", "undergraduate", "volunteer", "fresher", "patient"];
+
+/// The workplace a job was said with ("a mechanic at the First bus depot", "a writer for the
+/// Guardian"), as its own `employer` slot: a later "starting at the Larkfield garage" replaces
+/// the place and leaves the trade. `None` for a learner's place or a phrase naming no
+/// organisation ("a nurse at the moment").
+fn workplace(x: &str, rest: &str, s: &Sentence<'_>) -> Option<Found> {
+    let lower = rest.to_ascii_lowercase();
+    let prep = ["at ", "for "].into_iter().find(|p| lower.starts_with(p))?;
+    let role = x.to_lowercase();
+    if role.split_whitespace().any(|w| LEARNERS.contains(&w.trim_end_matches('s'))) {
+        return None;
+    }
+    let org = organisation(&rest[prep.len()..], s)?;
+    let org = third_person(&org);
+    let prep = prep.trim_end();
+    Some(Found::add(profile(format!("User works {prep} {org}"), 0.85, 0.8).keyed("employer", org)))
 }
 
 /// Words that make "I'm a ... <job>" a judgement ("a bad cook") rather than a job.
@@ -1944,7 +1991,7 @@ pub(super) const PAST: &[&str] =
 /// Words that make a job-sounding noun a pastime ("amateur photographer").
 pub(super) const HOBBY: &[&str] = &["amateur", "backyard", "casual", "hobby", "hobbyist", "home", "weekend"];
 
-fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
+fn job_only(c: &Captures<'_>, x: &str, s: &Sentence<'_>) -> Vec<Found> {
     let art = cap(c, "art").unwrap_or("a").to_lowercase();
     let xl = x.to_lowercase();
     let words: Vec<&str> = xl.split_whitespace().collect();
@@ -1957,16 +2004,22 @@ fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
         .iter()
         .find_map(|k| rest.to_ascii_lowercase().find(k).map(|i| rest[..i].trim_end()))
         .unwrap_or(rest);
-    let rest = if rest.is_empty() { String::new() } else { format!(" {}", third_person(rest)) };
+    let past = words.iter().any(|w| PAST.contains(w));
+    let hobby = words.iter().any(|w| HOBBY.contains(w));
+    // A current job at a named place is two slots, the trade and where it is done.
+    let place = if past || hobby { None } else { workplace(x, rest, s) };
+    let rest = if rest.is_empty() || place.is_some() { String::new() } else { format!(" {}", third_person(rest)) };
     let what = format!("{}{rest}", tidy(x));
     let content = format!("User is {art} {what}");
-    if words.iter().any(|w| PAST.contains(w)) {
+    if past {
         return vec![Found::add(profile(content, 0.8, 0.6))];
     }
-    if words.iter().any(|w| HOBBY.contains(w)) {
+    if hobby {
         return vec![Found::add(Draft::new(Kind::Preference, content, 0.75, 0.6))];
     }
-    vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))]
+    let mut out = vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))];
+    out.extend(place);
+    out
 }
 
 /// Words that make "I work in ..." a field of work rather than a place.
@@ -2053,6 +2106,13 @@ fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             None => (j, None),
         };
         let Some(role) = phrase(j) else { return Vec::new() };
+        // "as a product designer at Figma": the trade and the place are two slots.
+        if let Some(place) = at.and_then(|a| workplace(&role, a.trim_start(), s)) {
+            return vec![
+                Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role.clone())),
+                place,
+            ];
+        }
         let tail = at.and_then(phrase).map(|t| format!(" {t}")).unwrap_or_default();
         let tail = tail.trim_end().to_string();
         let tail = if tail.is_empty() { String::new() } else { format!(" {}", tail.trim_start()) };
@@ -2132,6 +2192,7 @@ pub(super) const ORGS: &[&str] = &[
     "bakery",
     "bank",
     "bar",
+    "branch",
     "business",
     "cafe",
     "café",
@@ -2143,26 +2204,33 @@ pub(super) const ORGS: &[&str] = &[
     "corp",
     "corporation",
     "council",
+    "depot",
     "enterprise",
     "factory",
     "firm",
+    "garage",
     "government",
     "hospital",
     "hotel",
     "lab",
+    "library",
     "magazine",
     "manufacturer",
     "ministry",
     "newspaper",
     "non-profit",
     "nonprofit",
+    "nursery",
+    "office",
     "org",
     "organisation",
     "organization",
+    "pharmacy",
     "practice",
     "publisher",
     "restaurant",
     "retailer",
+    "salon",
     "scale-up",
     "scaleup",
     "school",
@@ -2176,6 +2244,14 @@ pub(super) const ORGS: &[&str] = &[
     "warehouse",
 ];
 
+/// Where the user now works, read from the place after "joined" or "starting at" ("the
+/// Larkfield garage"): `None` unless it names an organisation. Shared with the plan family,
+/// which keeps "I'm starting at Aldi on Monday" as a dated plan too.
+pub(super) fn employer(place: &str, s: &Sentence<'_>) -> Option<Found> {
+    let org = organisation(place, s)?;
+    Some(Found::add(profile(format!("User works at {org}"), 0.9, 0.8).keyed("employer", org)))
+}
+
 /// An organisation name: capitalised ("Stripe"), or "a/an ... startup/company/agency".
 fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
     let h = head(x);
@@ -2183,7 +2259,10 @@ fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
     let lower = h.to_lowercase();
     let described =
         ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && ORGS.iter().any(|o| lower.contains(o));
-    let named = h.starts_with(char::is_uppercase) || (s.lowercase && !lower.starts_with("a ") && !lower.is_empty());
+    // "the BBC", "the Guardian": a name with its article.
+    let the_name = h.strip_prefix("the ").is_some_and(|n| n.starts_with(char::is_uppercase));
+    let named =
+        h.starts_with(char::is_uppercase) || the_name || (s.lowercase && !lower.starts_with("a ") && !lower.is_empty());
     if !(described || named) {
         return None;
     }
@@ -2267,15 +2346,63 @@ mod tests {
     }
 
     #[test]
+    fn a_learners_present_move_from_one_place_to_another_is_a_new_home() {
+        assert_eq!(
+            keyed("Husband already arrive, now we move from Clayton to Carnegie, more near the train", "home"),
+            Some("Carnegie".into())
+        );
+        for said in ["Next month we move from Clayton to Carnegie", "Every summer we move from Leeds to the coast"] {
+            assert_eq!(keyed(said, "home"), None, "{said}");
+        }
+    }
+
+    #[test]
+    fn an_acronym_after_a_relation_is_no_name() {
+        let got = contents("april is my sis ROM, 18 april at the registry");
+        assert!(got.iter().all(|c| !c.contains("named ROM")), "{got:?}");
+        assert_eq!(keyed("my sister Emma is visiting", "family:sister:emma"), Some("Emma".into()));
+    }
+
+    #[test]
+    fn a_workplace_said_with_the_job_is_its_own_slot_and_a_new_one_replaces_it() {
+        assert_eq!(keyed("I'm a mechanic at the First bus depot on Caledonia Road", "job"), Some("mechanic".into()));
+        assert_eq!(
+            keyed("I'm a mechanic at the First bus depot on Caledonia Road", "employer"),
+            Some("the First bus depot on Caledonia Road".into())
+        );
+        assert_eq!(keyed("I'm a software engineer for the BBC", "employer"), Some("the BBC".into()));
+        // Where a learner learns, and a phrase naming no organisation, stay with the role.
+        assert_eq!(contents("I'm a student at Leeds Uni"), vec!["User is a student at Leeds Uni"]);
+        assert_eq!(keyed("I'm a volunteer at the food bank", "employer"), None);
+        assert_eq!(keyed("I'm a nurse at the moment", "employer"), None);
+        // Starting somewhere new, said in full, texted without the subject or after a comma.
+        for said in [
+            "I'm starting at the Larkfield garage on Monday",
+            "startin at the larkfield garage on monday",
+            "I've got a new job, starting at the Larkfield garage on Monday",
+            "I'll be starting at the Larkfield garage next week",
+        ] {
+            assert_eq!(
+                keyed(said, "employer").map(|v| v.to_lowercase()),
+                Some("the larkfield garage".into()),
+                "{said}"
+            );
+        }
+        for said in ["I'm starting at 9am tomorrow", "I start work at 6", "Starting at the bottom is fine"] {
+            assert_eq!(keyed(said, "employer"), None, "{said}");
+        }
+    }
+
+    #[test]
     fn jobs_and_employers() {
         assert_eq!(
             contents("I'm a backend engineer at a fintech startup."),
-            vec!["User is a backend engineer at a fintech startup"]
+            vec!["User is a backend engineer", "User works at a fintech startup"]
         );
         assert_eq!(contents("i am a nurse"), vec!["User is a nurse"]);
         assert_eq!(
             contents("I work as a product designer at Figma"),
-            vec!["User works as a product designer at Figma"]
+            vec!["User works as a product designer", "User works at Figma"]
         );
         assert_eq!(contents("I work at Stripe"), vec!["User works at Stripe"]);
         assert_eq!(keyed("I work for a small agency as a copywriter", "job"), Some("a copywriter".into()));

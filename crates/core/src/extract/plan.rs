@@ -900,6 +900,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 {
                     return Vec::new();
                 }
+                let rest_said = rest.trim_start();
                 let rest = third_person(&tidy(vp_head(rest)));
                 if rest.is_empty() {
                     return Vec::new();
@@ -909,7 +910,14 @@ pub(super) fn rules() -> Vec<Rule> {
                 } else {
                     "User is"
                 };
-                vec![open_loop(&with_time(format!("{subj} {v} {rest}"), Some(&time)), Some(at), 0.8)]
+                let mut out = vec![open_loop(&with_time(format!("{subj} {v} {rest}"), Some(&time)), Some(at), 0.8)];
+                // "I'm starting at the Larkfield garage on Monday": a new workplace as well.
+                if v == "starting" && subj == "User is" {
+                    if let Some(place) = rl.strip_prefix("at ").map(|_| super::lex::strip_times(&rest_said[3..])) {
+                        out.extend(super::identity::employer(&place, s));
+                    }
+                }
+                out
             },
         ),
     ]
