@@ -370,6 +370,93 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             }
         });
     }
+    // "for me blood pressure", "upped me amlodipine": in Geordie, Scouse, Irish and Australian
+    // English "me" before a noun is "my". Read so only where the object "me" cannot be meant:
+    // after a preposition, or before a medicine after any verb that does not give ("the doctor
+    // gave me amlodipine" is given to the user).
+    static DIALECT_MY: OnceLock<Regex> = OnceLock::new();
+    let dialect_my = DIALECT_MY
+        .get_or_init(|| Regex::new(r"\b([A-Za-z']+)(\s+)([Mm]e)(\s+)([A-Za-z][a-z'-]+)").expect("me-my regex"));
+    if english {
+        rewrite_all(&mut s, dialect_my, |c| {
+            let (before, next) = (c[1].to_lowercase(), c[5].to_lowercase());
+            const AFTER: &[&str] = &["for", "with", "on", "in", "at", "from", "about", "of", "into", "off", "to"];
+            const GIVING: &[&str] = &[
+                "gave",
+                "give",
+                "gives",
+                "giving",
+                "prescribed",
+                "prescribe",
+                "sent",
+                "send",
+                "got",
+                "get",
+                "offered",
+                "offer",
+                "handed",
+                "brought",
+                "bring",
+                "bought",
+                "buy",
+                "told",
+                "tell",
+                "showed",
+                "show",
+            ];
+            const NOT_OWNED: &[&str] = &[
+                "too",
+                "up",
+                "out",
+                "back",
+                "down",
+                "over",
+                "away",
+                "home",
+                "again",
+                "now",
+                "then",
+                "there",
+                "here",
+                "first",
+                "alone",
+                "both",
+                "all",
+                "and",
+                "tomorrow",
+                "today",
+                "tonight",
+                "yesterday",
+                "later",
+                "sometime",
+                "anyway",
+                "instead",
+                "please",
+                "pls",
+                "though",
+                "tho",
+                "mate",
+                "love",
+                "like",
+                "lol",
+            ];
+            let owned = next.len() > 1
+                && !crate::text::is_stopword(&next)
+                && !NOT_OWNED.contains(&next.as_str())
+                && !lex::is_base_verb(&next)
+                && !next.ends_with("ly")
+                && !next.ends_with("ing");
+            let possessive = owned
+                && (AFTER.contains(&before.as_str())
+                    || (!GIVING.contains(&before.as_str()) && super::medication::medicine(&next, false)));
+            if possessive {
+                let my = if &c[3] == "Me" { "My" } else { "my" };
+                format!("{}{}{my}{}{}", &c[1], &c[2], &c[4], &c[5])
+            } else {
+                c[0].to_string()
+            }
+        });
+    }
     // "movin depots", "lookin at buyin": texting's "-in" for "-ing", where it is a verb's.
     static DROPPED_G: OnceLock<Regex> = OnceLock::new();
     let dropped =
@@ -2147,6 +2234,23 @@ pub(crate) mod tests {
         assert!(got.iter().all(|c| !c.contains("name is Panev")), "{got:?}");
         assert!(got.iter().any(|c| c == "User's name is Rasa"), "{got:?}");
         assert_eq!(normalise("I'm Jo, Leeds born and bred", true), "I'm Jo, Leeds born and bred");
+    }
+
+    #[test]
+    fn a_dialects_me_before_what_the_user_has_is_my() {
+        assert_eq!(normalise("on amlodipine 5mg for me blood presure", true), "on amlodipine 5mg for my blood presure");
+        assert_eq!(normalise("doc upped me amlodipine to 10mg", true), "doc upped my amlodipine to 10mg");
+        assert_eq!(normalise("Went to me mam's for tea", true), "Went to my mam's for tea");
+        for said in [
+            "the doctor gave me amlodipine",
+            "can you help me move",
+            "she came with me yesterday",
+            "it makes me happy",
+            "that was for me too",
+            "they talk to me like a child",
+        ] {
+            assert_eq!(normalise(said, true), said);
+        }
     }
 
     #[test]

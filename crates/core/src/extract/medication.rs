@@ -69,7 +69,7 @@ const FAMILY_ENDINGS: &[&str] = &[
 ];
 
 /// Whether `word` names a medicine, a dose said after it counting as proof.
-fn medicine(word: &str, dosed: bool) -> bool {
+pub(super) fn medicine(word: &str, dosed: bool) -> bool {
     let w = word.to_lowercase();
     if w.starts_with("vitamin") {
         return true;
@@ -144,10 +144,12 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "medication.switched",
             Mode::Statement,
-            &["from"],
-            r"(?x)
-                \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+)?(?P<old>[a-z][a-z-]{3,})
-                \s+(?:to|onto|for)\s+(?P<drug>[a-z][a-z-]{3,})
+            &["from", "off"],
+            r"(?xi)
+                # e.g. The Doctor changed me off the Warfarin to a new one called Apixaban.
+                \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+|the\s+)?(?P<old>[a-z][a-z-]{3,})
+                \s+(?:to|onto|for)\s+(?:(?:a\s+)?new\s+(?:one|tablet|pill|drug|medicine)\s+called\s+|the\s+)?
+                (?P<drug>[a-z][a-z-]{3,})
             ",
             switched,
         ),
@@ -282,6 +284,15 @@ mod tests {
         let (_, key, value) = medication("The Dr has put my Apixaban up to 5mg twice a day").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:apixaban", "5 mg"));
         assert_eq!(medication("I put my insulin in the fridge"), None);
+    }
+
+    #[test]
+    fn a_switch_said_with_capitals_and_a_new_one_called_is_read() {
+        let got = crate::extract::heuristic::tests::contents(
+            "The Doctor changed me off the Warfarin to a new one called Apixaban, twice a day now",
+        );
+        assert!(got.iter().any(|c| c == "User no longer takes warfarin (switched to apixaban)"), "{got:?}");
+        assert!(got.iter().any(|c| c == "User takes apixaban"), "{got:?}");
     }
 
     #[test]
