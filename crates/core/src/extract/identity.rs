@@ -1912,29 +1912,9 @@ fn job(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             out.push(Found::add(profile(format!("User is from {p}"), 0.85, 0.7).keyed("hometown", p)));
         }
     }
-    let mut job_ops = job_only(c, x, s);
+    let mut job_ops = job_only(c, x);
     job_ops.extend(out);
     job_ops
-}
-
-/// Roles held at a place without working for it: "a student at Leeds" does not work there.
-const LEARNERS: &[&str] = &["student", "pupil", "undergrad", "undergraduate", "volunteer", "fresher", "patient"];
-
-/// The workplace a job was said with ("a mechanic at the First bus depot", "a writer for the
-/// Guardian"), as its own `employer` slot: a later "starting at the Larkfield garage" replaces
-/// the place and leaves the trade. `None` for a learner's place or a phrase naming no
-/// organisation ("a nurse at the moment").
-fn workplace(x: &str, rest: &str, s: &Sentence<'_>) -> Option<Found> {
-    let lower = rest.to_ascii_lowercase();
-    let prep = ["at ", "for "].into_iter().find(|p| lower.starts_with(p))?;
-    let role = x.to_lowercase();
-    if role.split_whitespace().any(|w| LEARNERS.contains(&w.trim_end_matches('s'))) {
-        return None;
-    }
-    let org = organisation(&rest[prep.len()..], s)?;
-    let org = third_person(&org);
-    let prep = prep.trim_end();
-    Some(Found::add(profile(format!("User works {prep} {org}"), 0.85, 0.8).keyed("employer", org)))
 }
 
 /// Words that make "I'm a ... <job>" a judgement ("a bad cook") rather than a job.
@@ -1991,7 +1971,7 @@ pub(super) const PAST: &[&str] =
 /// Words that make a job-sounding noun a pastime ("amateur photographer").
 pub(super) const HOBBY: &[&str] = &["amateur", "backyard", "casual", "hobby", "hobbyist", "home", "weekend"];
 
-fn job_only(c: &Captures<'_>, x: &str, s: &Sentence<'_>) -> Vec<Found> {
+fn job_only(c: &Captures<'_>, x: &str) -> Vec<Found> {
     let art = cap(c, "art").unwrap_or("a").to_lowercase();
     let xl = x.to_lowercase();
     let words: Vec<&str> = xl.split_whitespace().collect();
@@ -2004,22 +1984,16 @@ fn job_only(c: &Captures<'_>, x: &str, s: &Sentence<'_>) -> Vec<Found> {
         .iter()
         .find_map(|k| rest.to_ascii_lowercase().find(k).map(|i| rest[..i].trim_end()))
         .unwrap_or(rest);
-    let past = words.iter().any(|w| PAST.contains(w));
-    let hobby = words.iter().any(|w| HOBBY.contains(w));
-    // A current job at a named place is two slots, the trade and where it is done.
-    let place = if past || hobby { None } else { workplace(x, rest, s) };
-    let rest = if rest.is_empty() || place.is_some() { String::new() } else { format!(" {}", third_person(rest)) };
+    let rest = if rest.is_empty() { String::new() } else { format!(" {}", third_person(rest)) };
     let what = format!("{}{rest}", tidy(x));
     let content = format!("User is {art} {what}");
-    if past {
+    if words.iter().any(|w| PAST.contains(w)) {
         return vec![Found::add(profile(content, 0.8, 0.6))];
     }
-    if hobby {
+    if words.iter().any(|w| HOBBY.contains(w)) {
         return vec![Found::add(Draft::new(Kind::Preference, content, 0.75, 0.6))];
     }
-    let mut out = vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))];
-    out.extend(place);
-    out
+    vec![Found::add(profile(content, 0.85, 0.8).keyed("job", what))]
 }
 
 /// Words that make "I work in ..." a field of work rather than a place.
@@ -2106,13 +2080,6 @@ fn work(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             None => (j, None),
         };
         let Some(role) = phrase(j) else { return Vec::new() };
-        // "as a product designer at Figma": the trade and the place are two slots.
-        if let Some(place) = at.and_then(|a| workplace(&role, a.trim_start(), s)) {
-            return vec![
-                Found::add(profile(format!("User works as {role}"), 0.85, 0.8).keyed("job", role.clone())),
-                place,
-            ];
-        }
         let tail = at.and_then(phrase).map(|t| format!(" {t}")).unwrap_or_default();
         let tail = tail.trim_end().to_string();
         let tail = if tail.is_empty() { String::new() } else { format!(" {}", tail.trim_start()) };
@@ -2364,17 +2331,8 @@ mod tests {
     }
 
     #[test]
-    fn a_workplace_said_with_the_job_is_its_own_slot_and_a_new_one_replaces_it() {
-        assert_eq!(keyed("I'm a mechanic at the First bus depot on Caledonia Road", "job"), Some("mechanic".into()));
-        assert_eq!(
-            keyed("I'm a mechanic at the First bus depot on Caledonia Road", "employer"),
-            Some("the First bus depot on Caledonia Road".into())
-        );
-        assert_eq!(keyed("I'm a software engineer for the BBC", "employer"), Some("the BBC".into()));
-        // Where a learner learns, and a phrase naming no organisation, stay with the role.
-        assert_eq!(contents("I'm a student at Leeds Uni"), vec!["User is a student at Leeds Uni"]);
-        assert_eq!(keyed("I'm a volunteer at the food bank", "employer"), None);
-        assert_eq!(keyed("I'm a nurse at the moment", "employer"), None);
+    fn starting_at_an_organisation_is_a_new_employer() {
+        assert_eq!(keyed("I joined the BBC last year", "employer"), Some("the BBC".into()));
         // Starting somewhere new, said in full, texted without the subject or after a comma.
         for said in [
             "I'm starting at the Larkfield garage on Monday",
@@ -2397,12 +2355,12 @@ mod tests {
     fn jobs_and_employers() {
         assert_eq!(
             contents("I'm a backend engineer at a fintech startup."),
-            vec!["User is a backend engineer", "User works at a fintech startup"]
+            vec!["User is a backend engineer at a fintech startup"]
         );
         assert_eq!(contents("i am a nurse"), vec!["User is a nurse"]);
         assert_eq!(
             contents("I work as a product designer at Figma"),
-            vec!["User works as a product designer", "User works at Figma"]
+            vec!["User works as a product designer at Figma"]
         );
         assert_eq!(contents("I work at Stripe"), vec!["User works at Stripe"]);
         assert_eq!(keyed("I work for a small agency as a copywriter", "job"), Some("a copywriter".into()));
