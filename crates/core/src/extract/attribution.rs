@@ -80,7 +80,7 @@ const NOT_NAMES: &[&str] = &[
 
 /// `op`, proposed from a line `speaker` said, made about that speaker; `None` when it cannot be
 /// (a request to the assistant, a target found by matching).
-pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<ProposedOp> {
+pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str, line: &str) -> Option<ProposedOp> {
     let key_of = |k: &str| format!("person:{}:{k}", speaker.to_lowercase());
     op.action = match op.action {
         Action::Add | Action::Update(Target::Matching(_)) => Action::Add,
@@ -96,6 +96,16 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
         return None;
     }
     op.draft.key = op.draft.key.as_deref().map(key_of);
+    // "Mum: Nan says no presents": a family title said without "my" is the family's name for
+    // someone ("Nan"), not the speaker's own relative ("Mum's nan").
+    op.draft.content = titled()
+        .replace_all(&op.draft.content, |c: &regex::Captures<'_>| {
+            let title = &c[1];
+            let said = line.to_lowercase();
+            let owned = ["my ", "our "].iter().any(|p| said.contains(&format!("{p}{}", title.to_lowercase())));
+            if owned { c[0].to_string() } else { super::lex::title(title) }
+        })
+        .into_owned();
     op.draft.content = user_word().replace_all(&op.draft.content, speaker).into_owned();
     if op.draft.effective_surface() == Surface::FactCheck {
         // "Do not contradict" is for what the user says of themselves.
@@ -104,6 +114,15 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str) -> Option<Propose
             Some(format!("attribution: {speaker}'s words, not the user's, are never do-not-contradict"));
     }
     Some(op)
+}
+
+/// "User's nan", "User's grandad": a relative a family calls by a title.
+fn titled() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"\bUser's\s+(nan|nana|nanna|gran|granny|grandma|grandad|granddad|grandpa|mum|mam|mom|dad|auntie|aunty|uncle)\b")
+            .expect("titled regex")
+    })
 }
 
 /// "User" as the subject or possessor the rules write ("User's", "User lives").
@@ -166,6 +185,18 @@ mod tests {
                 "{t}: {ops:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_family_title_said_without_my_is_the_familys_name_for_them() {
+        let got: Vec<String> =
+            run("Mum: Nan says no presents, she wants everyone to write a memory of her on a card instead")
+                .into_iter()
+                .map(|o| o.draft.content)
+                .collect();
+        assert!(got.iter().all(|c| !c.contains("Mum's nan")), "{got:?}");
+        let got: Vec<String> = run("Mum: my nan is 101 next week").into_iter().map(|o| o.draft.content).collect();
+        assert!(got.iter().all(|c| !c.contains("User")), "{got:?}");
     }
 
     #[test]

@@ -109,12 +109,12 @@ fn slip() -> &'static Regex {
         Regex::new(
             r"(?ix)
                 \b(?:
-                    i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+wrong\b
+                    i\s+(?:got|had)\s+(?:that|it|this|them|the\s+\w+)\s+(?:(?:wrote|written|down|put|noted)\s+)?wrong\b
                     | i\s+(?:say|said|tell|told|write|wrote|type|typed|give|gave|read|counted|heard|remembered|understood|put)\s+(?:\w+\s+){0,2}?(?:wrong|wrongly|bad|badly|incorrectly)\b
                     # where the wrong value came from: I was looking at the wrong page, I was
                     # seeing other letter
                     | i\s+(?:was\s+(?:looking|reading)\s+at|looked\s+at|read|checked|misread)\s+the\s+wrong\s+[\w-]+
-                    | i\s+was\s+(?:seeing|looking\s+at|reading)\s+(?:the\s+|an?\s+)?(?:other|another|old|wrong)\s+(?:letter|page|email|e-mail|date|line|one|paper|calendar|calender|card|message)
+                    | i\s+was\s+(?:seeing|looking\s+(?:at|on|in)|reading)\s+(?:the\s+|an?\s+)?(?:other|another|old|wrong)\s+(?:letter|page|email|e-mail|date|line|one|paper|calendar|calender|card|message|timetable|schedule|list|website|rota|version|diary)
                     | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
                     | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
@@ -398,7 +398,7 @@ fn apologetic(lower: &str) -> bool {
     // "Sorry about the delay", "sorry I'm late": sorry for something else.
     RE.get_or_init(|| {
         Regex::new(&after_reply_words(
-            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|(?:sorry|excuse\s+me|pardon)\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b|sorry\s+(?:the\s+)?\d)",
+            r"(?:sorry\s+(?:all|everyone|guys|folks)\b|(?:sorry|excuse\s+me|pardon)\s*(?:[,.!-]|$)|sorry\s+(?:it'?s|its|it\s+is|that'?s|thats)\b|sorry\s+(?:the\s+)?\d|sorry,?\s+not\s+(?:the\s+|on\s+)?\d)",
         ))
             .expect("apology regex")
     })
@@ -760,6 +760,15 @@ mod tests {
             "Sorry, it's been a long Monday",
         ] {
             assert!(run(said).iter().all(|o| !matches!(o.action, Action::Amend(_))), "{said}: {:?}", run(said));
+        }
+    }
+
+    #[test]
+    fn an_apology_before_the_old_number_and_the_slips_source_are_read() {
+        assert!(super::apologetic("sorry not 12, is 14 may."));
+        assert!(!super::apologetic("sorry not sorry"));
+        for slip in ["i was looking on old timetable.", "i had it wrote wrong on the calendar"] {
+            assert!(super::owns_a_slip(slip), "{slip}");
         }
     }
 

@@ -146,6 +146,17 @@ pub(super) fn rules() -> Vec<Rule> {
             r"\b(?:never\s*mind|scratch|disregard)\s+(?:what\s+i\s+(?:said|told\s+you|mentioned)\s+)?(?:about|regarding)\s+(?P<x><TAIL>)",
             |c, s| forget(cap(c, "x").unwrap_or_default(), s),
         ),
+        Rule::new(
+            "forget.ignore-the-stuff",
+            Mode::Request,
+            &["ignore", "disregard", "scratch"],
+            r"(?x)
+                # e.g. and ignore the castle stuff from before, i was being daft.
+                \b(?:ignore|disregard|scratch)\s+(?:all\s+)?(?:the|that|my)\s+
+                (?P<x>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:stuff|thing|things|bit|part|comment|comments|joke|idea)\b
+            ",
+            |c, s| forget(cap(c, "x").unwrap_or_default(), s),
+        ),
     ]
 }
 

@@ -1500,9 +1500,9 @@ impl Extractor for HeuristicExtractor {
                 draft.rule = Some("safety.answer".into());
                 ops.push(ProposedOp { action: Action::Add, draft, sources: vec![m.id.clone()] });
             }
-            if let Some((speaker, _)) = attribution::split_speaker(&m.content) {
+            if let Some((speaker, line)) = attribution::split_speaker(&m.content) {
                 let said: Vec<ProposedOp> = ops.drain(first..).collect();
-                ops.extend(said.into_iter().filter_map(|op| attribution::about_speaker(op, speaker)));
+                ops.extend(said.into_iter().filter_map(|op| attribution::about_speaker(op, speaker, line)));
             }
         }
         ops

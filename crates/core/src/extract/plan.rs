@@ -764,7 +764,31 @@ pub(super) fn rules() -> Vec<Rule> {
                     }
                     _ => np,
                 };
-                let det = det.unwrap_or_else(|| "my".to_string());
+                // Said without a determiner, a gathering is no more the user's than anyone's
+                // ("Party is Sunday 9 August", in a family chat about nan's 80th); an exam, a
+                // flight or an appointment is the speaker's own.
+                const GATHERINGS: &[&str] = &[
+                    "party",
+                    "wedding",
+                    "reunion",
+                    "funeral",
+                    "barbecue",
+                    "bbq",
+                    "christening",
+                    "meeting",
+                    "festival",
+                    "fair",
+                    "match",
+                    "game",
+                    "concert",
+                    "gig",
+                    "service",
+                    "ceremony",
+                    "do",
+                ];
+                let gathering =
+                    || np.split_whitespace().last().is_some_and(|w| GATHERINGS.contains(&w.to_lowercase().as_str()));
+                let det = det.unwrap_or_else(|| if gathering() { "the" } else { "my" }.to_string());
                 let v = tidy(cap(c, "v").unwrap_or_default()).to_lowercase();
                 let rest = third_person(&tidy(vp_head(rest)));
                 let who = if det == "the" { format!("The {np}") } else { format!("User's {np}") };
