@@ -79,6 +79,7 @@ mod tests {
     ("I teach chemistry at a high school.", "identity.job-teach-study", "add", Kind::Profile, Some("job"), "chemistry at a high school"),
     ("I'm retired now.", "identity.job-status", "update", Kind::Profile, Some("job"), "retired"),
     ("I live in Porto.", "identity.home-live", "add", Kind::Profile, Some("home"), "Porto"),
+    ("I stay in Lekki with my brother.", "identity.home-stay", "add", Kind::Profile, Some("home"), "Lekki"),
     ("yeah been based in manchester for years now", "identity.home-live", "update", Kind::Profile, Some("home"), "Manchester"),
     ("We moved to Montreal last summer.", "identity.home-moved", "update", Kind::Profile, Some("home"), "Montreal last summer"),
     ("We actually moved to York last weekend.", "identity.home-moved", "update", Kind::Profile, Some("home"), "York"),

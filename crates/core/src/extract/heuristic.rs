@@ -457,6 +457,39 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             }
         });
     }
+    // "an av packed in working for dennis": Geordie and Scots "av" is "I've" before what was
+    // done (and "an" before it "and").
+    static AV: OnceLock<Regex> = OnceLock::new();
+    let av = AV.get_or_init(|| Regex::new(r"\b(?:([Aa]n)\s+)?([Aa]v)\s+([a-z]+)\b").expect("av regex"));
+    if english {
+        rewrite_all(&mut s, av, |c| {
+            let next = &c[3];
+            let done = (next.len() > 3 && next.ends_with("ed"))
+                || matches!(
+                    next,
+                    "got"
+                        | "been"
+                        | "had"
+                        | "done"
+                        | "gone"
+                        | "seen"
+                        | "given"
+                        | "taken"
+                        | "made"
+                        | "told"
+                        | "left"
+                        | "just"
+                        | "never"
+                        | "always"
+                        | "finally"
+                );
+            if !done {
+                return c[0].to_string();
+            }
+            let and = c.get(1).map(|a| if a.as_str().starts_with('A') { "And " } else { "and " }).unwrap_or_default();
+            format!("{and}I've {next}")
+        });
+    }
     // "movin depots", "lookin at buyin": texting's "-in" for "-ing", where it is a verb's.
     static DROPPED_G: OnceLock<Regex> = OnceLock::new();
     let dropped =
@@ -2233,6 +2266,16 @@ pub(crate) mod tests {
         assert!(got.iter().all(|c| !c.contains("name is Panev")), "{got:?}");
         assert!(got.iter().any(|c| c == "User's name is Rasa"), "{got:?}");
         assert_eq!(normalise("I'm Jo, Leeds born and bred", true), "I'm Jo, Leeds born and bred");
+    }
+
+    #[test]
+    fn a_geordie_av_before_what_was_done_is_i_have() {
+        assert_eq!(
+            normalise("An av packed in working for dennis, gone on me own now", true),
+            "And I've packed in working for dennis, gone on my own now"
+        );
+        assert_eq!(normalise("av got a new van", true), "I've got a new van");
+        assert_eq!(normalise("the av club meets on friday", true), "the av club meets on friday");
     }
 
     #[test]

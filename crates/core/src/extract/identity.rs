@@ -1326,6 +1326,35 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "identity.home-stay",
+            Mode::Statement,
+            &["stay"],
+            r"(?x)
+                # e.g. (in Indian, Nigerian and Singaporean English) I stay in Lekki; i stay tampines.
+                \b(?:i|we)\s+(?:(?:now|currently|still|also|actually)\s+)*stay\s+(?:in\s+|at\s+)?<PLACE>
+            ",
+            |c, s| {
+                // A stay for a while ("I stay in London for work sometimes", "we stay in Cornwall
+                // every summer", "I stay in a hotel") is no home.
+                const PASSING: &[&str] = &[
+                    "sometimes", "usually", "often", "when", "whenever", "while", "tonight", "night", "nights", "week",
+                    "weekend", "weekends", "holiday", "holidays", "hotel", "hostel", "airbnb", "summer", "winter",
+                    "bed", "touch", "shape", "tune", "line", "contact", "till", "until", "for",
+                ];
+                let passing = s.lower.split(|c: char| !c.is_alphanumeric()).any(|w| PASSING.contains(&w))
+                    || super::when::recurring(&s.lower)
+                    || super::when::find(s.text, s.at).is_some();
+                if passing {
+                    return Vec::new();
+                }
+                let Some(p) = place(cap(c, "x").unwrap_or_default(), s) else { return Vec::new() };
+                if matches!(p.to_lowercase().as_str(), "home" | "here" | "there" | "in" | "up" | "out" | "put") {
+                    return Vec::new();
+                }
+                vec![Found::add(profile(format!("User lives in {p}"), 0.8, 0.75).keyed("home", p))]
+            },
+        ),
+        Rule::new(
             "identity.home-moved",
             Mode::Statement,
             &["moved", "relocated", "move from"],
@@ -2319,6 +2348,21 @@ mod tests {
             Some("Carnegie".into())
         );
         for said in ["Next month we move from Clayton to Carnegie", "Every summer we move from Leeds to the coast"] {
+            assert_eq!(keyed(said, "home"), None, "{said}");
+        }
+    }
+
+    #[test]
+    fn to_stay_somewhere_is_to_live_there_unless_it_is_for_a_while() {
+        assert_eq!(keyed("I stay in Lekki with my brother", "home"), Some("Lekki".into()));
+        assert_eq!(keyed("i stay tampines, work at changi doing logistics", "home"), Some("Tampines".into()));
+        for said in [
+            "I stay in London for work sometimes",
+            "we stay in Cornwall every summer",
+            "I stay in bed on Sundays",
+            "I stay at a hotel near the airport",
+            "I stay home with the kids",
+        ] {
             assert_eq!(keyed(said, "home"), None, "{said}");
         }
     }
