@@ -120,6 +120,7 @@ mod tests {
     ("My flight to Denver is at 6am tomorrow.", "plan.event-is", "add", Kind::OpenLoop, None, "User's flight to Denver is at 6am tomorrow"),
     ("Grade 5 theory exam is booked for 9 June, eek.", "plan.event-is", "add", Kind::OpenLoop, None, "User's grade 5 theory exam is booked for 9 June"),
     ("Party is Sunday 9 August at the Miners Welfare from 1pm", "plan.event-is", "add", Kind::OpenLoop, None, "The party is Sunday 9 August at the Miners Welfare from 1pm"),
+    ("The class start 3 March in the Red Cross, is 6 weeks.", "plan.event-is", "add", Kind::OpenLoop, None, "The class starts 3 March in the Red Cross"),
     ("My thesis is due on May 15.", "plan.deadline", "add", Kind::OpenLoop, None, "User's thesis is due on May 15"),
     ("I'm meeting Carla for lunch on Friday.", "plan.progressive-future", "add", Kind::OpenLoop, None, "User is meeting Carla for lunch on Friday"),
     ("I'm vegetarian.", "preference.diet", "add", Kind::Preference, Some("diet"), "vegetarian"),

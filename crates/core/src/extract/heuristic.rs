@@ -375,8 +375,9 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     // after a preposition, or before a medicine after any verb that does not give ("the doctor
     // gave me amlodipine" is given to the user).
     static DIALECT_MY: OnceLock<Regex> = OnceLock::new();
-    let dialect_my = DIALECT_MY
-        .get_or_init(|| Regex::new(r"\b([A-Za-z']+)(\s+)([Mm]e)(\s+)([A-Za-z][a-z'-]+)").expect("me-my regex"));
+    let dialect_my = DIALECT_MY.get_or_init(|| {
+        Regex::new(r"\b([A-Za-z']+)(\s+)([Mm]e)(\s+)([A-Za-z][a-z'-]+)(\s+[a-z]+)?").expect("me-my regex")
+    });
     if english {
         rewrite_all(&mut s, dialect_my, |c| {
             let (before, next) = (c[1].to_lowercase(), c[5].to_lowercase());
@@ -446,12 +447,29 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 && !lex::is_base_verb(&next)
                 && !next.ends_with("ly")
                 && !next.ends_with("ing");
+            // "had me bp done", "got me hair cut": something of the user's had done.
+            let after = c.get(6).map_or(String::new(), |w| w.as_str().trim().to_string());
+            let had_done = matches!(before.as_str(), "had" | "have" | "got" | "get" | "getting" | "having")
+                && matches!(
+                    after.as_str(),
+                    "done"
+                        | "checked"
+                        | "seen"
+                        | "cut"
+                        | "fixed"
+                        | "tested"
+                        | "sorted"
+                        | "looked"
+                        | "taken"
+                        | "removed"
+                );
             let possessive = owned
                 && (AFTER.contains(&before.as_str())
+                    || had_done
                     || (!GIVING.contains(&before.as_str()) && super::medication::medicine(&next, false)));
             if possessive {
                 let my = if &c[3] == "Me" { "My" } else { "my" };
-                format!("{}{}{my}{}{}", &c[1], &c[2], &c[4], &c[5])
+                format!("{}{}{my}{}{}{}", &c[1], &c[2], &c[4], &c[5], c.get(6).map_or("", |w| w.as_str()))
             } else {
                 c[0].to_string()
             }
@@ -2283,6 +2301,8 @@ pub(crate) mod tests {
         assert_eq!(normalise("on amlodipine 5mg for me blood presure", true), "on amlodipine 5mg for my blood presure");
         assert_eq!(normalise("doc upped me amlodipine to 10mg", true), "doc upped my amlodipine to 10mg");
         assert_eq!(normalise("Went to me mam's for tea", true), "Went to my mam's for tea");
+        assert_eq!(normalise("had me bp done at the chemist", true), "had my bp done at the chemist");
+        assert_eq!(normalise("she got me tickets for the match", true), "she got me tickets for the match");
         for said in [
             "the doctor gave me amlodipine",
             "can you help me move",

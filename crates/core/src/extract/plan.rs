@@ -708,7 +708,7 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "plan.event-is",
             Mode::Plan,
-            &["my ", "our ", "the ", " is ", " starts ", " begins "],
+            &["my ", "our ", "the ", " is ", " starts ", " begins ", " start ", " begin "],
             r"(?x)
                 # e.g. My flight to Denver is at 6am tomorrow; or, opening the sentence without
                 # its determiner, Grade 1 exam is booked for 14 March.
@@ -734,6 +734,9 @@ pub(super) fn rules() -> Vec<Rule> {
                     | is\s+booked\s+for
                     | starts
                     | begins
+                    # plural, or a learner's base form: my classes start on Monday, the class start 3 March
+                    | start
+                    | begin
                     | kicks\s+off
                     | happens
                     | got\s+pushed\s+(?:back\s+)?to
@@ -793,6 +796,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 let rest = third_person(&tidy(vp_head(rest)));
                 let who = if det == "the" { format!("The {np}") } else { format!("User's {np}") };
                 let v = if v == "'s" { "is".to_string() } else { v };
+                // A learner's "the class start": one class starts.
+                let plural = np.ends_with('s') && !np.ends_with("ss") && !np.ends_with("us") && !np.ends_with("is");
+                let v = if matches!(v.as_str(), "start" | "begin") && !plural { format!("{v}s") } else { v };
                 let mut f = open_loop(&format!("{who} {v} {rest}"), Some(t.at), 0.85);
                 if v.contains("moved") || v.contains("scheduled") && v.contains("re") || v.contains("pushed") {
                     let words = key_words(&np);
