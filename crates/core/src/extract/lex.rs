@@ -1346,7 +1346,8 @@ pub(super) fn same_after_any_subject(b: &str) -> bool {
     let past_ed = b.len() > 3 && b.ends_with("ed") && !b.ends_with("eed");
     // "would've", "must've": a modal with its "have" run on.
     let modal_have = b.strip_suffix("'ve").is_some_and(|m| MODALS.contains(&m));
-    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || past_ed || modal_have)
+    // "cannot" is "can" and "not" run together ("I cannot penicillin" stays "cannot").
+    (is_past(b) || MODALS.contains(&b) || b.ends_with("n't") || b == "cannot" || past_ed || modal_have)
         && !matches!(b, "don't" | "haven't")
 }
 
@@ -1690,6 +1691,14 @@ pub(super) fn is_not_a_name(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_modal_run_on_with_not_keeps_its_form_after_any_subject() {
+        for w in ["cannot", "can't", "must", "would've"] {
+            assert!(super::same_after_any_subject(w), "{w}");
+        }
+        assert!(!super::same_after_any_subject("take"));
+    }
 
     /// Every word table of the rule families: sorted, so a word is found and added in one
     /// place, and without repeats. A table whose order decided what matches would need a
