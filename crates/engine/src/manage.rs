@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Memory;
 use crate::error::{Error, Result};
+use crate::write::carried_over;
 
 /// Everything known about one memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -122,17 +123,7 @@ impl Memory {
                 ),
             });
         }
-        let draft = Draft {
-            key: old.key.clone(),
-            value: None,
-            surface: Some(old.surface),
-            due_at: old.due_at,
-            valid_from: old.valid_from,
-            expires_at: old.expires_at,
-            sensitivity: old.sensitivity,
-            metadata: old.metadata.clone(),
-            ..Draft::new(old.kind, content, 1.0, old.salience)
-        };
+        let draft = carried_over(&old, content, 1.0);
         let op = ProposedOp { action: Action::Update(Target::Id(id)), draft, sources: Vec::new() };
         let (mut records, _) = self.apply_ops(scope, vec![op], "user", "1")?;
         Ok(records.remove(0).verdict)

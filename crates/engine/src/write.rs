@@ -446,17 +446,8 @@ impl Memory {
         by: (&str, &str),
         turn: Option<&str>,
     ) -> Result<Verdict> {
-        let mut draft = Draft {
-            key: old.key.clone(),
-            value: old.value.clone(),
-            surface: Some(old.surface),
-            due_at: old.due_at,
-            valid_from: old.valid_from,
-            expires_at: old.expires_at,
-            sensitivity: old.sensitivity,
-            metadata: old.metadata.clone(),
-            ..Draft::new(old.kind, rest, old.confidence, old.salience)
-        };
+        let mut draft = carried_over(old, rest, old.confidence);
+        draft.value = old.value.clone();
         draft.rule = old.provenance.rule.clone();
         let op = ProposedOp { action: Action::Add, draft, sources: old.provenance.sources.clone() };
         let text = search_text(&tidy(rest), old.key.as_deref());
@@ -780,6 +771,23 @@ impl Memory {
             .into_iter()
             .find(|(m, r, close)| *r >= TARGET_MATCH && (*close || shares_words(&m.content)))
             .map(|(m, _, _)| m))
+    }
+}
+
+/// A draft of `content` that keeps `old`'s kind, slot, surface, dates, sensitivity and client
+/// data: what a user's edit and what a forget leaves of a memory are written as. The slot's
+/// value is not carried: new words may no longer say it.
+pub(crate) fn carried_over(old: &Row, content: &str, confidence: f32) -> Draft {
+    Draft {
+        key: old.key.clone(),
+        value: None,
+        surface: Some(old.surface),
+        due_at: old.due_at,
+        valid_from: old.valid_from,
+        expires_at: old.expires_at,
+        sensitivity: old.sensitivity,
+        metadata: old.metadata.clone(),
+        ..Draft::new(old.kind, content, confidence, old.salience)
     }
 }
 
