@@ -63,6 +63,82 @@ fn without_speaker(text: &str) -> &str {
     attribution::split_speaker(text).map_or(text, |(_, rest)| rest)
 }
 
+/// What a dialect's "me" stands before when it means "my" ("me blood pressure", "me van", "me
+/// own"): the body, health, home, work and belongings people speak of; relatives, pets and
+/// medicines are known elsewhere.
+const OWNED_THINGS: &[&str] = &[
+    "arm",
+    "arms",
+    "back",
+    "bag",
+    "bairns",
+    "bed",
+    "belly",
+    "bike",
+    "birthday",
+    "blood",
+    "boss",
+    "bp",
+    "car",
+    "chest",
+    "coat",
+    "dinner",
+    "ears",
+    "eye",
+    "eyes",
+    "feet",
+    "fella",
+    "foot",
+    "hair",
+    "hand",
+    "hands",
+    "head",
+    "heart",
+    "hip",
+    "hips",
+    "house",
+    "inhaler",
+    "invoices",
+    "job",
+    "keys",
+    "knee",
+    "knees",
+    "lad",
+    "lass",
+    "leg",
+    "legs",
+    "mam",
+    "mates",
+    "meds",
+    "missus",
+    "money",
+    "neck",
+    "own",
+    "pals",
+    "pay",
+    "phone",
+    "pills",
+    "prescription",
+    "pressure",
+    "reading",
+    "room",
+    "shop",
+    "shoulder",
+    "stomach",
+    "sugar",
+    "tablets",
+    "tea",
+    "teeth",
+    "tooth",
+    "truck",
+    "ute",
+    "van",
+    "wages",
+    "weans",
+    "wedding",
+    "work",
+];
+
 /// `text` with the parts after a name the user introduced themselves by ("I'm Seamus, retired
 /// postman from Athlone, 68 this year") said as sentences of their own ("I'm Seamus. I'm a
 /// retired postman from Athlone. I'm 68 this year."); `None` when there are none. Only parts
@@ -405,48 +481,14 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 "showed",
                 "show",
             ];
-            const NOT_OWNED: &[&str] = &[
-                "too",
-                "up",
-                "out",
-                "back",
-                "down",
-                "over",
-                "away",
-                "home",
-                "again",
-                "now",
-                "then",
-                "there",
-                "here",
-                "first",
-                "alone",
-                "both",
-                "all",
-                "and",
-                "tomorrow",
-                "today",
-                "tonight",
-                "yesterday",
-                "later",
-                "sometime",
-                "anyway",
-                "instead",
-                "please",
-                "pls",
-                "though",
-                "tho",
-                "mate",
-                "love",
-                "like",
-                "lol",
-            ];
-            let owned = next.len() > 1
-                && !crate::text::is_stopword(&next)
-                && !NOT_OWNED.contains(&next.as_str())
-                && !lex::is_base_verb(&next)
-                && !next.ends_with("ly")
-                && !next.ends_with("ing");
+            // Only a thing people have follows: "for me right now", "to me than anything" and
+            // "with me while I write" keep their object.
+            let thing = next.trim_end_matches("'s");
+            let owned = thing.len() > 1
+                && (OWNED_THINGS.contains(&thing)
+                    || lex::is_relation_word(thing)
+                    || lex::is_pet_word(thing)
+                    || super::medication::medicine(thing, false));
             // "had me bp done", "got me hair cut": something of the user's had done.
             let after = c.get(6).map_or(String::new(), |w| w.as_str().trim().to_string());
             let had_done = matches!(before.as_str(), "had" | "have" | "got" | "get" | "getting" | "having")
@@ -2310,6 +2352,10 @@ pub(crate) mod tests {
             "it makes me happy",
             "that was for me too",
             "they talk to me like a child",
+            "Something awesome happened to me last Thursday",
+            "look what life has thrown for me right now haha",
+            "they are more important to me than anything",
+            "she's always with me while I write",
         ] {
             assert_eq!(normalise(said, true), said);
         }
