@@ -49,6 +49,7 @@ pub mod user;
 pub mod verdict;
 pub mod vocative;
 pub mod window;
+pub mod workplace;
 
 pub use assemble::{ContextBlock, Section, SectionName};
 pub use config::Tuning;

@@ -430,6 +430,11 @@ impl Memory {
             if let (Verdict::Forgotten { .. }, Some((old, rest))) = (&verdict, kept) {
                 self.keep_the_rest(scope, &owner, &old, &rest, (extractor, version), turn)?;
             }
+            if matches!(verdict, Verdict::Written { .. } | Verdict::Superseded { .. })
+                && op.draft.key.as_deref() == Some("employer")
+            {
+                self.leave_the_trade(scope, &owner, &op, (extractor, version), turn)?;
+            }
             records.push(OpRecord { op, verdict });
         }
         Ok((records, degraded))
@@ -453,6 +458,39 @@ impl Memory {
         let text = search_text(&tidy(rest), old.key.as_deref());
         let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
         self.apply_op(scope, owner, &op, vector, by, turn)
+    }
+
+    /// A new workplace written to the employer slot takes the old one out of the job's slot
+    /// ("User is a mechanic at the First bus depot" becomes "User is a mechanic" when the user
+    /// starts at the Larkfield garage; see [`mnemo_core::workplace`]), superseding it through
+    /// the gate with the job's own sources.
+    fn leave_the_trade(
+        &self,
+        scope: &Scope,
+        owner: &Scope,
+        employer: &ProposedOp,
+        by: (&str, &str),
+        turn: Option<&str>,
+    ) -> Result<()> {
+        let Some(job) = self.store.find_by_key(owner, Kind::Profile, "job")? else { return Ok(()) };
+        let place = employer.draft.value.as_deref().unwrap_or(&employer.draft.content);
+        let Some(trade) = mnemo_core::workplace::without_workplace(&job.content, place) else { return Ok(()) };
+        let mut draft = carried_over(&job, &trade, job.confidence);
+        draft.value = job.value.as_deref().map(|v| {
+            let lower = v.to_lowercase();
+            let cut = [" at ", " for "].iter().filter_map(|p| lower.find(p)).min().unwrap_or(v.len());
+            v[..cut].to_string()
+        });
+        draft.rule = job.provenance.rule.clone();
+        let op = ProposedOp {
+            action: Action::Update(Target::Key("job".into())),
+            draft,
+            sources: job.provenance.sources.clone(),
+        };
+        let text = search_text(&tidy(&trade), Some("job"));
+        let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
+        self.apply_op(scope, owner, &op, vector, by, turn)?;
+        Ok(())
     }
 
     /// The partition extracted memories of this request are owned by. Without a user, the scope

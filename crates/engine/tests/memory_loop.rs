@@ -662,3 +662,15 @@ fn a_read_answers_while_the_writer_is_held_and_its_trace_follows() {
     let row = listed.iter().find(|m| m.id == dog).unwrap();
     assert!(row.access_count >= 1, "{row:?}");
 }
+
+#[test]
+fn starting_somewhere_new_takes_the_old_place_out_of_the_job() {
+    let f = hashed();
+    let s = chat("rab", "c1");
+    f.say(&s, &["I'm a mechanic at the First bus depot on Caledonia Road."]);
+    f.say(&s, &["am movin depots. startin at the larkfield garage on monday"]);
+    let active = f.active_contents(&s);
+    assert!(active.iter().any(|m| m == "User is a mechanic"), "{active:?}");
+    assert!(active.iter().any(|m| m == "User works at the larkfield garage"), "{active:?}");
+    assert!(active.iter().all(|m| !m.contains("Caledonia")), "the old depot is no current memory: {active:?}");
+}
