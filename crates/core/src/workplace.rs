@@ -15,7 +15,7 @@ pub fn without_workplace(job: &str, new_place: &str) -> Option<String> {
     if trade.split_whitespace().count() < 3 {
         return None;
     }
-    let place = lower[at..].trim_start_matches([' ']).splitn(2, ' ').nth(1).unwrap_or_default();
+    let place = lower[at..].trim_start().split_once(' ').map_or("", |(_, p)| p);
     let new = new_place.to_lowercase();
     if place.is_empty() || place.contains(new.trim_start_matches("the ")) {
         return None;

@@ -482,11 +482,8 @@ impl Memory {
             v[..cut].to_string()
         });
         draft.rule = job.provenance.rule.clone();
-        let op = ProposedOp {
-            action: Action::Update(Target::Key("job".into())),
-            draft,
-            sources: job.provenance.sources.clone(),
-        };
+        let op =
+            ProposedOp { action: Action::Update(Target::Key("job".into())), draft, sources: job.provenance.sources };
         let text = search_text(&tidy(&trade), Some("job"));
         let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
         self.apply_op(scope, owner, &op, vector, by, turn)?;
