@@ -9,7 +9,7 @@
 /// take back) or when the place it names is `new_place` (the job already says it).
 pub fn without_workplace(job: &str, new_place: &str) -> Option<String> {
     let lower = job.to_lowercase();
-    let at = [" at ", " for "].iter().filter_map(|p| lower.find(p)).min()?;
+    let at = place_starts(job)?;
     let trade = job[..at].trim_end();
     // "User is a" alone is no job; a trade of one word after the subject is ("User is a nurse").
     if trade.split_whitespace().count() < 3 {
@@ -21,6 +21,17 @@ pub fn without_workplace(job: &str, new_place: &str) -> Option<String> {
         return None;
     }
     Some(trade.to_string())
+}
+
+/// Where the place a job was said with begins (" at the depot", " for the Guardian").
+fn place_starts(job: &str) -> Option<usize> {
+    let lower = job.to_lowercase();
+    [" at ", " for "].iter().filter_map(|p| lower.find(p)).min()
+}
+
+/// A job slot's value without its place ("mechanic at the first bus depot" → "mechanic").
+pub fn trade(value: &str) -> &str {
+    &value[..place_starts(value).unwrap_or(value.len())]
 }
 
 #[cfg(test)]
@@ -45,5 +56,7 @@ mod tests {
         assert_eq!(without_workplace("User is a nurse", "Aldi"), None);
         assert_eq!(without_workplace("User is a nurse at Aldi", "Aldi"), None);
         assert_eq!(without_workplace("User is at Aldi", "Lidl"), None);
+        assert_eq!(trade("mechanic at the first bus depot"), "mechanic");
+        assert_eq!(trade("nurse"), "nurse");
     }
 }

@@ -440,8 +440,7 @@ impl Memory {
         Ok((records, degraded))
     }
 
-    /// Writes what a forget left of `old` (see [`mnemo_core::forget`]) as a new memory with
-    /// `old`'s kind, slot, surface, dates and sources, through the same gate as any write.
+    /// Writes what a forget left of `old` (see [`mnemo_core::forget`]) as a new memory.
     fn keep_the_rest(
         &self,
         scope: &Scope,
@@ -451,19 +450,12 @@ impl Memory {
         by: (&str, &str),
         turn: Option<&str>,
     ) -> Result<Verdict> {
-        let mut draft = carried_over(old, rest, old.confidence);
-        draft.value = old.value.clone();
-        draft.rule = old.provenance.rule.clone();
-        let op = ProposedOp { action: Action::Add, draft, sources: old.provenance.sources.clone() };
-        let text = search_text(&tidy(rest), old.key.as_deref());
-        let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
-        self.apply_op(scope, owner, &op, vector, by, turn)
+        self.write_again(scope, owner, old, rest, old.value.clone(), Action::Add, by, turn)
     }
 
     /// A new workplace written to the employer slot takes the old one out of the job's slot
     /// ("User is a mechanic at the First bus depot" becomes "User is a mechanic" when the user
-    /// starts at the Larkfield garage; see [`mnemo_core::workplace`]), superseding it through
-    /// the gate with the job's own sources.
+    /// starts at the Larkfield garage; see [`mnemo_core::workplace`]), superseding it.
     fn leave_the_trade(
         &self,
         scope: &Scope,
@@ -475,19 +467,32 @@ impl Memory {
         let Some(job) = self.store.find_by_key(owner, Kind::Profile, "job")? else { return Ok(()) };
         let place = employer.draft.value.as_deref().unwrap_or(&employer.draft.content);
         let Some(trade) = mnemo_core::workplace::without_workplace(&job.content, place) else { return Ok(()) };
-        let mut draft = carried_over(&job, &trade, job.confidence);
-        draft.value = job.value.as_deref().map(|v| {
-            let lower = v.to_lowercase();
-            let cut = [" at ", " for "].iter().filter_map(|p| lower.find(p)).min().unwrap_or(v.len());
-            v[..cut].to_string()
-        });
-        draft.rule = job.provenance.rule.clone();
-        let op =
-            ProposedOp { action: Action::Update(Target::Key("job".into())), draft, sources: job.provenance.sources };
-        let text = search_text(&tidy(&trade), Some("job"));
-        let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
-        self.apply_op(scope, owner, &op, vector, by, turn)?;
+        let value = job.value.as_deref().map(|v| mnemo_core::workplace::trade(v).to_string());
+        self.write_again(scope, owner, &job, &trade, value, Action::Update(Target::Key("job".into())), by, turn)?;
         Ok(())
+    }
+
+    /// Writes `content` in `old`'s place through the gate: `old`'s kind, slot, surface, dates,
+    /// client data, rule and sources carried over (see [`carried_over`]), `value` for the slot.
+    #[allow(clippy::too_many_arguments)]
+    fn write_again(
+        &self,
+        scope: &Scope,
+        owner: &Scope,
+        old: &Row,
+        content: &str,
+        value: Option<String>,
+        action: Action,
+        by: (&str, &str),
+        turn: Option<&str>,
+    ) -> Result<Verdict> {
+        let mut draft = carried_over(old, content, old.confidence);
+        draft.value = value;
+        draft.rule = old.provenance.rule.clone();
+        let op = ProposedOp { action, draft, sources: old.provenance.sources.clone() };
+        let text = search_text(&tidy(content), old.key.as_deref());
+        let vector = self.embed(&[&text]).ok().and_then(|mut v| v.pop());
+        self.apply_op(scope, owner, &op, vector, by, turn)
     }
 
     /// The partition extracted memories of this request are owned by. Without a user, the scope
