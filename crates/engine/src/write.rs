@@ -776,15 +776,38 @@ impl Memory {
                 let Some(at) = op.draft.valid_from else { return Ok(None) };
                 let active =
                     ListFilter { statuses: vec![StatusKind::Active], limit: LATEST_SCAN, ..ListFilter::default() };
-                Ok(self
+                let recent: Vec<Row> = self
                     .store
                     .list(owner, &active)?
                     .into_iter()
                     .filter(|m| m.kind.is_extractable() && shape.named_in(&m.content))
                     .filter(|m| m.valid_from.is_some_and(|said| recent_enough(said, at)))
-                    .max_by_key(|m| (m.valid_from, m.updated_at)))
+                    .collect();
+                // A pasted transcript's line ("Pat: Correction, it's now Saturday 8 August")
+                // takes back what its own speaker said, never the user's or another speaker's.
+                let speaker = self.speaker_of(owner, &op.sources)?;
+                let mut said_by = Vec::with_capacity(recent.len());
+                for m in recent {
+                    if speaker.is_none() || self.speaker_of(owner, &m.provenance.sources)? == speaker {
+                        said_by.push(m);
+                    }
+                }
+                Ok(said_by.into_iter().max_by_key(|m| (m.valid_from, m.updated_at)))
             }
         }
+    }
+
+    /// The speaker a pasted transcript's line among `sources` names (the first such line), or
+    /// `None` when they are the user's own words.
+    fn speaker_of(&self, owner: &Scope, sources: &[MessageId]) -> Result<Option<String>> {
+        if sources.is_empty() {
+            return Ok(None);
+        }
+        Ok(self
+            .store
+            .messages(&owner.without_chat(), sources)?
+            .iter()
+            .find_map(|m| mnemo_core::extract::speaker(&m.content).map(str::to_string)))
     }
 
     /// The active memory in scope that best matches `text`, if it matches well enough.
@@ -837,7 +860,12 @@ fn naming(text: &str) -> impl Fn(&str) -> bool {
     let distinctive: Vec<String> = query_terms(text)
         .into_iter()
         .filter(|t| !GENERIC_VERBS.iter().any(|v| t.starts_with(v)))
-        .map(|t| t.chars().take(5).collect())
+        // A plural names its thing ("the extractor fans" is "the fan"): the stem is taken
+        // from the singular.
+        .map(|t| match t.strip_suffix('s') {
+            Some(one) if one.chars().count() >= 3 && !one.ends_with('s') => one.chars().take(5).collect(),
+            _ => t.chars().take(5).collect(),
+        })
         .collect();
     move |content: &str| mnemo_core::text::words(content).any(|w| distinctive.iter().any(|t| w.starts_with(t.as_str())))
 }

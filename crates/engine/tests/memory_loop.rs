@@ -407,6 +407,34 @@ fn a_take_back_naming_only_the_new_day_goes_beside_what_named_a_day_just_before(
 }
 
 #[test]
+fn a_speakers_take_back_in_a_pasted_transcript_amends_what_that_speaker_said() {
+    let f = hashed();
+    let s = chat("kerry", "c1");
+    let msgs = vec![
+        NewMessage::user("Pat: Party is Sunday 9 August at the Miners Welfare from 1pm", t0()).with_id("p1"),
+        NewMessage::user("i've got my smear test on the 7th too", t0() + Duration::minutes(1)).with_id("p2"),
+        NewMessage::user("Dean: I'm on call Friday 14 August", t0() + Duration::minutes(2)).with_id("p3"),
+        NewMessage::user(
+            "Pat: Correction, the Welfare double booked us, it's now Saturday 8 August same time",
+            t0() + Duration::minutes(3),
+        )
+        .with_id("p4"),
+    ];
+    let r = f.memory.ingest(&s, msgs.clone()).unwrap();
+    let active = f.active_contents(&s);
+    // Pat's party carries Pat's correction; the user's test and Dean's shift, said in between
+    // and naming dates too, do not.
+    let amended: Vec<&String> = active.iter().filter(|c| c.contains("corrected")).collect();
+    assert_eq!(amended.len(), 1, "{active:#?}\n{:#?}", r.ops);
+    assert!(amended[0].contains("Sunday 9 August") && amended[0].contains("Pat corrected"), "{amended:?}");
+    assert!(!active.iter().any(|c| c.contains("Sunday 9 August") && !c.contains("corrected")), "{active:#?}");
+    // Read again, nothing changes.
+    let before = f.memory.list(&s, &ListFilter::default()).unwrap();
+    f.memory.reextract(&s, msgs).unwrap();
+    assert_eq!(f.memory.list(&s, &ListFilter::default()).unwrap(), before);
+}
+
+#[test]
 fn no_longer_said_to_the_assistants_summary_amends_what_it_summed_up() {
     let f = hashed();
     let s = chat("orla", "c1");

@@ -88,6 +88,9 @@ pub(super) fn about_speaker(mut op: ProposedOp, speaker: &str, line: &str) -> Op
         // "I meant Thursdays not Wednesdays": the speaker's own slip, corrected beside what
         // they said ("On … Marcus corrected: …"), never beside what another speaker said.
         Action::Amend(Target::Matching(detail)) => Action::Amend(Target::Matching(format!("{detail} {speaker}"))),
+        // "Pat: Correction, it's now Saturday 8 August": the engine looks for what Pat said last
+        // with a date in it (the line's label travels with its message).
+        Action::Amend(Target::Latest(shape)) => Action::Amend(Target::Latest(shape)),
         _ => return None,
     };
     // A boundary, or a wish about the replies ("more detail, please"), was said to someone else:

@@ -241,7 +241,10 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
     // news of its own ("sorry I'm late", "I'm in Leeds now").
     let sorry = apologetic(lower);
     let news = !wrong && !sorry && changed_now(lower);
-    if !wrong && !sorry && !news {
+    // "no it's the 27th", "Sorry no, today the doctor say 29 September": a reply that takes
+    // back, with a day by its number.
+    let answered = answers_no(lower) && numbered_value(without_leads(text));
+    if !wrong && !sorry && !news && !answered {
         // "Doc bumped my blood pressure pill up to 20 milligram": a value changed to a number,
         // the thing it belongs to named; the memory that holds the thing gets the news.
         return changed_to(lower).map(|detail| TakeBack::Detail { detail, said: text.trim().to_string(), news: true });
@@ -259,10 +262,7 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         || ["correction", "i meant", "misspoke", "let me correct", "i was wrong", "scratch that"]
             .iter()
             .any(|w| lower.contains(w));
-    let mut said = text.trim();
-    while let Some(m) = retraction_lead().find(said) {
-        said = said[m.end()..].trim_start_matches([',', ':', ';', '-', '!', '.', ' ']);
-    }
+    let said = without_leads(text);
     let whole = said.to_string();
     // The slip owned ("I counted wrong") is no part of what is now true.
     static DANGLING: OnceLock<Regex> = OnceLock::new();
@@ -308,12 +308,45 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
     // "Actually it's Friday already" takes nothing back.
     let names_value = (after_slip && ValueShape::of(&said).is_some())
         || (sorry && leads_with_value(&said))
-        || (says_it_was_wrong(lower) && (says_it_is(&said) || leads_with_value(&said)));
+        || (says_it_was_wrong(lower) && (says_it_is(&said) || leads_with_value(&said)))
+        || answered;
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
         None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
         None => None,
     }
+}
+
+/// `text` without the reply and take-back words that open it ("Sorry no, …", "wait actually").
+fn without_leads(text: &str) -> &str {
+    let mut said = text.trim();
+    while let Some(m) = retraction_lead().find(said) {
+        said = said[m.end()..].trim_start_matches([',', ':', ';', '-', '!', '.', ' ']);
+    }
+    said
+}
+
+/// Whether a sentence opens on a reply that takes back ("no it's the 27th", "actually its the
+/// 8th of March", "Sorry no, today the doctor say 29 September"), with no comma needed.
+fn answers_no(lower: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b").expect("reply no regex")
+    })
+    .is_match(lower)
+}
+
+/// Whether what is left of a take-back gives a day by its number, first of all ("it's the
+/// 27th …") or as someone reported it ("today the doctor say 29 September"): what a bare "no"
+/// or "actually" needs to correct. "Actually it's Friday already" gives none.
+fn numbered_value(said: &str) -> bool {
+    let lower = said.to_lowercase();
+    let reported = [" say ", " says ", " said ", " told ", " wrote ", " changed it to ", " moved it to "]
+        .iter()
+        .any(|w| format!(" {lower} ").contains(w));
+    said.chars().any(|c| c.is_ascii_digit())
+        && ValueShape::of(said) == Some(ValueShape::Date)
+        && (leads_with_value(said) || reported)
 }
 
 /// Whether a sentence says first of all which day or time it is ("its the 10th", "it's

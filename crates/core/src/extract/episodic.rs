@@ -71,6 +71,15 @@ impl Episode {
     }
 }
 
+/// Words after which an opening "no" answers rather than says there is none ("no wait", "no I
+/// haven't", "no thanks"): before any other word ("no tattoo") it is what the sentence says.
+const REPLY_AFTER_NO: &[&str] = &[
+    "actually", "and", "but", "chance", "clue", "don't", "dont", "he", "honestly", "i", "i'd", "i'll", "i'm", "i've",
+    "idea", "it", "it's", "its", "just", "me", "my", "nah", "never", "no", "nope", "not", "now", "ok", "okay", "one",
+    "problem", "she", "so", "sorry", "thank", "thanks", "that", "that's", "thats", "the", "then", "they", "this", "u",
+    "wait", "way", "we", "worries", "worry", "yeah", "yes", "you",
+];
+
 /// Words that open a sentence without being its subject ("oh", "yeah", "btw", "honestly").
 pub(super) const LEADS: &[&str] = &[
     "actually",
@@ -523,6 +532,26 @@ pub(super) fn clause_after(s: &Sentence<'_>, end: usize) -> Option<Episode> {
         return None;
     }
     let text = &s.text[at..];
+    // "…, because I had 2 attacks": a reason or condition hangs on what was typed, and alone
+    // it is no sentence ("Because User had 2 attacks").
+    let first = text.split_whitespace().next().map(bare).unwrap_or_default();
+    if matches!(
+        first.as_str(),
+        "because"
+            | "cos"
+            | "cuz"
+            | "coz"
+            | "since"
+            | "although"
+            | "though"
+            | "if"
+            | "unless"
+            | "until"
+            | "when"
+            | "while"
+    ) {
+        return None;
+    }
     capture_whole(&part(s, text, s.statement_end - at))
 }
 
@@ -659,9 +688,15 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         let first = words.first()?;
         let b = squeezed(&bare(first));
         // "No more sugar in my tea": "no" before "more" or "longer" is what the sentence says.
+        // Nor is it a reply before a thing ("no tattoo, my wife vetoed it"): only before a word
+        // that opens a clause or a reply ("no I haven't", "no wait", "no thanks").
         let says_no = b == "no"
             && !first.ends_with([',', '.', '!'])
-            && words.get(1).is_some_and(|w| matches!(bare(w).as_str(), "more" | "longer"));
+            && words.get(1).is_some_and(|w| {
+                let n = bare(w);
+                matches!(n.as_str(), "more" | "longer")
+                    || (n.chars().all(char::is_alphabetic) && !REPLY_AFTER_NO.contains(&n.as_str()))
+            });
         // "right, I went to the clinic": a word that opens a reply only with its comma ("right
         // now" says when).
         let comma_lead = first.ends_with(',')
@@ -946,7 +981,17 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
                     matches!(x.as_str(), "last" | "yesterday" | "ago" | "earlier")
                         || (x.len() == 4 && (x.starts_with("19") || x.starts_with("20")) && x.parse::<u16>().is_ok())
                 });
-            out.push(if past { bare(w) } else { agree(&bare(w)) });
+            // "I done sold the boat": a Southern perfective, "has sold"; "I done my return",
+            // "did".
+            let done = (bare(w) == "done").then(|| {
+                let next_past = words.get(i + 1).is_some_and(|n| is_past(&bare(n)));
+                if next_past { "has" } else { "did" }.to_string()
+            });
+            out.push(match done {
+                Some(d) => d,
+                None if past => bare(w),
+                None => agree(&bare(w)),
+            });
         } else if i > v
             && user == "User"
             && bare(&words[k]) == "i"
@@ -1676,7 +1721,9 @@ fn someone_first(content: &str) -> Option<String> {
 
 /// A verb after "User" in the third person ("love" → "loves"; "went", "can" unchanged).
 fn agree(b: &str) -> String {
-    if same_after_any_subject(b) {
+    // Already agreeing ("I does take it", as a Trinidadian says it), or no verb at all ("I and
+    // wife live …").
+    if same_after_any_subject(b) || matches!(b, "does" | "is" | "has" | "was" | "and" | "n" | "&" | "or") {
         b.to_string()
     } else if b == "don't" {
         "doesn't".to_string()

@@ -148,14 +148,18 @@ fn introduced(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
+            r"(?i)(?:\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+))|(?:^|[.!]\s+)(?P<here>[a-z][a-z'-]+\s+here))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
         )
         .expect("introduction regex")
     });
     // Only a name with a capital: "I'm tired, 20 hours awake" names no one, and "im thabo, 20,
-    // 2nd yr bcom at wits" is kept whole by capture, which a split would cut after the age.
+    // 2nd yr bcom at wits" is kept whole by capture, which a split would cut after the age. A
+    // texter's "clodagh here, 34, hairdresser …" introduces in any case.
     let c = re.captures(text)?;
     let parts = c.name("parts")?;
+    // A message typed all in lower case stays so: the rules read its names by that.
+    let lower_case = !text.chars().any(char::is_uppercase);
+    let im = |s: &str| if lower_case { s.replace("I'm", "i'm").replace(". I ", ". i ") } else { s.to_string() };
     let mut said = String::new();
     // Parts taken as descriptions, and whether the last part looked at was one.
     let (mut taken, mut describing, mut placed) = (0, true, false);
@@ -204,12 +208,27 @@ fn introduced(text: &str) -> Option<String> {
                     | "nan"
                     | "aged"
                     | "age"
+                    | "working"
             );
         let retired = matches!(first, "retired" | "former" | "semi-retired") && lower.split_whitespace().count() >= 2;
-        if describing && (described || retired) {
-            said.push_str(if retired { ". I'm a " } else { ". I'm " });
+        // "retired from Royal Mail last year" says when, not what: "I retired from …".
+        let retired_from = retired
+            && lower.split_whitespace().nth(1).is_some_and(|w| matches!(w, "from" | "in" | "last" | "this" | "since"));
+        // "RN at Mt Hope, ward 6": a part ending on a number (no age) goes on with the one before.
+        let numbered = !age && lower.split_whitespace().count() >= 2 && lower.ends_with(|c: char| c.is_ascii_digit());
+        if describing && (described || retired) && !numbered {
+            said.push_str(&im(match (retired, retired_from) {
+                (true, true) => ". I ",
+                (true, false) => ". I'm a ",
+                _ => ". I'm ",
+            }));
             said.push_str(part);
             taken += 1;
+            continue;
+        }
+        if numbered && taken > 0 {
+            said.push_str(", ");
+            said.push_str(part);
             continue;
         }
         // After a description, a clause of the user's own is a sentence of its own ("…, 52
@@ -225,7 +244,7 @@ fn introduced(text: &str) -> Option<String> {
                 "nice" | "thanks" | "thank" | "cheers" | "hope" | "please" | "pls" | "sorry" | "just" | "can" | "could"
             );
         if describing && taken > 0 && !opener {
-            said.push_str(". I'm ");
+            said.push_str(&im(". I'm "));
         } else {
             said.push_str(if own && describing && taken > 0 { ". " } else { ", " });
             describing = false;
@@ -444,6 +463,28 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             } else {
                 format!("{}{}", if &c[1] == "The" { "My" } else { "my" }, &c[2])
             }
+        });
+    }
+    // "Passport also I have to renew": the thing said first, as a learner puts the topic, is
+    // the object of the verb that ends the clause ("I also have to renew my passport").
+    static TOPIC_FIRST: OnceLock<Regex> = OnceLock::new();
+    let topic_first = TOPIC_FIRST.get_or_init(|| {
+        Regex::new(
+            r"(?m)(^\s*|[.!?]\s+)([A-Za-z][a-z]{2,})\s+(?:also|too)\s+([Ii])\s+(have\s+to|need\s+to|must|should|want\s+to)\s+([a-z]{3,})(\s*[,.;!?]|\s*$)",
+        )
+        .expect("topic-first regex")
+    });
+    if english {
+        rewrite_all(&mut s, topic_first, |c| {
+            format!("{}{} also {} {} my {}{}", &c[1], &c[3], &c[4], &c[5], c[2].to_lowercase(), &c[6])
+        });
+    }
+    // "our kid Josh": in the North of England a brother or sister, not a child of the user's.
+    static OUR_KID: OnceLock<Regex> = OnceLock::new();
+    let our_kid = OUR_KID.get_or_init(|| Regex::new(r"\b([Oo]ur)(\s+)kid(\s+[A-Z][a-z]+)\b").expect("our-kid regex"));
+    if english {
+        rewrite_all(&mut s, our_kid, |c| {
+            format!("{}{}sibling{}", if &c[1] == "Our" { "My" } else { "my" }, &c[2], &c[3])
         });
     }
     // "for me blood pressure", "upped me amlodipine": in Geordie, Scouse, Irish and Australian
@@ -841,7 +882,9 @@ fn blocked_re() -> &'static Regex {
                     | let's\s+say
                     | assuming
                     # reported speech: someone else's word about the user
-                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|(?:my|the|his|her|their|our)\s+\w+(?:\s+\w+){0,2})\s+(?:also\s+|always\s+|even\s+|keeps\s+|kept\s+)?(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?(?:i\b|ill\s+(?:be|have|need|get|never)\b)
+                    | (?:he|she|they|people|everyone|everybody|someone|mom|mum|dad|(?:my|the|his|her|their|our)\s+\w+(?:\s+\w+){0,2})\s+(?:(?:also|always|even|still|keeps|kept|really|honestly|actually|genuinely)\s+){0,3}(?:said|says|say|saying|think|thinks|thought|reckons?|tells?\s+me|told\s+me|claims?|believes?|assumes?|insists?|swears?)\s+(?:that\s+)?(?:i\b|ill\s+(?:be|have|need|get|never)\b)
+                    # the one who said it named in the sentence before: Says I'm the best on fish
+                    | ^\s*(?:says|reckons|thinks|reckoned|thought)\s+(?:that\s+)?i\b
                     # doubt about oneself, or denial of having said it
                     | i\s+(?:don't|do\s+not|didn't)\s+(?:think|believe)\s+i\b
                     | (?:don't|do\s+not|didn't)\s+know\s+(?:if|whether)
@@ -1458,9 +1501,8 @@ impl Extractor for HeuristicExtractor {
                         amending = true;
                         settled.clear();
                         // A speaker's line in a pasted transcript corrects that speaker, not
-                        // whatever the user said last.
-                        let own = attribution::split_speaker(&m.content).is_none();
-                        let action = match ValueShape::of(&said).filter(|_| own) {
+                        // whatever the user said last: the engine matches the line's label.
+                        let action = match ValueShape::of(&said) {
                             Some(shape) => Action::Amend(Target::Latest(shape)),
                             None => Action::Add,
                         };
@@ -2148,6 +2190,8 @@ pub(crate) mod tests {
             "my teacher mrs okafor said im overthinking it lol",
             "she also said the client thinks I'm the best account manager",
             "my brother reckons ill be knackered by the second lap",
+            "she also still thinks I'm vegetarian, which I haven't been since 2019",
+            "Says I'm the best on fish on the whole south coast",
         ] {
             nothing_written(t);
         }
@@ -2305,7 +2349,9 @@ pub(crate) mod tests {
     #[test]
     fn a_self_introduction_says_each_part_of_the_user() {
         let got = contents("im Seamus, retired postman from Athlone, 68 this year");
-        for want in ["User's name is Seamus", "User is 68 years old", "User is a retired postman from Athlone"] {
+        for want in
+            ["User's name is Seamus", "User is 68 years old", "User is a retired postman", "User is from Athlone"]
+        {
             assert!(got.iter().any(|c| c == want), "{want}: {got:?}");
         }
         let got = contents("My name is Amara, 34, from Lagos, a nurse");
@@ -2364,6 +2410,15 @@ pub(crate) mod tests {
     #[test]
     fn the_spouse_said_with_the_is_the_users_and_a_name_keeps_its_wat() {
         assert_eq!(contents("the wife wants a new kitchen"), vec!["User's wife wants a new kitchen"]);
+        assert!(
+            contents("our kid Josh has his driving test on the 20th")
+                .iter()
+                .any(|c| c == "User's sibling is named Josh")
+        );
+        assert_eq!(
+            normalise("Passport also I have to renew, it is expiring in June.", true),
+            "I also have to renew my passport, it is expiring in June."
+        );
         assert_eq!(contents("the hubby is off work this week"), vec!["User's husband is off work this week"]);
         assert_eq!(normalise("the wife of my neighbour", true), "the wife of my neighbour");
         assert!(normalise("we had doro wat for dinner", true).contains("doro wat"));

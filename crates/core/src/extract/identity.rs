@@ -32,14 +32,37 @@ fn name_of(x: &str) -> Option<String> {
     if is_not_a_name(first) || first.len() < 2 && !first.eq_ignore_ascii_case("a") {
         return None;
     }
+    // "my name is Alfie I'm 13": the user's "I" opens what comes next, it is no surname.
+    let x = match x.split_once(char::is_whitespace) {
+        Some((one, rest)) if rest.trim().split(['\'', '\u{2019}']).next() == Some("I") => one,
+        _ => x,
+    };
     let x = x.trim_end_matches(|c: char| !c.is_alphanumeric());
     let x = x.strip_suffix("'s").unwrap_or(x);
     (!x.is_empty()).then(|| title_words(x))
 }
 
 /// Greetings before a bare name ("hi, Dana here").
-pub(super) const GREETINGS: &[&str] =
-    &["evening", "greetings", "hello", "hey", "heya", "hi", "hiya", "howdy", "morning", "yo"];
+pub(super) const GREETINGS: &[&str] = &[
+    "alright",
+    "bout",
+    "evening",
+    "greetings",
+    "hello",
+    "hey",
+    "heya",
+    "hi",
+    "hiya",
+    "howdy",
+    "howya",
+    "hullo",
+    "morning",
+    "salaam",
+    "salam",
+    "sup",
+    "wassup",
+    "yo",
+];
 
 /// Whether the words before `start` (or the previous sentence) greet: "hi, i'm sam".
 fn greeted(s: &Sentence<'_>, start: usize) -> bool {
@@ -424,11 +447,14 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.name-intro",
             Mode::Statement,
-            &["i'm", "i am", "this is", "here"],
+            &["i'm", "i am", "this is", "here", "it's", "its", "it is"],
             r"(?x)
                 # e.g. Hey there, I'm Marisol.
                 (?:
-                    \b(?:hi|hey|hello|hiya|yo|greetings|heya|howdy|morning|evening)[,!.]?\s+(?:there[,!.]?\s+)?(?:(?:this\s+is)\s+)?
+                    \b(?:hi|hey|hello|hiya|yo|greetings|heya|howdy|morning|evening)[,!.]?\s+
+                    # a word to whoever reads it: hey there, hi all, hey cher
+                    (?:(?:there|all|everyone|guys|folks|mate|cher|yall|y'all|bro|fam|hun|babe)[,!.]?\s+)?
+                    (?:(?:this\s+is|it's|its|it\s+is)\s+)?
                     | ^
                     | [,;:!.]\s*
                     | \band\s+
@@ -441,7 +467,11 @@ pub(super) fn rules() -> Vec<Rule> {
                 if NOT_HERE.contains(&cap(c, "x").unwrap_or_default().to_lowercase().as_str()) {
                     return Vec::new();
                 }
-                let introduced = whole.contains("i'm ") || whole.contains("i am ") || whole.contains("this is ");
+                // "hey cher its rodney, 58": after a greeting, "it's" introduces too.
+                let greeted_its = ["it's ", "its ", "it is "].iter().any(|w| whole.contains(w))
+                    && GREETINGS.iter().any(|g| whole.starts_with(g));
+                let introduced =
+                    whole.contains("i'm ") || whole.contains("i am ") || whole.contains("this is ") || greeted_its;
                 if after == "'s" || !(introduced || after.trim() == "here") {
                     return Vec::new();
                 }
@@ -1053,7 +1083,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 \b<IM>\s+(?:(?:now|currently|working\s+as)\s+)?
                 (?P<x>(?:[\w/&+.-]+\s+)?<JOB>)\b
                 (?P<rest>\s+(?:at|for|in|with|on)\s+[^,.;!?]+)?
-                (?:$|[,.;!?]|\s+(?:at|for|in|with|on|and|since|from|but|so)\b)
+                (?:$|[,.;!?]|\s+(?:at|for|in|with|on|and|since|from|but|so|now)\b)
             ",
             |c, s| {
                 let x = cap(c, "x").unwrap_or_default();
@@ -1691,6 +1721,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 | [,;]\s*(?:(?:also|and|but|plus|btw)\s+)?(?P<f2><HEALTH>)\s*(?:tho|though|too|btw|lol)?\s*[.!]*\s*$
                 # e.g. I have a peanut allergy.
                 | \bi\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy
+                # e.g. I have an allergy to novocaine; 'I have allergy on novocaine' as a learner
+                # says it.
+                | \b(?:i\s+have|i\s+got|<IVE>\s+got)\s+(?:an?\s+)?(?:severe\s+|bad\s+|serious\s+|mild\s+)?allerg(?:y|ies)\s+(?:to|on|for|from|against|with)\s+(?P<x2><CLAUSE>)
                 # e.g. I've got epilepsy; (doctor says) i have diabetes type 2; 'I am having
                 # diabetes', 'I'm suffering from asthma' as learners say it.
                 | \b(?:<IVE>\s+got|i\s+(?:have|got)|i\s+was\s+diagnosed\s+with|<IVE>\s+been\s+diagnosed\s+with
@@ -1779,10 +1812,12 @@ pub(super) fn rules() -> Vec<Rule> {
                         })
                         .collect();
                 }
-                let Some(x) = cap(c, "x").or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).and_then(phrase) else {
+                let Some(x) =
+                    cap(c, "x").or(cap(c, "x2")).or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).and_then(phrase)
+                else {
                     return Vec::new();
                 };
-                let x = if cap(c, "x").is_some() { x } else { x.to_lowercase() };
+                let x = if cap(c, "x").or(cap(c, "x2")).is_some() { x } else { x.to_lowercase() };
                 let key = format!("allergy:{}", x.to_lowercase());
                 vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x))]
             },

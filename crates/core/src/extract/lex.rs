@@ -128,7 +128,14 @@ pub(super) const JOBS: &str = "software\\s+engineer|engineer|developer|programme
     streamer|youtuber|influencer|content\\s+creator|creator|tester|qa|lead|team\\s+lead|tech\\s+lead|\
     homemaker|housewife|househusband|retiree|pastor|priest|rabbi|imam|monk|nun|\
     machinist|technologist|hygienist|surveyor|inspector|supervisor|dispatcher|courier|\
-    ux\\s+designer|ui\\s+designer|game\\s+developer|web\\s+developer|stay-at-home\\s+(?:mom|dad|parent)";
+    ux\\s+designer|ui\\s+designer|game\\s+developer|web\\s+developer|stay-at-home\\s+(?:mom|dad|parent)|\
+    hairdresser|hairstylist|stylist|barber|beautician|nail\\s+tech(?:nician)?|carer|care\\s+worker|support\\s+worker|\
+    porter|postman|postwoman|mail\\s+carrier|roofer|shearer|fisherman|shrimper|labou?rer|tiler|bricklayer|joiner|\
+    scaffolder|decorator|butcher|fishmonger|tailor|seamstress|security\\s+guard|caretaker|janitor|housekeeper|\
+    miner|docker|dock\\s+worker|warehouse\\s+worker|factory\\s+worker|shopkeeper|salesman|saleswoman|trucker|\
+    cabbie|dietitian|dietician|nutritionist|childminder|lifeguard|beekeeper|landscaper|handyman|locksmith|\
+    florist|optician|radiographer|sonographer|phlebotomist|anaesthetist|anesthetist|gp|rn|lpn|cna|hca|emt|\
+    deckhand|sailor|skipper|steward|stewardess|sommelier|teller|social\\s+care\\s+worker";
 
 /// Things people plan, book or attend; with a date they are open loops.
 pub(super) const EVENTS: &str = "job\\s+interview|interview|exam|final|finals|midterm|test|quiz|appointment|\

@@ -101,6 +101,8 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 (?:
                     \bi\s+<ADV>(?:take|drink|use|need\s+to\s+take|have\s+to\s+take)
+                    # 'an I on levothyroxine 75', the 'am' left out
+                    | \bi\s+(?:now\s+|still\s+)?on
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
                     | \b<IVE>\s+<ADV>been\s+(?:taking|on)
                 )\s+(?:my\s+)?<MEDICINE>(?:\s+<DOSE>)?<SCHEDULE><WHY>
@@ -121,7 +123,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     # as learners say it: doctor increase my metformin
                     |increase|increases|raise|lower|reduce|change
                     |(?:give|gives|gave|given|prescribed|prescribes)\s+me)\s+
-                (?:my\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
+                (?:my\s+|meh\s+|me\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. the Dr has put my warfarin up to 6mg.
@@ -140,6 +142,31 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:now\s+)?(?:up\s+|down\s+)?(?:to\s+)?<DOSE><SCHEDULE>
             ",
         ),
+        // e.g. I cannot take chloroquine, my body will be scratching me: a medicine the user
+        // must not be given, whatever the reason (the safety path's to raise).
+        Rule::new(
+            "medication.cannot-take",
+            Mode::Statement,
+            &["take", "have", "tolerate"],
+            r"(?xi)
+                \bi\s+(?:really\s+|just\s+)?(?:cannot|can't|cant|can\s+not|am\s+not\s+able\s+to|must\s+not|mustn't|shouldn't|should\s+not)
+                \s+(?:take|have|tolerate)\s+(?:any\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b(?P<why>[^.;!?]*)
+            ",
+            cannot_take,
+        ),
+        // e.g. He stopped Cardiomagnyl; the doctor took me off the sertraline.
+        Rule::new(
+            "medication.stopped",
+            Mode::Statement,
+            &["stopped", "took me off", "taken me off", "discontinued"],
+            r"(?xi)
+                \b(?:(?:doctor|dr\.?|doc|gp|cardiologist|consultant|specialist|psychiatrist|nurse)|she|he|they|i)\s+(?:has\s+|have\s+)?
+                (?:stopped(?:\s+taking)?|discontinued|took\s+me\s+off|taken\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
+                # not 'took me off the allopurinol and put me on febuxostat': a switch, read as one
+                (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b)?
+            ",
+            stopped,
+        ),
         // e.g. the GP changed me from Sintrom to warfarin: the first is over, the second taken.
         Rule::new(
             "medication.switched",
@@ -148,12 +175,40 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?xi)
                 # e.g. The Doctor changed me off the Warfarin to a new one called Apixaban.
                 \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+|the\s+)?(?P<old>[a-z][a-z-]{3,})
-                \s+(?:to|onto|for)\s+(?:(?:a\s+)?new\s+(?:one|tablet|pill|drug|medicine)\s+called\s+|the\s+)?
+                # doc took me off the allopurinol an put me on febuxostat
+                \s+(?:to|onto|for|(?:and|an|n|&)\s+(?:put|started|switched|changed)\s+me\s+(?:on|onto|to))\s+(?:(?:a\s+)?new\s+(?:one|tablet|pill|drug|medicine)\s+called\s+|the\s+)?
                 (?P<drug>[a-z][a-z-]{3,})
             ",
             switched,
         ),
     ]
+}
+
+/// "He stopped Cardiomagnyl": the medicine's slot says it is over.
+fn stopped(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
+    let Some(drug) = cap(c, "drug").map(str::to_lowercase) else { return Vec::new() };
+    if !medicine(&drug, false) || c.name("switch").is_some() {
+        return Vec::new();
+    }
+    let mut d = Draft::new(Kind::Profile, format!("User no longer takes {drug}"), 0.9, 0.7)
+        .keyed(format!("medication:{drug}"), "stopped");
+    d.sensitivity = Sensitivity::Sensitive;
+    vec![Found::with(Action::Update(Target::Key(format!("medication:{drug}"))), d)]
+}
+
+/// "I cannot take chloroquine, my body will be scratching me seriously": the medicine and why,
+/// kept as the user's own reason after it.
+fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
+    let Some(drug) = cap(c, "drug").map(str::to_lowercase) else { return Vec::new() };
+    if !medicine(&drug, false) {
+        return Vec::new();
+    }
+    let why = cap(c, "why").map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
+    let why = if why.is_empty() { String::new() } else { format!(": {}", third_person(&why)) };
+    let mut d = Draft::new(Kind::Profile, format!("User cannot take {drug}{why}"), 0.9, 0.9)
+        .keyed(format!("intolerance:{drug}"), "cannot take");
+    d.sensitivity = Sensitivity::Sensitive;
+    vec![Found::add(d)]
 }
 
 /// "changed me from Sintrom to warfarin": the old medicine's slot says it was stopped, the new

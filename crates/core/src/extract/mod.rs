@@ -41,6 +41,13 @@ pub use heuristic::HeuristicExtractor;
 /// readers treat it as context (assembly lets the turn itself stand in for it).
 pub const CAPTURE_RULE: &str = episodic::RULE;
 
+/// The speaker a pasted transcript's line names ("Pat: it's now Saturday 8 August" → "Pat"),
+/// `None` for the user's own words. What the engine needs to let a speaker's take-back find
+/// what that speaker said, never what someone else did.
+pub fn speaker(text: &str) -> Option<&str> {
+    attribution::split_speaker(text).map(|(speaker, _)| speaker)
+}
+
 use crate::message::Message;
 use crate::op::ProposedOp;
 

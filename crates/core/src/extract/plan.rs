@@ -306,6 +306,7 @@ pub(super) const TASK_VERBS: &[&str] = &[
     "install",
     "interview",
     "invite",
+    "join",
     "launch",
     "lend",
     "mail",
@@ -617,6 +618,8 @@ pub(super) fn rules() -> Vec<Rule> {
                     | (?:'m|\s+am|'re|\s+are)\s+(?:(?:definitely|really|totally|finally|probably|also|just)\s+)?(?:going\s+to|gonna)
                     | \s+gonna
                     | (?:'ve|\s+have)\s+(?:got\s+to|gotta|been\s+meaning\s+to|promised\s+to)
+                    # I keep meaning to join the beekeepers' association
+                    | \s+keep\s+meaning\s+to
                     | (?:'m|\s+am|'re|\s+are)\s+(?:planning|hoping|aiming|supposed|meant|scheduled|due|expected|set)\s+(?:to|on)
                     | (?:'d|\s+would)\s+(?:like|love)\s+to
                     | \s+(?:
@@ -954,6 +957,30 @@ pub(super) fn rules() -> Vec<Rule> {
 }
 
 /// "I need to ...", "I'm going to ...", "I promised to ...".
+/// Whether a sentence puts what it says off to no set time ("at some point", "one of these
+/// days", "when I see time", "I'll get round to it"): a loose intention, which is still one.
+fn put_off(lower: &str) -> bool {
+    [
+        "at some point",
+        "at some stage",
+        "one of these days",
+        "one of dese days",
+        "some day",
+        "someday",
+        "sometime",
+        "one day",
+        "when i see time",
+        "when i get time",
+        "when i find time",
+        "when i get a chance",
+        "get round to it",
+        "get around to it",
+        "eventually",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
 fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let m = cap(c, "m").unwrap_or_default();
     let vp = cap(c, "vp").unwrap_or_default();
@@ -961,7 +988,10 @@ fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let time = due(vp, s);
     let dated = time.is_some();
     let needs_date = matches!(f, Firmness::Soft | Firmness::Want | Firmness::Should);
-    if needs_date && !dated {
+    // "I'll get a physio to look at it at some point", "I will do it when I see time": put off
+    // in so many words, it is still something to do.
+    let put_off = f == Firmness::Soft && put_off(&s.text.to_lowercase());
+    if needs_date && !dated && !put_off {
         return Vec::new();
     }
     // "I'm going to Paris next week", "I'm going to the dentist": going somewhere.

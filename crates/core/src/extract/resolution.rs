@@ -349,13 +349,20 @@ pub(super) fn rules() -> Vec<Rule> {
                 "all done",
                 ": done",
                 ": sorted",
+                "also done",
+                "already done",
+                "finally done",
             ],
             r"(?x)
                 # e.g. Taxes are done!
                 ^(?:(?:so|and|yay|ok|okay|well|finally|phew|whew)[,!]?\s+)*
                 # the thing finished: the fewest words (one to three) before the verb
                 (?P<x>[\w-]+(?:\s+[\w-]+){0,2}?)
-                (?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?
+                (?:
+                    (?:'s|\s+is|\s+are|:)\s+(?:(?:finally|all|officially|now)\s+)?
+                    # a learner's 'Passport renewal also done'
+                    | \s+(?:also|already|finally)\s+
+                )
                 (?:done|over|finished|submitted|sorted|booked|handled|complete|in)\b
             ",
             |c, s| {
@@ -389,6 +396,43 @@ pub(super) fn rules() -> Vec<Rule> {
             &["back from", "returned from", "home from"],
             r"(?:\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+|^)(?:(?:just|finally)\s+)?(?:got\s+back|came\s+back|back|returned|home)\s+from\s+(?P<x><CLAUSE>)",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "got back from"),
+        ),
+        Rule::new(
+            "resolution.was-there",
+            Mode::Statement,
+            &["was in", "was at", "were in", "were at"],
+            r"(?x)
+                # e.g. I was in Ausländerbehörde, they gave me the paper (closes: make a Termin in
+                # the Ausländerbehörde); we were at the bank this morning.
+                \b(?:i|we)\s+(?:finally\s+|already\s+)?(?:was|were)\s+(?:in|at)\s+
+                (?P<x>(?:the\s+)?(?-i:\p{Lu})[\p{L}'-]+(?:\s+(?-i:\p{Lu})[\p{L}'-]+){0,2}|the\s+[\p{L}'-]+(?:\s+[\p{L}'-]+)?)
+            ",
+            |c, s| {
+                let x = cap(c, "x").unwrap_or_default();
+                let head = x.trim_start_matches("the ").to_lowercase();
+                // Where a day is spent, not a place gone to for something.
+                if ["work", "home", "school", "bed", "office", "moment", "end", "same", "time", "mood", "middle"]
+                    .iter()
+                    .any(|w| head.starts_with(w))
+                {
+                    return Vec::new();
+                }
+                close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "went to")
+            },
+        ),
+        Rule::new(
+            "resolution.learner-already",
+            Mode::Statement,
+            &["already"],
+            r"(?x)
+                # A learner's present with 'already' says it is done: I buy extractor fan
+                # already; we already pay the deposit.
+                \b(?:i|we)\s+(?:
+                    (?P<bv>[a-z]{3,})\s+(?P<obj>[^,.;!?]+?)\s+already\b
+                    | already\s+(?P<bv2>[a-z]{3,})\s+(?P<obj2><CLAUSE>)
+                )
+            ",
+            learner_already,
         ),
         Rule::new(
             "resolution.did-it",
@@ -464,6 +508,33 @@ pub(super) const WITH_PREP: &[&str] = &[
     "talk",
     "write",
 ];
+
+/// "I buy extractor fan already", "we already pay the deposit": a task verb in its plain form
+/// with "already" is a learner's past. Only verbs whose past is a task verb ("buy" for
+/// "bought"), never a general one ("I already have a doctor", "I take metformin already").
+fn learner_already(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    let Some(verb) = c.name("bv").or(c.name("bv2")) else { return Vec::new() };
+    let base = verb.as_str().to_lowercase();
+    if GENERIC_VERBS.contains(&base.as_str()) || is_past(&base) {
+        return Vec::new();
+    }
+    let Some(past) = TASK_VERBS.iter().find(|t| base_verb(t) == base) else { return Vec::new() };
+    if denied(s, verb.start()) {
+        return Vec::new();
+    }
+    let said = strip_times(&tidy(head(cap(c, "obj").or(cap(c, "obj2")).unwrap_or_default())));
+    let first = said.split_whitespace().next().unwrap_or_default().to_lowercase();
+    if matches!(first.as_str(), "it" | "that" | "this" | "you" | "your" | "u") {
+        return Vec::new();
+    }
+    let heads: Vec<&str> = said.split_whitespace().filter(|w| !key_words(w).is_empty()).take(3).collect();
+    let mut words = key_words(&heads.join(" "));
+    if words.is_empty() {
+        return Vec::new();
+    }
+    words.insert(0, base);
+    close(words.join(" "), format!("User {past} {}", third_person(&said)))
+}
 
 /// "called my mom last night", "I finally sent the slides to Priya", "I did call her".
 fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
@@ -586,6 +657,21 @@ mod tests {
         // A completion told as what arrived ("renew my passport" is closed by the new one).
         assert!(closes("the new passport arrived in the mail today!").contains("passport"));
         assert!(closes("My visa finally came through").contains("visa"));
+        // A learner's plain verb with "already" is done.
+        assert_eq!(closes("I buy extractor fan already for every table"), "buy extractor fan");
+        assert_eq!(closes("we already pay the deposit for the flat"), "pay deposit flat");
+    }
+
+    #[test]
+    fn already_with_a_verb_that_is_no_task_is_no_completion() {
+        for said in ["I take metformin already", "I already have a GP", "I already know the way", "I already told you"]
+        {
+            let ops = run(said);
+            assert!(
+                !ops.iter().any(|o| o.draft.rule.as_deref() == Some("resolution.learner-already")),
+                "{said}: {ops:?}"
+            );
+        }
     }
 
     #[test]
