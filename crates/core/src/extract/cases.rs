@@ -119,6 +119,7 @@ mod tests {
     ("Heading to Lisbon on Thursday.", "plan.bare-progressive", "add", Kind::OpenLoop, None, "User is heading to Lisbon on Thursday"),
     ("I have a job interview on Wednesday.", "plan.have-event", "add", Kind::OpenLoop, None, "User has a job interview on Wednesday"),
     ("got my citizenship interview on the 14th of july, bricking it", "plan.have-event", "add", Kind::OpenLoop, None, "User has their citizenship interview on the 14th of july"),
+    ("Keith's having his knee replaced on the 2nd of June.", "plan.someone-having", "add", Kind::OpenLoop, None, "Keith is having his knee replaced on the 2nd of June"),
     ("My flight to Denver is at 6am tomorrow.", "plan.event-is", "add", Kind::OpenLoop, None, "User's flight to Denver is at 6am tomorrow"),
     ("Grade 5 theory exam is booked for 9 June, eek.", "plan.event-is", "add", Kind::OpenLoop, None, "User's grade 5 theory exam is booked for 9 June"),
     ("Party is Sunday 9 August at the Miners Welfare from 1pm", "plan.event-is", "add", Kind::OpenLoop, None, "The party is Sunday 9 August at the Miners Welfare from 1pm"),

@@ -482,9 +482,20 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     // "our kid Josh": in the North of England a brother or sister, not a child of the user's.
     static OUR_KID: OnceLock<Regex> = OnceLock::new();
     let our_kid = OUR_KID.get_or_init(|| Regex::new(r"\b([Oo]ur)(\s+)kid(\s+[A-Z][a-z]+)\b").expect("our-kid regex"));
-    if english {
+    // Which one, the pronoun after it says ("our kid Josh has his test").
+    if english && our_kid.is_match(&s) {
+        let text = s.to_string();
         rewrite_all(&mut s, our_kid, |c| {
-            format!("{}{}sibling{}", if &c[1] == "Our" { "My" } else { "my" }, &c[2], &c[3])
+            let end = c.get(0).map_or(0, |m| m.end());
+            let rest = &text[end..];
+            let clause = rest[..rest.find(['.', '!', '?', ';']).unwrap_or(rest.len())].to_lowercase();
+            let said = |ws: &[&str]| clause.split(|ch: char| !ch.is_alphanumeric()).any(|w| ws.contains(&w));
+            let who = match (said(&["he", "his", "him"]), said(&["she", "her", "hers"])) {
+                (true, false) => "brother",
+                (false, true) => "sister",
+                _ => "sibling",
+            };
+            format!("{}{}{who}{}", if &c[1] == "Our" { "My" } else { "my" }, &c[2], &c[3])
         });
     }
     // "for me blood pressure", "upped me amlodipine": in Geordie, Scouse, Irish and Australian
@@ -1333,6 +1344,8 @@ impl Extractor for HeuristicExtractor {
             // Whether a sentence of the message amended something said before, and whether the
             // sentence before did.
             let mut amending = false;
+            // The take-back whose correction goes on in the sentences after it: its op and words.
+            let mut continuing: Option<(usize, String)> = None;
             let mut last_amended = false;
             // The sentence before in this message, with where its ops and episodes begin: a
             // take-back of it drops what it left.
@@ -1468,6 +1481,20 @@ impl Extractor for HeuristicExtractor {
                     // A second take-back in the message says more of the same one ("I mixed
                     // numbers, with me this happens when I am tired").
                     Some(TakeBack::Detail { .. } | TakeBack::Unnamed { .. }) if amending => true,
+                    // "No, I write wrong. 18 July is birthday of his bride. Wedding is 11 July,
+                    // Saturday.": a value said after the correction goes on correcting.
+                    None if continuing.is_some()
+                        && ValueShape::of(sent).is_some()
+                        && settled.iter().all(|f| f.draft.key.is_none()) =>
+                    {
+                        let (at, said) = continuing.as_mut().expect("checked above");
+                        said.push(' ');
+                        said.push_str(sent.trim());
+                        let action = ops[*at].action.clone();
+                        ops[*at] = correcting(action, said, m, false);
+                        settled.clear();
+                        true
+                    }
                     _ if slip_before => {
                         let before = said_before.take().expect("checked above");
                         ops.truncate(before.ops);
@@ -1506,6 +1533,7 @@ impl Extractor for HeuristicExtractor {
                             Some(shape) => Action::Amend(Target::Latest(shape)),
                             None => Action::Add,
                         };
+                        continuing = Some((ops.len(), said.clone()));
                         ops.push(correcting(action, &said, m, false));
                         true
                     }
@@ -2413,7 +2441,7 @@ pub(crate) mod tests {
         assert!(
             contents("our kid Josh has his driving test on the 20th")
                 .iter()
-                .any(|c| c == "User's sibling is named Josh")
+                .any(|c| c == "User's brother is named Josh")
         );
         assert_eq!(
             normalise("Passport also I have to renew, it is expiring in June.", true),
@@ -2505,5 +2533,140 @@ pub(crate) mod tests {
     fn extractor_identity() {
         assert_eq!(HeuristicExtractor.name(), "heuristic");
         assert_eq!(HeuristicExtractor.version(), "2");
+    }
+
+    /// Every wanted memory is among what `text` proposes.
+    fn has_all(text: &str, wanted: &[&str]) {
+        let got = contents(text);
+        for w in wanted {
+            assert!(got.iter().any(|c| c == w), "{text}: want {w:?} in {got:?}");
+        }
+    }
+
+    #[test]
+    fn introductions_in_more_voices() {
+        has_all(
+            "bout ye. clodagh here, 34, hairdresser in a salon on the lisburn rd.",
+            &["User's name is Clodagh", "User is 34 years old", "User is a hairdresser in a salon on the lisburn rd"],
+        );
+        has_all("hey cher its rodney, 58, i run a shrimp boat out of delcambre", &["User's name is Rodney"]);
+        has_all(
+            "Good morning. I am Selvi, working as maths teacher in one CBSE school in Velachery.",
+            &["User's name is Selvi", "User is a maths teacher in one CBSE school in Velachery"],
+        );
+        let got = contents("Afternoon. I'm Maureen, 60, retired from Royal Mail last year.");
+        assert!(got.iter().any(|c| c.starts_with("User retired from Royal Mail")), "{got:?}");
+        // A part that goes on with the one before is no description of its own.
+        let got = contents("im Kezia, 38, RN at Mt Hope, ward 6.");
+        assert!(got.iter().all(|c| c != "User is ward 6" && !c.contains("User is ward")), "{got:?}");
+        // "it's" introduces only after a greeting.
+        assert!(contents("hey its raining again").iter().all(|c| !c.contains("name")));
+        has_all("hiya my name is Alfie I'm 13", &["User's name is Alfie"]);
+    }
+
+    #[test]
+    fn agreement_where_the_verb_already_agrees_or_is_none() {
+        let got = contents("I does take it with my tea in the morning");
+        assert!(got.iter().any(|c| c.contains("User does take")), "{got:?}");
+        let got = contents("well i done sold the boat last week");
+        assert!(got.iter().any(|c| c.contains("User has sold the boat")), "{got:?}");
+        let got = contents("Now I and wife live with our daughter in Tbilisi.");
+        assert!(got.iter().all(|c| !c.contains("ands")), "{got:?}");
+        // "no" before a thing is what the sentence says.
+        let got = contents("no tattoo, my wife vetoed it");
+        assert!(got.iter().any(|c| c.starts_with("No tattoo")), "{got:?}");
+        // A reason alone is no memory.
+        let got =
+            contents("The doctor change my medicine, now Colchicin 1,5 mg, because I had 2 attacks in the summer.");
+        assert!(got.iter().all(|c| !c.starts_with("Because")), "{got:?}");
+    }
+
+    #[test]
+    fn take_backs_said_as_replies() {
+        for said in [
+            "no it's the 27th he just told me",
+            "actually its the 8th of March, just checked the email",
+            "Sorry no, today the midwife say 29 September, she measure again.",
+        ] {
+            let ops = run(said);
+            assert!(
+                ops.iter().any(|o| matches!(o.action, Action::Amend(Target::Latest(ValueShape::Date)))),
+                "{said}: {ops:#?}"
+            );
+        }
+        for said in ["Actually it's Friday already", "no I'm free on Saturday"] {
+            let ops = run(said);
+            assert!(ops.iter().all(|o| !matches!(o.action, Action::Amend(_))), "{said}: {ops:#?}");
+        }
+        // What follows the correction in the message goes with it.
+        let ops = run("No, I write wrong. 18 July is birthday of his bride. Wedding is 11 July, Saturday.");
+        let amend: Vec<&ProposedOp> = ops.iter().filter(|o| matches!(o.action, Action::Amend(_))).collect();
+        assert_eq!(amend.len(), 1, "{ops:#?}");
+        assert!(amend[0].draft.content.contains("Wedding is 11 July"), "{ops:#?}");
+    }
+
+    #[test]
+    fn health_said_as_learners_and_texters_say_it() {
+        has_all("Also I have allergy on novocaine, dentist almost kill me.", &["User is allergic to novocaine"]);
+        has_all(
+            "I have blood pressure, I am taking Cardiomagnyl every morning and Lorista.",
+            &["User has high blood pressure", "User takes cardiomagnyl every morning", "User takes lorista"],
+        );
+        assert!(contents("I have blood pressure check tomorrow").iter().all(|c| !c.contains("high blood pressure")));
+        has_all("I am taking Foracort inhaler two times daily.", &["User takes foracort inhaler two times daily"]);
+        has_all("an I on levothyroxin 75 for thyroid", &["User takes levothyroxine 75 for thyroid"]);
+        has_all(
+            "He stopped Cardiomagnyl, now I take Xarelto 20 in the evening.",
+            &["User no longer takes cardiomagnyl", "User takes xarelto 20 in the evening"],
+        );
+        has_all(
+            "doc took me off the allopurnol an put me on febuxostat",
+            &["User no longer takes allopurinol (switched to febuxostat)", "User takes febuxostat"],
+        );
+        let got = contents("I cannot take chloroquine, my body will be scratching me seriously");
+        assert!(got.iter().any(|c| c.starts_with("User cannot take chloroquine")), "{got:?}");
+        assert!(contents("I can't take the bus today").iter().all(|c| !c.contains("cannot take")));
+    }
+
+    #[test]
+    fn work_said_in_more_ways() {
+        has_all("I got transfer to our Coimbatore branch from June.", &["User works at their Coimbatore branch"]);
+        has_all(
+            "I got work with one private construction company in Abuja.",
+            &["User works at a private construction company in Abuja"],
+        );
+        has_all(
+            "im running a fishing charter out of cypremort point now",
+            &["User runs a fishing charter out of cypremort point"],
+        );
+        has_all("I pass!!! I am CNA now.", &["User is a CNA"]);
+    }
+
+    #[test]
+    fn other_people_keep_their_days() {
+        has_all(
+            "Keith's having his knee replaced on the 2nd of June.",
+            &["Keith is having his knee replaced on the 2nd of June"],
+        );
+        assert!(contents("Mum's having a bad day today").iter().all(|c| c != "User is having a bad day"));
+        assert!(contents("Tesco's doing a deal on Friday").iter().all(|c| !c.starts_with("Tesco is")));
+        has_all("Our daughter is born! Lina, 26 September.", &["User just had a baby daughter"]);
+    }
+
+    #[test]
+    fn loose_intentions_are_loops() {
+        let loops = |t: &str| -> Vec<String> {
+            run(t).into_iter().filter(|o| o.draft.kind == Kind::OpenLoop).map(|o| o.draft.content).collect()
+        };
+        assert_eq!(
+            loops("I keep meaning to join the county beekeepers' association, I'll get round to it."),
+            vec!["User has been meaning to join the county beekeepers' association"]
+        );
+        assert_eq!(loops("Some day I will book the dentist."), vec!["User plans to book the dentist"]);
+        assert!(loops("I'll be rich one day lol").is_empty());
+        assert_eq!(
+            loops("Passport also I have to renew, it is expiring in June."),
+            vec!["User needs to renew their passport in June"]
+        );
     }
 }

@@ -815,13 +815,15 @@ pub(super) fn rules() -> Vec<Rule> {
             &["own", "run", "manage", "founded", "started", "co-own"],
             r"(?x)
                 # e.g. I run a small bakery in the old town.
-                \bi\s+(?:(?:also|now|still|actually)\s+)?(?:own|run|manage|co-own|co-founded|founded|started)\s+(?P<x>
+                (?:\bi\s+(?:(?:also|now|still|actually)\s+)?(?:own|run|manage|co-own|co-founded|founded|started)
+                    | \bi(?:'m|\s+am)\s+(?:(?:now|still|also)\s+)?running)\s+(?P<x>
                     (?:a|an|my\s+own|our|the\s+family)\s+(?:[\w'-]+\s+){0,3}?(?:
                         business | company | startup | shop | store | bakery | restaurant | cafe | café
                         | coffee\s+shop | bar | pub | studio | agency | firm | practice | clinic | salon
                         | gym | farm | consultancy | brand | label | nonprofit | non-profit | charity
                         | school | hotel | bookstore | boutique | food\s+truck | bistro | brewery
                         | winery | garage | workshop | daycare | b&b | podcast | channel | newsletter
+                        | boat | charter | stall | taxi | van
                     )
                     \b[^,.;!?]*
                 )
@@ -873,15 +875,17 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.had-baby",
             Mode::Statement,
-            &["baby", "welcomed", "had a"],
+            &["baby", "welcomed", "had a", "born"],
             r"(?x)
                 # e.g. We just welcomed a baby girl named Lucia.
                 \b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:had|welcomed)\s+
                 (?:a|our)\s+(?:new\s+|first\s+|second\s+|third\s+)?(?:baby\s+)?(?P<what>girl|boy|baby|son|daughter)
                 (?:\s+(?:named|called)\s+(?P<x><NAMEI>))?
+                # e.g. Our daughter is born! (as a learner says it); our baby boy was born today.
+                | ^\s*(?:our|my)\s+(?:new\s+|baby\s+|little\s+)*(?P<what2>girl|boy|baby|son|daughter)\s+(?:is|was|has\s+been)\s+born\b
             ",
             |c, _| {
-                let what = cap(c, "what").unwrap_or("baby").to_lowercase();
+                let what = cap(c, "what").or(cap(c, "what2")).unwrap_or("baby").to_lowercase();
                 let rel = match what.as_str() {
                     "girl" | "daughter" => "daughter",
                     "boy" | "son" => "son",
@@ -1143,7 +1147,7 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.employer-joined",
             Mode::Statement,
-            &["joined", "started", "hired", "job at", "offer", "employed", "starting", "start at", "start work"],
+            &["joined", "started", "hired", "job at", "offer", "employed", "starting", "start at", "start work", "got work", "got job", "transfer"],
             r"(?x)
                 # e.g. I just joined Datadog; I have left the bank and joined Systems Limited; I'm
                 # starting at the Larkfield garage on Monday; (texted, the subject left out)
@@ -1159,7 +1163,10 @@ pub(super) fn rules() -> Vec<Rule> {
                     | started\s+(?:a\s+new\s+job\s+|a\s+new\s+role\s+|working\s+)?at
                     | started\s+at
                     | (?:starting|start)\s+(?:a\s+new\s+job\s+|my\s+new\s+job\s+|work\s+|working\s+)?at
-                    | got\s+(?:a\s+(?:new\s+)?job|hired|an\s+offer|a\s+position|a\s+role)\s+(?:at|with|from|by)
+                    | got\s+(?:a\s+(?:new\s+)?job|hired|an\s+offer|a\s+position|a\s+role|work|job)\s+(?:at|with|from|by|in)
+                    # a transfer within the company: I got transfer to our Coimbatore branch
+                    | got\s+(?:a\s+|the\s+)?transfer\s+to
+                    | (?:am|'m)\s+being\s+transferred\s+to
                     | (?:got\s+)?hired\s+(?:at|by)
                     | employed\s+(?:at|by)
                 )
@@ -1736,6 +1743,8 @@ pub(super) fn rules() -> Vec<Rule> {
                     | sugar(?:\s+(?:problem|disease))?(?:,?\s+(?:diabetes(?:\s+type\s+(?P<t3>[12]))?|type\s+(?P<t4>[12])\s+diabetes))?
                     # 'high pressure', as a learner says it, is the blood pressure.
                     | high\s+(?:blood\s+)?pressure | hypertension | high\s+cholesterol
+                    # 'I have blood pressure', as many learners say high blood pressure
+                    | blood\s+pressure
                     | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
                     | copd | crohn'?s(?:\s+disease)? | ulcerative\s+colitis
                   )\b
@@ -1757,10 +1766,10 @@ pub(super) fn rules() -> Vec<Rule> {
             |c, s| {
                 let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")) {
                     let z = tidy(&z.to_lowercase()).replace('-', " ");
-                    let z = if z == "high pressure" { "high blood pressure".to_string() } else { z };
-                    // Sugar is diabetes only where the clause ends on it: "I have sugar in my
-                    // tea" is tea.
-                    if z.starts_with("sugar") {
+                    // Sugar is diabetes, and blood pressure is high, only where the clause ends
+                    // on it: "I have sugar in my tea" is tea, "I have blood pressure check" a
+                    // check.
+                    if z.starts_with("sugar") || z == "blood pressure" {
                         let after = c.name("c").map_or("", |m| &s.text[m.end()..]).trim_start().to_lowercase();
                         let ends = after.is_empty()
                             || after.starts_with([',', '.', ';', '!'])
@@ -1770,6 +1779,7 @@ pub(super) fn rules() -> Vec<Rule> {
                         }
                     }
                     let z = if z.starts_with("sugar") { "diabetes".to_string() } else { z };
+                    let z = if z == "high pressure" || z == "blood pressure" { "high blood pressure".to_string() } else { z };
                     // "I have high blood pressure": a condition one has, not one is.
                     let said_have = cap(c, "c").is_some();
                     let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or(cap(c, "t3")).or(cap(c, "t4")).or_else(|| {
@@ -2288,8 +2298,9 @@ fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
     let h = head(x);
     let h = h.split(" as ").next().unwrap_or(h);
     let lower = h.to_lowercase();
-    let described =
-        ["a ", "an ", "the "].iter().any(|a| lower.starts_with(a)) && ORGS.iter().any(|o| lower.contains(o));
+    // "one private construction company", as a learner says "a"; "our Coimbatore branch".
+    let described = ["a ", "an ", "the ", "one ", "our "].iter().any(|a| lower.starts_with(a))
+        && ORGS.iter().any(|o| lower.contains(o));
     // "the BBC", "the Guardian": a name with its article.
     let the_name = h.strip_prefix("the ").is_some_and(|n| n.starts_with(char::is_uppercase));
     let named =
@@ -2297,7 +2308,10 @@ fn organisation(x: &str, s: &Sentence<'_>) -> Option<String> {
     if !(described || named) {
         return None;
     }
-    phrase(h)
+    match h.strip_prefix("one ") {
+        Some(rest) => phrase(&format!("{} {rest}", super::lex::article(rest))),
+        None => phrase(h),
+    }
 }
 
 #[cfg(test)]

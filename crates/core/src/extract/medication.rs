@@ -28,7 +28,7 @@ const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|mil
 const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
-const SCHEDULE: &str = r"(?P<when>\s+(?:(?:once|twice|three\s+times)\s+a\s+day|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|daily|before\s+bed))?";
+const SCHEDULE: &str = r"(?P<form>\s+(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
 
 /// What it is taken for or since, said after it ("for my heart", "after the valve operation",
 /// "since march for anxiety"): kept with it, in the third person.
@@ -272,11 +272,21 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
         Some(a) => format!("{why}; {}", third_person(&tidy(a.trim_start_matches([',', ' '])))),
         None => why,
     };
-    let content = format!("User takes {drug}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
+    // "Foracort inhaler two times daily": the form is part of what is taken.
+    let form = cap(c, "form").map(|f| format!(" {}", tidy(&f.to_lowercase()))).unwrap_or_default();
+    let content = format!("User takes {drug}{form}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
     let mut d = Draft::new(Kind::Profile, content, 0.9, 0.85)
         .keyed(format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
     d.sensitivity = Sensitivity::Sensitive;
-    vec![Found::add(d)]
+    let mut found = vec![Found::add(d)];
+    // "Cardiomagnyl every morning and Lorista": a second medicine named after the first.
+    if let Some(other) = cap(c, "drug2").map(str::to_lowercase).filter(|o| medicine(o, false)) {
+        let mut d = Draft::new(Kind::Profile, format!("User takes {other}"), 0.9, 0.85)
+            .keyed(format!("medication:{other}"), "taken");
+        d.sensitivity = Sensitivity::Sensitive;
+        found.push(Found::add(d));
+    }
+    found
 }
 
 #[cfg(test)]

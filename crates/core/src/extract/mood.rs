@@ -235,6 +235,16 @@ pub(super) fn rules() -> Vec<Rule> {
                 if matches!(last.as_str(), "you" | "he" | "she" | "they" | "we" | "kids" | "everyone" | "u") {
                     return Vec::new();
                 }
+                // "Mum's having a bad day", "my sister had a rough week", "Dave had a long day".
+                let said = s.text[..start].split_whitespace().last().unwrap_or_default();
+                let someone = (last.ends_with("'s")
+                    && !matches!(last.as_str(), "it's" | "that's" | "today's" | "what's"))
+                    || super::lex::is_relation_word(last.trim_end_matches("'s"))
+                    || (said.starts_with(char::is_uppercase)
+                        && !matches!(last.as_str(), "i" | "i'm" | "i've" | "i'd" | "it's" | "today" | "today's"));
+                if someone {
+                    return Vec::new();
+                }
                 let adj = cap(c, "adj").unwrap_or_default().to_lowercase();
                 let span = tidy(&cap(c, "span").unwrap_or("day").to_lowercase());
                 let v = cap(c, "v").unwrap_or_default().to_lowercase();

@@ -709,6 +709,42 @@ pub(super) fn rules() -> Vec<Rule> {
             },
         ),
         Rule::new(
+            "plan.someone-having",
+            Mode::Plan,
+            &["having", "getting", "sitting", "taking", "doing"],
+            r"(?x)
+                # e.g. Keith's having his knee replaced on the 2nd of June: someone the user names
+                # has something done on a day.
+                ^\s*(?P<who>(?-i:[A-Z])[a-z]+)(?:'s|\s+is)\s+(?P<v>having|getting|sitting|taking|doing)\s+(?P<rest><CLAUSE>)
+            ",
+            |c, s| {
+                let who = cap(c, "who").unwrap_or_default();
+                let lower = who.to_lowercase();
+                if crate::text::is_stopword(&lower)
+                    || super::lex::NOT_NAMES.contains(&lower.as_str())
+                    || matches!(
+                        lower.as_str(),
+                        "it" | "that" | "this" | "there" | "here" | "what" | "everyone" | "nobody"
+                    )
+                {
+                    return Vec::new();
+                }
+                let rest = cap(c, "rest").unwrap_or_default();
+                // Something done to them or an occasion ("his knee replaced", "married", "her
+                // exam"), not a mood ("Mum's having a bad day today") or a sale.
+                static DONE: OnceLock<Regex> = OnceLock::new();
+                let done = DONE
+                    .get_or_init(|| super::lex::expand(r"\b(?:[a-z]{3,}ed|done|out|fitted|removed|taken|<EVENT>)\b"));
+                if !done.is_match(vp_head(rest)) {
+                    return Vec::new();
+                }
+                let Some((time, at)) = due(rest, s) else { return Vec::new() };
+                let v = cap(c, "v").unwrap_or_default().to_lowercase();
+                let what = third_person(&tidy(vp_head(rest)));
+                vec![open_loop(&with_time(format!("{who} is {v} {what}"), Some(&time)), Some(at), 0.8)]
+            },
+        ),
+        Rule::new(
             "plan.event-is",
             Mode::Plan,
             &["my ", "our ", "the ", " is ", " starts ", " begins ", " start ", " begin "],
