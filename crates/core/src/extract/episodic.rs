@@ -776,7 +776,12 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     // "Been ages since we caught up" reopens a chat after time apart (see below).
     let reopens = bare(&words[0]) == "been" && spans_time(&words[1..]);
-    let elided = elided_subject(&words);
+    // After a sentence about someone else ("She wrote well it seems. Now waiting for result."),
+    // the one left out may be them as much as the user: nothing is said of the user.
+    let elided = elided_subject(&words).filter(|_| !s.prev.is_some_and(about_someone_else));
+    if elided_subject(&words).is_some() && elided.is_none() {
+        return None;
+    }
     if let Some(subject) = elided {
         words[0] = words[0].to_lowercase();
         words.insert(0, subject.to_string());
@@ -1274,8 +1279,30 @@ fn squeezed(word: &str) -> String {
 
 /// Whether `words` (lead-ins gone) ask the listener for something.
 fn addressed_to_listener(words: &[String]) -> bool {
-    let w: Vec<String> = words.iter().take(4).map(|w| bare(w)).collect();
-    let w: Vec<&str> = w.iter().map(String::as_str).collect();
+    let w: Vec<String> = words.iter().take(6).map(|w| bare(w)).collect();
+    let mut w: Vec<&str> = w.iter().map(String::as_str).collect();
+    // "go on give us 2", "aye go ahead and add it": urging the listener on first.
+    while let Some(n) = match w[..] {
+        ["go", "on" | "ahead", "and", ..] => Some(3),
+        ["go", "on" | "ahead", ..] | ["aye" | "please" | "pls" | "plz" | "just" | "ok" | "okay", ..] => {
+            Some(if w[0] == "go" { 2 } else { 1 })
+        }
+        _ => None,
+    } {
+        w.drain(..n);
+    }
+    // "stick in bout the patch test", "pop that in", "add it": something to put in what the
+    // listener writes.
+    if matches!(
+        w[..],
+        [
+            "stick" | "pop" | "chuck" | "bung" | "add" | "include" | "mention" | "put",
+            "in" | "it" | "that" | "this" | "them" | "me" | "us",
+            ..
+        ] | ["write" | "draft" | "make", "me" | "us", ..]
+    ) {
+        return true;
+    }
     matches!(
         w[..],
         [
@@ -1369,6 +1396,14 @@ const SAME_IN_PAST: &[&str] =
 /// Verbs of liking and needing that chat opens with, the "I" left out ("Hate driving at
 /// night", "Need to book the MOT"); present tense, so they agree with "User" once it is put in.
 const LIKING_VERBS: &[&str] = &["love", "hate", "miss", "enjoy", "prefer", "adore", "loathe", "dread", "need", "want"];
+
+/// Whether a sentence speaks of someone else and not of the user ("She wrote well it seems",
+/// "physics also he managed").
+fn about_someone_else(sentence: &str) -> bool {
+    let words: Vec<String> = sentence.split_whitespace().map(bare).collect();
+    words.iter().any(|w| matches!(w.as_str(), "she" | "he" | "they" | "she's" | "he's" | "they're"))
+        && !words.iter().any(|w| first_person(w))
+}
 
 fn elided_subject(words: &[String]) -> Option<&'static str> {
     let w0 = bare(words.first()?);

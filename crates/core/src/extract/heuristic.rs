@@ -226,7 +226,9 @@ fn introduced(text: &str) -> Option<String> {
             taken += 1;
             continue;
         }
-        if numbered && taken > 0 {
+        // "410 ewes on the hill this year": a count of something, no age, goes on likewise.
+        let counted = !age && first.chars().next().is_some_and(|c| c.is_ascii_digit());
+        if (numbered || counted) && taken > 0 {
             said.push_str(", ");
             said.push_str(part);
             continue;
@@ -243,7 +245,47 @@ fn introduced(text: &str) -> Option<String> {
                 first,
                 "nice" | "thanks" | "thank" | "cheers" | "hope" | "please" | "pls" | "sorry" | "just" | "can" | "could"
             );
-        if describing && taken > 0 && !opener {
+        // "got a hill farm above tregaron": a part opening on a verb has dropped its "I".
+        let verb = matches!(
+            first,
+            "got"
+                | "have"
+                | "run"
+                | "work"
+                | "live"
+                | "do"
+                | "did"
+                | "love"
+                | "like"
+                | "need"
+                | "want"
+                | "own"
+                | "keep"
+        ) || (first.len() > 4 && first.ends_with("ed"));
+        // "lambing starts proper next week" has a subject and verb of its own: no "I'm".
+        let own_verb = lower.split_whitespace().skip(1).any(|w| {
+            matches!(
+                w,
+                "is" | "are"
+                    | "was"
+                    | "were"
+                    | "starts"
+                    | "begins"
+                    | "ends"
+                    | "opens"
+                    | "closes"
+                    | "comes"
+                    | "goes"
+                    | "has"
+                    | "had"
+                    | "will"
+                    | "won't"
+                    | "isn't"
+            )
+        });
+        if describing && taken > 0 && !opener && verb {
+            said.push_str(&im(". I "));
+        } else if describing && taken > 0 && !opener && !own_verb {
             said.push_str(&im(". I'm "));
         } else {
             said.push_str(if own && describing && taken > 0 { ". " } else { ", " });
@@ -2562,6 +2604,17 @@ pub(crate) mod tests {
         // "it's" introduces only after a greeting.
         assert!(contents("hey its raining again").iter().all(|c| !c.contains("name")));
         has_all("hiya my name is Alfie I'm 13", &["User's name is Alfie"]);
+        // After the name, a part with a verb of its own or a count is said as it was.
+        let got = contents(
+            "evening. emyr here, 63, got a hill farm above tregaron, 410 ewes on the hill, lambing starts next week.",
+        );
+        assert!(
+            got.iter()
+                .all(|c| !c.contains("User is got") && !c.contains("User is 410") && !c.contains("User is lambing")),
+            "{got:?}"
+        );
+        has_all("Hello, I am Zuzana, I am from Prešov in Slovakia, I have 29 years.", &["User is 29 years old"]);
+        assert!(contents("I have 3 years experience").iter().all(|c| !c.contains("years old")));
     }
 
     #[test]
@@ -2664,6 +2717,10 @@ pub(crate) mod tests {
         );
         assert_eq!(loops("Some day I will book the dentist."), vec!["User plans to book the dentist"]);
         assert!(loops("I'll be rich one day lol").is_empty());
+        assert_eq!(
+            loops("ill ring the derm nurse at some point n ask i guess"),
+            vec!["User plans to ring the derm nurse at some point n ask"]
+        );
         assert_eq!(
             loops("Passport also I have to renew, it is expiring in June."),
             vec!["User needs to renew their passport in June"]

@@ -1540,11 +1540,13 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "identity.age",
             Mode::Statement,
-            &["i'm", "i am", "turned", "years old"],
+            &["i'm", "i am", "turned", "years old", "i have"],
             r"(?x)
                 # e.g. I just turned 40.
                 \b(?:
                     <IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?
+                    # a learner's 'I have 29 years' (with its years, below)
+                    | (?P<have>i\s+have)
                     | i\s+(?:just\s+)?turned
                     # texting drops the I: turned 16 on saturday
                     | ^\s*(?:just\s+)?turned
@@ -1553,6 +1555,10 @@ pub(super) fn rules() -> Vec<Rule> {
             ",
             |c, _| {
                 let n = cap(c, "n").unwrap_or_default();
+                // "I have 29 years" is an age; "I have 12" is not.
+                if c.name("have").is_some() && !cap(c, "unit").is_some_and(|u| u.contains("year")) {
+                    return Vec::new();
+                }
                 let Ok(age) = n.parse::<u32>() else { return Vec::new() };
                 if !(10..=99).contains(&age) {
                     return Vec::new();
@@ -1828,6 +1834,15 @@ pub(super) fn rules() -> Vec<Rule> {
                     return Vec::new();
                 };
                 let x = if cap(c, "x").or(cap(c, "x2")).is_some() { x } else { x.to_lowercase() };
+                // "allergic to ppd myself", "… too lol": the chat's words after the allergen.
+                let mut x = x.as_str();
+                while let Some(cut) = ["myself", "themselves", "too", "as well", "also", "lol", "btw", "tho", "though", "haha"]
+                    .iter()
+                    .find_map(|w| x.strip_suffix(w).filter(|r| r.ends_with(' ')).map(str::trim_end))
+                {
+                    x = cut;
+                }
+                let x = x.to_string();
                 let key = format!("allergy:{}", x.to_lowercase());
                 vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x))]
             },

@@ -1019,7 +1019,14 @@ fn put_off(lower: &str) -> bool {
 
 fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let m = cap(c, "m").unwrap_or_default();
-    let vp = cap(c, "vp").unwrap_or_default();
+    // "… n ask i guess": a hedge after the task is no part of it.
+    let mut vp = cap(c, "vp").unwrap_or_default().trim_end();
+    while let Some(cut) = ["i guess", "i think", "i suppose", "i spose", "i reckon", "lol", "tbh", "haha"]
+        .iter()
+        .find_map(|h| vp.strip_suffix(h).filter(|r| r.ends_with(' ')).map(str::trim_end))
+    {
+        vp = cut.trim_end_matches([',', ' ']);
+    }
     let f = firmness(m);
     let time = due(vp, s);
     let dated = time.is_some();
