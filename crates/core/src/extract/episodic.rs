@@ -1296,7 +1296,7 @@ fn addressed_to_listener(words: &[String]) -> bool {
     if matches!(
         w[..],
         [
-            "stick" | "pop" | "chuck" | "bung" | "add" | "include" | "mention" | "put",
+            "stick" | "pop" | "chuck" | "bung" | "add" | "include" | "mention",
             "in" | "it" | "that" | "this" | "them" | "me" | "us",
             ..
         ] | ["write" | "draft" | "make", "me" | "us", ..]
