@@ -107,7 +107,7 @@ const CONSTRAINT_WORDS: &[(&str, &[Domain])] = &[
         &[Domain::Exercise, Domain::Travel],
     ),
     (
-        r"blood thinner|warfarin|on medication|takes? medication|immunocompromised|chemo",
+        r"blood thinner|warfarin|xarelto|eliquis|pradaxa|on medication|takes? medication|immunocompromised|chemo|(?:cannot|can't|can not) take",
         &[Domain::Medication, Domain::Food, Domain::Travel],
     ),
     // Medicines with interactions a request can run into (grapefruit and statins, painkillers
@@ -193,6 +193,11 @@ mod tests {
         assert!(
             constraint_domains("User takes simvastatin every night")
                 .meets(query_domains("is grapefruit juice ok for breakfast?"))
+        );
+        // A medicine the user cannot take bears on what is suggested for pain or a fever.
+        assert!(
+            constraint_domains("User cannot take chloroquine: their body will be scratching them")
+                .meets(query_domains("which painkiller is ok for a headache"))
         );
         assert!(
             constraint_domains("User is on roaccutane for their skin")
