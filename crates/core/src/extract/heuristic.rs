@@ -2719,7 +2719,7 @@ pub(crate) mod tests {
         assert!(loops("I'll be rich one day lol").is_empty());
         assert_eq!(
             loops("ill ring the derm nurse at some point n ask i guess"),
-            vec!["User plans to ring the derm nurse at some point n ask"]
+            vec!["User plans to ring the derm nurse at some point and ask"]
         );
         assert_eq!(
             loops("Passport also I have to renew, it is expiring in June."),

@@ -1027,6 +1027,9 @@ fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     {
         vp = cut.trim_end_matches([',', ' ']);
     }
+    // Texting's "n" between two verbs is "and" ("ring the derm nurse n ask").
+    let joined = vp.replace(" n ", " and ");
+    let vp = joined.as_str();
     let f = firmness(m);
     let time = due(vp, s);
     let dated = time.is_some();
