@@ -23,10 +23,11 @@ pub fn without_workplace(job: &str, new_place: &str) -> Option<String> {
     Some(trade.to_string())
 }
 
-/// Where the place a job was said with begins (" at the depot", " for the Guardian").
+/// Where the place a job was said with begins (" at the depot", " for the Guardian", " with
+/// Kano State water board", " in one CBSE school").
 fn place_starts(job: &str) -> Option<usize> {
     let lower = job.to_lowercase();
-    [" at ", " for "].iter().filter_map(|p| lower.find(p)).min()
+    [" at ", " for ", " with ", " in "].iter().filter_map(|p| lower.find(p)).min()
 }
 
 /// A job slot's value without its place ("mechanic at the first bus depot" → "mechanic").
@@ -48,6 +49,17 @@ mod tests {
         assert_eq!(
             without_workplace("User works as a writer for the Guardian", "the BBC").as_deref(),
             Some("User works as a writer")
+        );
+        // A learner's "with" and "in" name the place as well.
+        assert_eq!(
+            without_workplace("User is a civil engineer with Kano State water board", "a private construction company")
+                .as_deref(),
+            Some("User is a civil engineer")
+        );
+        assert_eq!(
+            without_workplace("User is a maths teacher in one CBSE school in Velachery", "their Coimbatore branch")
+                .as_deref(),
+            Some("User is a maths teacher")
         );
     }
 
