@@ -785,29 +785,35 @@ impl Memory {
                     .collect();
                 // A pasted transcript's line ("Pat: Correction, it's now Saturday 8 August")
                 // takes back what its own speaker said, never the user's or another speaker's.
-                let speaker = self.speaker_of(owner, &op.sources)?;
-                let mut said_by = Vec::with_capacity(recent.len());
-                for m in recent {
-                    if speaker.is_none() || self.speaker_of(owner, &m.provenance.sources)? == speaker {
-                        said_by.push(m);
-                    }
-                }
-                Ok(said_by.into_iter().max_by_key(|m| (m.valid_from, m.updated_at)))
+                let speaker = self.speakers(owner, &op.sources)?.into_values().next();
+                let latest = |ms: Vec<Row>| ms.into_iter().max_by_key(|m| (m.valid_from, m.updated_at));
+                let Some(speaker) = speaker else { return Ok(latest(recent)) };
+                // One read for every candidate's sources.
+                let sources: Vec<MessageId> =
+                    recent.iter().flat_map(|m| m.provenance.sources.iter().cloned()).collect();
+                let speakers = self.speakers(owner, &sources)?;
+                Ok(latest(
+                    recent
+                        .into_iter()
+                        .filter(|m| m.provenance.sources.iter().any(|id| speakers.get(id) == Some(&speaker)))
+                        .collect(),
+                ))
             }
         }
     }
 
-    /// The speaker a pasted transcript's line among `sources` names (the first such line), or
-    /// `None` when they are the user's own words.
-    fn speaker_of(&self, owner: &Scope, sources: &[MessageId]) -> Result<Option<String>> {
+    /// The speaker each pasted transcript's line among `sources` names; the user's own words
+    /// name none and are left out.
+    fn speakers(&self, owner: &Scope, sources: &[MessageId]) -> Result<HashMap<MessageId, String>> {
         if sources.is_empty() {
-            return Ok(None);
+            return Ok(HashMap::new());
         }
         Ok(self
             .store
             .messages(&owner.without_chat(), sources)?
-            .iter()
-            .find_map(|m| mnemo_core::extract::speaker(&m.content).map(str::to_string)))
+            .into_iter()
+            .filter_map(|m| mnemo_core::extract::speaker(&m.content).map(|s| (m.id.clone(), s.to_string())))
+            .collect())
     }
 
     /// The active memory in scope that best matches `text`, if it matches well enough.
