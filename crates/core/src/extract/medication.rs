@@ -184,15 +184,21 @@ pub(super) fn rules() -> Vec<Rule> {
     ]
 }
 
+/// A sensitive profile fact about what the user takes or must not take, in its slot: what
+/// bears on what else is safe, so never shown beside unrelated requests.
+fn medical(content: String, salience: f32, key: String, value: impl Into<String>) -> Draft {
+    let mut d = Draft::new(Kind::Profile, content, 0.9, salience).keyed(key, value.into());
+    d.sensitivity = Sensitivity::Sensitive;
+    d
+}
+
 /// "He stopped Cardiomagnyl": the medicine's slot says it is over.
 fn stopped(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     let Some(drug) = cap(c, "drug").map(str::to_lowercase) else { return Vec::new() };
     if !medicine(&drug, false) || c.name("switch").is_some() {
         return Vec::new();
     }
-    let mut d = Draft::new(Kind::Profile, format!("User no longer takes {drug}"), 0.9, 0.7)
-        .keyed(format!("medication:{drug}"), "stopped");
-    d.sensitivity = Sensitivity::Sensitive;
+    let d = medical(format!("User no longer takes {drug}"), 0.7, format!("medication:{drug}"), "stopped");
     vec![Found::with(Action::Update(Target::Key(format!("medication:{drug}"))), d)]
 }
 
@@ -205,9 +211,7 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let why = cap(c, "why").map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
     let why = if why.is_empty() { String::new() } else { format!(": {}", third_person(&why)) };
-    let mut d = Draft::new(Kind::Profile, format!("User cannot take {drug}{why}"), 0.9, 0.9)
-        .keyed(format!("intolerance:{drug}"), "cannot take");
-    d.sensitivity = Sensitivity::Sensitive;
+    let d = medical(format!("User cannot take {drug}{why}"), 0.9, format!("intolerance:{drug}"), "cannot take");
     vec![Found::add(d)]
 }
 
@@ -219,12 +223,9 @@ fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     if !medicine(&old, false) || !medicine(&new, false) {
         return Vec::new();
     }
-    let mut stopped = Draft::new(Kind::Profile, format!("User no longer takes {old} (switched to {new})"), 0.9, 0.7)
-        .keyed(format!("medication:{old}"), "stopped");
-    stopped.sensitivity = Sensitivity::Sensitive;
-    let mut taken =
-        Draft::new(Kind::Profile, format!("User takes {new}"), 0.9, 0.85).keyed(format!("medication:{new}"), "taken");
-    taken.sensitivity = Sensitivity::Sensitive;
+    let stopped =
+        medical(format!("User no longer takes {old} (switched to {new})"), 0.7, format!("medication:{old}"), "stopped");
+    let taken = medical(format!("User takes {new}"), 0.85, format!("medication:{new}"), "taken");
     vec![Found::with(Action::Update(Target::Key(format!("medication:{old}"))), stopped), Found::add(taken)]
 }
 
@@ -275,16 +276,11 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     // "Foracort inhaler two times daily": the form is part of what is taken.
     let form = cap(c, "form").map(|f| format!(" {}", tidy(&f.to_lowercase()))).unwrap_or_default();
     let content = format!("User takes {drug}{form}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
-    let mut d = Draft::new(Kind::Profile, content, 0.9, 0.85)
-        .keyed(format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
-    d.sensitivity = Sensitivity::Sensitive;
+    let d = medical(content, 0.85, format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
     let mut found = vec![Found::add(d)];
     // "Cardiomagnyl every morning and Lorista": a second medicine named after the first.
     if let Some(other) = cap(c, "drug2").map(str::to_lowercase).filter(|o| medicine(o, false)) {
-        let mut d = Draft::new(Kind::Profile, format!("User takes {other}"), 0.9, 0.85)
-            .keyed(format!("medication:{other}"), "taken");
-        d.sensitivity = Sensitivity::Sensitive;
-        found.push(Found::add(d));
+        found.push(Found::add(medical(format!("User takes {other}"), 0.85, format!("medication:{other}"), "taken")));
     }
     found
 }
