@@ -24,8 +24,8 @@ fn ephemeral(content: String, salience: f32, s: &Sentence<'_>) -> Found {
     Found::add(d)
 }
 
-/// Salience of a state from the words around it: now (0.75), unmarked present (0.65), past or
-/// habitual (below the ephemeral floor).
+/// Salience of a state from the words around it: now (0.75), unmarked present (0.65); none for
+/// a habit or a past feeling, which are no mood to adapt to.
 fn salience(s: &Sentence<'_>, past: bool) -> Option<f32> {
     let l = &s.lower;
     let habit =
@@ -49,15 +49,13 @@ fn salience(s: &Sentence<'_>, past: bool) -> Option<f32> {
     ]
     .iter()
     .any(|w| l.contains(w));
-    let recent = ["lately", "these days", "this week", "recently", "all week", "yesterday", "last night"]
-        .iter()
-        .any(|w| l.contains(w));
-    Some(match (past, now, recent) {
-        (false, true, _) => 0.75,
-        (true, true, _) => 0.65,
-        (false, false, _) => 0.65,
-        (true, false, _) => 0.4,
-    })
+    // A feeling in the past, told neither today nor just now ("I felt so proud at the parade"),
+    // is no mood to adapt to: what happened is told, and episodic capture keeps it.
+    match (past, now) {
+        (false, true) => Some(0.75),
+        (true, true) | (false, false) => Some(0.65),
+        (true, false) => None,
+    }
 }
 
 /// How the words after a mood begin when they say what it is about ("about the interview").
@@ -555,7 +553,10 @@ mod tests {
         assert_eq!(mood("I couldn't sleep last night").0, "User slept badly");
         assert_eq!(mood("I think I have a cold").0, "User has a cold");
         assert!(mood("I'm happy today").1 >= 0.6);
-        assert!(mood("I was tired last week").1 < 0.6);
+        // A feeling in the past is no mood now: what happened is told, and capture keeps it.
+        assert!(run("I was tired last week").iter().all(|o| o.draft.kind != Kind::Ephemeral));
+        let told = run("I felt so proud and grateful at the parade");
+        assert!(told.iter().any(|o| o.draft.kind == Kind::Event && o.draft.content.contains("parade")), "{told:?}");
         assert_eq!(mood("I'm in a great mood today!").0, "User is in a great mood today");
         assert_eq!(mood("today sucks").0, "User's day was awful");
         assert_eq!(mood("I'm kinda bummed.").0, "User is feeling bummed");
