@@ -119,6 +119,8 @@ pub struct ListedMemory {
     pub content: String,
     /// The turns it came from.
     pub sources: Vec<String>,
+    /// How much extraction judged it to matter (0..1): what a reader weighs a miss by.
+    pub salience: f32,
     /// The closest observation of its sessions and the cosine to it.
     pub closest: Option<(String, f32)>,
 }
@@ -322,6 +324,7 @@ pub fn run_extraction(
                 rule: m.provenance.rule.clone(),
                 content: m.content.clone(),
                 sources: m.provenance.sources.iter().map(|s| s.as_str().to_string()).collect(),
+                salience: m.salience,
                 closest,
             }));
         }
