@@ -47,15 +47,31 @@ pub(super) struct Episode {
     pub(super) quoted: bool,
     /// When the message was sent: the date a quote carries.
     pub(super) at: DateTime<Utc>,
+    /// The other speaker's question a quote answers, when the quote leans on it: written before
+    /// the user's words.
+    pub(super) asked: Option<String>,
 }
 
 impl Episode {
     /// A quote leaning on the sentence before, when that sentence left no episode of its own:
     /// both sentences quoted ("I started pottery. It helps me relax."), so the memory carries
-    /// what "it" is. Leaning on another speaker's turn (no sentence before in the message, or a
-    /// question), the quote names nothing and is dropped.
-    pub(super) fn with_antecedent(self, before: Option<&str>, at: DateTime<Utc>) -> Option<Self> {
+    /// what "it" is. Opening the message, it leans on the other speaker's turn: when that turn
+    /// ended on a question that names what it asks about ("What classes does the studio
+    /// offer?"), the question is kept with the answer, so "they" has its antecedent; otherwise
+    /// (a question before it in the message, a reaction) the quote names nothing and is dropped.
+    pub(super) fn with_antecedent(self, before: Option<&str>, asked: Option<&str>, at: DateTime<Utc>) -> Option<Self> {
         let Some(said) = self.leaning.as_deref() else { return Some(self) };
+        if before.is_none() {
+            let question = asked.and_then(naming_question)?;
+            let said = said.to_string();
+            return Some(Self {
+                content: readable::answer(question, &said, at),
+                leaning: None,
+                said,
+                asked: Some(question.to_string()),
+                ..self
+            });
+        }
         let before = before.map(str::trim).filter(|b| {
             // Said to the other speaker ("You're super helpful."), it names nothing of the user's.
             !b.ends_with('?')
@@ -69,6 +85,27 @@ impl Episode {
         let said = format!("{before} {said}");
         Some(Self { content: readable::quote(&said, at), leaning: None, said, quoted: true, ..self })
     }
+}
+
+/// The question the other speaker's turn ended on, when it names what it asks about: two
+/// words that tell ("What classes does your yoga studio offer?"), none of them standing for
+/// something said before it ("Where was it taken?" leans on a photo the memory cannot show).
+fn naming_question(turn: &str) -> Option<&str> {
+    let turn = turn.trim();
+    if !turn.ends_with('?') {
+        return None;
+    }
+    let start = turn[..turn.len() - 1].rfind(['.', '!', '?']).map_or(0, |i| i + 1);
+    let question = turn[start..].trim();
+    let words: Vec<String> = question.split_whitespace().map(bare).collect();
+    let told = words.iter().filter(|w| w.len() > 2 && !is_stopword(w) && !is_filler(w)).count();
+    // "this" and "that" lean back unless a noun follows ("this game" names it, "where this is"
+    // and "get that?" do not).
+    let leans = words.iter().enumerate().any(|(i, w)| {
+        matches!(w.as_str(), "it" | "it's" | "its" | "them" | "these" | "those" | "that's" | "this's")
+            || (matches!(w.as_str(), "this" | "that") && words.get(i + 1).is_none_or(|n| is_stopword(n)))
+    });
+    (told >= 2 && !leans && words.len() <= MAX_WORDS).then_some(question)
 }
 
 /// Words after which an opening "no" answers rather than says there is none ("no wait", "no I
@@ -1162,6 +1199,7 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         said: text.to_string(),
         quoted,
         at: s.at,
+        asked: None,
     })
 }
 
@@ -1429,6 +1467,9 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
                 && !pair[0].ends_with("ss")
                 && matches!(pair[1].as_str(), "me" | "us")
         })
+        // A gerund opening a list ("Swimming, yoga, and walking are good options for my knee")
+        // is one of the subjects of the plural verb after it.
+        || (words[0].ends_with(',') && words.iter().any(|x| matches!(bare(x).as_str(), "are" | "were")))
         || in_clause.windows(2).any(|pair| {
             ADVERBS_BEFORE_VERB.contains(&pair[0].as_str())
                 && pair[1].len() > 3
@@ -1816,7 +1857,10 @@ pub(super) fn merge(mut episodes: Vec<Episode>) -> Option<Draft> {
                         if t.ends_with(['.', '!', '?', '…']) { t.to_string() } else { format!("{t}.") }
                     })
                     .collect();
-                pieces.push(readable::quote(&said.join(" "), first.at));
+                pieces.push(match first.asked.as_deref() {
+                    Some(question) => readable::answer(question, &said.join(" "), first.at),
+                    None => readable::quote(&said.join(" "), first.at),
+                });
             }
         }
         run.clear();
@@ -2263,6 +2307,8 @@ mod tests {
         assert_eq!(content, "User is researching adoption agencies for their future kids this week");
         let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
         assert!(!content.contains("User is drawing") && content.contains("Drawing flowers"), "{content}");
+        let listed = episode("Swimming, yoga, and walking are good options for my knee");
+        assert!(listed.as_ref().is_none_or(|(_, c, _)| !c.contains("User is swimming")), "{listed:?}");
         // A verb in "-s" after "always" is the gerund's, listed among those verbs or not.
         let (_, content, _) = episode("Performing live always fuels my soul").unwrap();
         assert_eq!(content, "Performing live always fuels User's soul");
@@ -2460,6 +2506,33 @@ mod tests {
         assert!(content.contains("thesis"), "{content}");
         let (_, content, _) = episode("I'm determined to finish the Berlin marathon").unwrap();
         assert!(content.contains("Berlin marathon"), "{content}");
+    }
+
+    #[test]
+    fn a_reply_leaning_on_the_question_before_it_is_kept_with_the_question() {
+        use crate::extract::Extractor;
+        use crate::extract::heuristic::HeuristicExtractor;
+        use crate::extract::heuristic::tests::message;
+        use crate::message::Role;
+        let replied = |asked: &str, said: &str| {
+            let ops = HeuristicExtractor.extract(&[
+                crate::message::Message { role: Role::Assistant, ..message("a1", asked) },
+                message("m1", said),
+            ]);
+            ops.into_iter().find(|o| o.draft.kind == Kind::Fact || o.draft.kind == Kind::Event).map(|o| o.draft.content)
+        };
+        let said = "They are still my favorites - I love how they take me to other places.";
+        assert_eq!(
+            replied("Nice! Are Harry Potter and GoT still your favorites?", said).as_deref(),
+            Some(
+                "On 2026-03-02 asked \"Are Harry Potter and GoT still your favorites?\", User said: \"They are still my \
+                 favorites - I love how they take me to other places.\""
+            )
+        );
+        // A question that leans back itself ("Where was it taken?"), or none, names nothing.
+        assert_eq!(replied("Wow! Where was it taken?", "It's a yoga studio I go to often."), None);
+        assert_eq!(replied("What made you decide to get that?", "I got this because it means a lot to me."), None);
+        assert_eq!(replied("That looks fun.", said), None);
     }
 
     #[test]

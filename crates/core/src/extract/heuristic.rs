@@ -1367,6 +1367,12 @@ impl Extractor for HeuristicExtractor {
                 ops.push(correcting(Action::Amend(Target::Matching(detail)), &text, m, true));
             }
             let lowercase = !text.chars().any(char::is_uppercase);
+            // What the other speaker asked just before: a reply leaning on it ("They offer yoga
+            // and kickboxing") is kept with the question.
+            let asked_before = i
+                .checked_sub(1)
+                .map(|p| batch[p].content.as_str())
+                .filter(|_| batch[i - 1].role == Role::Assistant && message_language.reads_as_english());
             let first = ops.len();
             let mut prev: Option<&str> = None;
             let mut episodes = Vec::new();
@@ -1623,7 +1629,7 @@ impl Extractor for HeuristicExtractor {
                     let episode = match (prev_told, prev_amended) {
                         (true, _) => episode,
                         (false, true) => episode.filter(|e| e.leaning.is_none()),
-                        (false, false) => episode.and_then(|e| e.with_antecedent(prev, m.at)),
+                        (false, false) => episode.and_then(|e| e.with_antecedent(prev, asked_before, m.at)),
                     };
                     prev_told = episode.is_some();
                     episodes.extend(episode);

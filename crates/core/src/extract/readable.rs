@@ -218,6 +218,15 @@ pub(super) fn quote(said: &str, at: DateTime<Utc>) -> String {
     format!("On {} User said: \"{said}\"", at.format("%Y-%m-%d"))
 }
 
+/// The user's reply as a dated quote after the question it answered ("On 2026-05-01 asked \"What
+/// classes does your studio offer?\", User said: \"They offer yoga and kickboxing.\""): the
+/// question holds what the reply's "it" or "they" stands for.
+pub(super) fn answer(question: &str, said: &str, at: DateTime<Utc>) -> String {
+    let said = past_the_greeting(said.trim().trim_matches('"'));
+    let question = question.trim().trim_matches('"');
+    format!("On {} asked \"{question}\", User said: \"{said}\"", at.format("%Y-%m-%d"))
+}
+
 /// The user's correcting words as a dated quote ("On 2026-09-09 User corrected: \"its wed not
 /// tues\""): written after the memory they correct, or alone when nothing said before matches.
 pub(super) fn corrected(said: &str, at: DateTime<Utc>) -> String {
