@@ -1172,7 +1172,17 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         && verb.len() > 4
         && verb.ends_with("ing")
         && !words.iter().any(|w| matches!(bare(w).as_str(), "all" | "everyone" | "everybody"));
-    if about_us && !event && !specific && !ongoing {
+    // What "we" love or enjoy doing ("We love climbing, sliding and playing games") is the
+    // household's liking, the user's among it; what "we all" like is everyone's.
+    // Only "we" opening the sentence, the verb right after it: in "Moments like that make us
+    // love sports" and "We're like a family" nobody says what they like.
+    let our_liking = k == 0
+        && v == verb_at
+        && bare(&words[0]) == "we"
+        && LIKINGS.contains(&verb.as_str())
+        && verb != "appreciate"
+        && !words.iter().any(|w| matches!(bare(w).as_str(), "all" | "everyone" | "everybody"));
+    if about_us && !event && !specific && !ongoing && !our_liking {
         return None;
     }
     // The user speaking of themselves ("I ran", "my sister") tells more about them than "we" or
@@ -2307,6 +2317,10 @@ mod tests {
         assert_eq!(content, "User is researching adoption agencies for their future kids this week");
         let (_, content, _) = episode("Drawing flowers is one of my faves, honestly").unwrap();
         assert!(!content.contains("User is drawing") && content.contains("Drawing flowers"), "{content}");
+        // What "we" love doing is the household's liking; what "we all" need is everyone's.
+        let (_, content, _) = episode("We love climbing, sliding, and playing games.").unwrap();
+        assert_eq!(content, "User and others love climbing, sliding, and playing games");
+        assert_eq!(episode("We all love a good laugh sometimes."), None);
         let listed = episode("Swimming, yoga, and walking are good options for my knee");
         assert!(listed.as_ref().is_none_or(|(_, c, _)| !c.contains("User is swimming")), "{listed:?}");
         // A verb in "-s" after "always" is the gerund's, listed among those verbs or not.
