@@ -50,6 +50,37 @@ pub fn query_terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Words that answer a question about where the user lives or what they do for work without
+/// repeating its word: "Where do I live now?" is answered by "found a 1 bed flat in Acomb" or
+/// "we shifted last week", "What is my job?" by "got hired as a welder". Each pair: the
+/// question's words, then the answers' words added to its lexical search.
+const ANSWERED_BY: &[(&[&str], &[&str])] = &[
+    (&["live", "living", "lives"], &["moved", "flat", "house", "apartment", "shifted", "address"]),
+    (&["job", "work", "working", "works"], &["job", "work", "working", "hired", "employer", "transfer", "joined"]),
+];
+
+/// What lexical search looks for, for a query: its content words ([`query_terms`]) and, for the
+/// user's own question about where they live or work ("Where do I live now?"), the words such
+/// answers are said with ([`ANSWERED_BY`]). Asked about someone by name ("Where does Jon
+/// work?"), the question stays as asked: widened, it would bring every speaker's moves and jobs.
+pub fn search_terms(query: &str) -> Vec<String> {
+    let mut terms = query_terms(query);
+    let own = words(query).any(|w| matches!(w.as_str(), "i" | "i'm" | "my" | "me" | "im"));
+    if !query.trim_end().ends_with('?') || !own {
+        return terms;
+    }
+    for (asked, answered) in ANSWERED_BY {
+        if terms.iter().any(|t| asked.contains(&t.as_str())) {
+            for w in *answered {
+                if !terms.iter().any(|t| t == w) {
+                    terms.push((*w).to_string());
+                }
+            }
+        }
+    }
+    terms
+}
+
 /// Whether a turn ends by asking something: its last sentence is a question, read past a
 /// bracketed note at its end ("[shares a photo: …]"), closing quotes and emoji. In any script
 /// whose question mark is `?`, `？` or `؟`. What follows such a turn in its chat is most likely
@@ -230,6 +261,10 @@ mod tests {
         assert_eq!(query_terms("What is my dog's name?"), vec!["dog", "name"]);
         assert_eq!(query_terms("the THE the"), Vec::<String>::new());
         assert_eq!(query_terms("born in 1990, 1990"), vec!["born", "1990"]);
+        // A question about where the user lives also looks for how a move is told.
+        assert_eq!(search_terms("Where do I live now?")[..3], ["live", "now", "moved"]);
+        assert_eq!(search_terms("I live in Leeds"), vec!["live", "leeds"]);
+        assert_eq!(search_terms("Where does Jon live?"), vec!["jon", "live"]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use mnemo_core::recall::ExactReason;
 use mnemo_core::recall::{Candidate, ExactSet, Ranked, asks_for_plans, rank, select_exact};
 use mnemo_core::reconsolidate::outdated_by;
 use mnemo_core::safety;
-use mnemo_core::text::{as_user_query, query_terms};
+use mnemo_core::text::{as_user_query, query_terms, search_terms};
 use mnemo_core::trace::{TraceEnvelope, TraceOp, TracedItem};
 use mnemo_core::vocative;
 use mnemo_core::{
@@ -142,7 +142,7 @@ fn turn_id() -> String {
 impl Memory {
     /// Hybrid candidates within scope: lexical and vector halves, each signal normalised.
     pub(crate) fn candidates(&self, scope: &Scope, query: &str, limit: usize) -> Result<Found> {
-        let lexical = self.store.lexical(scope, &query_terms(query), limit);
+        let lexical = self.store.lexical(scope, &search_terms(query), limit);
         self.fuse_candidates(scope, query, limit, (lexical, Vec::new()), self.embed_query(query, &[]))
     }
 
@@ -301,7 +301,7 @@ impl Memory {
             let pending = self.embedder.is_some().then(|| s.spawn(|| self.embed_query(&user_query, &common)));
             let due_by = now + Duration::seconds((self.tuning.ranking.due_soon_days * 86_400.0) as i64);
             let candidates = self.tuning.ranking.candidates;
-            let lexical = self.store.lexical(scope, &query_terms(&user_query), candidates);
+            let lexical = self.store.lexical(scope, &search_terms(&user_query), candidates);
             // The lexical hits' rows are read while the query is embedded, so only the vector
             // half's other hits are read after it. A failed read here is left to that later
             // read, which tries those rows again and reports the failure.
@@ -499,7 +499,7 @@ impl Memory {
             return Ok(Vec::new());
         }
         let want = self.archive_candidates(limit);
-        Ok(self.store.search_messages(&self.archive_scope(scope), &query_terms(query), want)?)
+        Ok(self.store.search_messages(&self.archive_scope(scope), &search_terms(query), want)?)
     }
 
     /// Archival recall: the user's own past messages, the lexical half's hits and the vector
