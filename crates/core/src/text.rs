@@ -66,7 +66,7 @@ const ANSWERED_BY: &[(&[&str], &[&str])] = &[
 pub fn search_terms(query: &str) -> Vec<String> {
     let mut terms = query_terms(query);
     let own = words(query).any(|w| matches!(w.as_str(), "i" | "i'm" | "my" | "me" | "im"));
-    if !query.trim_end().ends_with('?') || !own {
+    if !ends_asking(query) || !own {
         return terms;
     }
     for (asked, answered) in ANSWERED_BY {

@@ -1344,10 +1344,9 @@ impl Extractor for HeuristicExtractor {
         for (i, m) in batch.iter().enumerate().filter(|(_, m)| m.role == Role::User) {
             // An answer to "what's your nan into?" without "I" or "my" is about the nan: no
             // sentence of it becomes a memory about the user.
-            let answers_for_someone = i
-                .checked_sub(1)
-                .map(|p| &batch[p])
-                .is_some_and(|q| q.role == Role::Assistant && asks_about_someone(&q.content));
+            // The other speaker's turn just before, when there is one: what the reply answers.
+            let asked = i.checked_sub(1).map(|p| &batch[p]).filter(|q| q.role == Role::Assistant);
+            let answers_for_someone = asked.is_some_and(|q| asks_about_someone(&q.content));
             // The rules are English: another language's sentences are archived, never read by
             // them ("Me llamo Lucía" is no "call me" request). A sentence too short to tell
             // takes its message's language, told from what the user typed.
@@ -1357,10 +1356,8 @@ impl Extractor for HeuristicExtractor {
             // now": the reply says, of what the assistant said of the user, that it no longer
             // holds. It amends the memory holding those words, as news: what was said stays,
             // with the reply after it.
-            if let Some(detail) = i
-                .checked_sub(1)
-                .map(|p| &batch[p])
-                .filter(|q| q.role == Role::Assistant && message_language.reads_as_english())
+            if let Some(detail) = asked
+                .filter(|_| message_language.reads_as_english())
                 .filter(|_| attribution::split_speaker(&m.content).is_none())
                 .and_then(|q| no_longer_so(&q.content, &text))
             {
@@ -1369,10 +1366,7 @@ impl Extractor for HeuristicExtractor {
             let lowercase = !text.chars().any(char::is_uppercase);
             // What the other speaker asked just before: a reply leaning on it ("They offer yoga
             // and kickboxing") is kept with the question.
-            let asked_before = i
-                .checked_sub(1)
-                .map(|p| batch[p].content.as_str())
-                .filter(|_| batch[i - 1].role == Role::Assistant && message_language.reads_as_english());
+            let asked_before = asked.filter(|_| message_language.reads_as_english()).map(|q| q.content.as_str());
             let first = ops.len();
             let mut prev: Option<&str> = None;
             let mut episodes = Vec::new();
@@ -1687,7 +1681,6 @@ impl Extractor for HeuristicExtractor {
             }
             // "What's your favorite pizza?" … "Pepperoni of course!": the favourite is named
             // by the question, once, unless the reply said it in full itself.
-            let asked = i.checked_sub(1).map(|p| &batch[p]).filter(|q| q.role == Role::Assistant);
             if let Some(mut draft) = asked
                 .filter(|_| message_language.reads_as_english())
                 .and_then(|q| preference::answered_favorite(&q.content, &text))
