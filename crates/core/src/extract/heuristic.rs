@@ -2376,6 +2376,8 @@ pub(crate) mod tests {
             ("also im alergic to penicilin bro, found out last year", "User is allergic to penicillin"),
             ("I react badly to latex gloves", "User is allergic to latex"),
             ("no prawns in mine please, I'm allergic", "User is allergic to prawns"),
+            ("Also I cannot eat peanut, I have allergy since child.", "User is allergic to peanut"),
+            ("no nuts for me, I've got a severe allergy", "User is allergic to nuts"),
         ] {
             assert!(contents(text).iter().any(|c| c == want), "{text}: {:?}", contents(text));
         }

@@ -1764,6 +1764,10 @@ pub(super) fn rules() -> Vec<Rule> {
                 | \bi\s+(?:always\s+)?(?:react\s+(?:badly\s+|really\s+badly\s+)?to|(?:get|have)\s+(?:a\s+)?(?:bad\s+|severe\s+|allergic\s+)?reactions?\s+to)\s+(?P<r2><ALLERGENS>)\b
                 # Allergic with what to said before it: no shrimp or any shellfish pls, I'm allergic.
                 | \b<IM>\s+(?:<INTENSITY>\s+)*allergic\b(?P<bare>)
+                # The same said with the noun: I cannot eat peanut, I have allergy since child.
+                | (?:\bi\s+(?:have|got|have\s+got)|\bi've(?:\s+got)?)\s+(?:an?\s+)?(?:bad\s+|severe\s+|serious\s+|big\s+)?(?:allergy|allergies)\b(?P<bare_noun>)
+                # Or the allergen before the noun: I have a cat allergy, I've got a bad nut allergy.
+                | (?:\bi\s+(?:have|got|have\s+got)|\bi've(?:\s+got)?)\s+(?:an?\s+)?(?:bad\s+|severe\s+|serious\s+|mild\s+)?(?P<r3><ALLERGENS>)\s+allerg(?:y|ies)\b
             "
             .replace("<ALLERGENS>", ALLERGENS)
             .replace("<HEALTH>", HEALTH_STATES)
@@ -1817,7 +1821,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     d.sensitivity = Sensitivity::Sensitive;
                     return vec![Found::add(d)];
                 }
-                if c.name("bare").is_some() {
+                if c.name("bare").is_some() || c.name("bare_noun").is_some() {
                     // What to: the allergens the sentence names before the word.
                     let before = &s.text[..c.get(0).map_or(0, |m| m.start())];
                     return allergens()
@@ -1829,7 +1833,7 @@ pub(super) fn rules() -> Vec<Rule> {
                         .collect();
                 }
                 let Some(x) =
-                    cap(c, "x").or(cap(c, "x2")).or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).and_then(phrase)
+                    cap(c, "x").or(cap(c, "x2")).or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).or(cap(c, "r3")).and_then(phrase)
                 else {
                     return Vec::new();
                 };
