@@ -2378,9 +2378,12 @@ pub(crate) mod tests {
             ("no prawns in mine please, I'm allergic", "User is allergic to prawns"),
             ("Also I cannot eat peanut, I have allergy since child.", "User is allergic to peanut"),
             ("no nuts for me, I've got a severe allergy", "User is allergic to nuts"),
+            ("I have a cat allergy so no sleepovers at Jo's", "User is allergic to cat"),
         ] {
             assert!(contents(text).iter().any(|c| c == want), "{text}: {:?}", contents(text));
         }
+        // Nor is the animal an allergy names a pet of the user's.
+        assert!(contents("I have a cat allergy").iter().all(|c| !c.contains("has a cat")));
         // A reaction to what is no allergen, or "allergic" with nothing named, types nothing.
         for text in ["running gives me a rash on my thighs", "I'm allergic, I think"] {
             assert!(contents(text).iter().all(|c| !c.contains("allergic to")), "{text}: {:?}", contents(text));

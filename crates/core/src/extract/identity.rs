@@ -707,7 +707,12 @@ pub(super) fn rules() -> Vec<Rule> {
                     )
                 )?
             ",
-            |c, _| {
+            |c, s| {
+                // "I have a cat allergy" names what the user is allergic to, not a pet.
+                let after = c.name("what").and_then(|m| s.text.get(m.end()..)).unwrap_or_default();
+                if after.trim_start().to_lowercase().starts_with("allerg") {
+                    return Vec::new();
+                }
                 let n = cap(c, "n").unwrap_or("a").to_lowercase();
                 let what = cap(c, "what").unwrap_or_default().to_lowercase();
                 let names = cap(c, "names").or(cap(c, "lnames")).map(|n| {
