@@ -423,7 +423,7 @@ mod tests {
         none("don't mention it");
         none("Don't worry about it");
         none("can we talk about my project?");
-        none("I can't stop thinking about the trip");
+        only_episodes("I can't stop thinking about the trip");
         none("Stop talking about me, tell me about your day");
         none("Thanks so much! Don't mention it.");
         only_episodes("The rent went up again, not to mention the hassle of the deposit");

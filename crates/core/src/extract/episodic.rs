@@ -495,7 +495,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
     let leans =
         |e: &Episode| e.quoted && e.said.split_whitespace().next().is_some_and(|w| readable::leans_back(&bare(w)));
     if let Some(e) = whole.as_ref().filter(|e| leans(e)) {
-        let later = spliced(s.text, s.statement_end).into_iter().find_map(|at| {
+        let later = spliced(s.text, s.statement_end, false).into_iter().find_map(|at| {
             let told = capture_whole(&part(s, &s.text[at..], s.statement_end - at))?;
             (!told.quoted).then_some((at, told))
         });
@@ -515,7 +515,7 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
 /// The first clause after a comma, opened by the user as its subject, that is worth keeping
 /// ("I'm not at reception anymore, I moved to billing" → "User moved to billing").
 pub(super) fn later_clause(s: &Sentence<'_>) -> Option<Episode> {
-    spliced(s.text, s.statement_end).into_iter().find_map(|at| {
+    spliced(s.text, s.statement_end, true).into_iter().find_map(|at| {
         let text = &s.text[at..];
         capture_whole(&part(s, text, s.statement_end - at))
     })
@@ -608,13 +608,22 @@ pub(super) fn clause_before(s: &Sentence<'_>, start: usize) -> Option<Episode> {
 }
 
 /// Where clauses after a comma open with the user as their subject ("…, I moved", "…, we
-/// went"), within the statement.
-fn spliced(text: &str, statement_end: usize) -> Vec<usize> {
+/// went"), within the statement; with `joined`, also after a conjunction ("…, so I just
+/// started another one"), where a statement that said nothing keeps its second half.
+fn spliced(text: &str, statement_end: usize, joined: bool) -> Vec<usize> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re =
-        RE.get_or_init(|| Regex::new(r"(?i)[,;]\s+(?:i|i'm|i've|i'd|we|we're|we've)\s").expect("comma splice regex"));
-    re.find_iter(text)
-        .map(|m| m.start() + text[m.start()..].find(|c: char| c.is_alphabetic()).unwrap_or(1))
+    static JOINED: OnceLock<Regex> = OnceLock::new();
+    let subject = "((?:i|i'm|i've|i'd|we|we're|we've)\\s)";
+    let re = if joined {
+        JOINED.get_or_init(|| {
+            Regex::new(&format!(r"(?i)[,;]\s+(?:(?:so|but|and|then)\s+)?{subject}")).expect("comma splice regex")
+        })
+    } else {
+        RE.get_or_init(|| Regex::new(&format!(r"(?i)[,;]\s+{subject}")).expect("comma splice regex"))
+    };
+    re.captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.start())
         .filter(|&at| at < statement_end && text[..at].split_whitespace().count() >= 2)
         .collect()
 }
@@ -720,6 +729,16 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // raised, said before the user's own clause (or their question).
         if let Some(lead) = topic_lead().find(&words.join(" ").to_lowercase()) {
             words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
+            continue;
+        }
+        // "I see, so that's the key": a reply to what was just said, its comma closing it ("I
+        // see the physio on Monday" says what happens).
+        if words.len() > 2
+            && bare(&words[0]) == "i"
+            && words[1].ends_with([',', '.', '!', '-'])
+            && matches!(bare(&words[1]).as_str(), "see" | "mean" | "know" | "guess" | "bet" | "agree" | "understand")
+        {
+            words.drain(..2);
             continue;
         }
         let first = words.first()?;
@@ -905,6 +924,21 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
             }
         }
     }
+    // "I took a road trip for my next movie while you were winning": when the other speaker
+    // comes in only in a closing clause of time, that clause tells when, from their side;
+    // the user's news is before it.
+    if first_subject(&bare(&words[k])) {
+        let closing = (v + 2..words.len()).find(|&j| {
+            matches!(bare(&words[j]).as_str(), "while" | "when" | "whilst" | "after" | "before" | "since" | "until")
+                && words.get(j + 1).is_some_and(|w| second_person(&bare(w)))
+        });
+        if let Some(j) = closing.filter(|&j| !words[..j].iter().any(|w| second_person(&bare(w)))) {
+            words.truncate(j);
+            if let Some(w) = words.last_mut() {
+                *w = w.trim_end_matches([',', ';']).to_string();
+            }
+        }
+    }
     let reach = if !first_subject(&bare(&words[k])) {
         words.len()
     } else if feeling {
@@ -917,11 +951,13 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     // What did not happen or does not hold ("I didn't call mom yet", "I don't live in Paris") is
     // not kept: a negation read back as a fact is the worst kind of memory error.
-    // "I can't wait to …" looks forward to it: no negation.
+    // "I can't wait to …" looks forward to it, "I can't stop thinking about it" keeps at it and
+    // "I couldn't help smiling" did smile: no negation.
     let span = &words[k..(v + 2).min(words.len())];
     let negated = span.iter().enumerate().any(|(i, w)| {
         NEGATIONS.contains(&bare(w).as_str())
-            && !(matches!(bare(w).as_str(), "can't" | "cannot") && span.get(i + 1).is_some_and(|n| bare(n) == "wait"))
+            && !(matches!(bare(w).as_str(), "can't" | "cannot" | "couldn't" | "cant" | "couldnt")
+                && span.get(i + 1).is_some_and(|n| matches!(bare(n).as_str(), "wait" | "stop" | "help")))
     });
     if negated {
         return None;
@@ -2225,6 +2261,31 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
         assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn what_a_reply_wraps_around_the_news_is_left_and_the_news_kept() {
+        // "Can't stop" keeps at it; the clause after ", so I" is the news.
+        let (_, content, _) = episode(
+            "I can't stop thinking about the screenplay, so I just started writing another one while I wait to hear back.",
+        )
+        .unwrap();
+        assert!(content.starts_with("User can't stop thinking about the screenplay"), "{content}");
+        // A statement that says nothing keeps the half after its conjunction.
+        let (_, content, _) = episode("I didn't get the job, but I signed up for a pottery course instead.").unwrap();
+        assert_eq!(content, "User signed up for a pottery course instead");
+        // The other speaker only in a closing clause of time: the clause goes, the news stays.
+        let (_, content, _) =
+            episode("BTW, I took a road trip to Galway for my next book while you were away.").unwrap();
+        assert_eq!(content, "User took a road trip to Galway for their next book");
+        // "I see," replies; what follows says nothing of the user.
+        assert!(episode("I see, so that's the key to making a difference.").is_none());
+        assert_eq!(
+            episode("I see the physio on Monday about my knee.").map(|e| e.1).as_deref(),
+            Some("User sees the physio on Monday about their knee")
+        );
+        // A sentence whose "it" was left out leans on a turn the memory does not hold.
+        assert!(episode("Gives me a visual of my progress.").is_none());
     }
 
     #[test]

@@ -1729,6 +1729,7 @@ mod tests {
             ("episodic::FEELINGS", super::super::episodic::FEELINGS),
             ("episodic::STATES_BEFORE", super::super::episodic::STATES_BEFORE),
             ("lex::MODALS", super::MODALS),
+            ("readable::ELIDED_IT", super::super::readable::ELIDED_IT),
             ("episodic::NOT_ELIDED", super::super::episodic::NOT_ELIDED),
             ("episodic::FILLERS", super::super::episodic::FILLERS),
             ("fact::SECRET_IDS", super::super::fact::SECRET_IDS),

@@ -45,6 +45,7 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     let lower = lowered(text);
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
     if DANGLING.contains(&first)
+        || ELIDED_IT.contains(&first)
         || DANGLING_OWNER.contains(&first)
         || pointing_object().is_match(text)
         || object_points_back(text)
@@ -88,6 +89,11 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     }
     None
 }
+
+/// Verbs that open a sentence whose "it" was left out ("Gives me a visual of my progress",
+/// "Makes me so happy"): what gives or makes is in an earlier turn, as with a dangling "it".
+pub(super) const ELIDED_IT: &[&str] =
+    &["brings", "feels", "gives", "helps", "keeps", "looks", "makes", "means", "seems", "sounds"];
 
 /// First words of a sentence whose subject was left out, as people do in chat ("Can't wait",
 /// "Glad to help", "Reminds me of …"): before "User" was written in, the speaker was the
@@ -773,6 +779,8 @@ mod tests {
             ("Not a problem, User is glad to help", Flaw::Interjection),
             ("Can't wait 'til User's studio starts welcoming dancers", Flaw::NoSubject),
             ("Reminds User of when they used to play games", Flaw::NoSubject),
+            ("Gives User a visual of their progress and keeps them organized", Flaw::DanglingPronoun),
+            ("Makes User so happy to see them grow", Flaw::DanglingPronoun),
             ("Appreciate the support of those close to User", Flaw::NoSubject),
             ("User enjoys the taste of these", Flaw::DanglingPronoun),
             ("User often goes there to relax and unwind", Flaw::DanglingPronoun),
