@@ -241,6 +241,13 @@ pub(super) const MULTI_LEADS: &[&str] = &[
     "you won't believe this",
 ];
 
+/// What people call the one they talk to, after "my" ("alright my lover", "thanks my dear"):
+/// said to the listener, never of the user's own.
+pub(super) const ENDEARMENTS: &[&str] = &[
+    "babe", "bro", "brother", "buddy", "chuck", "darling", "dear", "duck", "friend", "g", "guy", "love", "lovely",
+    "lover", "luv", "man", "mate", "pal", "pet", "sister",
+];
+
 /// Words in the longest of [`MULTI_LEADS`]: how many of a sentence's first words are compared.
 const MULTI_LEAD_WORDS: usize = 6;
 
@@ -729,6 +736,22 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         // raised, said before the user's own clause (or their question).
         if let Some(lead) = topic_lead().find(&words.join(" ").to_lowercase()) {
             words.drain(..lead.as_str().split_whitespace().count().min(words.len()));
+            continue;
+        }
+        // "Alright my lover.", "morning my dear, …": a name of endearment for the listener.
+        let n = words.len();
+        if (2..=3).contains(&n) && bare(&words[n - 2]) == "my" && ENDEARMENTS.contains(&bare(&words[n - 1]).as_str()) {
+            return None;
+        }
+        let greeted = (0..2).find(|&i| {
+            words.len() > i + 2
+                && bare(&words[i]) == "my"
+                && ENDEARMENTS.contains(&bare(&words[i + 1]).as_str())
+                && words[i + 1].ends_with([',', '.', '!'])
+                && (i == 0 || !words[0].ends_with([',', '.', '!']))
+        });
+        if let Some(i) = greeted {
+            words.drain(..i + 2);
             continue;
         }
         // "I see, so that's the key": a reply to what was just said, its comma closing it ("I
@@ -2283,6 +2306,12 @@ mod tests {
         assert_eq!(
             episode("I see the physio on Monday about my knee.").map(|e| e.1).as_deref(),
             Some("User sees the physio on Monday about their knee")
+        );
+        // A greeting with a name of endearment says nothing of the user.
+        assert!(episode("alright my lover.").is_none());
+        assert!(
+            episode("morning my dear, I finally booked the dentist for Friday.")
+                .is_some_and(|e| e.1.starts_with("User finally booked the dentist"))
         );
         // A sentence whose "it" was left out leans on a turn the memory does not hold.
         assert!(episode("Gives me a visual of my progress.").is_none());

@@ -477,12 +477,34 @@ pub(super) fn rules() -> Vec<Rule> {
                 }
                 let x = cap(c, "x").unwrap_or_default();
                 if x.starts_with(char::is_lowercase) {
-                    // Without capitals a name needs a greeting before it ("hey! i'm sam").
+                    // Without capitals a name needs a greeting before it ("hey! i'm sam"), or
+                    // an age after it, as people introduce themselves ("im cian, 17, doin the
+                    // leavin", "wayne here, 56").
                     let xl = x.to_lowercase();
                     let greeting =
                         ["hi", "hey", "hello", "hiya", "yo", "heya", "howdy"].iter().any(|g| whole.starts_with(g));
+                    let rest = s.text[c.get(0).map_or(0, |m| m.end())..].trim_start();
+                    // The number alone, an age of ten or more: not "im off, 10 mins".
+                    let aged = rest.strip_prefix(',').map(str::trim_start).is_some_and(|r| {
+                        let digits = r.chars().take_while(char::is_ascii_digit).count();
+                        let after = r[digits..].trim_start();
+                        digits == 2
+                            && !r.starts_with('0')
+                            && (after.is_empty() || after.starts_with([',', '.', ';']))
+                    });
+                    // "wayne here, 56, fish crab out of twillingate" opens the message the way a
+                    // signature does; its parts were split off as sentences of their own.
+                    let signed = after.trim() == "here"
+                        && c.get(0).is_some_and(|m| s.text[..m.start()].trim().is_empty())
+                        && (rest.is_empty() || rest.starts_with(['.', '!']))
+                        && !super::lex::is_relation_word(&xl)
+                        && !super::lex::is_pet_word(&xl);
+                    let aged = (aged || signed)
+                        && !crate::text::is_stopword(&xl)
+                        && !xl.ends_with("ing")
+                        && !xl.ends_with("ed");
                     let mood = super::lex::MOODS.split('|').any(|m| m.trim() == xl);
-                    if !s.lowercase || mood || !(greeting || greeted(s, c.get(0).map_or(0, |m| m.start()))) {
+                    if !s.lowercase || mood || !(greeting || aged || greeted(s, c.get(0).map_or(0, |m| m.start()))) {
                         return Vec::new();
                     }
                 }
@@ -2400,6 +2422,9 @@ mod tests {
             "Hi there, I'm Dana and I need help",
             "Dana here, quick question",
             "my name's dana btw",
+            // All in lower case, an age after it.
+            "story. im dana, 17, doin the leavin this year",
+            "whaddya at. dana here, 56, fish crab out of twillingate",
             "Hello, this is Dana.",
             // Indian English's polite form.
             "Hi, my good name is Dana.",
@@ -2410,6 +2435,10 @@ mod tests {
         none("I'm Canadian");
         only_episodes("I'm Dana's mom");
         none("I'm OK thanks");
+        assert_eq!(keyed("im off, 10 mins till my bus", "name"), None);
+        assert_eq!(keyed("mum here, just checking in", "name"), None);
+        assert_eq!(keyed("grand here, 20 degrees and sunny", "name"), None);
+        assert_eq!(keyed("im done, 45 minutes of that", "name"), None);
         none("what's my name?");
         none("My name is not important");
     }

@@ -1719,6 +1719,7 @@ mod tests {
             ("correction::NOT_VALUES", super::super::correction::NOT_VALUES),
             ("episodic::LEADS", super::super::episodic::LEADS),
             ("episodic::MULTI_LEADS", super::super::episodic::MULTI_LEADS),
+            ("episodic::ENDEARMENTS", super::super::episodic::ENDEARMENTS),
             ("episodic::ADVERBS", super::super::episodic::ADVERBS),
             ("episodic::REACTIONS", super::super::episodic::REACTIONS),
             ("episodic::GERUND_SUBJECT_VERBS", super::super::episodic::GERUND_SUBJECT_VERBS),

@@ -28,7 +28,7 @@ const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|mil
 const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
-const SCHEDULE: &str = r"(?P<form>\s+(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
+const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
 
 /// What it is taken for or since, said after it ("for my heart", "after the valve operation",
 /// "since march for anxiety"): kept with it, in the third person.
@@ -105,7 +105,15 @@ pub(super) fn rules() -> Vec<Rule> {
                     | \bi\s+(?:now\s+|still\s+)?on
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
                     | \b<IVE>\s+<ADV>been\s+(?:taking|on)
-                )\s+(?:my\s+)?<MEDICINE>(?:\s+<DOSE>)?<SCHEDULE><WHY>
+                    # 'i am type 2 diabetic, on metformin 500 two times a day': the user's
+                    # clause goes on with 'on', its subject left out
+                    | \b(?:i\s+am|i'm|im)\s[^.;!?,]{1,40},\s*(?:and\s+|n\s+)?(?:now\s+|still\s+)?on
+                    # a fragment: 'on ramipril 5mg since march'
+                    | ^(?:also\s+|and\s+|n\s+)?(?:now\s+|still\s+)?on
+                )\s+(?:my\s+)?
+                # what kind it is, then the name: 'taking TB medicine, rifampicin and isoniazid'
+                (?:(?:[a-z]{2,}\s+)?(?:medicines?|medications?|meds|tablets|pills)\s*[,:-]\s*)?
+                <MEDICINE>(?:\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. so now enalapril 20 mg: a new dose said as a fragment.
@@ -118,11 +126,17 @@ pub(super) fn rules() -> Vec<Rule> {
         rule(
             "medication.changed",
             r"(?x)
-                \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|she|he|they|i)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
-                (?:upped|increased|raised|lowered|reduced|changed|put\s+me\s+(?:on|onto)|started\s+me\s+on
-                    # as learners say it: doctor increase my metformin
-                    |increase|increases|raise|lower|reduce|change
-                    |(?:give|gives|gave|given|prescribed|prescribes)\s+me)\s+
+                (?:
+                    \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|she|he|they|i)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
+                    (?:upped|increased|raised|lowered|reduced|changed|added|put\s+me\s+(?:on|onto)|started\s+me\s+on
+                        |(?:got|has|have)\s+me\s+(?:on|onto)
+                        # as learners say it: doctor increase my metformin
+                        |increase|increases|raise|lower|reduce|change
+                        |(?:give|gives|gave|given|prescribed|prescribes)\s+me)
+                    # 'took me off the metoprolol, got me on diltiazem 120 now': the doctor of
+                    # the clause before, left out
+                    | (?:^|[,;]\s*)(?:now\s+|so\s+)?(?:got|put|started)\s+me\s+(?:on|onto)
+                )\s+
                 (?:my\s+|meh\s+|me\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
@@ -149,8 +163,14 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["take", "have", "tolerate"],
             r"(?xi)
-                \bi\s+(?:really\s+|just\s+)?(?:cannot|can't|cant|can\s+not|am\s+not\s+able\s+to|must\s+not|mustn't|shouldn't|should\s+not)
-                \s+(?:take|have|tolerate)\s+(?:any\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b(?P<why>[^.;!?]*)
+                # 'and cant have penicillin, i swells right up': the 'i' left out opening the
+                # sentence
+                (?:\bi\s+|^(?:and\s+|n\s+|also\s+|but\s+|oh\s+and\s+)?)(?:really\s+|just\s+)?
+                (?:cannot|can't|cant|can\s+not|am\s+not\s+able\s+to|must\s+not|mustn't|shouldn't|should\s+not)
+                \s+(?:take|have|tolerate)\s+(?:any\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
+                # 'the aspirin or the ibuprofen'
+                (?:\s+(?:or|and|n|nor)\s+(?:the\s+|any\s+)?(?P<drug2>[a-z][a-z-]{3,})\b)?
+                (?P<why>[^.;!?]*)
             ",
             cannot_take,
         ),
@@ -211,8 +231,12 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let why = cap(c, "why").map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
     let why = if why.is_empty() { String::new() } else { format!(": {}", third_person(&why)) };
-    let d = medical(format!("User cannot take {drug}{why}"), 0.9, format!("intolerance:{drug}"), "cannot take");
-    vec![Found::add(d)]
+    let mut found = Vec::new();
+    for drug in std::iter::once(drug).chain(cap(c, "drug2").map(str::to_lowercase).filter(|d| medicine(d, false))) {
+        let d = medical(format!("User cannot take {drug}{why}"), 0.9, format!("intolerance:{drug}"), "cannot take");
+        found.push(Found::add(d));
+    }
+    found
 }
 
 /// "changed me from Sintrom to warfarin": the old medicine's slot says it was stopped, the new
@@ -366,6 +390,47 @@ mod tests {
             "{said:?}"
         );
         assert!(said.contains(&("User takes nebivolol".into(), Some("taken".into()))), "{said:?}");
+    }
+
+    #[test]
+    fn a_medicine_said_the_way_chat_says_it_is_read() {
+        let contents = crate::extract::heuristic::tests::contents;
+        // The doctor of the clause before, left out; a switch said in two clauses.
+        let got = contents("doc took me off the metoprolol, got me on diltiazem 120mg now, heart was runnin too slow");
+        assert!(got.iter().any(|c| c == "User no longer takes metoprolol"), "{got:?}");
+        assert!(got.iter().any(|c| c.starts_with("User takes diltiazem 120 mg")), "{got:?}");
+        let (content, _, _) = medication("doctor has added gliclazide 40mg in the morning").unwrap();
+        assert_eq!(content, "User takes gliclazide 40 mg in the morning");
+        // The user's clause goes on with "on", its subject left out; a misspelt name.
+        let (content, key, _) = medication("also i am type 2 diabetic, on metformine 500 two times a day").unwrap();
+        assert_eq!(
+            (content.as_str(), key.as_str()),
+            ("User takes metformin 500 two times a day", "medication:metformin")
+        );
+        // What kind it is before the names.
+        let got = contents("And I am taking TB medicine, rifampicin and isoniazid, 3 month.");
+        assert!(got.iter().any(|c| c == "User takes rifampicin"), "{got:?}");
+        assert!(got.iter().any(|c| c == "User takes isoniazid"), "{got:?}");
+        let (content, _, _) = medication("the doctor gave me mometasone nose spray also").unwrap();
+        assert_eq!(content, "User takes mometasone nose spray");
+        // Someone else's clause is not the user's.
+        assert_eq!(medication("my dad is diabetic, on metformin 500 twice a day"), None);
+    }
+
+    #[test]
+    fn what_the_user_cannot_take_is_read_with_its_i_left_out_and_each_name() {
+        let got = crate::extract::heuristic::tests::contents("and cant have penicilin, i swells right up");
+        assert!(got.iter().any(|c| c.starts_with("User cannot take penicillin")), "{got:?}");
+        let got = crate::extract::heuristic::tests::contents(
+            "Also you know, I cannot take the aspirin or the ibuprofen, I had ulcer in stomach 2019.",
+        );
+        assert!(got.iter().any(|c| c.starts_with("User cannot take aspirin:")), "{got:?}");
+        assert!(got.iter().any(|c| c.starts_with("User cannot take ibuprofen:")), "{got:?}");
+        assert!(
+            crate::extract::heuristic::tests::contents("my son can't have penicillin")
+                .iter()
+                .all(|c| !c.starts_with("User cannot take")),
+        );
     }
 
     #[test]

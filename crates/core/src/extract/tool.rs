@@ -573,6 +573,12 @@ pub(super) fn rules() -> Vec<Rule> {
                         .and_then(|r| lookup(r, s))
                 });
                 let Some((shown, cat)) = found else { return Vec::new() };
+                // In a message typed all in lower case an everyday word is a tool only after a
+                // verb that says so: "we're on the go", "i'm on fish tonight" name none.
+                let weak = matches!(v.as_str(), "on" | "have" | "got" | "bought" | "own" | "run" | "running" | "main");
+                if weak && s.lowercase && AMBIGUOUS.contains(&shown.to_lowercase().as_str()) {
+                    return Vec::new();
+                }
                 let owning = matches!(v.as_str(), "have" | "got" | "bought" | "own");
                 if owning && !HARDWARE.contains(&cat) {
                     return Vec::new();
@@ -762,6 +768,13 @@ mod tests {
         assert_eq!(keyed("I'm on Arch btw", "tool:os"), Some("Arch".into()));
         assert_eq!(keyed("My daily driver... my main editor is Helix.", "tool:editor"), Some("Helix".into()));
         assert_eq!(keyed("Obsidian is my go-to notes app", "tool:notes"), Some("Obsidian".into()));
+        // All in lower case, an everyday word after a weak verb names no tool.
+        assert!(
+            crate::extract::heuristic::tests::contents("season opened, wicked fog but we're on the go")
+                .iter()
+                .all(|c| !c.contains("programming language"))
+        );
+        assert_eq!(keyed("i mostly code in go these days", "tool:language"), Some("go".into()));
         assert_eq!(keyed("I'm a die-hard Emacs user", "tool:editor"), Some("Emacs".into()));
         assert_eq!(keyed("I have an iPhone 15", "tool:phone"), Some("iPhone 15".into()));
         assert_eq!(keyed("we run everything on AWS", "stack:cloud"), Some("AWS".into()));
