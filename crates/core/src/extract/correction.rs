@@ -553,12 +553,30 @@ pub(super) fn cancelled(text: &str, lowercase: bool) -> Option<String> {
     (lowercase || y.starts_with(char::is_uppercase)).then(|| key_words(y).join(" ")).filter(|w| !w.is_empty())
 }
 
+/// Whether what follows a "left …" goes on to a new job in the same breath (", now with …",
+/// ", from May I am …", ", starting at …", "and joined …").
+fn moved_on(after: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^\s*,?\s*(?:and\s+)?(?:(?:i'm|im|i\s+am)\s+)?(?:now\s+(?:with|at|working|full|part|in|on|a|an|the|doing)|from\s+\w+\s+(?:i\s+am|i'm|im|i\s+will|i'll)|starting|startin|joined|started\s+(?:at|with|a|as))\b",
+        )
+        .expect("moved-on regex")
+    })
+    .is_match(after)
+}
+
 /// What a "no longer" statement stops: its identifying words, or the slots it names.
 fn stop(x: &str, verb: &str) -> Vec<Found> {
     let x = strip_times(head(x));
     let words = key_words(&x);
     let described = third_person(&x);
-    let draft = |kind: Kind| Draft::new(kind, format!("User no longer {verb} {described}"), 0.85, 0.5);
+    // "User is no longer vegan", "User no longer works at Google".
+    let said = match verb.strip_prefix("is") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => format!("User is no longer{rest} {described}"),
+        _ => format!("User no longer {verb} {described}"),
+    };
+    let draft = |kind: Kind| Draft::new(kind, said.clone(), 0.85, 0.5);
     let mut out = Vec::new();
     if words.is_empty() || words.iter().all(|w| matches!(w.as_str(), "job" | "work" | "there" | "company")) {
         let v = verb.to_lowercase();
@@ -671,12 +689,16 @@ pub(super) fn rules() -> Vec<Rule> {
                 "moved out",
                 "moved away",
                 "got rid of",
+                "stepped down",
+                "resigned",
             ],
             r"(?x)
                 # e.g. I finally quit smoking last spring.
-                \bi(?:'ve|\s+have)?\s+(?:(?:just|finally|recently|officially|actually|completely)\s+)*(?P<v>
+                \b(?:i(?:'ve|\s+have)?|ive)\s+(?:(?:just|finally|recently|officially|actually|completely|also|already)\s+)*(?P<v>
                     stopped | quit | gave\s+up | given\s+up | left | dropped\s+out\s+of
                     | unsubscribed\s+from | moved\s+out\s+of | moved\s+away\s+from | got\s+rid\s+of
+                    # e.g. ive stepped down as coordinator: a role given up
+                    | stepped\s+down\s+(?:as|from) | resigned\s+(?:as|from)
                 )
                 \s+(?P<x><CLAUSE>)
             ",
@@ -685,8 +707,12 @@ pub(super) fn rules() -> Vec<Rule> {
                 let x = cap(c, "x").unwrap_or_default();
                 let xl = x.trim_start().to_lowercase();
                 if v == "left" {
-                    // "I left my keys at home" is no change of life; "I left Google" / "my job" is.
-                    let org = x.trim_start().starts_with(char::is_uppercase) && !s.lowercase;
+                    // "I left my keys at home" is no change of life; "I left Google" / "my job" is,
+                    // and so is what was left for a new job said in the same breath ("i've left
+                    // uber, now with addison lee", "I left the fintech, from May I am head of …").
+                    let after = &s.lower[c.get(0).map_or(0, |m| m.end())..];
+                    let moved_on = moved_on(after);
+                    let org = (x.trim_start().starts_with(char::is_uppercase) && !s.lowercase) || moved_on;
                     let life = [
                         "job",
                         "company",
@@ -713,6 +739,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 }
                 let verb = match v.as_str() {
                     "left" | "quit" => "works at".to_string(),
+                    v if v.starts_with("stepped down") || v.starts_with("resigned") => "is".to_string(),
                     "moved out of" | "moved away from" => "lives in".to_string(),
                     other => third_person(other),
                 };
@@ -1069,6 +1096,19 @@ mod tests {
         );
         assert!(ops[2].draft.content.starts_with("User quit their job"), "{}", ops[2].draft.content);
         assert_eq!(actions("I left Google"), vec![Action::Forget(Target::Matching("google".into())), Action::Add]);
+        // A role given up, and what was left for a new job said in the same breath.
+        let ops = run("yeah ive stepped down as coordinator, tomasz is doing it from may");
+        assert!(
+            ops.iter().any(|o| o.action == Action::Forget(Target::Matching("coordinator".into()))
+                && o.draft.content == "User is no longer coordinator"),
+            "{ops:#?}"
+        );
+        let ops = run("sawa sawa. also i've left uber, now with addison lee full time");
+        assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("uber".into()))), "{ops:#?}");
+        let ops = run("Beseder. Ah and I left the fintech, from May I am head of product in a health startup.");
+        assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("fintech".into()))), "{ops:#?}");
+        // Left somewhere with nothing after it that says a new job: no change of life.
+        assert!(run("i left the party early, was knackered").iter().all(|o| !matches!(o.action, Action::Forget(_))));
         let said = run("I quit smoking in 2019").into_iter().map(|o| o.draft.content).collect::<Vec<_>>();
         assert!(said.contains(&"User quit smoking in 2019".to_string()), "{said:?}");
         assert_eq!(actions("I'm not with Acme any more"), vec![Action::Forget(Target::Matching("acme".into()))]);

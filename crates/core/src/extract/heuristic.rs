@@ -2379,6 +2379,12 @@ pub(crate) mod tests {
             ("Also I cannot eat peanut, I have allergy since child.", "User is allergic to peanut"),
             ("no nuts for me, I've got a severe allergy", "User is allergic to nuts"),
             ("I have a cat allergy so no sleepovers at Jo's", "User is allergic to cat"),
+            // A second allergen after "and also": its own memory.
+            ("I am allergic to penicillin and also to sesame, so no tahini in my life.", "User is allergic to sesame"),
+            (
+                "I am allergic to penicillin and also to sesame, so no tahini in my life.",
+                "User is allergic to penicillin",
+            ),
         ] {
             assert!(contents(text).iter().any(|c| c == want), "{text}: {:?}", contents(text));
         }

@@ -1875,7 +1875,22 @@ pub(super) fn rules() -> Vec<Rule> {
                 }
                 let x = x.to_string();
                 let key = format!("allergy:{}", x.to_lowercase());
-                vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x))]
+                let mut found = vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x.clone()))];
+                // "allergic to penicillin and also to sesame": what the phrase left after its
+                // "and" names more, each kept on its own.
+                let raw = cap(c, "x").or(cap(c, "x2")).unwrap_or_default();
+                let (raw, xl) = (raw.to_lowercase(), x.to_lowercase());
+                let rest = raw.find(&xl).map_or("", |at| &raw[at + xl.len()..]).trim_start();
+                if ["and ", "& ", "plus ", "as well as "].iter().any(|j| rest.starts_with(j)) {
+                    for m in allergens().find_iter(&rest) {
+                        let more = m.as_str().to_lowercase();
+                        if !xl.contains(&more) {
+                            let d = profile(format!("User is allergic to {more}"), 0.9, 0.9);
+                            found.push(Found::add(d.keyed(format!("allergy:{more}"), more)));
+                        }
+                    }
+                }
+                found
             },
         ),
     ]

@@ -329,7 +329,9 @@ const IRREGULAR: &[(&str, &str)] = &[
     ("wrote", "write"),
 ];
 
-/// Verbs whose past tense says nothing was completed ("I tried to", "I wanted to").
+/// Verbs whose past tense says nothing was completed ("I tried to", "I wanted to"), or whose
+/// completion is read by the "no longer" family instead ("I stepped down as coordinator",
+/// "I resigned from the board": a role given up, which ends its memory).
 pub(super) const NOT_DONE: &[&str] = &[
     "added",
     "adopted",
@@ -395,12 +397,14 @@ pub(super) const NOT_DONE: &[&str] = &[
     "relocated",
     "remembered",
     "required",
+    "resigned",
     "retired",
     "said",
     "seemed",
     "spent",
     "started",
     "stayed",
+    "stepped",
     "stopped",
     "supposed",
     "switched",

@@ -137,7 +137,9 @@ pub(super) fn rules() -> Vec<Rule> {
                     # the clause before, left out
                     | (?:^|[,;]\s*)(?:now\s+|so\s+)?(?:got|put|started)\s+me\s+(?:on|onto)
                 )\s+
-                (?:my\s+|meh\s+|me\s+)?<MEDICINE>(?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
+                (?:my\s+|meh\s+|me\s+|the\s+)?<MEDICINE>
+                # 'raised the Cipralex from 10 to 15': the old dose said before the new
+                (?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?(?:from\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg)?\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. the Dr has put my warfarin up to 6mg.
@@ -354,6 +356,8 @@ mod tests {
             medication("The GP says my sugars are still high, so now gliclazide 80 mg twice a day.").unwrap();
         assert_eq!(content, "User takes gliclazide 80 mg twice a day");
         assert_eq!((key.as_str(), value.as_str()), ("medication:gliclazide", "80 mg"));
+        let (_, key, value) = medication("Also I was by the doctor, he raised the Cipralex from 10 to 15.").unwrap();
+        assert_eq!((key.as_str(), value.as_str()), ("medication:cipralex", "15"));
         let (_, key, value) = medication("My consultant upped my propranolol to 40mg last week.").unwrap();
         assert_eq!((key.as_str(), value.as_str()), ("medication:propranolol", "40 mg"));
         // A doctor by name, or the user, changing it.
