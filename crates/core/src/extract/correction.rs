@@ -331,7 +331,8 @@ fn without_leads(text: &str) -> &str {
 fn answers_no(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b").expect("reply no regex")
+        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh|wait|hang\s+on|hold\s+on)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b")
+            .expect("reply no regex")
     })
     .is_match(lower)
 }
@@ -465,11 +466,13 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
     let re = RE.get_or_init(|| {
         // A number as typed or as said ("20", "two and a half").
         let number = r"(?:\d|(?:a\s+)?(?:half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred)\b)";
-        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put)";
+        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put|pushed|postponed|rescheduled|shifted|brought)";
+        // Or a day the thing was moved to ("pushed the appointment back to Friday").
+        let day = r"(?:the\s+)?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next\s+(?:week|month))";
         Regex::new(&format!(
             r"(?x)
                 \b{changed}
-                  \s+(?:up\s+|down\s+)?(?:my|the|our)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:up\s+|down\s+)?to\s+{number}
+                  \s+(?:up\s+|down\s+)?(?:my|the|our|her|his|their)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:up\s+|down\s+|back\s+|forward\s+)?to\s+(?:{number}|{day})
                 | \b(?:my|the|our)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:went|goes|go|has\s+gone|got|was|is|been)\s+(?:up|down|raised|increased|lowered|reduced|cut|bumped\s+up)\s+to\s+{number}
                 # The thing named by its unit: they have dropped me to two and a half milligrams.
                 | \b{changed}\s+(?:me|us|him|her|them)\s+(?:up\s+|down\s+)?to\s+{number}[^,.;!?]{{0,24}}?
@@ -779,6 +782,9 @@ mod tests {
         assert_eq!(got("the consultant upped me to 40mg").as_deref(), Some("mg"));
         assert_eq!(got("my rent went up to five hundred a week").as_deref(), Some("rent"));
         assert_eq!(got("they dropped me to the station"), None);
+        // Moved to another day.
+        assert_eq!(got("the clinic pushed my scan back to friday").as_deref(), Some("scan"));
+        assert_eq!(got("they postponed the hearing to 3 june").as_deref(), Some("hearing"));
         // No number, no change verb, or nothing named: nothing changed that a memory holds.
         assert_eq!(got("I moved to Leeds in 2019"), None);
         assert_eq!(got("we raised money for the hospice"), None);
@@ -917,6 +923,11 @@ mod tests {
                 "the council rang back, its the 9th now",
             ),
             ("sorry i mean the 12th", Action::Amend(Target::Latest(ValueShape::Date)), "the 12th"),
+            (
+                "wait no i moved it to the 19th, cant get the 12th off work",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "i moved it to the 19th, can't get the 12th off work",
+            ),
             (
                 "No, I look on the ticket, it is Friday 4.",
                 Action::Amend(Target::Latest(ValueShape::Date)),

@@ -25,7 +25,7 @@ use crate::text::tidy;
 const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?))?\b(?:\s+(?:a|per)\s+day)?)";
 
 /// A medicine's name as written: one word of four letters or more ("vitamin d" is two).
-const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,})";
+const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
 const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
@@ -71,6 +71,8 @@ const FAMILY_ENDINGS: &[&str] = &[
 /// Whether `word` names a medicine, a dose said after it counting as proof.
 pub(super) fn medicine(word: &str, dosed: bool) -> bool {
     let w = word.to_lowercase();
+    // "alendronic acid", "folic acid": the first word names it.
+    let w = w.strip_suffix(" acid").map_or(w.clone(), str::to_string);
     if w.starts_with("vitamin") {
         return true;
     }
@@ -107,7 +109,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     | \b<IVE>\s+<ADV>been\s+(?:taking|on)
                     # 'i am type 2 diabetic, on metformin 500 two times a day': the user's
                     # clause goes on with 'on', its subject left out
-                    | \b(?:i\s+am|i'm|im)\s[^.;!?,]{1,40},\s*(?:and\s+|n\s+)?(?:now\s+|still\s+)?on
+                    | \b(?:i\s+am|i'm|im|i)\s[^.;!?,]{1,40},\s*(?:and\s+|n\s+)?(?:now\s+|still\s+)?on
                     # a fragment: 'on ramipril 5mg since march'
                     | ^(?:also\s+|and\s+|n\s+)?(?:now\s+|still\s+)?on
                 )\s+(?:my\s+)?
@@ -417,6 +419,10 @@ mod tests {
         assert!(got.iter().any(|c| c == "User takes isoniazid"), "{got:?}");
         let (content, _, _) = medication("the doctor gave me mometasone nose spray also").unwrap();
         assert_eq!(content, "User takes mometasone nose spray");
+        let (content, _, _) = medication("oh also i get migraines with aura, on propanolol 40mg twice a day").unwrap();
+        assert_eq!(content, "User takes propranolol 40 mg twice a day");
+        let (content, _, _) = medication("Oh and I take alendronic acid on Monday mornings for my bones").unwrap();
+        assert_eq!(content, "User takes alendronic acid");
         // Someone else's clause is not the user's.
         assert_eq!(medication("my dad is diabetic, on metformin 500 twice a day"), None);
     }
