@@ -25,7 +25,10 @@ use crate::text::tidy;
 const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?))?\b(?:\s+(?:a|per)\s+day)?)";
 
 /// A medicine's name as written: one word of four letters or more ("vitamin d" is two).
-const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)";
+/// What it is said to be, between commas after it ("lisinopril, the blood pressure pill, 10
+/// milligrams"), is kept with it: a later "my blood pressure pill" names it that way.
+const MEDICINE: &str =
+    r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)(?P<what>,\s*(?:the|my)\s+[a-z][a-z\x20-]{2,30}?,)?";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
 const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
@@ -109,7 +112,8 @@ pub(super) fn rules() -> Vec<Rule> {
                     | \b<IVE>\s+<ADV>been\s+(?:taking|on)
                     # 'i am type 2 diabetic, on metformin 500 two times a day': the user's
                     # clause goes on with 'on', its subject left out
-                    | \b(?:i\s+am|i'm|im|i)\s[^.;!?,]{1,40},\s*(?:and\s+|n\s+)?(?:now\s+|still\s+)?on
+                    # (the words before the comma are left to the other rules: 'diabetic')
+                    | (?P<elided>,)\s*(?:and\s+|n\s+)?(?:now\s+|still\s+)?on
                     # a fragment: 'on ramipril 5mg since march'
                     | ^(?:also\s+|and\s+|n\s+)?(?:now\s+|still\s+)?on
                 )\s+(?:my\s+)?
@@ -173,8 +177,8 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:cannot|can't|cant|can\s+not|am\s+not\s+able\s+to|must\s+not|mustn't|shouldn't|should\s+not)
                 \s+(?:take|have|tolerate)\s+(?:any\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
                 # 'the aspirin or the ibuprofen'
-                (?:\s+(?:or|and|n|nor)\s+(?:the\s+|any\s+)?(?P<drug2>[a-z][a-z-]{3,})\b)?
-                (?P<why>[^.;!?]*)
+                (?P<tail>(?:\s+(?:or|and|n|nor)\s+(?:the\s+|any\s+)?(?P<drug2>[a-z][a-z-]{3,})\b)?
+                (?P<why>[^.;!?]*))
             ",
             cannot_take,
         ),
@@ -233,10 +237,13 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     if !medicine(&drug, false) {
         return Vec::new();
     }
-    let why = cap(c, "why").map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
+    // A second name that is no medicine ("aspirin or nothing like that") is part of the why.
+    let second = cap(c, "drug2").map(str::to_lowercase).filter(|d| medicine(d, false));
+    let why = if second.is_some() { cap(c, "why") } else { cap(c, "tail") };
+    let why = why.map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
     let why = if why.is_empty() { String::new() } else { format!(": {}", third_person(&why)) };
     let mut found = Vec::new();
-    for drug in std::iter::once(drug).chain(cap(c, "drug2").map(str::to_lowercase).filter(|d| medicine(d, false))) {
+    for drug in std::iter::once(drug).chain(second) {
         let d = medical(format!("User cannot take {drug}{why}"), 0.9, format!("intolerance:{drug}"), "cannot take");
         found.push(Found::add(d));
     }
@@ -260,7 +267,18 @@ fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
 /// "User takes enalapril 20 mg in the morning", keyed by the medicine with its dose for a value:
 /// a later dose replaces it. Without a dose it is keyed all the same ("taken"), so "I'm on
 /// warfarin" said again reinforces rather than adds.
-fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
+fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
+    // After a comma, "on …" goes on the clause before it: the user's only when that clause has
+    // the user for its subject ("im epileptic, on lamotrigine"; not "my dad is diabetic, on …").
+    if let Some(comma) = c.name("elided") {
+        let before = s.text[..comma.start()].to_lowercase();
+        let clause = before.rsplit([',', ';']).next().unwrap_or_default();
+        let first = clause.split_whitespace().next().unwrap_or_default();
+        let own = clause.split_whitespace().any(|w| matches!(w, "i" | "i'm" | "im" | "i've" | "ive"));
+        if !own || matches!(first, "my" | "our" | "he" | "she" | "they" | "his" | "her") {
+            return Vec::new();
+        }
+    }
     let Some(drug) = cap(c, "drug").map(|d| tidy(&d.to_lowercase())) else { return Vec::new() };
     let dose = cap(c, "dose").map(|d| {
         // "5mg" reads "5 mg".
@@ -269,6 +287,13 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
         let (n, unit) = d.split_at(split);
         format!("{n} {}", unit.trim_start()).trim().to_string()
     });
+    // A dose changed with no new dose in the pattern ("upped the sertraline so its 100 now not
+    // 50") is the correction family's to read: a bare "takes" would lose the dose the slot has.
+    let whole = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
+    let change = ["upped", "increase", "raise", "lower", "reduce", "change"].iter().any(|v| whole.contains(v));
+    if change && dose.is_none() {
+        return Vec::new();
+    }
     // Only a unit makes an unknown word a medicine: "photos 3" is no dose.
     let unit = dose.as_deref().is_some_and(|d| d.contains(char::is_alphabetic));
     if !medicine(&drug, unit) {
@@ -303,7 +328,9 @@ fn takes(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     };
     // "Foracort inhaler two times daily": the form is part of what is taken.
     let form = cap(c, "form").map(|f| format!(" {}", tidy(&f.to_lowercase()))).unwrap_or_default();
-    let content = format!("User takes {drug}{form}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
+    let what =
+        cap(c, "what").map(|w| format!(" ({})", third_person(&tidy(w.trim_matches([',', ' ']))))).unwrap_or_default();
+    let content = format!("User takes {drug}{what}{form}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
     let d = medical(content, 0.85, format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
     let mut found = vec![Found::add(d)];
     // "Cardiomagnyl every morning and Lorista": a second medicine named after the first.
@@ -423,8 +450,19 @@ mod tests {
         assert_eq!(content, "User takes propranolol 40 mg twice a day");
         let (content, _, _) = medication("Oh and I take alendronic acid on Monday mornings for my bones").unwrap();
         assert_eq!(content, "User takes alendronic acid");
-        // Someone else's clause is not the user's.
+        // What it is said to be goes with it: a later "my blood pressure pill" names it so.
+        let (content, _, value) =
+            medication("My doctor has me on lisinopril, the blood pressure pill, 10 milligrams.").unwrap();
+        assert_eq!(
+            (content.as_str(), value.as_str()),
+            ("User takes lisinopril (the blood pressure pill) 10 milligrams", "10 milligrams")
+        );
+        // Someone else's clause is not the user's; the user's own clause keeps what it says.
         assert_eq!(medication("my dad is diabetic, on metformin 500 twice a day"), None);
+        let got =
+            crate::extract::heuristic::tests::contents("shud prob say im epaleptic, on lamotrigine 100mg twice a day");
+        assert!(got.iter().any(|c| c == "User is epileptic"), "{got:?}");
+        assert!(got.iter().any(|c| c == "User takes lamotrigine 100 mg twice a day"), "{got:?}");
     }
 
     #[test]
@@ -436,6 +474,13 @@ mod tests {
         );
         assert!(got.iter().any(|c| c.starts_with("User cannot take aspirin:")), "{got:?}");
         assert!(got.iter().any(|c| c.starts_with("User cannot take ibuprofen:")), "{got:?}");
+        let got = crate::extract::heuristic::tests::contents(
+            "I can't take aspirin or nothing like that, had a stomach bleed",
+        );
+        assert!(
+            got.iter().any(|c| c == "User cannot take aspirin: or nothing like that, had a stomach bleed"),
+            "{got:?}"
+        );
         assert!(
             crate::extract::heuristic::tests::contents("my son can't have penicillin")
                 .iter()
