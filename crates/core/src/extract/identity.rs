@@ -1882,7 +1882,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 let (raw, xl) = (raw.to_lowercase(), x.to_lowercase());
                 let rest = raw.find(&xl).map_or("", |at| &raw[at + xl.len()..]).trim_start();
                 if ["and ", "& ", "plus ", "as well as "].iter().any(|j| rest.starts_with(j)) {
-                    for m in allergens().find_iter(&rest) {
+                    for m in allergens().find_iter(rest) {
                         let more = m.as_str().to_lowercase();
                         if !xl.contains(&more) {
                             let d = profile(format!("User is allergic to {more}"), 0.9, 0.9);
