@@ -60,7 +60,16 @@ impl Episode {
     /// offer?"), the question is kept with the answer, so "they" has its antecedent; otherwise
     /// (a question before it in the message, a reaction) the quote names nothing and is dropped.
     pub(super) fn with_antecedent(self, before: Option<&str>, asked: Option<&str>, at: DateTime<Utc>) -> Option<Self> {
-        let Some(said) = self.leaning.as_deref() else { return Some(self) };
+        let Some(said) = self.leaning.as_deref() else {
+            // "How long have you been playing the violin?" … "I've been playing for about four
+            // months now": the reply opening the message left out what the question named.
+            if let Some(filled) =
+                asked.filter(|_| before.is_none() && !self.quoted).and_then(|q| with_object_from(&self.content, q))
+            {
+                return Some(Self { content: filled, ..self });
+            }
+            return Some(self);
+        };
         if before.is_none() {
             let question = asked.and_then(naming_question)?;
             let said = said.to_string();
@@ -85,6 +94,50 @@ impl Episode {
         let said = format!("{before} {said}");
         Some(Self { content: readable::quote(&said, at), leaning: None, said, quoted: true, ..self })
     }
+}
+
+/// `content` with the object its gerund left out put back from the question it answers: the
+/// question's "playing the violin" in "User has been playing for about four months now".
+/// Only a gerund the question names with its object (an article or "your" and a noun), and
+/// that the reply leaves bare, before a time or a preposition or at its end.
+fn with_object_from(content: &str, asked: &str) -> Option<String> {
+    let said: Vec<&str> = asked.split_whitespace().collect();
+    let q: Vec<String> = said.iter().map(|w| bare(w)).collect();
+    let words: Vec<&str> = content.split_whitespace().collect();
+    const BARE_AFTER: &[&str] =
+        &["for", "since", "about", "a", "every", "lately", "recently", "again", "now", "more", "all", "most", "nearly"];
+    const ENDS: &[&str] = &[
+        "again", "already", "anymore", "at", "for", "in", "lately", "now", "on", "recently", "since", "so", "still",
+        "then", "these", "this", "today", "too", "with", "yet",
+    ];
+    for (i, w) in q.iter().enumerate() {
+        if !(w.ends_with("ing") && w.len() > 5) {
+            continue;
+        }
+        let Some(det) = q.get(i + 1).filter(|d| matches!(d.as_str(), "the" | "a" | "an" | "your")) else { continue };
+        let object: Vec<&str> = (i + 2..q.len())
+            .take_while(|&j| !ENDS.contains(&q[j].as_str()))
+            .take(3)
+            .map(|j| said[j].trim_end_matches(['?', '.', ',', '!']))
+            .collect();
+        if object.is_empty() || object.iter().any(|n| n.is_empty() || is_stopword(&bare(n))) {
+            continue;
+        }
+        let Some(k) = words.iter().position(|c| bare(c) == *w) else { continue };
+        let next = words.get(k + 1).map(|n| bare(n));
+        let left_out = words[k].ends_with([',', '.', '!']) || next.as_deref().is_none_or(|n| BARE_AFTER.contains(&n));
+        if !left_out {
+            return None;
+        }
+        let det = if det == "your" { "their" } else { det.as_str() };
+        let verb = words[k].trim_end_matches([',', '.', '!']);
+        let punct = &words[k][verb.len()..];
+        let mut out: Vec<String> = words[..k].iter().map(|w| w.to_string()).collect();
+        out.push(format!("{verb} {det} {}{punct}", object.join(" ")));
+        out.extend(words[k + 1..].iter().map(|w| w.to_string()));
+        return Some(out.join(" "));
+    }
+    None
 }
 
 /// The question the other speaker's turn ended on, when it names what it asks about: two
@@ -2284,6 +2337,27 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
         assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn a_gerund_the_reply_left_bare_takes_its_object_from_the_question() {
+        let fill = super::with_object_from;
+        assert_eq!(
+            fill("User has been playing for about four months now", "Cool! How long have you been playing the violin?")
+                .as_deref(),
+            Some("User has been playing the violin for about four months now")
+        );
+        assert_eq!(
+            fill("User has been playing for about four months now", "How long have you been playing the piano again?")
+                .as_deref(),
+            Some("User has been playing the piano for about four months now")
+        );
+        assert_eq!(
+            fill("User loves running it", "How's running your own studio going?"),
+            None,
+            "the reply names its object"
+        );
+        assert_eq!(fill("User has been painting for years", "What have you been painting lately?"), None);
     }
 
     #[test]
