@@ -56,7 +56,13 @@ pub fn query_terms(text: &str) -> Vec<String> {
 /// question's words, then the answers' words added to its lexical search.
 const ANSWERED_BY: &[(&[&str], &[&str])] = &[
     (&["live", "living", "lives"], &["moved", "flat", "house", "apartment", "shifted", "address"]),
-    (&["job", "work", "working", "works"], &["job", "work", "working", "hired", "employer", "transfer", "joined"]),
+    (
+        &["job", "work", "working", "works"],
+        &[
+            "job", "work", "working", "hired", "employer", "transfer", "joined", "quit", "resigned", "company", "firm",
+            "startup", "promoted",
+        ],
+    ),
 ];
 
 /// What lexical search looks for, for a query: its content words ([`query_terms`]) and, for the
