@@ -295,11 +295,10 @@ pub(super) const MULTI_LEADS: &[&str] = &[
 ];
 
 /// What people call the one they talk to, after "my" ("alright my lover", "thanks my dear"):
-/// said to the listener, never of the user's own.
-pub(super) const ENDEARMENTS: &[&str] = &[
-    "babe", "bro", "brother", "buddy", "chuck", "darling", "dear", "duck", "friend", "g", "guy", "love", "lovely",
-    "lover", "luv", "man", "mate", "pal", "pet", "sister",
-];
+/// said to the listener, never of the user's own. Not a word that also names someone of the
+/// user's ("my brother, Tom, is visiting", "my mate, Dave, …").
+pub(super) const ENDEARMENTS: &[&str] =
+    &["babe", "chuck", "darling", "dear", "duck", "g", "love", "lovely", "lover", "luv", "man", "pet"];
 
 /// Words in the longest of [`MULTI_LEADS`]: how many of a sentence's first words are compared.
 const MULTI_LEAD_WORDS: usize = 6;
@@ -2382,6 +2381,8 @@ mod tests {
             episode("I see the physio on Monday about my knee.").map(|e| e.1).as_deref(),
             Some("User sees the physio on Monday about their knee")
         );
+        // A relative between commas is no name of endearment.
+        assert!(episode("My brother, Tom, is visiting from Leeds next week.").is_some_and(|e| e.1.contains("Tom")));
         // A greeting with a name of endearment says nothing of the user.
         assert!(episode("alright my lover.").is_none());
         assert!(
