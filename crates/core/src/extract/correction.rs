@@ -713,8 +713,10 @@ pub(super) fn rules() -> Vec<Rule> {
                     // "I left my keys at home" is no change of life; "I left Google" / "my job" is,
                     // and so is what was left for a new job said in the same breath ("i've left
                     // uber, now with addison lee", "I left the fintech, from May I am head of …").
-                    let after = &s.lower[c.get(0).map_or(0, |m| m.end())..];
-                    let moved_on = moved_on(after);
+                    // The match's offsets are the text's: lower case can change a letter's
+                    // length ("İ"), so the text after it is lowered on its own.
+                    let after = s.text[c.get(0).map_or(0, |m| m.end())..].to_lowercase();
+                    let moved_on = moved_on(&after);
                     let org = (x.trim_start().starts_with(char::is_uppercase) && !s.lowercase) || moved_on;
                     let life = [
                         "job",
@@ -1117,6 +1119,9 @@ mod tests {
         let ops = run("sawa sawa. also i've left uber, now with addison lee full time");
         assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("uber".into()))), "{ops:#?}");
         let ops = run("Beseder. Ah and I left the fintech, from May I am head of product in a health startup.");
+        assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("fintech".into()))), "{ops:#?}");
+        // A letter whose lower case is longer before the match reads the same, without panic.
+        let ops = run("İŞ bitti. I left the fintech, now with a startup");
         assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("fintech".into()))), "{ops:#?}");
         // Left somewhere with nothing after it that says a new job: no change of life.
         assert!(run("i left the party early, was knackered").iter().all(|o| !matches!(o.action, Action::Forget(_))));
