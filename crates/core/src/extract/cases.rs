@@ -46,6 +46,7 @@ mod tests {
     ("Since the spring I take lisinopril 10mg every morning.", "medication.takes", "add", Kind::Profile, Some("medication:lisinopril"), "10 mg"),
     ("The clinic called and so now atorvastatin 40 mg at night.", "medication.now-dose", "update", Kind::Profile, Some("medication:atorvastatin"), "40 mg"),
     ("Last month my GP increased my levothyroxine to 75 mcg.", "medication.changed", "add", Kind::Profile, Some("medication:levothyroxine"), "75 mcg"),
+    ("Also doc bumped me up to 20mg on the adderall, its wicked better.", "medication.dose-on", "add", Kind::Profile, Some("medication:adderall"), "20 mg"),
     ("Good news, my amlodipine is now down to 5mg.", "medication.my-dose", "update", Kind::Profile, Some("medication:amlodipine"), "5 mg"),
     ("After the scan the nurse has put my metoprolol down to 25mg.", "medication.put-up", "add", Kind::Profile, Some("medication:metoprolol"), "25 mg"),
     ("I cannot take chloroquine, my body will be scratching me.", "medication.cannot-take", "add", Kind::Profile, Some("intolerance:chloroquine"), "cannot take"),

@@ -1085,6 +1085,12 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     let specific = words.iter().skip(1).any(|w| {
         (w.starts_with(char::is_uppercase) && !first_person(&bare(w))) || w.chars().any(|c| c.is_ascii_digit())
     });
+    // "ok my nans old ford ka", "My favourite mug.": a thing of the user's with no verb after
+    // it is named, not told about; a name, a number or a date makes it news ("my driving test
+    // sat 9am").
+    if k <= 1 && user.starts_with("User's ") && !specific && when.is_none() && verbless(&words[verb_at..]) {
+        return None;
+    }
     // Two content words say something ("I'm a terrible cook", "This is where I practice and
     // compete").
     if told.len() < 2 {
@@ -1559,6 +1565,28 @@ const LIKING_VERBS: &[&str] = &["love", "hate", "miss", "enjoy", "prefer", "ador
 
 /// Whether a sentence speaks of someone else and not of the user ("She wrote well it seems",
 /// "physics also he managed").
+/// Whether `words` hold no word that could be a verb: no auxiliary, contraction, past, "-ing"
+/// (or texting's "-in") form, nor a listed base verb with or without its "-s". Unknown words
+/// count as no verb, so a plural subject before an unlisted verb ("my kids adore it") reads as
+/// verbless; the caller only drops short possessive phrases with nothing specific in them.
+fn verbless(words: &[String]) -> bool {
+    const BE: &[&str] = &["is", "are", "was", "were", "be", "been", "being", "am", "has", "got", "gets", "keeps"];
+    !words.iter().any(|w| {
+        let b = bare(w);
+        let stem = b.strip_suffix("ies").map(|s| format!("{s}y")).or_else(|| b.strip_suffix("es").map(str::to_string));
+        b.contains('\'')
+            || BE.contains(&b.as_str())
+            || AUXILIARIES.contains(&b.as_str())
+            || super::lex::MODALS.contains(&b.as_str())
+            || LIKING_VERBS.contains(&b.as_str())
+            || is_past(&b)
+            || super::lex::is_base_verb(&b)
+            || b.strip_suffix('s').is_some_and(super::lex::is_base_verb)
+            || stem.is_some_and(|s| super::lex::is_base_verb(&s))
+            || (b.len() > 4 && (b.ends_with("ing") || b.ends_with("in")))
+    })
+}
+
 fn about_someone_else(sentence: &str) -> bool {
     let words: Vec<String> = sentence.split_whitespace().map(bare).collect();
     words.iter().any(|w| matches!(w.as_str(), "she" | "he" | "they" | "she's" | "he's" | "they're"))
@@ -1655,7 +1683,16 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
             Some("I'm")
         }
         // A compound ("Much-needed break and …", "Long-awaited trip") is an adjective.
-        w if is_past(w) && !NOT_ELIDED.contains(&w) && !w.contains('-') => Some("I"),
+        // "Made me laugh so hard", "Took me ages": the verb's object is the user, so what was
+        // left out is "it" or someone else, never "I". "Done me knee in" has "me" for "my".
+        w if is_past(w)
+            && !NOT_ELIDED.contains(&w)
+            && !w.contains('-')
+            && !(matches!(w1.as_str(), "me" | "us")
+                && !super::lex::me_is_my(words.get(2).map(String::as_str), false)) =>
+        {
+            Some("I")
+        }
         w if w.len() > 5
             && w.ends_with("ing")
             && !w.contains('-')
@@ -2337,6 +2374,30 @@ mod tests {
         assert_eq!(when.as_deref(), Some("2026-03-01"));
         let (_, content, _) = episode("My kids loved the dinosaur museum we visited.").unwrap();
         assert_eq!(content, "User's kids loved the dinosaur museum they visited");
+    }
+
+    #[test]
+    fn a_thing_of_the_users_with_nothing_said_of_it_is_no_memory() {
+        for said in ["ok my nans old ford ka", "My favourite mug.", "my sisters new flat in leeds"] {
+            assert_eq!(episode(said), None, "{said}");
+        }
+        for said in [
+            "my kids loved the dinosaur museum",
+            "my brother crashed his bike on the way home",
+            "me mas gettin her knee done on the 3rd",
+            "my driving test sat 9am",
+            "my car's in the garage again",
+        ] {
+            assert!(episode(said).is_some(), "{said}");
+        }
+    }
+
+    #[test]
+    fn an_object_me_means_the_left_out_subject_was_not_the_user() {
+        for said in ["Made me laugh so hard at the party.", "Took me ages to find the right flat."] {
+            let got = episode(said).map(|e| e.1).unwrap_or_default();
+            assert!(!got.starts_with("User made") && !got.starts_with("User took"), "{said}: {got}");
+        }
     }
 
     #[test]

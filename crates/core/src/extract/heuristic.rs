@@ -464,7 +464,8 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     // "Ill ask my mum", "ya ill ask": "ill" opening a clause before a verb is "I'll" typed
     // without its apostrophe ("ill" elsewhere is being unwell). Only a reply word may stand
     // before it: after "so", "and" or "but" it is more often the adjective ("so ill just
-    // lying here", "tired and ill still").
+    // lying here", "tired and ill still"), save before "be" or a duty, which no adjective
+    // takes ("so ill be doin the dinners", "and ill have to ring them").
     static ILL: OnceLock<Regex> = OnceLock::new();
     let ill = ILL.get_or_init(|| {
         Regex::new(
@@ -474,6 +475,50 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     });
     if english && ill.is_match(&s) {
         s = Cow::Owned(ill.replace_all(&s, "${1}I'll${2}").into_owned());
+    }
+    static ILL_JOINED: OnceLock<Regex> = OnceLock::new();
+    let ill_joined = ILL_JOINED.get_or_init(|| {
+        Regex::new(r"\b((?i:so|and|but|cos|coz|then|n)\s+)(?i:ill)(\s+(?i:be|have\s+to|need\s+to|hav\s+to)\b)")
+            .expect("joined ill regex")
+    });
+    if english && ill_joined.is_match(&s) {
+        s = Cow::Owned(ill_joined.replace_all(&s, "${1}I'll${2}").into_owned());
+    }
+    // "Now 4 year I am in Birmingham", "Already 7 years I live in Vilnius": a learner puts how
+    // long first; said the English way ("I've been in Birmingham for 4 years") the rules for
+    // where the user lives and works read it, and no memory opens on "4 year".
+    static SPAN_FIRST: OnceLock<Regex> = OnceLock::new();
+    let span_first = SPAN_FIRST.get_or_init(|| {
+        Regex::new(
+            r"(?m)(^\s*|[.!?]\s+)(?:(?i:now|already)\s+)?(\d+|(?i:a\s+few|two|three|four|five|six|seven|eight|nine|ten|many))\s+((?i:year|month|week)s?)\s+(?:(?i:now|already)\s+)?[Ii]\s+(am\s+[a-z]+ing|am|live|work|stay)\s+((?i:in|at|on|as|for|with)\s+[^.!?]+)",
+        )
+        .expect("span-first regex")
+    });
+    if english {
+        rewrite_all(&mut s, span_first, |c| {
+            let (lead, count, unit, verb, place) = (&c[1], &c[2], c[3].to_lowercase(), &c[4], &c[5]);
+            let unit = if count == "1" || unit.ends_with('s') { unit } else { format!("{unit}s") };
+            let done = match verb {
+                "am" => "been".to_string(),
+                "live" => "lived".to_string(),
+                "work" => "worked".to_string(),
+                "stay" => "stayed".to_string(),
+                // "I am working on reception" → "I've been working on reception".
+                _ => verb.replacen("am", "been", 1),
+            };
+            // The place runs to the comma, or past it when only a name follows ("in
+            // Birmingham, Small Heath").
+            let (place, after) = match place.find(',') {
+                Some(i) => {
+                    let next = place[i + 1..].find(',').map_or(place.len(), |j| i + 1 + j);
+                    let named = place[i + 1..next].split_whitespace().count() <= 3
+                        && place[i + 1..next].split_whitespace().all(|w| w.starts_with(char::is_uppercase));
+                    if named { place.split_at(next) } else { place.split_at(i) }
+                }
+                None => (place, ""),
+            };
+            format!("{lead}I've {done} {} for {} {unit}{after}", place.trim_end(), count.to_lowercase())
+        });
     }
     // "am 15 so …", "cannae dae pizza, am seliac": a clause opening on "am" has dropped its
     // "I" ("9 am" follows a number, never a clause's start).
@@ -1859,6 +1904,19 @@ pub(crate) mod tests {
         assert_eq!(contents("am 15 so my mum has to sign"), vec!["User is 15 years old"]);
         assert_eq!(contents("I start at 9 am on Mondays"), vec!["User starts at 9 am on Mondays"]);
         assert_eq!(normalise("so am i lol", true), "so am i lol");
+        assert_eq!(
+            normalise("Now 4 year I am in Birmingham, Small Heath. I am chef.", true),
+            "I've been in Birmingham, Small Heath for 4 years. I am chef."
+        );
+        assert_eq!(
+            normalise("Already 7 years I live in Vilnius, my wife is from here", true),
+            "I've lived in Vilnius for 7 years, my wife is from here"
+        );
+        assert_eq!(normalise("2 weeks I am off work", true), "2 weeks I am off work");
+        assert_eq!(
+            normalise("Four years I am working on reception in one hotel in Killarney.", true),
+            "I've been working on reception in one hotel in Killarney for four years."
+        );
         assert!(
             contents("WE WON THE LEAGUE!!").iter().all(|c| c.contains("won the league")),
             "{:?}",
@@ -2202,6 +2260,10 @@ pub(crate) mod tests {
             ("I have sugar, so no sweets please", "health:diabetes", "diabetes"),
             ("I am having sugar, type 2 diabetes, since 2019", "health:type_2_diabetes", "type 2 diabetes"),
             ("I can't eat gluten, coeliac", "health:coeliac", "coeliac"),
+            ("i have adhd, on aderall xr 10mg but it wears off by like 3", "health:adhd", "adhd"),
+            ("I've got glaucoma in my left eye", "health:glaucoma", "glaucoma"),
+            ("I am having gastritis from long time", "health:gastritis", "gastritis"),
+            ("i was diagnosed with sleep apnea last year", "health:sleep_apnea", "sleep apnea"),
         ] {
             assert_eq!(keyed(text, key).as_deref(), Some(value), "{text:?}");
         }
@@ -2309,6 +2371,8 @@ pub(crate) mod tests {
         assert_eq!(normalise("shes into museums, im more food", true), "she's into museums, i'm more food");
         assert_eq!(normalise("I was ill all week", true), "I was ill all week");
         assert_eq!(normalise("im so ill just lying here", true), "i'm so ill just lying here");
+        assert_eq!(normalise("so ill be doin the dinners that week", true), "so I'll be doin the dinners that week");
+        assert_eq!(normalise("tired and ill, be back later", true), "tired and ill, be back later");
         assert_eq!(normalise("tired and ill still", true), "tired and ill still");
         assert_eq!(normalise("Ill again today, staying in", true), "Ill again today, staying in");
     }

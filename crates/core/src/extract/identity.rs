@@ -467,6 +467,15 @@ pub(super) fn rules() -> Vec<Rule> {
                 if NOT_HERE.contains(&cap(c, "x").unwrap_or_default().to_lowercase().as_str()) {
                     return Vec::new();
                 }
+                // "shes here!! poppy mae, born monday": a pronoun with its verb, someone else
+                // arriving, never a name.
+                let x_lower = cap(c, "x").unwrap_or_default().to_lowercase().replace('\u{2019}', "'");
+                let (head, _) = x_lower.split_once('\'').unwrap_or((&x_lower, ""));
+                if matches!(head, "she" | "he" | "it" | "they" | "we" | "you" | "who" | "what" | "there" | "that")
+                    || matches!(x_lower.as_str(), "shes" | "hes" | "theyre" | "were" | "youre" | "thats" | "theres")
+                {
+                    return Vec::new();
+                }
                 // "hey cher its rodney, 58": after a greeting, "it's" introduces too.
                 let greeted_its = ["it's ", "its ", "it is "].iter().any(|w| whole.contains(w))
                     && GREETINGS.iter().any(|g| whole.starts_with(g));
@@ -1732,6 +1741,29 @@ pub(super) fn rules() -> Vec<Rule> {
                 "copd",
                 "crohn",
                 "colitis",
+                "adhd",
+                "arthritis",
+                "glaucoma",
+                "gastritis",
+                "migraines",
+                "gout",
+                "angina",
+                "apnea",
+                "apnoea",
+                "thyroid",
+                "hypothyroidism",
+                "fib",
+                "osteoporosis",
+                "sclerosis",
+                "parkinson",
+                "lupus",
+                "psoriasis",
+                "eczema",
+                "sickle",
+                "endometriosis",
+                "pcos",
+                "fibromyalgia",
+                "hashimoto",
                 " me up",
                 " me out",
                 " me into",
@@ -1780,6 +1812,11 @@ pub(super) fn rules() -> Vec<Rule> {
                     | blood\s+pressure
                     | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
                     | copd | crohn'?s(?:\s+disease)? | ulcerative\s+colitis
+                    | adhd | (?:rheumatoid\s+)?arthritis | glaucoma | gastritis | migraines | gout | angina
+                    | sleep\s+apn(?:o)?ea | (?:an\s+)?underactive\s+thyroid | hypothyroidism | a\s?fib
+                    | atrial\s+fibrillation | osteoporosis | multiple\s+sclerosis | parkinson'?s(?:\s+disease)?
+                    | lupus | psoriasis | eczema | sickle\s+cell(?:\s+disease|\s+an(?:a)?emia)? | endometriosis
+                    | pcos | fibromyalgia | hashimoto'?s
                   )\b
                 # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
@@ -2453,6 +2490,8 @@ mod tests {
         assert_eq!(keyed("im off, 10 mins till my bus", "name"), None);
         assert_eq!(keyed("mum here, just checking in", "name"), None);
         assert_eq!(keyed("grand here, 20 degrees and sunny", "name"), None);
+        assert_eq!(keyed("shes here!! poppy mae, born monday 7lb 2", "name"), None);
+        assert_eq!(keyed("She's here!", "name"), None);
         assert_eq!(keyed("im done, 45 minutes of that", "name"), None);
         none("what's my name?");
         none("My name is not important");

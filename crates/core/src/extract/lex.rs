@@ -733,6 +733,17 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
                     other = false;
                     continue;
                 }
+                // "my sister is getting married and I am the bridesmaid": "they are" would be
+                // the sister.
+                "i" if other && matches!(next.as_deref(), Some("am" | "was")) => {
+                    let verb = words[i + 1];
+                    let trail = &verb[verb.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+                    let agreed = if next.as_deref() == Some("am") { "is" } else { "was" };
+                    out.push(format!("User {agreed}{trail}"));
+                    skip_next = true;
+                    other = false;
+                    continue;
+                }
                 "i'm" if other => Some("User is"),
                 "i've" if other => Some("User has"),
                 "i'll" if other => Some("User will"),
@@ -1849,6 +1860,10 @@ mod tests {
         // After someone else the user is named, a plain verb agreeing; one that reads alike
         // needs no agreement.
         assert_eq!(third_person_naming_user("she said I need rest", false), "she said User needs rest");
+        assert_eq!(
+            third_person_naming_user("is getting married in June and I am the bridesmaid", true),
+            "is getting married in June and User is the bridesmaid"
+        );
         assert_eq!(
             third_person_naming_user("wants a cruise but I get seasick, badly", true),
             "wants a cruise but User gets seasick, badly"

@@ -24,11 +24,11 @@ use crate::text::tidy;
 /// amount alone as people say it of a medicine they name ("sertraline 50").
 const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?))?\b(?:\s+(?:a|per)\s+day)?)";
 
-/// A medicine's name as written: one word of four letters or more ("vitamin d" is two).
+/// A medicine's name as written: one word of four letters or more ("vitamin d" is two). A
+/// release form after it ("adderall xr 10mg") is passed over: the slot is the medicine's.
 /// What it is said to be, between commas after it ("lisinopril, the blood pressure pill, 10
 /// milligrams"), is kept with it: a later "my blood pressure pill" names it that way.
-const MEDICINE: &str =
-    r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)(?P<what>,\s*(?:the|my)\s+[a-z][a-z\x20-]{2,30}?,)?";
+const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)(?:\s+(?:xr|xl|sr|er|cr|mr|odt|retard)\b)?(?P<what>,\s*(?:the|my)\s+[a-z][a-z\x20-]{2,30}?,)?";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
 const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
@@ -105,7 +105,7 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.takes",
             r"(?x)
                 (?:
-                    \bi\s+<ADV>(?:take|drink|use|need\s+to\s+take|have\s+to\s+take)
+                    \bi\s+<ADV>(?:(?:must|need\s+to|have\s+to|should)\s+)?(?:take|drink|use)
                     # 'an I on levothyroxine 75', the 'am' left out
                     | \bi\s+(?:now\s+|still\s+)?on
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
@@ -133,8 +133,8 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.changed",
             r"(?x)
                 (?:
-                    \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|she|he|they|i)(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
-                    (?:upped|increased|raised|lowered|reduced|changed|added|put\s+me\s+(?:on|onto)|started\s+me\s+on
+                    \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|midwife|neuro|neurologist|cardiologist|she|he|they|i)(?:'s|'ve)?(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
+                    (?:upped|increased|raised|lowered|reduced|changed|added|halved|doubled|put\s+me\s+(?:on|onto)|started\s+me\s+on
                         |(?:got|has|have)\s+me\s+(?:on|onto)
                         # as learners say it: doctor increase my metformin
                         |increase|increases|raise|lower|reduce|change
@@ -145,7 +145,16 @@ pub(super) fn rules() -> Vec<Rule> {
                 )\s+
                 (?:my\s+|meh\s+|me\s+|the\s+)?<MEDICINE>
                 # 'raised the Cipralex from 10 to 15': the old dose said before the new
-                (?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?(?:from\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg)?\s+)?to|,?\s+(?:so\s+)?now)?\s+<DOSE>)?<SCHEDULE><WHY>
+                # 'halved the atorvastatin, i'm on 20 now'
+                (?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?(?:from\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg)?\s+)?to|,?\s+(?:so\s+)?now|,?\s+(?:so\s+)?(?:i'm|i\s+am)\s+(?:now\s+)?(?:on|taking))?\s+<DOSE>)?<SCHEDULE><WHY>
+            ",
+        ),
+        // e.g. doc bumped me up to 20mg on the adderall: the dose said before the medicine.
+        rule(
+            "medication.dose-on",
+            r"(?x)
+                \b(?:bumped|put|upped|moved|increased|dropped|lowered|knocked|brought)\s+me\s+(?:up\s+|down\s+)?to\s+
+                <DOSE>\s+(?:of|on)\s+(?:the\s+|my\s+)?<MEDICINE><SCHEDULE>
             ",
         ),
         // e.g. the Dr has put my warfarin up to 6mg.
@@ -188,7 +197,9 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["stopped", "took me off", "taken me off", "discontinued"],
             r"(?xi)
-                \b(?:(?:doctor|dr\.?|doc|gp|cardiologist|consultant|specialist|psychiatrist|nurse)|she|he|they|i)\s+(?:has\s+|have\s+)?
+                (?:\b(?:(?:doctor|dr\.?|doc|gp|cardiologist|consultant|specialist|psychiatrist|nurse|midwife)|she|he|they|i)(?:'s|'ve)?\s+(?:has\s+|have\s+)?
+                    # 'took me off the celebrex, …', 'stopped the ibuprofen': the subject left out
+                    |^(?:so\s+|then\s+|and\s+)?)
                 (?:stopped(?:\s+taking)?|discontinued|took\s+me\s+off|taken\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
                 # not 'took me off the allopurinol and put me on febuxostat': a switch, read as one
                 (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b)?
@@ -199,13 +210,15 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "medication.switched",
             Mode::Statement,
-            &["from", "off"],
+            &["from", "off", "no "],
             r"(?xi)
                 # e.g. The Doctor changed me off the Warfarin to a new one called Apixaban.
                 \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+|the\s+)?(?P<old>[a-z][a-z-]{3,})
                 # doc took me off the allopurinol an put me on febuxostat
                 \s+(?:to|onto|for|(?:and|an|n|&)\s+(?:put|started|switched|changed)\s+me\s+(?:on|onto|to))\s+(?:(?:a\s+)?new\s+(?:one|tablet|pill|drug|medicine)\s+called\s+|the\s+)?
                 (?P<drug>[a-z][a-z-]{3,})
+                # e.g. doctor change my medicine, no more omeprazole, now famotidine
+                | \bno\s+(?:more\s+)?(?:the\s+)?(?P<old2>[a-z][a-z-]{3,})\s*(?:[,;]|\s+-)?\s*(?:now|just|only)\s+(?:the\s+)?(?P<drug2>[a-z][a-z-]{3,})
             ",
             switched,
         ),
@@ -240,7 +253,26 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     // A second name that is no medicine ("aspirin or nothing like that") is part of the why.
     let second = cap(c, "drug2").map(str::to_lowercase).filter(|d| medicine(d, false));
     let why = if second.is_some() { cap(c, "why") } else { cap(c, "tail") };
-    let why = why.map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
+    // "… or nothing like that, had a stomach bleed", "the Brufen and all, …": the words that
+    // stand for more of the same say no reason.
+    let mut why = why.map(|w| tidy(w.trim_start_matches([',', ' ', '-']))).unwrap_or_default();
+    while let Some(rest) = [
+        "or nothing like that",
+        "or anything like that",
+        "or anything",
+        "or owt",
+        "and all",
+        "n all",
+        "and that",
+        "and stuff",
+        "etc",
+    ]
+    .iter()
+    .find_map(|f| {
+        why.to_lowercase().starts_with(f).then(|| why[f.len()..].trim_start_matches([',', ' ', '.']).to_string())
+    }) {
+        why = rest;
+    }
     let why = if why.is_empty() { String::new() } else { format!(": {}", third_person(&why)) };
     let mut found = Vec::new();
     for drug in std::iter::once(drug).chain(second) {
@@ -253,7 +285,9 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
 /// "changed me from Sintrom to warfarin": the old medicine's slot says it was stopped, the new
 /// one is taken.
 fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
-    let (Some(old), Some(new)) = (cap(c, "old"), cap(c, "drug")) else { return Vec::new() };
+    let (Some(old), Some(new)) = (cap(c, "old").or(cap(c, "old2")), cap(c, "drug").or(cap(c, "drug2"))) else {
+        return Vec::new();
+    };
     let (old, new) = (old.to_lowercase(), new.to_lowercase());
     if !medicine(&old, false) || !medicine(&new, false) {
         return Vec::new();
@@ -322,8 +356,18 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         })
         .unwrap_or_default();
     // What the doctor said of it goes with it ("…, the doc says no grapefruit juice").
-    let why = match cap(c, "advice") {
-        Some(a) => format!("{why}; {}", third_person(&tidy(a.trim_start_matches([',', ' '])))),
+    // The advice ends where a clause of the user's own begins ("…, which is a shame cos I love
+    // it"): the pattern stops at a length, and a cut mid-clause would end on "cos they".
+    let why = match cap(c, "advice").map(|a| a.trim_start_matches([',', ' '])) {
+        Some(a) => {
+            let lower = a.to_lowercase();
+            let end = [", which", ", but", ", so", " cos ", " coz ", " because ", " but "]
+                .iter()
+                .filter_map(|b| lower.find(b))
+                .min()
+                .unwrap_or(a.len());
+            format!("{why}; {}", third_person(&tidy(a[..end].trim_end_matches([',', ' ']))))
+        }
         None => why,
     };
     // "Foracort inhaler two times daily": the form is part of what is taken.
@@ -477,10 +521,7 @@ mod tests {
         let got = crate::extract::heuristic::tests::contents(
             "I can't take aspirin or nothing like that, had a stomach bleed",
         );
-        assert!(
-            got.iter().any(|c| c == "User cannot take aspirin: or nothing like that, had a stomach bleed"),
-            "{got:?}"
-        );
+        assert!(got.iter().any(|c| c == "User cannot take aspirin: had a stomach bleed"), "{got:?}");
         assert!(
             crate::extract::heuristic::tests::contents("my son can't have penicillin")
                 .iter()

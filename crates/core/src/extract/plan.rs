@@ -226,7 +226,9 @@ fn task(vp: &str, dated: bool) -> Option<String> {
     {
         return None;
     }
-    if words.len() < 2 && !dated {
+    // "Later I will send, now I am dead": a verb that takes an object, with none, leans on
+    // the turn before for what ("send" what?), whatever date the sentence holds.
+    if words.len() < 2 && (!dated || (TASK_VERBS.contains(&first) && !ALONE.contains(&first))) {
         return None;
     }
     Some(third_person(&v))
@@ -249,6 +251,11 @@ fn asks_the_listener(words: &[&str]) -> bool {
             matches!(w, "question" | "questions" | "something" | "sth" | "smth" | "query" | "doubt")
         })
 }
+
+/// Task verbs that say all they need without an object ("I'll move in June", "I want to
+/// retire"); the others ("send", "book") alone lean on the turn before for what.
+pub(super) const ALONE: &[&str] =
+    &["apply", "attend", "back", "graduate", "move", "relocate", "retire", "travel", "vote"];
 
 /// Verbs of concrete tasks: an undated "I need to ..." with one of these is a loop.
 pub(super) const TASK_VERBS: &[&str] = &[

@@ -46,6 +46,7 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     let first = lower.split_whitespace().next().unwrap_or("").trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
     if DANGLING.contains(&first)
         || ELIDED_IT.contains(&first)
+        || object_left_out(text)
         || DANGLING_OWNER.contains(&first)
         || pointing_object().is_match(text)
         || object_points_back(text)
@@ -75,12 +76,15 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
     if addressed().is_match(text) {
         return Some(Flaw::Addressed);
     }
-    if NO_SUBJECT.contains(&first) {
+    // "Made User laugh so hard", "Dun User back in last week": a verb before the user with its
+    // own subject left out ("it", "he", or the user as "I" with "me" for "my").
+    let second = lower.split_whitespace().nth(1).unwrap_or("");
+    let verb_first = super::lex::is_past(first) || matches!(first, "dun" | "done" | "did");
+    if NO_SUBJECT.contains(&first) || (verb_first && matches!(second, "user" | "user's")) {
         return Some(Flaw::NoSubject);
     }
     // "Will ask when User picks up the next lot": "will" opening on a verb has lost its "I"
     // ("Will (User's brother) is …" is a name).
-    let second = lower.split_whitespace().nth(1).unwrap_or("");
     if first == "will"
         && second.starts_with(|c: char| c.is_ascii_lowercase())
         && !matches!(second, "user's" | "and" | "or" | "is" | "was" | "has" | "said" | "says")
@@ -88,6 +92,19 @@ pub(super) fn flaw(text: &str) -> Option<Flaw> {
         return Some(Flaw::NoSubject);
     }
     None
+}
+
+/// "Later User will send, now …": a verb that takes an object ends its clause without one, so
+/// what is sent stood in the turn before.
+fn object_left_out(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"\bUser\s+(?:will\s+|plans\s+to\s+|needs\s+to\s+|has\s+to\s+|should\s+|must\s+)([a-z]+)\s*(?:[,.;!]|$)",
+        )
+        .expect("object left out regex")
+    });
+    re.captures_iter(text).any(|c| super::plan::TASK_VERBS.contains(&&c[1]) && !super::plan::ALONE.contains(&&c[1]))
 }
 
 /// Verbs that open a sentence whose "it" was left out ("Gives me a visual of my progress",
@@ -687,6 +704,12 @@ mod tests {
     #[test]
     fn will_opening_on_a_verb_has_lost_its_subject_and_will_the_name_has_not() {
         assert_eq!(flaw("Will ask when User picks up the next lot"), Some(Flaw::NoSubject));
+        assert_eq!(flaw("Made User laugh so hard at the party"), Some(Flaw::NoSubject));
+        assert_eq!(flaw("Later User will send, now they are tired"), Some(Flaw::DanglingPronoun));
+        assert_eq!(flaw("User will send the forms on Monday"), None);
+        assert_eq!(flaw("User will move, the flat is too small"), None);
+        assert_eq!(flaw("Dun User back in last week liftin tubes"), Some(Flaw::NoSubject));
+        assert_eq!(flaw("Yesterday User went to the coast"), None);
         assert_eq!(flaw("Will (User's brother) is moving to Leeds in June"), None);
         assert_eq!(flaw("Will and User went camping in May"), None);
         assert_eq!(flaw("Will is User's oldest friend"), None);

@@ -247,6 +247,12 @@ mod tests {
             // Swiss German, whose "i" and "am" are English words too.
             ("Nächscht Wuche han i Kompensation, am Zischtig frei", Lang::Deu),
             ("i bi hüt so müed, han Nachtdienscht gha", Lang::Deu),
+            // Swabian: "I be" is "ich bin", and "i", "be", "in", "an" are English words too.
+            (
+                "I be d'Gerda, 61, aus Metzinga, i schaff seit 24 Johr in dr Metzgerei Heinzelmann an dr Theke.",
+                Lang::Deu,
+            ),
+            ("Mia ham heit koa Zeit ned, i muass no in d'Arbeit.", Lang::Deu),
             // Dialect: more words of the English list ("i", "a", "in", "is"), but each of them
             // belongs to several lists, and "jetzt", "der" to German alone.
             ("Jetzt mag i Gesangsstunden nehmen, a Stund in der Woch, wenn's net z'teuer is.", Lang::Deu),
