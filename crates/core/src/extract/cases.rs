@@ -142,6 +142,8 @@ mod tests {
     ("I want to visit Patagonia someday.", "preference.goal", "add", Kind::Preference, None, "User wants to visit Patagonia someday"),
     ("I had my job interview this morning.", "resolution.had-event", "close_loop", Kind::OpenLoop, None, "User had their job interview"),
     ("The presentation went really well.", "resolution.event-went", "close_loop", Kind::OpenLoop, None, "User went through the presentation"),
+    ("Easter went real nice. The organ got tuned the tuesday before.", "resolution.got-done-to", "close_loop", Kind::OpenLoop, None, "The organ got tuned"),
+    ("yeah got through to hmrc in the end, they posted it again", "resolution.got-through", "close_loop", Kind::OpenLoop, None, "User got through to hmrc"),
     ("Finally done with my taxes.", "resolution.done-with", "close_loop", Kind::OpenLoop, None, "User completed their taxes"),
     ("The grant application is finally submitted.", "resolution.is-done", "close_loop", Kind::OpenLoop, None, "User completed the grant application"),
     ("Our new sofa finally arrived this morning!", "resolution.thing-arrived", "close_loop", Kind::OpenLoop, None, "User received their new sofa"),

@@ -331,7 +331,7 @@ fn without_leads(text: &str) -> &str {
 fn answers_no(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh|wait|hang\s+on|hold\s+on)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b")
+        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh|wait|hang\s+on|hold\s+on|shoot|oh\s+shoot|oh\s+dear|oh\s+god|oh\s+lord|dang|darn|doh|ugh|my\s+bad|hanoi)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b")
             .expect("reply no regex")
     })
     .is_match(lower)
@@ -495,7 +495,7 @@ fn retraction_lead() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(&format!(
-            r"(?ix)^\s*(?:sorry\s+(?:all|everyone|guys|folks) | {TAKE_BACK_WORDS} | actually | no | nope | mb | {REPLY_WORDS} | lol | ffs | everyone | everybody | guys | folks | hang\s+on | hold\s+on)\b"
+            r"(?ix)^\s*(?:sorry\s+(?:all|everyone|guys|folks) | {TAKE_BACK_WORDS} | actually | no | nope | mb | {REPLY_WORDS} | lol | ffs | everyone | everybody | guys | folks | hang\s+on | hold\s+on | shoot | dang | darn | doh | ugh)\b"
         ))
         .expect("retraction lead regex")
     })
@@ -694,11 +694,20 @@ pub(super) fn rules() -> Vec<Rule> {
                 "got rid of",
                 "stepped down",
                 "resigned",
+                "packed in",
+                "jacked in",
             ],
             r"(?x)
                 # e.g. I finally quit smoking last spring.
-                \b(?:i(?:'ve|\s+have)?|ive)\s+(?:(?:just|finally|recently|officially|actually|completely|also|already)\s+)*(?P<v>
+                (?:
+                    \b(?:i(?:'ve|\s+have)?|ive)\s+(?:(?:just|finally|recently|officially|actually|completely|also|already)\s+)*
+                    # 'packed in evri, startin with dpd on monday': a job left, the 'I' left out
+                    | ^(?P<elided>(?:so\s+|and\s+|well\s+|finally\s+)?)
+                )
+                (?P<v>
                     stopped | quit | gave\s+up | given\s+up | left | dropped\s+out\s+of
+                    # British: packed in the job, jacked in the bar
+                    | packed\s+in | jacked\s+in
                     | unsubscribed\s+from | moved\s+out\s+of | moved\s+away\s+from | got\s+rid\s+of
                     # e.g. ive stepped down as coordinator: a role given up
                     | stepped\s+down\s+(?:as|from) | resigned\s+(?:as|from)
@@ -709,7 +718,17 @@ pub(super) fn rules() -> Vec<Rule> {
                 let v = tidy(&cap(c, "v").unwrap_or_default().to_lowercase());
                 let x = cap(c, "x").unwrap_or_default();
                 let xl = x.trim_start().to_lowercase();
-                if v == "left" {
+                // With the "I" left out only leaving a job reads as the user's ("Stopped at the
+                // shop", "Gave up on it" say nothing that ends).
+                let elided = c.name("elided").is_some();
+                if elided
+                    && !matches!(v.as_str(), "quit" | "left" | "packed in" | "jacked in")
+                    && !v.starts_with("stepped down")
+                    && !v.starts_with("resigned")
+                {
+                    return Vec::new();
+                }
+                if matches!(v.as_str(), "left" | "packed in" | "jacked in") || (elided && v == "quit") {
                     // "I left my keys at home" is no change of life; "I left Google" / "my job" is,
                     // and so is what was left for a new job said in the same breath ("i've left
                     // uber, now with addison lee", "I left the fintech, from May I am head of …").
@@ -743,7 +762,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     return Vec::new();
                 }
                 let verb = match v.as_str() {
-                    "left" | "quit" => "works at".to_string(),
+                    "left" | "quit" | "packed in" | "jacked in" => "works at".to_string(),
                     v if v.starts_with("stepped down") || v.starts_with("resigned") => "is".to_string(),
                     "moved out of" | "moved away from" => "lives in".to_string(),
                     other => third_person(other),
@@ -925,6 +944,11 @@ mod tests {
                 "the council rang back, its the 9th now",
             ),
             ("sorry i mean the 12th", Action::Amend(Target::Latest(ValueShape::Date)), "the 12th"),
+            (
+                "oh shoot no its the 27th he lands at fort campbell",
+                Action::Amend(Target::Latest(ValueShape::Date)),
+                "its the 27th he lands at fort campbell",
+            ),
             (
                 "wait no i moved it to the 19th, cant get the 12th off work",
                 Action::Amend(Target::Latest(ValueShape::Date)),
@@ -1123,6 +1147,11 @@ mod tests {
         // A letter whose lower case is longer before the match reads the same, without panic.
         let ops = run("İŞ bitti. I left the fintech, now with a startup");
         assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("fintech".into()))), "{ops:#?}");
+        // British "packed in", the "I" left out as texts leave it.
+        let ops = run("packed in evri, startin with dpd on monday, employed this time");
+        assert!(ops.iter().any(|o| o.action == Action::Forget(Target::Matching("evri".into()))), "{ops:#?}");
+        assert!(run("Stopped at the shop on the way home").iter().all(|o| !matches!(o.action, Action::Forget(_))));
+        assert!(run("left the party early, was knackered").iter().all(|o| !matches!(o.action, Action::Forget(_))));
         // Left somewhere with nothing after it that says a new job: no change of life.
         assert!(run("i left the party early, was knackered").iter().all(|o| !matches!(o.action, Action::Forget(_))));
         let said = run("I quit smoking in 2019").into_iter().map(|o| o.draft.content).collect::<Vec<_>>();

@@ -1088,7 +1088,34 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // "ok my nans old ford ka", "My favourite mug.": a thing of the user's with no verb after
     // it is named, not told about; a name, a number or a date makes it news ("my driving test
     // sat 9am").
-    if k <= 1 && user.starts_with("User's ") && !specific && when.is_none() && verbless(&words[verb_at..]) {
+    let lead_in = words[..k].iter().all(|w| {
+        matches!(
+            bare(w).as_str(),
+            "ok" | "okay"
+                | "so"
+                | "and"
+                | "oh"
+                | "yeah"
+                | "well"
+                | "also"
+                | "just"
+                | "lol"
+                | "plus"
+                | "but"
+                | "here's"
+                | "heres"
+        )
+    });
+    // The noun may carry the verb itself ("my journal's pretty much my rock").
+    let noun_has_verb = verb_at > 0 && words[verb_at - 1].contains(['\'', '\u{2019}']);
+    if k <= 1
+        && lead_in
+        && !noun_has_verb
+        && user.starts_with("User's ")
+        && !specific
+        && when.is_none()
+        && verbless(&words[verb_at..])
+    {
         return None;
     }
     // Two content words say something ("I'm a terrible cook", "This is where I practice and
@@ -2378,8 +2405,13 @@ mod tests {
 
     #[test]
     fn a_thing_of_the_users_with_nothing_said_of_it_is_no_memory() {
-        for said in ["ok my nans old ford ka", "My favourite mug.", "my sisters new flat in leeds"] {
+        for said in
+            ["ok my nans old ford ka", "My favourite mug.", "my sisters new flat in leeds", "Just my fur babies"]
+        {
             assert_eq!(episode(said), None, "{said}");
+        }
+        for said in ["My journal's pretty much my rock."] {
+            assert!(episode(said).is_some(), "{said}");
         }
         for said in [
             "my kids loved the dinosaur museum",

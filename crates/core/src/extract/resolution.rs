@@ -152,6 +152,45 @@ fn is_task_verb(v: &str) -> bool {
     TASK_VERBS.contains(&v)
 }
 
+/// Participles that say what befell a thing, not a task done to it ("the car got stuck", "the
+/// flight was cancelled" is the event family's).
+const STATES_DONE_TO: &[&str] = &[
+    "admitted",
+    "arrested",
+    "bored",
+    "cancelled",
+    "canceled",
+    "confused",
+    "damaged",
+    "delayed",
+    "destroyed",
+    "divorced",
+    "engaged",
+    "excited",
+    "fired",
+    "flooded",
+    "hurt",
+    "injured",
+    "killed",
+    "locked",
+    "married",
+    "moved",
+    "postponed",
+    "promoted",
+    "rejected",
+    "sacked",
+    "scared",
+    "scratched",
+    "shocked",
+    "stolen",
+    "stressed",
+    "stuck",
+    "tired",
+    "towed",
+    "upset",
+    "worried",
+];
+
 /// Verbs too general to identify a task on their own.
 pub(super) const GENERIC_VERBS: &[&str] =
     &["do", "find", "get", "give", "go", "have", "make", "put", "run", "see", "set", "take"];
@@ -319,6 +358,42 @@ pub(super) fn rules() -> Vec<Rule> {
                 \b
             ",
             |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "completed"),
+        ),
+        Rule::new(
+            "resolution.got-done-to",
+            Mode::Statement,
+            &["got ", "been ", "was ", "were "],
+            r"(?x)
+                # e.g. organ got tuned the tuesday before; the boiler was serviced on Friday
+                (?P<x>\b(?:my|the|our)\s+[^,.;!?]+?|^[a-z]+(?:\s+[a-z]+)?)\s+(?:got|has\s+been|have\s+been|was|were)\s+
+                (?:(?:finally|all|just|already|now)\s+)*(?P<v>[a-z]{3,}ed)\b
+            ",
+            |c, s| {
+                let v = cap(c, "v").unwrap_or_default().to_lowercase();
+                let x = cap(c, "x").unwrap_or_default();
+                // What happened to someone ("my sister got married", "my mum was admitted") or
+                // a state ("the car got stuck") is no task done.
+                let noun = x.split_whitespace().last().unwrap_or_default().to_lowercase();
+                if STATES_DONE_TO.contains(&v.as_str())
+                    || super::lex::is_relation_word(&noun)
+                    || super::lex::is_pet_word(&noun)
+                {
+                    return Vec::new();
+                }
+                let mut found = close_thing(x, s, c.get(0).map_or(0, |m| m.start()), "got");
+                for f in &mut found {
+                    f.draft.content = super::lex::capitalised(&format!("{} got {v}", third_person(x.trim())));
+                }
+                found
+            },
+        ),
+        Rule::new(
+            "resolution.got-through",
+            Mode::Statement,
+            &["got through to"],
+            // e.g. got through to hmrc in the end (closes: ring hmrc about my utr)
+            r"\bgot\s+through\s+to\s+(?P<x>[^,.;!?]+)",
+            |c, s| close_thing(cap(c, "x").unwrap_or_default(), s, c.get(0).map_or(0, |m| m.start()), "got through to"),
         ),
         Rule::new(
             "resolution.thing-arrived",
@@ -552,6 +627,10 @@ fn did_it(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         None if c.name("subj").or(c.name("subj2")).is_none() && !is_task_verb(&v) => return Vec::new(),
         None => base_verb(&v),
     };
+    // "packed in evri", "jacked in the bar job": a job left (the "no longer" family's), no task.
+    if matches!(v.as_str(), "packed" | "jacked") && part.as_deref() == Some("in") {
+        return Vec::new();
+    }
     let start = c.name("v").or(c.name("bv")).map_or(0, |m| m.start());
     if denied(s, start) {
         return Vec::new();
