@@ -1294,6 +1294,13 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     // "You" in a memory has no referent: it was said to the other speaker ("Having a dedicated
     // space should help you stay focused"), so it is about them or about everyone.
+    // A later clause that turns to "you" ("…, employed this time so they give you the van")
+    // is general talk or the listener's: the news before it stays, the clause goes.
+    if !quoted {
+        if let Some(cut) = before_second_person(&content) {
+            content = cut;
+        }
+    }
     if !crate::pii::detect(&content).is_empty() || content.split_whitespace().any(|w| second_person(&bare(w))) {
         return None;
     }
@@ -1592,6 +1599,18 @@ const LIKING_VERBS: &[&str] = &["love", "hate", "miss", "enjoy", "prefer", "ador
 
 /// Whether a sentence speaks of someone else and not of the user ("She wrote well it seems",
 /// "physics also he managed").
+/// `content` up to the comma before the clause of its first "you", when four words or more
+/// stand before it: "User packed in evri, starting with dpd on monday, employed this time so they
+/// give you the van" keeps "User packed in evri, starting with dpd on monday".
+fn before_second_person(content: &str) -> Option<String> {
+    let words: Vec<&str> = content.split_whitespace().collect();
+    let at = words.iter().position(|w| second_person(&bare(w)))?;
+    // Only at a comma: "I love how it shows the power you were talking about" has the listener
+    // inside the clause that says what is loved.
+    let cut = (4..at).rev().find(|&i| words[i - 1].ends_with([',', ';']))?;
+    Some(words[..cut].join(" ").trim_end_matches([',', ';']).to_string())
+}
+
 /// Whether `words` hold no word that could be a verb: no auxiliary, contraction, past, "-ing"
 /// (or texting's "-in") form, nor a listed base verb with or without its "-s". Unknown words
 /// count as no verb, so a plural subject before an unlisted verb ("my kids adore it") reads as
@@ -2422,6 +2441,13 @@ mod tests {
         ] {
             assert!(episode(said).is_some(), "{said}");
         }
+    }
+
+    #[test]
+    fn a_later_clause_turned_to_you_goes_and_the_news_stays() {
+        let got = episode("I started with dpd on monday, employed this time so they give you the van").map(|e| e.1);
+        assert_eq!(got.as_deref(), Some("User started with dpd on monday"));
+        assert_eq!(episode("I told you about my sister"), None);
     }
 
     #[test]
