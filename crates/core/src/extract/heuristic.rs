@@ -533,6 +533,24 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
             if c[3].eq_ignore_ascii_case("i") { c[0].to_string() } else { format!("{}I am{}{}", &c[1], &c[2], &c[3]) }
         });
     }
+    // "Keep meaning to get a red torch", "been meaning to ring the surgery": an intention with
+    // its "I" left out opening the sentence, read as the plans family reads it with one.
+    static MEANING: OnceLock<Regex> = OnceLock::new();
+    let meaning = MEANING.get_or_init(|| {
+        Regex::new(r"(?m)(^\s*|[.!?]\s+)((?i:keep\s+meaning\s+to|been\s+meaning\s+to|really\s+need\s+to)\s+[a-z])")
+            .expect("dropped-I intention regex")
+    });
+    if english {
+        rewrite_all(&mut s, meaning, |c| {
+            let said = &c[2];
+            let lowered = if said.to_lowercase().starts_with("been") {
+                format!("I've {}", said.to_lowercase())
+            } else {
+                format!("I {}", said.to_lowercase())
+            };
+            format!("{}{lowered}", &c[1])
+        });
+    }
     // "the missus", "the hubby", "the other half": the speaker's own, said as "my" so the rules
     // for the user's people read them ("me and the missus are off to Lanzarote"); "the wife of
     // my friend" is someone else's.
@@ -1913,6 +1931,11 @@ pub(crate) mod tests {
             "I've lived in Vilnius for 7 years, my wife is from here"
         );
         assert_eq!(normalise("2 weeks I am off work", true), "2 weeks I am off work");
+        assert_eq!(
+            normalise("Keep meaning to get a red torch, the white one wrecks my night vision.", true),
+            "I keep meaning to get a red torch, the white one wrecks my night vision."
+        );
+        assert_eq!(normalise("been meaning to ring the surgery", true), "I've been meaning to ring the surgery");
         assert_eq!(
             normalise("Four years I am working on reception in one hotel in Killarney.", true),
             "I've been working on reception in one hotel in Killarney for four years."
