@@ -1607,8 +1607,15 @@ fn before_second_person(content: &str) -> Option<String> {
     let at = words.iter().position(|w| second_person(&bare(w)))?;
     // Only at a comma: "I love how it shows the power you were talking about" has the listener
     // inside the clause that says what is loved.
-    let cut = (4..at).rev().find(|&i| words[i - 1].ends_with([',', ';']))?;
-    Some(words[..cut].join(" ").trim_end_matches([',', ';']).to_string())
+    let cut = (5..at).rev().find(|&i| words[i - 1].ends_with([',', ';']))?;
+    let kept = words[..cut].join(" ").trim_end_matches([',', ';']).to_string();
+    // "I have to say, you …", "I got it, Nate, you …": what stands before the listener's clause
+    // only leads into it.
+    let last = bare(words[cut - 1]);
+    let leads_in =
+        matches!(last.as_str(), "say" | "it" | "that" | "this" | "think" | "know" | "mean" | "guess" | "admit")
+            || words[cut - 1].starts_with(char::is_uppercase);
+    (!leads_in && readable::flaw(&kept).is_none()).then_some(kept)
 }
 
 /// Whether `words` hold no word that could be a verb: no auxiliary, contraction, past, "-ing"
@@ -2446,6 +2453,8 @@ mod tests {
         let got = episode("I started with dpd on monday, employed this time so they give you the van").map(|e| e.1);
         assert_eq!(got.as_deref(), Some("User started with dpd on monday"));
         assert_eq!(episode("I told you about my sister"), None);
+        assert_eq!(episode("I have to say, you really nailed that speech"), None);
+        assert_eq!(episode("I got it, Nate, you were right about the oven"), None);
     }
 
     #[test]
