@@ -473,16 +473,15 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         )
         .expect("ill regex")
     });
-    if english && ill.is_match(&s) {
-        s = Cow::Owned(ill.replace_all(&s, "${1}I'll${2}").into_owned());
-    }
     static ILL_JOINED: OnceLock<Regex> = OnceLock::new();
     let ill_joined = ILL_JOINED.get_or_init(|| {
         Regex::new(r"\b((?i:so|and|but|cos|coz|then|n)\s+)(?i:ill)(\s+(?i:be|have\s+to|need\s+to|hav\s+to)\b)")
             .expect("joined ill regex")
     });
-    if english && ill_joined.is_match(&s) {
-        s = Cow::Owned(ill_joined.replace_all(&s, "${1}I'll${2}").into_owned());
+    for re in [ill, ill_joined] {
+        if english && re.is_match(&s) {
+            s = Cow::Owned(re.replace_all(&s, "${1}I'll${2}").into_owned());
+        }
     }
     // "Now 4 year I am in Birmingham", "Already 7 years I live in Vilnius": a learner puts how
     // long first; said the English way ("I've been in Birmingham for 4 years") the rules for
