@@ -1091,21 +1091,10 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     let lead_in = words[..k].iter().all(|w| {
         matches!(
             bare(w).as_str(),
-            "ok" | "okay"
-                | "so"
-                | "and"
-                | "oh"
-                | "yeah"
-                | "well"
-                | "also"
-                | "just"
-                | "lol"
-                | "plus"
-                | "but"
-                | "here's"
-                | "heres"
+            "ok" | "okay" | "so" | "and" | "oh" | "yeah" | "well" | "also" | "just" | "lol" | "plus" | "but"
         )
     });
+    // "Here's my bookshelf" shows a photo of what the user has: kept, as before.
     // The noun may carry the verb itself ("my journal's pretty much my rock").
     let noun_has_verb = verb_at > 0 && words[verb_at - 1].contains(['\'', '\u{2019}']);
     if k <= 1
