@@ -1597,6 +1597,15 @@ fn before_second_person(content: &str) -> Option<String> {
     // Only at a comma: "I love how it shows the power you were talking about" has the listener
     // inside the clause that says what is loved.
     let cut = (5..at).rev().find(|&i| words[i - 1].ends_with([',', ';']))?;
+    // "I'm pasting our group chat, can you …": the clause turned to the listener asks for
+    // something, and what led into it was the asking.
+    let asks = matches!(
+        (bare(words[cut]).as_str(), words.get(cut + 1).map(|w| bare(w)).as_deref()),
+        ("can" | "could" | "would" | "will" | "do" | "pls" | "please", Some("you" | "u"))
+    );
+    if asks {
+        return None;
+    }
     let kept = words[..cut].join(" ").trim_end_matches([',', ';']).to_string();
     // "I have to say, you …", "I got it, Nate, you …": what stands before the listener's clause
     // only leads into it.
@@ -2443,6 +2452,10 @@ mod tests {
         assert_eq!(got.as_deref(), Some("User started with dpd on monday"));
         assert_eq!(episode("I told you about my sister"), None);
         assert_eq!(episode("I have to say, you really nailed that speech"), None);
+        assert_eq!(
+            episode("pasting our group chat from last night, can you turn it into a to-do list with who's doing what?"),
+            None
+        );
         assert_eq!(episode("I got it, Nate, you were right about the oven"), None);
     }
 

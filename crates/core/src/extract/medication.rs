@@ -146,7 +146,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:my\s+|meh\s+|me\s+|the\s+)?<MEDICINE>
                 # 'raised the Cipralex from 10 to 15': the old dose said before the new
                 # 'halved the atorvastatin, i'm on 20 now'
-                (?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?(?:from\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg)?\s+)?to|,?\s+(?:so\s+)?now|,?\s+(?:so\s+)?(?:i'm|i\s+am)\s+(?:now\s+)?(?:on|taking))?\s+<DOSE>)?<SCHEDULE><WHY>
+                (?:(?:\s+(?:dose\s+)?(?:up\s+|down\s+)?(?:from\s+\d+(?:[.,]\d+)?\s*(?:mg|mcg)?\s+)?to|,?\s+(?:so\s+)?now|,?\s+(?:so\s+)?(?:i'm|i\s+am)\s+(?:now\s+)?(?:on|taking))?,?\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
         // e.g. doc bumped me up to 20mg on the adderall: the dose said before the medicine.
@@ -259,6 +259,7 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     while let Some(rest) = [
         "or nothing like that",
         "or anything like that",
+        "or anything like it",
         "or anything",
         "or owt",
         "and all",

@@ -254,8 +254,10 @@ fn asks_the_listener(words: &[&str]) -> bool {
 
 /// Task verbs that say all they need without an object ("I'll move in June", "I want to
 /// retire"); the others ("send", "book") alone lean on the turn before for what.
-pub(super) const ALONE: &[&str] =
-    &["apply", "attend", "back", "graduate", "move", "relocate", "retire", "travel", "vote"];
+pub(super) const ALONE: &[&str] = &[
+    "apply", "attend", "back", "clean", "cook", "drive", "graduate", "help", "move", "pay", "relocate", "retire",
+    "rest", "run", "study", "swim", "train", "travel", "vote", "wait", "walk", "work",
+];
 
 /// Verbs of concrete tasks: an undated "I need to ..." with one of these is a loop.
 pub(super) const TASK_VERBS: &[&str] = &[

@@ -104,7 +104,11 @@ fn object_left_out(text: &str) -> bool {
         )
         .expect("object left out regex")
     });
-    re.captures_iter(text).any(|c| super::plan::TASK_VERBS.contains(&&c[1]) && !super::plan::ALONE.contains(&&c[1]))
+    // A topic said first ("Interpreter for pre op, User must book") is the object.
+    re.captures_iter(text).any(|c| {
+        let before = &text[..c.get(0).map_or(0, |m| m.start())];
+        !before.contains(',') && super::plan::TASK_VERBS.contains(&&c[1]) && !super::plan::ALONE.contains(&&c[1])
+    })
 }
 
 /// Verbs that open a sentence whose "it" was left out ("Gives me a visual of my progress",
@@ -708,6 +712,8 @@ mod tests {
         assert_eq!(flaw("Later User will send, now they are tired"), Some(Flaw::DanglingPronoun));
         assert_eq!(flaw("User will send the forms on Monday"), None);
         assert_eq!(flaw("User will move, the flat is too small"), None);
+        assert_eq!(flaw("Interpreter for pre op, User must book"), None);
+        assert_eq!(flaw("Priya will drive, they've got the new Corsa"), None);
         assert_eq!(flaw("Dun User back in last week liftin tubes"), Some(Flaw::NoSubject));
         assert_eq!(flaw("Yesterday User went to the coast"), None);
         assert_eq!(flaw("Will (User's brother) is moving to Leeds in June"), None);
