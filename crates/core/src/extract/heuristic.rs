@@ -2283,6 +2283,7 @@ pub(crate) mod tests {
             ("I am having sugar, type 2 diabetes, since 2019", "health:type_2_diabetes", "type 2 diabetes"),
             ("I can't eat gluten, coeliac", "health:coeliac", "coeliac"),
             ("i have adhd, on aderall xr 10mg but it wears off by like 3", "health:adhd", "adhd"),
+            ("important. me allergy plaster, sticky one. skin go red, blister.", "allergy:plaster", "plaster"),
             ("I've got glaucoma in my left eye", "health:glaucoma", "glaucoma"),
             ("I am having gastritis from long time", "health:gastritis", "gastritis"),
             ("i was diagnosed with sleep apnea last year", "health:sleep_apnea", "sleep apnea"),

@@ -1832,6 +1832,8 @@ pub(super) fn rules() -> Vec<Rule> {
                 | (?:\bi\s+(?:have|got|have\s+got)|\bi've(?:\s+got)?)\s+(?:an?\s+)?(?:bad\s+|severe\s+|serious\s+|big\s+)?(?:allergy|allergies)\b(?P<bare_noun>)
                 # Or the allergen before the noun: I have a cat allergy, I've got a bad nut allergy.
                 | (?:\bi\s+(?:have|got|have\s+got)|\bi've(?:\s+got)?)\s+(?:an?\s+)?(?:bad\s+|severe\s+|serious\s+|mild\s+)?(?P<r3><ALLERGENS>)\s+allerg(?:y|ies)\b
+                # Topic first, with no verb, as BSL-shaped English puts it: me allergy plaster.
+                | ^(?:important[.:!,]?\s+)?(?:me|my|i)\s+allerg(?:y|ies|ic)\s+(?P<r4><ALLERGENS>)\b
             "
             .replace("<ALLERGENS>", ALLERGENS)
             .replace("<HEALTH>", HEALTH_STATES)
@@ -1897,7 +1899,14 @@ pub(super) fn rules() -> Vec<Rule> {
                         .collect();
                 }
                 let Some(x) =
-                    cap(c, "x").or(cap(c, "x2")).or(cap(c, "y")).or(cap(c, "r")).or(cap(c, "r2")).or(cap(c, "r3")).and_then(phrase)
+                    cap(c, "x")
+                    .or(cap(c, "x2"))
+                    .or(cap(c, "y"))
+                    .or(cap(c, "r"))
+                    .or(cap(c, "r2"))
+                    .or(cap(c, "r3"))
+                    .or(cap(c, "r4"))
+                    .and_then(phrase)
                 else {
                     return Vec::new();
                 };
