@@ -1253,6 +1253,12 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // faithful, but it says less on its own than a sentence that names what it is about.
     let mut quoted = false;
     let mut leaning = None;
+    // A later clause that turns to "you" ("…, employed this time so they give you the van")
+    // is general talk or the listener's: the news before it stays, the clause goes (before the
+    // rewrite is judged, so a texting "n" in the clause cut does not make the whole a quote).
+    if let Some(cut) = before_second_person(&content) {
+        content = cut;
+    }
     if let Some(named) = readable::the_for_this(&content) {
         content = named;
     }
@@ -1283,13 +1289,6 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     // "You" in a memory has no referent: it was said to the other speaker ("Having a dedicated
     // space should help you stay focused"), so it is about them or about everyone.
-    // A later clause that turns to "you" ("…, employed this time so they give you the van")
-    // is general talk or the listener's: the news before it stays, the clause goes.
-    if !quoted {
-        if let Some(cut) = before_second_person(&content) {
-            content = cut;
-        }
-    }
     if !crate::pii::detect(&content).is_empty() || content.split_whitespace().any(|w| second_person(&bare(w))) {
         return None;
     }
@@ -2451,6 +2450,10 @@ mod tests {
         let got = episode("I started with dpd on monday, employed this time so they give you the van").map(|e| e.1);
         assert_eq!(got.as_deref(), Some("User started with dpd on monday"));
         assert_eq!(episode("I told you about my sister"), None);
+        let got = episode(
+            "packed in evri, startin with dpd on monday, employed this time so they give you the van n no more mither",
+        );
+        assert_eq!(got.map(|e| e.1).as_deref(), Some("User packed in evri, starting with dpd on monday"));
         assert_eq!(episode("I have to say, you really nailed that speech"), None);
         assert_eq!(
             episode("pasting our group chat from last night, can you turn it into a to-do list with who's doing what?"),
