@@ -270,7 +270,9 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     ]
     .iter()
     .find_map(|f| {
-        why.to_lowercase().starts_with(f).then(|| why[f.len()..].trim_start_matches([',', ' ', '.']).to_string())
+        // An ASCII filler matched in the lower case starts the text with the same bytes.
+        let head = why.get(..f.len())?;
+        head.eq_ignore_ascii_case(f).then(|| why[f.len()..].trim_start_matches([',', ' ', '.']).to_string())
     }) {
         why = rest;
     }
@@ -361,11 +363,17 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     // it"): the pattern stops at a length, and a cut mid-clause would end on "cos they".
     let why = match cap(c, "advice").map(|a| a.trim_start_matches([',', ' '])) {
         Some(a) => {
+            // Offsets found in the lower case index the text only where lowering kept every
+            // letter's length ("İ" does not); otherwise the advice stays whole.
             let lower = a.to_lowercase();
-            let end = [", which", ", but", ", so", " cos ", " coz ", " because ", " but "]
-                .iter()
-                .filter_map(|b| lower.find(b))
-                .min()
+            let end = (lower.len() == a.len())
+                .then(|| {
+                    [", which", ", but", ", so", " cos ", " coz ", " because ", " but "]
+                        .iter()
+                        .filter_map(|b| lower.find(b))
+                        .min()
+                })
+                .flatten()
                 .unwrap_or(a.len());
             format!("{why}; {}", third_person(&tidy(a[..end].trim_end_matches([',', ' ']))))
         }
