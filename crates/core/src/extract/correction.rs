@@ -331,7 +331,7 @@ fn without_leads(text: &str) -> &str {
 fn answers_no(lower: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh|wait|hang\s+on|hold\s+on|shoot|oh\s+shoot|oh\s+dear|oh\s+god|oh\s+lord|dang|darn|doh|ugh|my\s+bad|hanoi)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b")
+        Regex::new(r"^\s*(?:(?:sorry|oops|ah|oh|wait|hang\s+on|hold\s+on|shoot|oh\s+shoot|oh\s+dear|oh\s+god|oh\s+lord|dang|darn|doh|ugh|my\s+bad)[,!.]?\s+)?(?:no|nope|nah|naw|actually)\b")
             .expect("reply no regex")
     })
     .is_match(lower)
