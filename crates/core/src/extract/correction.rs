@@ -312,8 +312,12 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         || answered;
     match detail {
         Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
-        None if explicit || names_value => Some(TakeBack::Unnamed { said: whole }),
-        None => None,
+        // "Actually the tutor's just emailed, the assessment's 19 May now": the thing whose day
+        // changed is named, so the memory holding it gets the news.
+        None => match changed_to(lower) {
+            Some(detail) => Some(TakeBack::Detail { detail, said, news: !explicit && !says_it_was_wrong(lower) }),
+            None => (explicit || names_value).then_some(TakeBack::Unnamed { said: whole }),
+        },
     }
 }
 
@@ -375,9 +379,13 @@ fn says_it_is(said: &str) -> bool {
 
 /// Whether a take-back's words (`said`) name only the wrong `detail` ("Not Tuesday."): the
 /// value that holds then comes in the sentence after ("It is Wednesday evening, 7 o'clock").
+/// A day or number taken back with only its thing named beside it ("review is not 20 April.")
+/// waits the same way: nothing else in it is a value.
 pub(super) fn names_only_the_detail(said: &str, detail: &str) -> bool {
-    let detail = key_words(detail);
-    key_words(said).iter().all(|w| detail.contains(w))
+    let wrong = key_words(detail);
+    let rest: Vec<String> = key_words(said).into_iter().filter(|w| !wrong.contains(w) && w != "not").collect();
+    rest.is_empty()
+        || (detail.contains(|c: char| c.is_ascii_digit()) && rest.len() <= 2 && !names_a_value(&rest.join(" ")))
 }
 
 /// Whether what is left of a take-back only says where the user looked again ("I look on the
@@ -476,16 +484,26 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
                 | \b(?:my|the|our)\s+(?P<y>[\w'-]+(?:\s+[\w'-]+){{0,3}}?)\s+(?:went|goes|go|has\s+gone|got|was|is|been)\s+(?:up|down|raised|increased|lowered|reduced|cut|bumped\s+up)\s+to\s+{number}
                 # The thing named by its unit: they have dropped me to two and a half milligrams.
                 | \b{changed}\s+(?:me|us|him|her|them)\s+(?:up\s+|down\s+)?to\s+{number}[^,.;!?]{{0,24}}?
-                  [\s\d](?P<z>milligrams?|mg|micrograms?|mcg|ml|units|tablets|pills|puffs)\b"
+                  [\s\d](?P<z>milligrams?|mg|micrograms?|mcg|ml|units|tablets|pills|puffs)\b
+                # Said of the thing itself: the op's shifted to 17 September; surgery is moved,
+                # now is April 28.
+                | (?:^|[,;:]\s*|\b(?:my|the|our|her|his|their)\s+)(?P<w>[\w'-]+(?:\s+[\w'-]+){{0,2}}?)
+                  (?:'s|\u{{2019}}s|\s+is|\s+was|\s+has\s+been|\s+have\s+been|\s+got|\s+gets|\s+been)\s+(?:now\s+|just\s+|been\s+|also\s+)*
+                  {changed}(?:\s+(?:back|forward|up|down))?(?:\s+to|\s*,?\s*now\s+(?:is\s+|it's\s+|its\s+)?(?:on\s+)?)\s*{day}
+                # Or its new day said with a now: the assessment's 19 May now.
+                | \b(?:my|the|our)\s+(?P<v>[\w'-]+(?:\s+[\w'-]+){{0,2}}?)(?:'s|\u{{2019}}s|\s+is)\s+(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?
+                  (?:\s+(?:of\s+)?[a-z]+)?\s+now\b"
         ))
         .expect("changed-to regex")
     });
     let c = re.captures(lower)?;
-    let thing = c.name("x").or_else(|| c.name("y")).or_else(|| c.name("z"))?.as_str();
+    let thing = ["x", "y", "z", "w", "v"].iter().find_map(|n| c.name(n))?.as_str();
     // The words as said (no synonyms): the memory must hold every one.
     let words: Vec<&str> = thing
         .split_whitespace()
         .filter(|w| w.len() > 1 && !crate::text::is_stopword(w) && !super::lex::GENERIC.contains(w))
+        // "we've been moved to the 3rd floor": a pronoun is no thing.
+        .filter(|w| !w.split_once('\'').is_some_and(|(head, _)| crate::text::is_stopword(head)))
         .collect();
     (!words.is_empty() && words.len() <= 3).then(|| words.join(" "))
 }
@@ -808,6 +826,11 @@ mod tests {
         assert_eq!(got("they postponed the hearing to 3 june").as_deref(), Some("hearing"));
         // No number, no change verb, or nothing named: nothing changed that a memory holds.
         assert_eq!(got("I moved to Leeds in 2019"), None);
+        // Said of the thing itself, or its new day with a "now".
+        assert_eq!(got("hospital rang, op's shifted to 17 september, surgeon's poorly").as_deref(), Some("op"));
+        assert_eq!(got("hospital called, surgery is moved, now is april 28").as_deref(), Some("surgery"));
+        assert_eq!(got("the tutor's just emailed, the assessment's 19 may now").as_deref(), Some("assessment"));
+        assert_eq!(got("we've been moved to the 3rd floor"), None);
         assert_eq!(got("we raised money for the hospice"), None);
         assert_eq!(got("I drove my kids to school"), None);
         let amend = Action::Amend(Target::Matching("blood pressure pill".into()));
