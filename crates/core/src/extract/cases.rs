@@ -44,6 +44,7 @@ mod tests {
     ("Never mind what I said about the Berlin trip.", "forget.never-mind", "forget", Kind::Profile, None, "User asked to forget the Berlin trip"),
     ("and ignore the castle stuff from before, i was being daft", "forget.ignore-the-stuff", "forget", Kind::Profile, None, "User asked to forget castle"),
     ("Since the spring I take lisinopril 10mg every morning.", "medication.takes", "add", Kind::Profile, Some("medication:lisinopril"), "10 mg"),
+    ("Metformin 500 for my sugar, twice a day.", "medication.named-dose", "add", Kind::Profile, Some("medication:metformin"), "500"),
     ("The clinic called and so now atorvastatin 40 mg at night.", "medication.now-dose", "update", Kind::Profile, Some("medication:atorvastatin"), "40 mg"),
     ("Last month my GP increased my levothyroxine to 75 mcg.", "medication.changed", "add", Kind::Profile, Some("medication:levothyroxine"), "75 mcg"),
     ("Also doc bumped me up to 20mg on the adderall, its wicked better.", "medication.dose-on", "add", Kind::Profile, Some("medication:adderall"), "20 mg"),

@@ -35,7 +35,7 @@ const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|ta
 
 /// What it is taken for or since, said after it ("for my heart", "after the valve operation",
 /// "since march for anxiety"): kept with it, in the third person.
-const WHY: &str = r"(?P<why>\s+(?:for|after|since|because\s+of)\s+[^,.;!?]{2,60})?(?P<advice>,\s*(?:and\s+|but\s+)?(?:the\s+|my\s+)?(?:doc|doctor|gp|dr|pharmacist|consultant|nurse)\s+(?:says?|said|told\s+me)\s+[^.;!?]{3,60})?";
+const WHY: &str = r"(?P<instead>\s+instead\s+of\s+(?:the\s+|my\s+)?(?P<replaced>[a-z][a-z-]{3,}))?(?P<why>\s+(?:for|after|since|because\s+of)\s+[^,.;!?]{2,60})?(?P<later>,\s*\d+(?:[.,]\d+)?\s*(?:mg|mcg|µg|micrograms?|milligrams?|ml|units?|iu|puffs?)\b)?(?P<advice>,\s*(?:and\s+|but\s+)?(?:the\s+|my\s+)?(?:doc|doctor|gp|dr|pharmacist|consultant|nurse)\s+(?:says?|said|told\s+me)\s+[^.;!?]{3,60})?";
 
 /// Medicines named in `words/medicines.txt`, read on first use.
 static LISTED: Words = Words::new(include_str!("words/medicines.txt"));
@@ -122,6 +122,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 <MEDICINE>(?:\s+<DOSE>)?<SCHEDULE><WHY>
             ",
         ),
+        // e.g. 'tamsulosin 400 for my waterworks', answering what the user takes: a fragment
+        // opening on the medicine, its dose said.
+        rule("medication.named-dose", r"^(?:my\s+)?<MEDICINE>\s+<DOSE><SCHEDULE><WHY>"),
         // e.g. so now enalapril 20 mg: a new dose said as a fragment.
         rule(
             "medication.now-dose",
@@ -133,8 +136,13 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.changed",
             r"(?x)
                 (?:
-                    \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|midwife|neuro|neurologist|cardiologist|she|he|they|i)(?:'s|'ve)?(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
-                    (?:upped|increased|raised|lowered|reduced|changed|added|halved|doubled|put\s+me\s+(?:on|onto)|started\s+me\s+on
+                    \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|gi|consultant|specialist|psychiatrist|surgeon|pharmacist|nurse|midwife|neuro|neurologist|cardiologist
+                        |derm|dermatologist|rheumatologist|rheumy|gastro|hepatologist|endo|endocrinologist|oncologist|she|he|they|i)
+                    (?:'s|'ve)?(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
+                    (?:upped|increased|raised|lowered|reduced|changed|added|halved|doubled|put\s+me\s+(?:on|onto)|(?:started|starts?)\s+me\s+on
+                        |(?:switched|swapped|moved|changed)\s+me\s+(?:to|onto|over\s+to)
+                        # as learners say a new dose: doctor made pregabaline 150 at night
+                        |made
                         |(?:got|has|have)\s+me\s+(?:on|onto)
                         # as learners say it: doctor increase my metformin
                         |increase|increases|raise|lower|reduce|change
@@ -195,7 +203,7 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "medication.stopped",
             Mode::Statement,
-            &["stopped", "took me off", "taken me off", "discontinued"],
+            &["stopped", "took me off", "taken me off", "discontinued", "working", "workin"],
             r"(?xi)
                 (?:\b(?:(?:doctor|dr\.?|doc|gp|cardiologist|consultant|specialist|psychiatrist|nurse|midwife)|she|he|they|i)(?:'s|'ve)?\s+(?:has\s+|have\s+)?
                     # 'took me off the celebrex, …', 'stopped the ibuprofen': the subject left out
@@ -203,6 +211,8 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?:stopped(?:\s+taking)?|discontinued|took\s+me\s+off|taken\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
                 # not 'took me off the allopurinol and put me on febuxostat': a switch, read as one
                 (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b)?
+                # e.g. humira stopped workin so my GI switched me to entyvio
+                | (?:^|[,;]\s*)(?:(?:so|and|but|then|well)\s+)*(?:the\s+|my\s+)?(?P<failed>[a-z][a-z-]{3,})\s+(?:stopped|quit|isn't|wasn't|isnt|wasnt)\s+(?:working|workin)\b
             ",
             stopped,
         ),
@@ -210,7 +220,7 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "medication.switched",
             Mode::Statement,
-            &["from", "off", "no "],
+            &["from", "off", "no ", "swapped", "switched", "changed"],
             r"(?xi)
                 # e.g. The Doctor changed me off the Warfarin to a new one called Apixaban.
                 \b(?:changed|switched|moved|swapped|took)\s+me\s+(?:from|off)\s+(?:my\s+|the\s+)?(?P<old>[a-z][a-z-]{3,})
@@ -219,6 +229,9 @@ pub(super) fn rules() -> Vec<Rule> {
                 (?P<drug>[a-z][a-z-]{3,})
                 # e.g. doctor change my medicine, no more omeprazole, now famotidine
                 | \bno\s+(?:more\s+)?(?:the\s+)?(?P<old2>[a-z][a-z-]{3,})\s*(?:[,;]|\s+-)?\s*(?:now|just|only)\s+(?:the\s+)?(?P<drug2>[a-z][a-z-]{3,})
+                # e.g. Doctor's swapped me edoxiban for apixaban, 5mg twice a day
+                | \b(?:swapped|switched|changed)\s+(?:me\s+|my\s+)?(?:the\s+)?(?P<old3>[a-z][a-z-]{3,})\s+(?:for|to)\s+(?:the\s+)?(?P<drug3>[a-z][a-z-]{3,})
+                  (?:,?\s+(?P<dose>\d+(?:[.,]\d+)?\s*(?:mg|mcg|micrograms?|milligrams?)\b))?
             ",
             switched,
         ),
@@ -235,7 +248,7 @@ fn medical(content: String, salience: f32, key: String, value: impl Into<String>
 
 /// "He stopped Cardiomagnyl": the medicine's slot says it is over.
 fn stopped(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
-    let Some(drug) = cap(c, "drug").map(str::to_lowercase) else { return Vec::new() };
+    let Some(drug) = cap(c, "drug").or(cap(c, "failed")).map(str::to_lowercase) else { return Vec::new() };
     if !medicine(&drug, false) || c.name("switch").is_some() {
         return Vec::new();
     }
@@ -288,7 +301,9 @@ fn cannot_take(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
 /// "changed me from Sintrom to warfarin": the old medicine's slot says it was stopped, the new
 /// one is taken.
 fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
-    let (Some(old), Some(new)) = (cap(c, "old").or(cap(c, "old2")), cap(c, "drug").or(cap(c, "drug2"))) else {
+    let (Some(old), Some(new)) =
+        (cap(c, "old").or(cap(c, "old2")).or(cap(c, "old3")), cap(c, "drug").or(cap(c, "drug2")).or(cap(c, "drug3")))
+    else {
         return Vec::new();
     };
     let (old, new) = (old.to_lowercase(), new.to_lowercase());
@@ -297,7 +312,11 @@ fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let stopped =
         medical(format!("User no longer takes {old} (switched to {new})"), 0.7, format!("medication:{old}"), "stopped");
-    let taken = medical(format!("User takes {new}"), 0.85, format!("medication:{new}"), "taken");
+    let dose = cap(c, "dose").map(|d| tidy(&d.replace("mg", " mg").replace("mcg", " mcg")));
+    let taken = match dose {
+        Some(d) => medical(format!("User takes {new} {d}"), 0.85, format!("medication:{new}"), d),
+        None => medical(format!("User takes {new}"), 0.85, format!("medication:{new}"), "taken"),
+    };
     vec![Found::with(Action::Update(Target::Key(format!("medication:{old}"))), stopped), Found::add(taken)]
 }
 
@@ -317,7 +336,8 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
         }
     }
     let Some(drug) = cap(c, "drug").map(|d| tidy(&d.to_lowercase())) else { return Vec::new() };
-    let dose = cap(c, "dose").map(|d| {
+    // "on methotrexate for my psoriasis, 15mg every Monday": the dose said after the reason.
+    let dose = cap(c, "dose").or_else(|| cap(c, "later").map(|l| l.trim_start_matches([',', ' ']))).map(|d| {
         // "5mg" reads "5 mg".
         let d = tidy(d);
         let split = d.find(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ',')).unwrap_or(d.len());
@@ -327,8 +347,10 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     // A dose changed with no new dose in the pattern ("upped the sertraline so its 100 now not
     // 50") is the correction family's to read: a bare "takes" would lose the dose the slot has.
     let whole = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
-    let change = ["upped", "increase", "raise", "lower", "reduce", "change"].iter().any(|v| whole.contains(v));
-    if change && dose.is_none() {
+    // "Doctor made pregabaline 150": only with the dose does "made" say a new one.
+    let change = ["upped", "increase", "raise", "lower", "reduce", "change", "made"].iter().any(|v| whole.contains(v));
+    let moved_to = [" me to ", " me onto ", " me over to "].iter().any(|v| whole.contains(v));
+    if change && !moved_to && dose.is_none() {
         return Vec::new();
     }
     // Only a unit makes an unknown word a medicine: "photos 3" is no dose.
@@ -386,6 +408,16 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     let content = format!("User takes {drug}{what}{form}{dose_text}{}{why}", when.as_deref().unwrap_or(""));
     let d = medical(content, 0.85, format!("medication:{drug}"), dose.unwrap_or_else(|| "taken".to_string()));
     let mut found = vec![Found::add(d)];
+    // "She gives me bisoprolol 2.5 instead of the Concor": the one it replaces is over.
+    if let Some(old) = cap(c, "replaced").map(str::to_lowercase).filter(|o| medicine(o, false) && *o != drug) {
+        let d = medical(
+            format!("User no longer takes {old} (switched to {drug})"),
+            0.7,
+            format!("medication:{old}"),
+            "stopped",
+        );
+        found.push(Found::with(Action::Update(Target::Key(format!("medication:{old}"))), d));
+    }
     // "Cardiomagnyl every morning and Lorista": a second medicine named after the first.
     if let Some(other) = cap(c, "drug2").map(str::to_lowercase).filter(|o| medicine(o, false)) {
         found.push(Found::add(medical(format!("User takes {other}"), 0.85, format!("medication:{other}"), "taken")));
@@ -476,6 +508,39 @@ mod tests {
             "{said:?}"
         );
         assert!(said.contains(&("User takes nebivolol".into(), Some("taken".into()))), "{said:?}");
+    }
+
+    #[test]
+    fn a_change_said_by_a_specialist_or_as_a_swap_is_read_with_its_dose() {
+        for (text, content, value) in [
+            ("Derm upped the methotrexate to 20mg, still Mondays.", "User takes methotrexate 20 mg", "20 mg"),
+            ("Doctor made pregabaline 150 at night, no morning dose.", "User takes pregabalin 150 at night", "150"),
+            ("so hepatology doctor start me on tenofovir, one tablet every day", "User takes tenofovir", "taken"),
+            ("my GI switched me to entyvio, its a infusion every 8 weeks", "User takes entyvio", "taken"),
+            (
+                "I'm on methotrexate for my psoriasis, 15mg every Monday",
+                "User takes methotrexate 15 mg for their psoriasis",
+                "15 mg",
+            ),
+            (
+                "tamsolusin 400 for my waterworks, prostate a bit big",
+                "User takes tamsulosin 400 for their waterworks",
+                "400",
+            ),
+        ] {
+            let (got, _, v) = medication(text).unwrap_or_default();
+            assert_eq!((got.as_str(), v.as_str()), (content, value), "{text}");
+        }
+        let said = |text: &str| -> Vec<String> { run(text).into_iter().map(|o| o.draft.content).collect() };
+        let swap = said("Doctor's swapped me edoxiban for apixaban, 5mg twice a day, summat about me kidneys");
+        assert!(swap.contains(&"User takes apixaban 5 mg".to_string()), "{swap:?}");
+        assert!(swap.contains(&"User no longer takes edoxaban (switched to apixaban)".to_string()), "{swap:?}");
+        let instead = said("She gives me bisoprolol 2.5 instead of the Concor");
+        assert!(instead.contains(&"User no longer takes concor (switched to bisoprolol)".to_string()), "{instead:?}");
+        let failed = said("humira stopped workin so my GI switched me to entyvio");
+        assert!(failed.contains(&"User no longer takes humira".to_string()), "{failed:?}");
+        // A verb that names no change without a dose: "the doctor made me laugh".
+        assert_eq!(medication("The doctor made me laugh so much"), None);
     }
 
     #[test]

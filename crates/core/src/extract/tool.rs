@@ -733,6 +733,16 @@ fn switch(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
             (!shown.is_empty()).then(|| tool_found(subj, &shown, cat))
         }
         (None, None) => {
+            // "swapped me edoxaban for apixaban": medicines are the medication family's.
+            let first = |t: &str| {
+                t.split_whitespace().next().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            };
+            let last = |t: &str| {
+                t.split_whitespace().last().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            };
+            if [last(a), first(b)].iter().flatten().any(|w| super::medication::medicine(w, false)) {
+                return Vec::new();
+            }
             // "moved from Berlin to Lisbon", "went from X to Y" belong to other families.
             if !matches!(
                 v.as_str(),
