@@ -1519,10 +1519,17 @@ impl Extractor for HeuristicExtractor {
                         .find(sent)
                         .filter(|m| m.as_str().to_lowercase().starts_with("if"))
                         .map(|m| m.start())
+                        // "…, 2 puffs morning n night, pro air only if i need um": the clause the
+                        // condition sits in goes with it; the clauses before it are told.
+                        .and_then(|at| {
+                            if after_a_break(&sent[..at]) {
+                                Some(at)
+                            } else {
+                                sent[..at].rfind([',', ';']).map(|c| c + 1)
+                            }
+                        })
                         .filter(|&at| {
-                            after_a_break(&sent[..at])
-                                && sent[..at].split_whitespace().count() >= 3
-                                && !conditional_re().is_match(&sent[..at])
+                            sent[..at].split_whitespace().count() >= 3 && !conditional_re().is_match(&sent[..at])
                         })
                 } else {
                     None
@@ -2272,7 +2279,11 @@ pub(crate) mod tests {
             ("coeliac btw", "health:coeliac", "coeliac"),
             ("Also i have high pressure since two years", "health:high_blood_pressure", "high blood pressure"),
             ("I've got a heart condition, nothing too strenuous please", "health:heart_condition", "heart condition"),
-            ("i was diagnosed with crohns in 2019", "health:crohns", "crohns"),
+            ("i was diagnosed with crohns in 2019", "health:crohns", "Crohn's"),
+            ("i got chrones, on humira shots every other week", "health:crohns", "Crohn's"),
+            ("my excema is peak rn on my hands", "health:eczema", "eczema"),
+            ("Also I have hepatitis B, from Mongolia", "health:hepatitis_b", "hepatitis B"),
+            ("also im properly asthmatic, dust sets me off", "health:asthma", "asthma"),
             (
                 "I am having diabetes type 2, taking metformin 500 two times daily",
                 "health:type_2_diabetes",

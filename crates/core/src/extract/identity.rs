@@ -1759,6 +1759,13 @@ pub(super) fn rules() -> Vec<Rule> {
                 "lupus",
                 "psoriasis",
                 "eczema",
+                "excema",
+                "exema",
+                "chron",
+                "crone",
+                "hepatitis",
+                "hep ",
+                "hiv",
                 "sickle",
                 "endometriosis",
                 "pcos",
@@ -1795,7 +1802,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 | \bi\s+have\s+(?:a|an)\s+(?:severe\s+|bad\s+|mild\s+)?(?P<y>[\w-]+(?:\s+[\w-]+)?)\s+allergy
                 # e.g. I have an allergy to novocaine; 'I have allergy on novocaine' as a learner
                 # says it.
-                | \b(?:i\s+have|i\s+got|<IVE>\s+got)\s+(?:an?\s+)?(?:severe\s+|bad\s+|serious\s+|mild\s+)?allerg(?:y|ies)\s+(?:to|on|for|from|against|with)\s+(?P<x2><CLAUSE>)
+                | \b(?:i\s+have|i\s+got|<IVE>\s+got)\s+(?:an?\s+)?(?:severe\s+|bad\s+|serious\s+|mild\s+)?allerg(?:y|ies)\s+(?:to|on|for|from|against|with|of)\s+(?P<x2><CLAUSE>)
                 # e.g. I've got epilepsy; (doctor says) i have diabetes type 2; 'I am having
                 # diabetes', 'I'm suffering from asthma' as learners say it.
                 | \b(?:<IVE>\s+got|i\s+(?:have|got)|i\s+was\s+diagnosed\s+with|<IVE>\s+been\s+diagnosed\s+with
@@ -1811,13 +1818,18 @@ pub(super) fn rules() -> Vec<Rule> {
                     # 'I have blood pressure', as many learners say high blood pressure
                     | blood\s+pressure
                     | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
-                    | copd | crohn'?s(?:\s+disease)? | ulcerative\s+colitis
+                    # 'chrones', 'chrons': Crohn's as it is often typed
+                    | copd | (?:crohn'?s|c?hro(?:h)?ne?'?s|chrons)(?:\s+disease)? | ulcerative\s+colitis
                     | adhd | (?:rheumatoid\s+)?arthritis | glaucoma | gastritis | migraines | gout | angina
                     | sleep\s+apn(?:o)?ea | (?:an\s+)?underactive\s+thyroid | hypothyroidism | a\s?fib
                     | atrial\s+fibrillation | osteoporosis | multiple\s+sclerosis | parkinson'?s(?:\s+disease)?
-                    | lupus | psoriasis | eczema | sickle\s+cell(?:\s+disease|\s+an(?:a)?emia)? | endometriosis
+                    | lupus | psoriasis | e(?:cz|xc|x|cx|z)ema | hepatitis\s+[abc] | hep\s+[bc] | hiv | sickle\s+cell(?:\s+disease|\s+an(?:a)?emia)? | endometriosis
                     | pcos | fibromyalgia | hashimoto'?s
                   )\b
+                # The condition said as what it is doing: 'my excema is peak rn', 'my asthma
+                # stay junk wit da vog'.
+                | \bmy\s+(?P<c2>asthma|e(?:cz|xc|x|cx|z)ema|psoriasis|arthritis|crohn'?s|c?hro(?:h)?ne?'?s|chrons|epilepsy|gout|copd|migraines|angina|lupus|endometriosis|fibromyalgia)
+                  \s+(?:is|was|has|had|'s|stay|been|keeps|flared|flares|flaring|got|gets|playing)\b
                 # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
                 # The reaction said instead of the word: penicillin blows me up like a balloon,
@@ -1840,8 +1852,8 @@ pub(super) fn rules() -> Vec<Rule> {
             .replace("<INTENSITY>", INTENSITY)
             .as_str(),
             |c, s| {
-                let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")) {
-                    let z = tidy(&z.to_lowercase()).replace('-', " ");
+                let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")).or(cap(c, "c2")) {
+                    let z = condition_as_spelt(&tidy(&z.to_lowercase()).replace('-', " "));
                     // Sugar is diabetes, and blood pressure is high, only where the clause ends
                     // on it: "I have sugar in my tea" is tea, "I have blood pressure check" a
                     // check.
@@ -1857,7 +1869,7 @@ pub(super) fn rules() -> Vec<Rule> {
                     let z = if z.starts_with("sugar") { "diabetes".to_string() } else { z };
                     let z = if z == "high pressure" || z == "blood pressure" { "high blood pressure".to_string() } else { z };
                     // "I have high blood pressure": a condition one has, not one is.
-                    let said_have = cap(c, "c").is_some();
+                    let said_have = cap(c, "c").is_some() || cap(c, "c2").is_some();
                     let diabetes_type = cap(c, "t1").or(cap(c, "t2")).or(cap(c, "t3")).or(cap(c, "t4")).or_else(|| {
                         z.strip_prefix("type ").and_then(|t| t.strip_suffix(" diabetic")).filter(|t| t.len() == 1)
                     });
@@ -1873,7 +1885,9 @@ pub(super) fn rules() -> Vec<Rule> {
                         }
                         _ => (z.clone(), format!("User is {z}")),
                     };
-                    let key = format!("health:{}", state.trim_end_matches(" disease").replace(' ', "_"));
+                    // "Crohn's" and "crohns" fill one slot.
+                    let key =
+                        format!("health:{}", state.trim_end_matches(" disease").replace(' ', "_").replace('\'', "").to_lowercase());
                     Some((content, key, state))
                 } else if cap(c, "pen").is_some() {
                     // The EpiPen: what it is for is in the sentences around it, kept beside it.
@@ -1888,12 +1902,20 @@ pub(super) fn rules() -> Vec<Rule> {
                     return vec![Found::add(d)];
                 }
                 if c.name("bare").is_some() || c.name("bare_noun").is_some() {
-                    // What to: the allergens the sentence names before the word.
+                    // What to: the allergens the sentence names before the word, or the medicines
+                    // ("n no cipro ever im allergic").
                     let before = &s.text[..c.get(0).map_or(0, |m| m.start())];
-                    return allergens()
-                        .find_iter(before)
-                        .map(|m| {
-                            let x = m.as_str().to_lowercase();
+                    let mut named: Vec<String> = allergens().find_iter(before).map(|m| m.as_str().to_lowercase()).collect();
+                    if named.is_empty() {
+                        named = before
+                            .split(|ch: char| !ch.is_alphanumeric() && ch != '-')
+                            .filter(|w| w.len() > 3 && super::medication::medicine(w, false))
+                            .map(str::to_lowercase)
+                            .collect();
+                    }
+                    return named
+                        .into_iter()
+                        .map(|x| {
                             Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(format!("allergy:{x}"), x))
                         })
                         .collect();
@@ -1911,9 +1933,13 @@ pub(super) fn rules() -> Vec<Rule> {
                     return Vec::new();
                 };
                 let x = if cap(c, "x").or(cap(c, "x2")).is_some() { x } else { x.to_lowercase() };
-                // "allergic to ppd myself", "… too lol": the chat's words after the allergen.
+                // "allergic to ppd myself", "… too lol", "allergy of cat very strong": the chat's
+                // words and how strong it is, after the allergen.
                 let mut x = x.as_str();
-                while let Some(cut) = ["myself", "themselves", "too", "as well", "also", "lol", "btw", "tho", "though", "haha"]
+                while let Some(cut) = [
+                    "myself", "themselves", "too", "as well", "also", "lol", "btw", "tho", "though", "haha", "very", "strong",
+                    "bad", "badly", "really", "severe", "big time",
+                ]
                     .iter()
                     .find_map(|w| x.strip_suffix(w).filter(|r| r.ends_with(' ')).map(str::trim_end))
                 {
@@ -1956,8 +1982,33 @@ fn allergens() -> &'static Regex {
     RE.get_or_init(|| Regex::new(&format!(r"\b{ALLERGENS}\b")).expect("allergens regex"))
 }
 
-/// How strongly a state is said to hold ("severely allergic", "very lactose intolerant").
-const INTENSITY: &str = r"(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously)";
+/// How strongly a state is said to hold ("severely allergic", "very lactose intolerant",
+/// "properly asthmatic").
+const INTENSITY: &str = r"(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously|properly|pretty|badly)";
+
+/// A condition as it is spelt in its slot: "excema" is eczema, "chrones" Crohn's, "hep b"
+/// hepatitis B, so a typo and the right spelling fill one slot.
+fn condition_as_spelt(z: &str) -> String {
+    static ECZEMA: OnceLock<Regex> = OnceLock::new();
+    static CROHNS: OnceLock<Regex> = OnceLock::new();
+    let eczema = ECZEMA.get_or_init(|| Regex::new(r"^e(?:cz|xc|x|cx|z)ema$").expect("eczema regex"));
+    let crohns = CROHNS.get_or_init(|| {
+        Regex::new(r"^(?:crohn'?s|c?hro(?:h)?ne?'?s|chrons)(?P<d>\s+disease)?$").expect("crohn's regex")
+    });
+    if eczema.is_match(z) {
+        return "eczema".to_string();
+    }
+    if let Some(c) = crohns.captures(z) {
+        return format!("Crohn's{}", c.name("d").map_or("", |d| d.as_str()));
+    }
+    if let Some(x) = z.strip_prefix("hep ").or_else(|| z.strip_prefix("hepatitis ")).filter(|x| x.len() == 1) {
+        return format!("hepatitis {}", x.to_uppercase());
+    }
+    if z == "hiv" {
+        return "HIV".to_string();
+    }
+    z.to_string()
+}
 
 fn join_names(names: &[String]) -> String {
     match names {
