@@ -2021,6 +2021,16 @@ fn agree(b: &str) -> String {
             "do" => "does".to_string(),
             // "I been meaning to …" (the "have" left out, as people type it): "has been".
             "been" => "has been".to_string(),
+            // "i going call da doctor" (the "am" left out): "is going", never "goings".
+            _ if b.len() >= 5
+                && b.ends_with("ing")
+                && !matches!(
+                    b,
+                    "bring" | "sting" | "swing" | "cling" | "fling" | "wring" | "spring" | "string" | "thing"
+                ) =>
+            {
+                format!("is {b}")
+            }
             _ => third_singular(b),
         }
     }

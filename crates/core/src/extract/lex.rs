@@ -772,6 +772,8 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             "mine" | "ours" => "theirs",
             // Mid-sentence, "me" is "my" only before what is someone's own.
             "me" if me_is_my(next.as_deref(), false) => "their",
+            // "so me and the kids are at my mum's": the user with others, not "them and the kids".
+            "me" if i + 2 < words.len() && matches!(next.as_deref(), Some("and" | "n" | "&")) => "User",
             "me" | "us" => "them",
             "myself" | "ourselves" => "themselves",
             "i" | "we" => {
@@ -1408,7 +1410,8 @@ pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
         "wages", "head", "hands", "hand", "knees", "knee", "feet", "foot", "legs", "leg", "arm", "arms", "eyes",
         "chest", "belly", "hip", "hips", "neck", "shoulder", "teeth", "hair", "gran", "nan", "nana", "ma", "mam", "da",
         "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam", "skin", "face", "ears", "nose", "stomach",
-        "tummy", "throat", "wrist", "ankle", "elbow", "fingers", "toes", "bones", "joints", "lungs", "mouth",
+        "tummy", "throat", "wrist", "ankle", "elbow", "fingers", "toes", "bones", "joints", "lungs", "mouth", "notes",
+        "records", "kidneys", "liver", "phone", "car", "van", "telly", "garden", "birthday",
     ];
     if next.is_empty()
         || [

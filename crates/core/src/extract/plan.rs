@@ -1038,8 +1038,16 @@ fn intent(c: &Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     }
     // Texting's "n" between two verbs is "and" ("ring the derm nurse n ask").
     let joined = vp.replace(" n ", " and ");
-    let vp = joined.as_str();
-    let f = firmness(m);
+    let mut vp = joined.as_str();
+    let mut f = firmness(m);
+    // "we'll have to push the start to Monday": what will be needed, not a plan "to have to".
+    if let Some(rest) = ["have to ", "need to ", "have got to ", "got to "]
+        .iter()
+        .find_map(|h| vp.get(..h.len()).filter(|p| p.eq_ignore_ascii_case(h)).map(|_| &vp[h.len()..]))
+    {
+        vp = rest;
+        f = Firmness::Need;
+    }
     let time = due(vp, s);
     let dated = time.is_some();
     let needs_date = matches!(f, Firmness::Soft | Firmness::Want | Firmness::Should);
