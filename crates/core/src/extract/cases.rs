@@ -57,6 +57,7 @@ mod tests {
     ("I adopted a kitten last week. Her name is Pickle.", "identity.pronoun-name", "add", Kind::Profile, Some("pet:kitten:pickle"), "Pickle"),
     ("My full name is Theodora Blackwood.", "identity.name-explicit", "add", Kind::Profile, Some("name"), "Theodora Blackwood"),
     ("Hey there, I'm Marisol.", "identity.name-intro", "add", Kind::Profile, Some("name"), "Marisol"),
+    ("Dean, 43, Coventry.", "identity.name-age-signed", "add", Kind::Profile, Some("name"), "Dean"),
     ("My older brother works as a firefighter in Leeds.", "identity.family-fact", "add", Kind::Profile, None, "User's brother works as a firefighter in Leeds"),
     ("My daughter is called Ines.", "identity.family-named", "add", Kind::Profile, Some("family:daughter:ines"), "Ines"),
     ("My husband is Raj.", "identity.family-is-name", "add", Kind::Profile, Some("family:husband"), "Raj"),

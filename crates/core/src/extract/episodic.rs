@@ -695,6 +695,11 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     if s.blocked || is_retraction(&s.lower) || s.statement_end == 0 {
         return None;
     }
+    // A greeting of another language that opens like an English verb ("Sat Sri Akal ji") is
+    // no "User sat …".
+    if GREETING_PHRASES.iter().any(|g| s.lower.trim_start().starts_with(g)) {
+        return None;
+    }
     let text = s.text[..s.statement_end.min(s.text.len())].trim();
     let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     // A name said to the other speaker at the end ("Count me in, John!") is no content. After
@@ -2035,6 +2040,9 @@ fn agree(b: &str) -> String {
         }
     }
 }
+
+/// Greetings of other languages said in English chat whose first word is also an English word.
+const GREETING_PHRASES: &[&str] = &["sat sri akal", "sat shri akal", "sat sree akal"];
 
 /// The most statements of one message kept together.
 const PER_MESSAGE: usize = 2;

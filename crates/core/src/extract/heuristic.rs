@@ -170,7 +170,34 @@ fn introduced(text: &str) -> Option<String> {
         // ("from Sulaymaniyah, Kurdistan") they go on naming it, and elsewhere the rest is left
         // as it was said.
         let names_only = part.split_whitespace().all(|w| w.starts_with(char::is_uppercase));
-        if names_only {
+        // "from Jagraon side, Ludhiana district": a name with the kind of place it is goes on
+        // naming the place too.
+        let place_kind = placed
+            && part.starts_with(char::is_uppercase)
+            && part.split_whitespace().count() <= 3
+            && part.split_whitespace().skip(1).all(|w| {
+                w.starts_with(char::is_uppercase)
+                    || matches!(
+                        w,
+                        "district"
+                            | "side"
+                            | "area"
+                            | "region"
+                            | "county"
+                            | "state"
+                            | "province"
+                            | "city"
+                            | "town"
+                            | "village"
+                    )
+            });
+        // "toftwood just outside dereham": where, said with no verb; no "I'm" before it.
+        let whereabouts = lower.split_whitespace().any(|w| matches!(w, "outside" | "near" | "nr"))
+            && !lower.split_whitespace().next().is_some_and(|w| matches!(w, "from" | "living" | "born" | "originally"));
+        if whereabouts {
+            describing = false;
+        }
+        if names_only || place_kind {
             said.push_str(", ");
             said.push_str(part);
             describing &= placed;
@@ -2550,6 +2577,14 @@ pub(crate) mod tests {
         assert!(got.iter().all(|c| !c.contains("name is Panev")), "{got:?}");
         assert!(got.iter().any(|c| c == "User's name is Rasa"), "{got:?}");
         assert_eq!(normalise("I'm Jo, Leeds born and bred", true), "I'm Jo, Leeds born and bred");
+        // A name with the kind of place it is goes on naming the place; a whereabouts with no
+        // verb is no "I'm …".
+        assert_eq!(
+            normalise("I am Gurpreet, 38, from Jagraon side, Ludhiana district.", true),
+            "I am Gurpreet. I'm 38. I'm from Jagraon side, Ludhiana district."
+        );
+        let got = contents("keith here, 61, toftwood just outside dereham.");
+        assert!(got.iter().all(|c| !c.starts_with("User is toftwood")), "{got:?}");
     }
 
     #[test]

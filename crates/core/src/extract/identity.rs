@@ -494,13 +494,15 @@ pub(super) fn rules() -> Vec<Rule> {
                         ["hi", "hey", "hello", "hiya", "yo", "heya", "howdy"].iter().any(|g| whole.starts_with(g));
                     let rest = s.text[c.get(0).map_or(0, |m| m.end())..].trim_start();
                     // The number alone, an age of ten or more: not "im off, 10 mins".
-                    let aged = rest.strip_prefix(',').map(str::trim_start).is_some_and(|r| {
+                    let age_first = |r: &str| {
                         let digits = r.chars().take_while(char::is_ascii_digit).count();
                         let after = r[digits..].trim_start();
-                        digits == 2
-                            && !r.starts_with('0')
-                            && (after.is_empty() || after.starts_with([',', '.', ';']))
-                    });
+                        digits == 2 && !r.starts_with('0') && (after.is_empty() || after.starts_with([',', '.', ';']))
+                    };
+                    // "im bri btw 26, shift manager": the chat's "btw" before it.
+                    let after_btw = rest.strip_prefix("btw").map(|r| r.trim_start_matches(',').trim_start());
+                    let aged = rest.strip_prefix(',').map(str::trim_start).is_some_and(age_first)
+                        || after_btw.is_some_and(age_first);
                     // "wayne here, 56, fish crab out of twillingate" opens the message the way a
                     // signature does; its parts were split off as sentences of their own.
                     let signed = after.trim() == "here"
@@ -535,6 +537,34 @@ pub(super) fn rules() -> Vec<Rule> {
                 }
                 let Some(name) = name_of(x) else { return Vec::new() };
                 vec![Found::add(profile(format!("User's name is {name}"), 0.8, 0.9).keyed("name", name))]
+            },
+        ),
+        Rule::new(
+            "identity.name-age-signed",
+            Mode::Statement,
+            &[","],
+            r"(?x)
+                # e.g. Evening. Dean, 43, Coventry.  (a message signed at its top: name, age, place)
+                ^\s*(?P<x>(?-i:[A-Z][a-z'-]+)),\s*(?P<n>[1-9]\d)\s*(?:,\s*(?-i:[A-Z][\w'.-]*)(?:\s+(?-i:[A-Z][\w'.-]*)){0,2})?\s*[.!]?\s*$
+            ",
+            |c, s| {
+                // Only opening the message, or after a greeting: "Tom, 12." in the middle of a
+                // chat is more likely a child named.
+                if !(s.prev.is_none() || greeted(s, 0)) {
+                    return Vec::new();
+                }
+                let x = cap(c, "x").unwrap_or_default();
+                let xl = x.to_lowercase();
+                if super::lex::is_relation_word(&xl) || super::lex::is_pet_word(&xl) || super::lex::NOT_NAMES.contains(&xl.as_str())
+                {
+                    return Vec::new();
+                }
+                let Some(name) = name_of(x) else { return Vec::new() };
+                let Ok(age) = cap(c, "n").unwrap_or_default().parse::<u32>() else { return Vec::new() };
+                vec![
+                    Found::add(profile(format!("User's name is {name}"), 0.8, 0.9).keyed("name", name)),
+                    Found::add(profile(format!("User is {age} years old"), 0.85, 0.6).keyed("age", age.to_string())),
+                ]
             },
         ),
         Rule::new(
@@ -1580,7 +1610,7 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 # e.g. I just turned 40.
                 \b(?:
-                    <IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning))?
+                    <IM>(?:\s+(?:actually|now|only|just|almost|nearly|turning|(?P<on>on)))?
                     # a learner's 'I have 29 years' (with its years, below)
                     | (?P<have>i\s+have)
                     | i\s+(?:just\s+)?turned
@@ -1591,8 +1621,9 @@ pub(super) fn rules() -> Vec<Rule> {
             ",
             |c, _| {
                 let n = cap(c, "n").unwrap_or_default();
-                // "I have 29 years" is an age; "I have 12" is not.
-                if c.name("have").is_some() && !cap(c, "unit").is_some_and(|u| u.contains("year")) {
+                // "I have 29 years", "I am on 52 years" (as a Bulgarian says it) are ages; "I
+                // have 12", "I'm on 20" are not.
+                if (c.name("have").is_some() || c.name("on").is_some()) && !cap(c, "unit").is_some_and(|u| u.contains("year")) {
                     return Vec::new();
                 }
                 let Ok(age) = n.parse::<u32>() else { return Vec::new() };
