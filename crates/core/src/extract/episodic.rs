@@ -1168,11 +1168,14 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
                 let next_past = words.get(i + 1).is_some_and(|n| is_past(&bare(n)));
                 if next_past { "has" } else { "did" }.to_string()
             });
-            out.push(match done {
+            // The verb keeps what closed it ("I moved, I could not …" keeps its comma).
+            let trail = &w[w.trim_end_matches([',', ';', ':', '.', '!', '?']).len()..];
+            let verb = match done {
                 Some(d) => d,
                 None if past => bare(w),
                 None => agree(&bare(w)),
-            });
+            };
+            out.push(format!("{verb}{trail}"));
         } else if i > v
             && user == "User"
             && bare(&words[k]) == "i"
@@ -1745,6 +1748,18 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
             && !w.contains('-')
             && (!matches!(w1.as_str(), "me" | "us")
                 || super::lex::me_is_my(words.get(2).map(String::as_str), false)) =>
+        {
+            Some("I")
+        }
+        // "Split up with my wife last year", "Quit the gym in March 2019": a verb whose past is
+        // its present, a past time after it.
+        w if SAME_IN_PAST.contains(&w)
+            && !matches!(w1.as_str(), "me" | "us")
+            && words[1..].iter().any(|x| {
+                let x = bare(x);
+                matches!(x.as_str(), "last" | "yesterday" | "ago" | "earlier")
+                    || (x.len() == 4 && (x.starts_with("19") || x.starts_with("20")) && x.parse::<u16>().is_ok())
+            }) =>
         {
             Some("I")
         }
@@ -3150,6 +3165,19 @@ mod tests {
         for w in ["dreamy", "hop", "sing", "fee", "feet"] {
             assert!(!super::listed(&list, w), "{w}");
         }
+    }
+
+    #[test]
+    fn an_i_left_out_before_a_verb_whose_past_is_its_present_is_put_back_with_a_past_time() {
+        let (_, content, _) =
+            episode("Split up with my wife last year and realised I can cook about four things.").unwrap();
+        assert!(content.starts_with("User split up with their wife last year"), "{content}");
+        // The verb keeps its comma.
+        let (_, content, _) = episode("And I moved, I could not live with the cat anymore.").unwrap();
+        assert!(content.starts_with("User moved, they could not"), "{content}");
+        // The "am" left out before a gerund: "is going", never "goings".
+        let (_, content, _) = episode("i going call da doctor bumbye bout da asthma").unwrap();
+        assert!(content.starts_with("User is going call"), "{content}");
     }
 
     #[test]
