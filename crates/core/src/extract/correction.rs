@@ -125,6 +125,7 @@ fn slip() -> &'static Regex {
                     | my\s+mistake\b
                     # the slip pointed at: that was wrong
                     | (?:that|this|it)\s+(?:was|is)\s+wrong\s*(?:$|[,.!;:-])
+                    | (?:that's|it's|thats|its)\s+wrong\s*(?:$|[,.!;:-])
                     # the source looked at again: I look in the letter, it is Wednesday 10
                     | i\s+(?:look|looked|check|checked|read)\s+(?:again\s+)?(?:in|at|on)\s+(?:the|my)\s+(?:letter|calendar|calender|email|e-mail|ticket|booking|invite|invitation|confirmation|paper|card|message|diary|schedule|rota)\b
                     | i\s+(?:am|'m|was)\s+wrong\s*(?:$|[,.!;:-])
@@ -877,7 +878,11 @@ mod tests {
     fn an_apology_before_the_old_number_and_the_slips_source_are_read() {
         assert!(super::apologetic("sorry not 12, is 14 may."));
         assert!(!super::apologetic("sorry not sorry"));
-        for slip in ["i was looking on old timetable.", "i had it wrote wrong on the calendar"] {
+        for slip in [
+            "i was looking on old timetable.",
+            "i had it wrote wrong on the calendar",
+            "hold yew hard that's wrong, she say its the 22nd",
+        ] {
             assert!(super::owns_a_slip(slip), "{slip}");
         }
     }

@@ -1243,6 +1243,10 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     if reply().is_match(&content) && !specific && when.is_none() {
         return None;
     }
+    // Nor the chat's own bookkeeping ("Hold on lemme say this b4 I forget"), a number or not.
+    if meta_talk().is_match(&content) {
+        return None;
+    }
     // Nor a question for the listener ("I have a question about my visa", a learner's "I want
     // to make a question"): the chat answers it, and its topic is in the message archive.
     if asks().is_match(&content) {
@@ -2286,6 +2290,18 @@ fn reply() -> &'static Regex {
     })
 }
 
+/// What the user says to keep the chat going, in the third person: "before User forgets",
+/// "lemme say this", "let me just ask something".
+fn meta_talk() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)^(?:(?:hold on|hang on|wait|oh|ok|okay|also|and|btw|before|b4)[,!]?\s+)*(?:(?:let me|lemme) (?:just )?(?:say|tell|mention|add|ask|put) (?:this|that|something|one thing)\b[^,;]*|(?:before|b4|bfore) User forgets)\s*[.!]?$",
+        )
+        .expect("meta talk regex")
+    })
+}
+
 /// A question for the listener, in the third person: "User has a question about their visa",
 /// "User wants to make a question", "User would like to ask a few questions", "User wants to
 /// know about selling the boat".
@@ -3175,6 +3191,8 @@ mod tests {
         // The verb keeps its comma.
         let (_, content, _) = episode("And I moved, I could not live with the cat anymore.").unwrap();
         assert!(content.starts_with("User moved, they could not"), "{content}");
+        // The chat's bookkeeping is no memory, a "b4" or not.
+        assert_eq!(episode("hold on lemme say this b4 i forget"), None);
         // The "am" left out before a gerund: "is going", never "goings".
         let (_, content, _) = episode("i going call da doctor bumbye bout da asthma").unwrap();
         assert!(content.starts_with("User is going call"), "{content}");

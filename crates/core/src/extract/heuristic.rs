@@ -398,7 +398,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
     };
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|werent|youre|youve|thats|whats|theyre|theyve|weve|shes|hes|wat|wut|wot)\b")
+        Regex::new(r"(?i)\b(?:im|ive|dont|cant|wont|didnt|doesnt|isnt|havent|hasnt|wasnt|couldnt|shouldnt|wouldnt|arent|werent|youre|youve|thats|thass|whats|theyre|theyve|weve|shes|hes|wat|wut|wot)\b")
             .expect("contraction regex")
     });
     if s.contains("tl;dr") || s.contains("TL;DR") {
@@ -448,7 +448,8 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
                 "weve" => "we've",
                 "shes" => "she's",
                 "hes" => "he's",
-                "thats" => "that's",
+                // Norfolk's "thass" too ("thass wrong, she say its the 22nd").
+                "thats" | "thass" => "that's",
                 "whats" => "what's",
                 "theyre" => "they're",
                 // Texting's "what": "wat do i get my nan" is a question, never a statement.
