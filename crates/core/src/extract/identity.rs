@@ -170,10 +170,17 @@ fn place(x: &str, s: &Sentence<'_>) -> Option<String> {
         " from ",
         " originally",
         " now",
+        " already",
     ] {
         if let Some(i) = p.to_ascii_lowercase().find(sep) {
             p.truncate(i);
         }
+    }
+    // "in Glendale 11 years", as a learner says how long: the span is no part of the place.
+    static SPAN: OnceLock<Regex> = OnceLock::new();
+    let span = SPAN.get_or_init(|| Regex::new(r"(?i)\s+\d+\s+(?:years?|yrs?|months?)$").expect("span regex"));
+    if let Some(m) = span.find(&p) {
+        p.truncate(m.start());
     }
     let p = super::lex::strip_times(p.trim_end_matches(|c: char| !c.is_alphanumeric()));
     // "the QA team", "the Leeds office": somewhere at work, not a home (nor is the month after
@@ -1426,6 +1433,22 @@ pub(super) fn rules() -> Vec<Rule> {
                 let prep = tidy(&cap(c, "prep").unwrap_or("in").to_lowercase());
                 let prep = if prep == "out of" { "in".to_string() } else { prep };
                 vec![Found::add(profile(format!("User lives {prep} {p}"), 0.85, 0.8).keyed("home", p))]
+            },
+        ),
+        Rule::new(
+            "identity.home-since",
+            Mode::Statement,
+            &["since", "years"],
+            r"(?x)
+                # e.g. (a learner's present for the perfect) Now I am in Surrey BC since 2014; I am
+                # in Leeds for 5 years.
+                \b(?:i|we)(?:'m|\s+am|'re|\s+are)\s+(?:(?:now|here|still|already)\s+)*in\s+
+                (?P<x>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,3})
+                \s+(?:already\s+)?(?:since\s+(?:19|20)\d\d|for\s+\d+\s+(?:years?|yrs?))\b
+            ",
+            |c, s| {
+                let Some(p) = place(cap(c, "x").unwrap_or_default(), s) else { return Vec::new() };
+                vec![Found::add(profile(format!("User lives in {p}"), 0.8, 0.75).keyed("home", p))]
             },
         ),
         Rule::new(
