@@ -84,7 +84,7 @@ mod tests {
     ("I teach chemistry at a high school.", "identity.job-teach-study", "add", Kind::Profile, Some("job"), "chemistry at a high school"),
     ("I'm retired now.", "identity.job-status", "update", Kind::Profile, Some("job"), "retired"),
     ("I live in Porto.", "identity.home-live", "add", Kind::Profile, Some("home"), "Porto"),
-    ("Now I am in Surrey BC since 2014, doing long haul trucking.", "identity.home-since", "add", Kind::Profile, Some("home"), "Surrey BC"),
+    ("I am in Surrey BC since 2014, doing long haul trucking.", "identity.home-since", "add", Kind::Profile, Some("home"), "Surrey BC"),
     ("I stay in Lekki with my brother.", "identity.home-stay", "add", Kind::Profile, Some("home"), "Lekki"),
     ("yeah been based in manchester for years now", "identity.home-live", "update", Kind::Profile, Some("home"), "Manchester"),
     ("We moved to Montreal last summer.", "identity.home-moved", "update", Kind::Profile, Some("home"), "Montreal last summer"),
