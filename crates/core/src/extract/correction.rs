@@ -493,7 +493,7 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
                   {changed}(?:\s+(?:back|forward|up|down))?(?:\s+to|\s*,?\s*now\s+(?:is\s+|it's\s+|its\s+)?(?:on\s+)?)\s*{day}
                 # Or its new day said with a now: the assessment's 19 May now.
                 | \b(?:my|the|our)\s+(?P<v>[\w'-]+(?:\s+[\w'-]+){{0,2}}?)(?:'s|\u{{2019}}s|\s+is)\s+(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?
-                  (?:\s+(?:of\s+)?[a-z]+)?\s+now\b"
+                  (?:\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)?\s+now\b"
         ))
         .expect("changed-to regex")
     });
@@ -832,6 +832,8 @@ mod tests {
         assert_eq!(got("hospital called, surgery is moved, now is april 28").as_deref(), Some("surgery"));
         assert_eq!(got("the tutor's just emailed, the assessment's 19 may now").as_deref(), Some("assessment"));
         assert_eq!(got("we've been moved to the 3rd floor"), None);
+        // A number that is no day: "my commute is 25 mins now" is news, no moved day.
+        assert_eq!(got("my commute to work is 25 mins now instead of an hour"), None);
         assert_eq!(got("we raised money for the hospice"), None);
         assert_eq!(got("I drove my kids to school"), None);
         let amend = Action::Amend(Target::Matching("blood pressure pill".into()));

@@ -1992,7 +1992,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 let mut x = x.as_str();
                 while let Some(cut) = [
                     "myself", "themselves", "too", "as well", "also", "lol", "btw", "tho", "though", "haha", "very", "strong",
-                    "bad", "badly", "really", "severe", "big time",
+                    "bad", "badly", "really", "real", "severe", "big time",
                 ]
                     .iter()
                     .find_map(|w| x.strip_suffix(w).filter(|r| r.ends_with(' ')).map(str::trim_end))
