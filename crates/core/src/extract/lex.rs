@@ -773,7 +773,17 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             // Mid-sentence, "me" is "my" only before what is someone's own.
             "me" if me_is_my(next.as_deref(), false) => "their",
             // "so me and the kids are at my mum's": the user with others, not "them and the kids".
-            "me" if i + 2 < words.len() && matches!(next.as_deref(), Some("and" | "n" | "&")) => "User",
+            // Only before someone named: "around me and take a break" goes on with a verb.
+            "me" if i + 2 < words.len()
+                && matches!(next.as_deref(), Some("and" | "n" | "&"))
+                && (words[i + 2].starts_with(char::is_uppercase)
+                    || matches!(
+                        words[i + 2].to_lowercase().as_str(),
+                        "the" | "my" | "our" | "his" | "her" | "their" | "a" | "an" | "two" | "both" | "all"
+                    )) =>
+            {
+                "User"
+            }
             "me" | "us" => "them",
             "myself" | "ourselves" => "themselves",
             "i" | "we" => {
