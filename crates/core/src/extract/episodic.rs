@@ -2309,7 +2309,7 @@ fn asks() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i)^User (?:just |also |only )?(?:has|had|has got|got|wants to (?:make|ask|have)|wanted to (?:make|ask)|would like to (?:make|ask)|needs to ask|will ask|is asking|is making)\s+(?:you\s+)?(?:(?:a|one|another|some|few|quick|small|little|couple|of)\s+)*(?:question|questions|query|queries|doubt|doubts)\b|^User (?:just |also |only |really )?(?:wants|wanted|would like|needs) to know (?:about|how|what|if|whether|where|when|why|which)\b",
+            r"(?i)^User (?:just |also |only )?(?:has|had|has got|got|wants to (?:make|ask|have)|wanted to (?:make|ask)|would like to (?:make|ask)|needs to ask|will ask|is asking|is making)\s+(?:you\s+)?(?:(?:a|one|another|some|few|quick|small|little|couple|of)\s+)*(?:question|questions|query|queries|doubt|doubts)\b|^User (?:just |also |only |really )?(?:wants|wanted|would like|needs) to know (?:about|how|what|if|whether|where|when|why|which)\b|^User (?:just |also |only )?(?:wants|wanted|would like|needs) to ask(?:\s+(?:also|too|something|you|one\s+more\s+thing))?\s*[.!]?$",
         )
         .expect("asks regex")
     })
@@ -3191,6 +3191,8 @@ mod tests {
         // The verb keeps its comma.
         let (_, content, _) = episode("And I moved, I could not live with the cat anymore.").unwrap();
         assert!(content.starts_with("User moved, they could not"), "{content}");
+        // Nor is saying a question is coming.
+        assert_eq!(episode("I want to ask also."), None);
         // The chat's bookkeeping is no memory, a "b4" or not.
         assert_eq!(episode("hold on lemme say this b4 i forget"), None);
         // The "am" left out before a gerund: "is going", never "goings".

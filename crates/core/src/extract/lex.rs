@@ -135,7 +135,8 @@ pub(super) const JOBS: &str = "software\\s+engineer|engineer|developer|programme
     miner|docker|dock\\s+worker|warehouse\\s+worker|factory\\s+worker|shopkeeper|salesman|saleswoman|trucker|\
     cabbie|dietitian|dietician|nutritionist|childminder|lifeguard|beekeeper|landscaper|handyman|locksmith|\
     florist|optician|radiographer|sonographer|phlebotomist|anaesthetist|anesthetist|gp|rn|lpn|cna|hca|emt|\
-    deckhand|sailor|skipper|steward|stewardess|sommelier|teller|social\\s+care\\s+worker";
+    deckhand|sailor|skipper|steward|stewardess|sommelier|teller|social\\s+care\\s+worker|sparky|sparkie|brickie|\
+    plasterer|chippie";
 
 /// Things people plan, book or attend; with a date they are open loops.
 pub(super) const EVENTS: &str = "job\\s+interview|interview|exam|final|finals|midterm|test|quiz|appointment|\
