@@ -312,12 +312,20 @@ fn switched(c: &regex::Captures<'_>, _: &Sentence<'_>) -> Vec<Found> {
     }
     let stopped =
         medical(format!("User no longer takes {old} (switched to {new})"), 0.7, format!("medication:{old}"), "stopped");
-    let dose = cap(c, "dose").map(|d| tidy(&d.replace("mg", " mg").replace("mcg", " mcg")));
+    let dose = cap(c, "dose").map(spaced);
     let taken = match dose {
         Some(d) => medical(format!("User takes {new} {d}"), 0.85, format!("medication:{new}"), d),
         None => medical(format!("User takes {new}"), 0.85, format!("medication:{new}"), "taken"),
     };
     vec![Found::with(Action::Update(Target::Key(format!("medication:{old}"))), stopped), Found::add(taken)]
+}
+
+/// A dose as the slot keeps it, its unit spaced from the amount ("5mg" reads "5 mg").
+fn spaced(dose: &str) -> String {
+    let d = tidy(dose);
+    let split = d.find(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ',')).unwrap_or(d.len());
+    let (n, unit) = d.split_at(split);
+    format!("{n} {}", unit.trim_start()).trim().to_string()
 }
 
 /// "User takes enalapril 20 mg in the morning", keyed by the medicine with its dose for a value:
@@ -337,13 +345,7 @@ fn takes(c: &regex::Captures<'_>, s: &Sentence<'_>) -> Vec<Found> {
     }
     let Some(drug) = cap(c, "drug").map(|d| tidy(&d.to_lowercase())) else { return Vec::new() };
     // "on methotrexate for my psoriasis, 15mg every Monday": the dose said after the reason.
-    let dose = cap(c, "dose").or_else(|| cap(c, "later").map(|l| l.trim_start_matches([',', ' ']))).map(|d| {
-        // "5mg" reads "5 mg".
-        let d = tidy(d);
-        let split = d.find(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ',')).unwrap_or(d.len());
-        let (n, unit) = d.split_at(split);
-        format!("{n} {}", unit.trim_start()).trim().to_string()
-    });
+    let dose = cap(c, "dose").or_else(|| cap(c, "later").map(|l| l.trim_start_matches([',', ' ']))).map(spaced);
     // A dose changed with no new dose in the pattern ("upped the sertraline so its 100 now not
     // 50") is the correction family's to read: a bare "takes" would lose the dose the slot has.
     let whole = c.get(0).map_or("", |m| m.as_str()).to_lowercase();
