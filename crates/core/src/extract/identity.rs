@@ -1873,16 +1873,16 @@ pub(super) fn rules() -> Vec<Rule> {
                     | blood\s+pressure
                     | (?:chronic\s+)?kidney\s+disease | heart\s+(?:disease|failure) | a\s+heart\s+condition
                     # 'chrones', 'chrons': Crohn's as it is often typed
-                    | copd | (?:crohn'?s|c?hro(?:h)?ne?'?s|chrons)(?:\s+disease)? | ulcerative\s+colitis
+                    | copd | <CROHNS>(?:\s+disease)? | ulcerative\s+colitis
                     | adhd | (?:rheumatoid\s+)?arthritis | glaucoma | gastritis | migraines | gout | angina
                     | sleep\s+apn(?:o)?ea | (?:an\s+)?underactive\s+thyroid | hypothyroidism | a\s?fib
                     | atrial\s+fibrillation | osteoporosis | multiple\s+sclerosis | parkinson'?s(?:\s+disease)?
-                    | lupus | psoriasis | e(?:cz|xc|x|cx|z)ema | hepatitis\s+[abc] | hep\s+[bc] | hiv | sickle\s+cell(?:\s+disease|\s+an(?:a)?emia)? | endometriosis
+                    | lupus | psoriasis | <ECZEMA> | hepatitis\s+[abc] | hep\s+[bc] | hiv | sickle\s+cell(?:\s+disease|\s+an(?:a)?emia)? | endometriosis
                     | pcos | fibromyalgia | hashimoto'?s
                   )\b
                 # The condition said as what it is doing: 'my excema is peak rn', 'my asthma
                 # stay junk wit da vog'.
-                | \bmy\s+(?P<c2>asthma|e(?:cz|xc|x|cx|z)ema|psoriasis|arthritis|crohn'?s|c?hro(?:h)?ne?'?s|chrons|epilepsy|gout|copd|migraines|angina|lupus|endometriosis|fibromyalgia)
+                | \bmy\s+(?P<c2>asthma|<ECZEMA>|psoriasis|arthritis|<CROHNS>|epilepsy|gout|copd|migraines|angina|lupus|endometriosis|fibromyalgia)
                   \s+(?:is|was|has|had|'s|stay|been|keeps|flared|flares|flaring|got|gets|playing)\b
                 # e.g. I carry an EpiPen: an allergy bad enough to need adrenaline at hand.
                 | (?P<pen>(?:\bi\s+(?:always\s+)?|^\s*(?:always\s+)?)carry\s+(?:an?\s+|my\s+)?epipens?\b)
@@ -1904,6 +1904,8 @@ pub(super) fn rules() -> Vec<Rule> {
             .replace("<ALLERGENS>", ALLERGENS)
             .replace("<HEALTH>", HEALTH_STATES)
             .replace("<INTENSITY>", INTENSITY)
+            .replace("<ECZEMA>", ECZEMA)
+            .replace("<CROHNS>", CROHNS)
             .as_str(),
             |c, s| {
                 let health = if let Some(z) = cap(c, "z").or(cap(c, "f")).or(cap(c, "f2")).or(cap(c, "c")).or(cap(c, "c2")) {
@@ -2040,15 +2042,20 @@ fn allergens() -> &'static Regex {
 /// "properly asthmatic").
 const INTENSITY: &str = r"(?:severely|very|really|deathly|super|mildly|slightly|also|quite|extremely|highly|seriously|properly|pretty|badly)";
 
+/// Eczema as it is typed ("excema", "exema").
+const ECZEMA: &str = r"e(?:cz|xc|x|cx|z)ema";
+
+/// Crohn's as it is typed ("crohns", "chrones", "chrons").
+const CROHNS: &str = r"(?:crohn'?s|c?hro(?:h)?ne?'?s|chrons)";
+
 /// A condition as it is spelt in its slot: "excema" is eczema, "chrones" Crohn's, "hep b"
 /// hepatitis B, so a typo and the right spelling fill one slot.
 fn condition_as_spelt(z: &str) -> String {
-    static ECZEMA: OnceLock<Regex> = OnceLock::new();
-    static CROHNS: OnceLock<Regex> = OnceLock::new();
-    let eczema = ECZEMA.get_or_init(|| Regex::new(r"^e(?:cz|xc|x|cx|z)ema$").expect("eczema regex"));
-    let crohns = CROHNS.get_or_init(|| {
-        Regex::new(r"^(?:crohn'?s|c?hro(?:h)?ne?'?s|chrons)(?P<d>\s+disease)?$").expect("crohn's regex")
-    });
+    static ECZEMA_RE: OnceLock<Regex> = OnceLock::new();
+    static CROHNS_RE: OnceLock<Regex> = OnceLock::new();
+    let eczema = ECZEMA_RE.get_or_init(|| Regex::new(&format!("^{ECZEMA}$")).expect("eczema regex"));
+    let crohns =
+        CROHNS_RE.get_or_init(|| Regex::new(&format!(r"^{CROHNS}(?P<d>\s+disease)?$")).expect("crohn's regex"));
     if eczema.is_match(z) {
         return "eczema".to_string();
     }
