@@ -37,6 +37,7 @@ pub mod pii;
 pub mod policy;
 pub mod recall;
 pub mod reconsolidate;
+pub mod restate;
 pub mod safety;
 pub mod scope;
 pub mod score;

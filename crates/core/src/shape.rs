@@ -28,7 +28,7 @@ text_enum!(
 pub const TAKE_BACK_WINDOW_HOURS: i64 = 48;
 
 /// Months by name; "may" and "march" only with a day beside them, where they cannot be verbs.
-const MONTHS: &str = r"jan(?:uary)?|feb(?:ruary)?|march|mar|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+pub(crate) const MONTHS: &str = r"jan(?:uary)?|feb(?:ruary)?|march|mar|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 
 fn date_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();

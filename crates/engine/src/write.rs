@@ -1,6 +1,7 @@
 //! The write path: validate → trace → extract → gate → apply, one transaction per op.
 
 use mnemo_core::extract::llm::{EXTRACTOR_NAME, EXTRACTOR_VERSION};
+use mnemo_core::extract::when;
 use mnemo_core::gate::{self, Decision, Existing, GateContext, Replacement};
 use mnemo_core::message::validate_batch;
 use mnemo_core::passage;
@@ -717,8 +718,10 @@ impl Memory {
     /// What an amendment writes: its target's text with the user's dated correction after it
     /// ("On 2026-09-07 User said: \"… its tues at 7 …\". On 2026-09-09 User corrected: \"its
     /// not tues its wed\""), superseding the target, so what the detail belonged to stays with
-    /// the correction. The target's kind, key, surface, dates and client data carry over, and
-    /// the new memory cites both turns. With no active memory to amend, the correction is kept
+    /// the correction. A plain move of a day or a time is written into the target's text instead
+    /// ("Keith is having his knee replaced on the 9th of June"; see [`mnemo_core::restate`]).
+    /// The target's kind, key, surface, dates and client data carry over, and the new memory
+    /// cites both turns. With no active memory to amend, the correction is kept
     /// as written: the user's dated words, never dropped.
     fn amendment(&self, scope: &Scope, owner: &Scope, target: &Target, op: &ProposedOp) -> Result<ProposedOp> {
         // Kept alone, read again it is a replay of the same words (the gate's hash check).
@@ -730,11 +733,20 @@ impl Memory {
         if !op.sources.is_empty() && op.sources.iter().all(|s| old.provenance.sources.contains(s)) {
             return Ok(ProposedOp { action: Action::Reinforce(Target::Id(old.id)), ..op.clone() });
         }
-        // A quote that ends its own sentence inside its marks ('… 4 years."') needs no full stop
-        // after them.
-        let before = old.content.trim_end().trim_end_matches('.');
-        let stop = if [".\"", "!\"", "?\""].iter().any(|end| before.ends_with(end)) { " " } else { ". " };
-        let content = format!("{before}{stop}{}", op.draft.content.trim());
+        // A plain move of a day or a time is written into the statement ("… on the 9th of June"),
+        // so the model reads one day, not two; a due date moves with it.
+        let restated = mnemo_core::restate::restate(&old.content, &op.draft.content);
+        let due_at = match (&restated, old.due_at, old.valid_from) {
+            (Some(text), Some(_), Some(said)) => when::find(text, said).map(|p| p.at).or(old.due_at),
+            _ => old.due_at,
+        };
+        let content = restated.unwrap_or_else(|| {
+            // A quote that ends its own sentence inside its marks ('… 4 years."') needs no full
+            // stop after them.
+            let before = old.content.trim_end().trim_end_matches('.');
+            let stop = if [".\"", "!\"", "?\""].iter().any(|end| before.ends_with(end)) { " " } else { ". " };
+            format!("{before}{stop}{}", op.draft.content.trim())
+        });
         let mut sources = old.provenance.sources.clone();
         sources.extend(op.sources.iter().filter(|s| !old.provenance.sources.contains(s)).cloned());
         let draft = Draft {
@@ -745,7 +757,7 @@ impl Memory {
             confidence: old.confidence.max(op.draft.confidence),
             salience: old.salience.max(op.draft.salience),
             surface: Some(old.surface),
-            due_at: old.due_at,
+            due_at,
             valid_from: old.valid_from,
             expires_at: old.expires_at,
             sensitivity: old.sensitivity,

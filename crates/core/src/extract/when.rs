@@ -121,17 +121,34 @@ pub fn resolve(phrase: &str, at: DateTime<Utc>) -> Option<DateTime<Utc>> {
 pub fn find(text: &str, at: DateTime<Utc>) -> Option<TimePhrase> {
     let today = at.date_naive();
     let clock = clock_re().captures(text).and_then(|c| clock_of(&c).map(|t| (c.get(0).expect("whole"), t)));
-    for c in date_re().captures_iter(text) {
+    let found: Vec<Captures<'_>> = date_re().captures_iter(text).collect();
+    for (i, c) in found.iter().enumerate() {
+        // A weekday before the date it names ("Saturday 8 August", "Friday, the 22nd of May") is
+        // that date, not the coming Saturday.
+        let dated = found.get(i + 1).filter(|next| {
+            c.name("wd3").is_some()
+                && (next.name("md").is_some() || next.name("dm").is_some() || next.name("dom").is_some())
+                && text[c.get(0).expect("whole").end()..next.get(0).expect("whole").start()]
+                    .chars()
+                    .all(|ch| ch.is_whitespace() || ch == ',')
+        });
+        let start = c.get(0).expect("whole").start();
+        let day_of =
+            |c: &Captures<'_>| date_of(c, c.name("prep").map(|m| m.as_str().to_ascii_lowercase()).as_deref(), today);
+        // After a weekday "the 15th" is a day, as after "on".
+        let Some((c, day)) =
+            dated.and_then(|next| Some((next, date_of(next, Some("on"), today)?))).or_else(|| Some((c, day_of(c)?)))
+        else {
+            continue;
+        };
         let whole = c.get(0).expect("whole match");
-        let prep = c.name("prep").map(|m| m.as_str().to_ascii_lowercase());
-        let Some(day) = date_of(&c, prep.as_deref(), today) else { continue };
         let (instant, end) = match clock {
             Some((m, t)) => (Utc.from_utc_datetime(&day.and_time(t)), whole.end().max(adjacent_end(text, whole, m))),
             None => (end_of(day), whole.end()),
         };
         // Only "rel" with minutes/hours carries its own time of day.
-        let instant = exact_offset(&c, at).unwrap_or(instant);
-        return Some(TimePhrase { start: whole.start(), end, at: instant, vague: false });
+        let instant = exact_offset(c, at).unwrap_or(instant);
+        return Some(TimePhrase { start, end, at: instant, vague: false });
     }
     let (m, t) = clock?;
     let mut day = today;
@@ -492,6 +509,23 @@ mod tests {
         for t in ["before the month ends", "by month end", "by end of month"] {
             assert_eq!(find(t, at).map(|p| p.at.date_naive().to_string()).as_deref(), Some("2026-11-30"), "{t}");
         }
+    }
+
+    #[test]
+    fn a_weekday_before_a_date_is_that_date() {
+        // Monday 2 March 2026.
+        let at: DateTime<Utc> = "2026-03-02T09:00:00Z".parse().unwrap();
+        for (t, day) in [
+            ("The party is Saturday 8 August at the Welfare from 1pm", "2026-08-08"),
+            ("the gala is Friday, the 22nd of May", "2026-05-22"),
+            ("we fly Sunday the 15th", "2026-03-15"),
+            ("the bins go out on Saturday", "2026-03-07"),
+        ] {
+            let found = find(t, at).expect(t);
+            assert_eq!(found.at.date_naive().to_string(), day, "{t}");
+        }
+        let found = find("The party is Saturday 8 August", at).unwrap();
+        assert_eq!(found.start, "The party is ".len(), "the phrase starts at its weekday");
     }
 
     #[test]
