@@ -21,11 +21,14 @@ const WEEKDAYS: &str = "monday|tuesday|wednesday|thursday|friday|saturday|sunday
 const SHORT_WEEKDAYS: &str = "mon|tues?|weds?|thurs?|thu|fri|sat|sun";
 
 /// A day as said: "Saturday 13th June", "the 2nd of June", "May 3rd, Sunday", "the 10th",
-/// "Wednesday". A numeric date (12/10) is not read: which number is the day is not plain.
+/// "Wednesday". A numeric date (12/10) is not read: which number is the day is not plain. A
+/// short weekday stands only beside a day ("sat 14th") or, with `short`, in a take-back ("its
+/// wed"): alone in a memory "sat" is as likely the verb.
 fn phrase_re(short: bool) -> &'static Regex {
     static FULL: OnceLock<Regex> = OnceLock::new();
     static SHORT: OnceLock<Regex> = OnceLock::new();
-    let build = |wd: String| {
+    let build = |alone: &str| {
+        let wd = format!("{WEEKDAYS}|{SHORT_WEEKDAYS}");
         Regex::new(&format!(
             r"(?ix)
                 \b(?:
@@ -36,17 +39,32 @@ fn phrase_re(short: bool) -> &'static Regex {
                         | (?P<d3>[12]?\d|3[01])(?P<s3>st|nd|rd|th)
                     )
                     (?:\s*,\s*(?P<wb>{wd}))?
-                    | (?P<wo>{wd})
+                    | (?P<wo>{alone})
                 )\b
             "
         ))
         .expect("restate day regex")
     };
     if short {
-        SHORT.get_or_init(|| build(format!("{WEEKDAYS}|{SHORT_WEEKDAYS}")))
+        SHORT.get_or_init(|| build(&format!("{WEEKDAYS}|{SHORT_WEEKDAYS}")))
     } else {
-        FULL.get_or_init(|| build(WEEKDAYS.to_string()))
+        FULL.get_or_init(|| build(WEEKDAYS))
     }
+}
+
+/// The days `text` names, in order: an ordinal alone counts only as "the 10th" or "on 10th"
+/// ("my 1st ever concert" names no day).
+fn days_in(text: &str, short: bool) -> Vec<Day> {
+    phrase_re(short)
+        .captures_iter(text)
+        .map(|c| Day::read(&c))
+        .filter(|d| {
+            d.month.is_some() || d.weekday.is_some() || {
+                let before = text[..d.span.start].to_ascii_lowercase();
+                before.ends_with("the ") || before.ends_with("on ")
+            }
+        })
+        .collect()
 }
 
 /// A bare number where a take-back gives its day, as learners say it: "is the 27", "it's 9".
@@ -129,16 +147,19 @@ fn denied(text: &str, at: usize) -> bool {
 
 /// `old` with the one day it names replaced by the one day the take-back `said` gives, its
 /// weekday dropped unless the take-back says one (the old weekday belonged to the old day);
-/// `None` when that is not plain: `old` is the user's quoted words (kept as said), names no day
-/// or two, the take-back names none, or two, or only a part `old` cannot take ("the 10th" for
-/// "on Friday"), or says something else new that would be lost.
-fn restate_day(old: &str, said: &str) -> Option<Option<String>> {
-    let olds: Vec<Day> = phrase_re(false).captures_iter(old).map(|c| Day::read(&c)).collect();
-    let mut news: Vec<Day> =
-        phrase_re(true).captures_iter(said).map(|c| Day::read(&c)).filter(|d| !denied(said, d.span.start)).collect();
+/// `None` when that is not plain: `old` names no day, or two of which the take-back denies
+/// neither ("not the 12th"), the take-back gives two, or only a part `old` cannot take ("the
+/// 10th" for "on Friday"). The flag says the take-back names the old day again for something
+/// else ("the 12th is the hen do"), which the rewrite alone would lose.
+fn restate_day(old: &str, said: &str) -> Option<Option<(String, bool)>> {
+    let olds = days_in(old, false);
+    let (denials, mut news): (Vec<Day>, Vec<Day>) =
+        days_in(said, true).into_iter().partition(|d| denied(said, d.span.start));
     for c in bare_day_re().captures_iter(said) {
         let d = c.name("d").expect("day");
-        if !news.iter().any(|n| n.span.contains(&d.start())) && !denied(said, c.get(0).expect("whole").start()) {
+        if !news.iter().chain(&denials).any(|n| n.span.contains(&d.start()))
+            && !denied(said, c.get(0).expect("whole").start())
+        {
             news.push(Day {
                 span: d.range(),
                 weekday: None,
@@ -151,9 +172,27 @@ fn restate_day(old: &str, said: &str) -> Option<Option<String>> {
     if news.is_empty() {
         return Some(None);
     }
-    let [was] = olds.as_slice() else { return None };
+    // Of two days in the memory, the one the take-back denies is the one it moves.
+    let was = match olds.as_slice() {
+        [was] => was,
+        _ => {
+            let denied: Vec<&Day> = olds.iter().filter(|o| denials.iter().any(|d| d.same(o))).collect();
+            let [was] = denied.as_slice() else { return None };
+            *was
+        }
+    };
+    let said_again = news.iter().any(|n| n.same(was)) || number_said_again(said, was);
     news.retain(|n| !n.same(was));
-    let [new] = news.as_slice() else { return None };
+    // The same new day said twice ("is the 27 of June, … the big party is the 27") is one day,
+    // in its fullest form.
+    news.sort_by_key(|n| std::cmp::Reverse(n.month.is_some()));
+    let mut distinct: Vec<&Day> = Vec::new();
+    for n in &news {
+        if !distinct.iter().any(|d| d.same(n)) {
+            distinct.push(n);
+        }
+    }
+    let [new] = distinct.as_slice() else { return None };
     let replacement = match (new.day, new.month.is_some()) {
         // A whole day (or a weekday for a weekday) replaces the old one as the take-back says it.
         (Some(_), true) => said[new.span.clone()].to_string(),
@@ -181,7 +220,17 @@ fn restate_day(old: &str, said: &str) -> Option<Option<String>> {
     if replacement.starts_with(|c: char| c.is_alphabetic()) && before.to_ascii_lowercase().ends_with("the ") {
         before = &before[..before.len() - 4];
     }
-    Some(Some(format!("{before}{}{}", replacement.trim(), &old[was.span.end..])))
+    Some(Some((format!("{before}{}{}", replacement.trim(), &old[was.span.end..]), said_again)))
+}
+
+/// Whether the take-back says the old day's number again, not denied ("the 20 is the civil part
+/// only"): it tells what that day is now.
+fn number_said_again(said: &str, was: &Day) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let Some(day) = was.day else { return false };
+    RE.get_or_init(|| Regex::new(r"\b(\d{1,2})(?:st|nd|rd|th)?\b").expect("number regex"))
+        .captures_iter(said)
+        .any(|c| c[1].parse() == Ok(day) && !denied(said, c.get(0).expect("whole").start()))
 }
 
 /// `old` with its one time of day replaced by the one the take-back gives (see [`restate_day`]).
@@ -225,23 +274,39 @@ fn says_more(old: &str, said: &str) -> bool {
             || phrase_re(true).is_match(w)
             || month.is_match(w)
     };
+    static COUNTED: OnceLock<Regex> = OnceLock::new();
+    // A day in a calendar the rewrite does not read ("Ginbot 23, so is May 31").
+    let counted = COUNTED.get_or_init(|| Regex::new(r"[^.!?\s]\s+([A-Z][a-z]+)\s+\d").expect("counted regex"));
     name.captures_iter(said).any(|c| !known(&c[1]))
+        || counted.captures_iter(said).any(|c| !month.is_match(&c[1]) && !phrase_re(true).is_match(&c[1]))
+}
+
+/// A memory's text after a take-back, as [`restate`] writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restated {
+    /// The memory's text with the new day or time in it.
+    pub text: String,
+    /// Whether the take-back should still be written after it: it names the old day again for
+    /// something else ("the 12th is the hen do"), which the rewrite alone would lose.
+    pub keeps_correction: bool,
 }
 
 /// `old` (a memory) with the day and time in it that a take-back corrects replaced by the new
 /// ones, when the rewrite is plain; `None` keeps the old text and the correction beside it.
 /// `correction` is the take-back as the extractor wrote it: the user's words, bare or as a dated
 /// quote ("On 2026-05-18 User corrected: \"its the 10th\"").
-pub fn restate(old: &str, correction: &str) -> Option<String> {
+pub fn restate(old: &str, correction: &str) -> Option<Restated> {
     let said = quoted(correction).unwrap_or(correction);
     // The user's own words are kept as said; a rewrite would misquote them.
     if old.contains("said: \"") || old.contains("corrected: \"") || says_more(old, said) {
         return None;
     }
     let after_day = restate_day(old, said)?;
-    let base = after_day.clone().unwrap_or_else(|| old.to_string());
-    let after_time = restate_time(&base, said)?;
-    after_time.or(after_day).filter(|new| new != old)
+    let base = after_day.as_ref().map_or(old, |(text, _)| text.as_str());
+    let after_time = restate_time(base, said)?;
+    let keeps_correction = after_day.as_ref().is_some_and(|(_, again)| *again);
+    let text = after_time.or(after_day.map(|(text, _)| text)).filter(|new| new != old)?;
+    Some(Restated { text, keeps_correction })
 }
 
 /// The words inside a dated quote ("On 2026-05-18 User corrected: \"its the 10th\"").
@@ -289,6 +354,18 @@ mod tests {
                 "The fatiha will be 20th June in the family house",
             ),
             ("Sam's party is on Friday", "oops not Friday, Saturday!", "Sam's party is on Saturday"),
+            // a short weekday beside its day is part of it
+            (
+                "User booked in for sat 14th at a studio",
+                "its sun 15th not sat",
+                "User booked in for sun 15th at a studio",
+            ),
+            // of two days, the one denied moves
+            (
+                "They're off the 12th thru the 26th",
+                "i'm off the 16th not the 12th, tool pusher switched crews on us.",
+                "They're off the 16th thru the 26th",
+            ),
             ("The christening is sunday 15 march", "wait its the 22", "The christening is 22 march"),
             ("Band practice is at 7pm on Thursday", "sorry, 8pm not 7pm", "Band practice is at 8pm on Thursday"),
             (
@@ -297,7 +374,7 @@ mod tests {
                 "Keith is having his knee replaced on the 9th of June",
             ),
         ] {
-            assert_eq!(restate(old, said).as_deref(), Some(new), "{said}");
+            assert_eq!(restate(old, said).map(|r| r.text).as_deref(), Some(new), "{said}");
         }
     }
 
@@ -319,9 +396,36 @@ mod tests {
             ),
             // nothing said that corrects a day or a time
             ("The party is on the 3rd", "sorry, I meant Cambridge"),
+            // an ordinal that is no day
+            ("User's 1st ever concert, they're literally shaking", "its the 14th i can't read"),
+            // a day in a calendar the rewrite does not read
+            (
+                "Selam's wedding is Ginbot 16 in their calendar (May 24)",
+                "they change to Ginbot 23, so is May 31, Sunday.",
+            ),
         ] {
             assert_eq!(restate(old, said), None, "{old} / {said}");
         }
+    }
+
+    #[test]
+    fn a_take_back_that_says_what_the_old_day_is_now_is_kept_beside_the_rewrite() {
+        let kept = |old: &str, said: &str| restate(old, said).map(|r| (r.text, r.keeps_correction));
+        assert_eq!(
+            kept(
+                "Raquel is going to marry in Valladolid, the 20 of June",
+                "Raquel say me is the 27 of June, the 20 is the civil part only in the town hall, the big party is the 27."
+            ),
+            Some(("Raquel is going to marry in Valladolid, the 27 of June".to_string(), true))
+        );
+        assert_eq!(
+            kept("Sian is getting married 23rd may in aberaeron", "its the 30th, the 23rd is the hen do in cardiff"),
+            Some(("Sian is getting married 30th may in aberaeron".to_string(), true))
+        );
+        assert_eq!(
+            kept("The flt test is on the 12th march", "test is the 19th not 12th, they moved it"),
+            Some(("The flt test is on the 19th march".to_string(), false))
+        );
     }
 
     #[test]

@@ -85,7 +85,7 @@ fn after_reply_words(body: &str) -> String {
 }
 
 /// Words of reply that may open a sentence before a take-back ("Good, but correction: …").
-const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh|no|naw|nah";
+const REPLY_WORDS: &str = "ok|okay|oh|ah|good|hmm|so|but|and|yeah|um|sorry|also|hey|hi|hello|omg|ugh|no|naw|nah|wallahi|lol|lmao|bruh|ngl|chai|omo|oof|yikes";
 
 /// Words that take back what was said, as a regex alternation (free-spacing).
 const TAKE_BACK_WORDS: &str = r"
@@ -115,6 +115,8 @@ fn slip() -> &'static Regex {
                     # seeing other letter
                     | i\s+(?:was\s+(?:looking|reading)\s+at|looked\s+at|read|checked|misread)\s+the\s+wrong\s+[\w-]+
                     | i\s+was\s+(?:seeing|looking\s+(?:at|on|in)|reading)\s+(?:the\s+|an?\s+)?(?:other|another|old|wrong)\s+(?:letter|page|email|e-mail|date|line|one|paper|calendar|calender|card|message|timetable|schedule|list|website|rota|version|diary)
+                    # as a learner owns it: I am wrong for the date
+                    | i\s*(?:am|was|'m)\s+wrong\s+(?:for|about|with|on|in|at)\s+the\s+(?:date|day|dates|days|time|times|month|week)\b
                     | i\s+mix(?:ed)?\s+(?:up\s+)?(?:the\s+|my\s+)?(?:numbers|days|dates|times|names|weeks|months|them|it|things)(?:\s+up)?\b
                     | mixed\s+up\s+(?:the|my)\s+(?:numbers|days|dates|times|names|weeks|months)\b
                     | i\s+mix(?:ed)?\s+up\b
@@ -475,9 +477,10 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
     let re = RE.get_or_init(|| {
         // A number as typed or as said ("20", "two and a half").
         let number = r"(?:\d|(?:a\s+)?(?:half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred)\b)";
-        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put|pushed|postponed|rescheduled|shifted|brought)";
+        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put|pushed|postponed|preponed|rescheduled|shifted|brought)";
         // Or a day the thing was moved to ("pushed the appointment back to Friday").
         let day = r"(?:the\s+)?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next\s+(?:week|month))";
+        let month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
         Regex::new(&format!(
             r"(?x)
                 \b{changed}
@@ -493,12 +496,20 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
                   {changed}(?:\s+(?:back|forward|up|down))?(?:\s+to|\s*,?\s*now\s+(?:is\s+|it's\s+|its\s+)?(?:on\s+)?)\s*{day}
                 # Or its new day said with a now: the assessment's 19 May now.
                 | \b(?:my|the|our)\s+(?P<v>[\w'-]+(?:\s+[\w'-]+){{0,2}}?)(?:'s|\u{{2019}}s|\s+is)\s+(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?
-                  (?:\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)?\s+now\b"
+                  (?:\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)?\s+now\b
+                # Or with the now before it: my workshop is now Saturday 20 June instead.
+                | \b(?:my|the|our)\s+(?P<u>[\w'-]+(?:\s+[\w'-]+){{0,2}}?)(?:'s|\u{{2019}}s|\s+is)\s+now\s+(?:on\s+)?(?:the\s+)?
+                  (?:
+                    (?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+(?:the\s+)?\d{{1,2}}
+                    | \d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{month}
+                    | \d{{1,2}}(?:st|nd|rd|th)
+                    | {month}\s+\d{{1,2}}
+                  )\b"
         ))
         .expect("changed-to regex")
     });
     let c = re.captures(lower)?;
-    let thing = ["x", "y", "z", "w", "v"].iter().find_map(|n| c.name(n))?.as_str();
+    let thing = ["x", "y", "z", "w", "v", "u"].iter().find_map(|n| c.name(n))?.as_str();
     // The words as said (no synonyms): the memory must hold every one.
     let words: Vec<&str> = thing
         .split_whitespace()
@@ -832,6 +843,13 @@ mod tests {
         assert_eq!(got("hospital called, surgery is moved, now is april 28").as_deref(), Some("surgery"));
         assert_eq!(got("the tutor's just emailed, the assessment's 19 may now").as_deref(), Some("assessment"));
         assert_eq!(got("we've been moved to the 3rd floor"), None);
+        assert_eq!(
+            got("the raku place emailed, their kiln's being repaired so my workshop is now saturday 20 june instead")
+                .as_deref(),
+            Some("workshop")
+        );
+        assert_eq!(got("big problem, my osce got preponed to may 13th, centre sent mail").as_deref(), Some("osce"));
+        assert_eq!(got("my son is now 12"), None);
         // A number that is no day: "my commute is 25 mins now" is news, no moved day.
         assert_eq!(got("my commute to work is 25 mins now instead of an hour"), None);
         assert_eq!(got("we raised money for the hospice"), None);
@@ -884,9 +902,12 @@ mod tests {
             "i was looking on old timetable.",
             "i had it wrote wrong on the calendar",
             "hold yew hard that's wrong, she say its the 22nd",
+            "i am wrong for the date, my father has changed the flights",
         ] {
             assert!(super::owns_a_slip(slip), "{slip}");
         }
+        assert!(!super::owns_a_slip("i was wrong about him, he is kind"));
+        assert!(super::says_it_was_wrong("wallahi my bad its sept 15 not 8"));
     }
 
     #[test]

@@ -2032,7 +2032,10 @@ fn someone_first(content: &str) -> Option<String> {
 fn agree(b: &str) -> String {
     // Already agreeing ("I does take it", as a Trinidadian says it), or no verb at all ("I and
     // wife live …").
-    if same_after_any_subject(b) || matches!(b, "does" | "is" | "has" | "was" | "and" | "n" | "&" | "or") {
+    if same_after_any_subject(b)
+        || matches!(b, "does" | "is" | "has" | "was" | "and" | "n" | "&" | "or")
+        || super::lex::PIDGIN_MARKERS.contains(&b)
+    {
         b.to_string()
     } else if b == "don't" {
         "doesn't".to_string()

@@ -1648,8 +1648,15 @@ impl Extractor for HeuristicExtractor {
                         }
                         settled.is_empty()
                     }
-                    Some(TakeBack::Detail { detail, said, news }) if settled.is_empty() => {
+                    // "my workshop is now Saturday 20 June instead": a day moved, said as a
+                    // statement no slot holds, is the amendment, not a second plan.
+                    Some(TakeBack::Detail { detail, said, news })
+                        if settled.is_empty()
+                            || (ValueShape::of(&said) == Some(ValueShape::Date)
+                                && settled.iter().all(|f| f.draft.key.is_none() && f.action == Action::Add)) =>
+                    {
                         amending = true;
+                        settled.clear();
                         if correction::names_only_the_detail(&said, &detail) {
                             awaiting_value = Some((ops.len(), said.clone(), news));
                         }
@@ -2769,6 +2776,9 @@ pub(crate) mod tests {
         assert!(got.iter().any(|c| c.contains("User has sold the boat")), "{got:?}");
         let got = contents("Now I and wife live with our daughter in Tbilisi.");
         assert!(got.iter().all(|c| !c.contains("ands")), "{got:?}");
+        // Pidgin's markers before a verb take no -s.
+        let got = contents("also i don comot from uber sha. i dey drive for NHS patient transport now");
+        assert!(got.iter().all(|c| !c.contains("dons") && !c.contains("deys")), "{got:?}");
         // "no" before a thing is what the sentence says.
         let got = contents("no tattoo, my wife vetoed it");
         assert!(got.iter().any(|c| c.starts_with("No tattoo")), "{got:?}");

@@ -1234,8 +1234,13 @@ fn plain_verb(word: &str) -> bool {
         && !word.ends_with("ly")
         && !word.ends_with("ing")
         && !NOT_VERBS.contains(&word)
+        && !PIDGIN_MARKERS.contains(&word)
         && !same_after_any_subject(word)
 }
+
+/// West African Pidgin's markers before a verb ("i don comot from uber", "i dey drive", "i wan
+/// plan"): no verb to agree, so they take no -s ("User dons comot").
+pub(super) const PIDGIN_MARKERS: &[&str] = &["don", "dey", "wan"];
 
 /// The third-person singular of a base verb ("deploy" → "deploys", "fix" → "fixes").
 pub(super) fn third_singular(verb: &str) -> String {
