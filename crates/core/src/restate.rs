@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use regex::{Captures, Regex};
 
-use crate::shape::MONTHS;
+use crate::shape::{MONTHS, bare_day_re, time_re};
 
 /// Weekdays in full; a take-back may also shorten them ("its wed"), a memory may not be read so
 /// ("sat" is as likely the verb).
@@ -67,38 +67,10 @@ fn days_in(text: &str, short: bool) -> Vec<Day> {
         .collect()
 }
 
-/// A bare number where a take-back gives its day, as learners say it: "is the 27", "it's 9".
-fn bare_day_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i)\b(?:is|it'?s|it\s+is|on)\s+(?:the\s+)?(?P<d>[12]?\d|3[01])\s*(?:$|[,.!;:)]|not\b|and\b|but\b)",
-        )
-        .expect("restate bare day regex")
-    })
-}
-
 /// The day's number in a day as said, and what is either side of it.
 fn day_digits_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| Regex::new(r"^(.*?)\b(?:[12]?\d|3[01])(?:st|nd|rd|th)?\b(.*)$").expect("day digits regex"))
-}
-
-/// A time of day: "7pm", "18:30", "10 o'clock".
-fn time_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?ix)
-                \b(?:
-                    (?:1[0-2]|0?[1-9])(?::[0-5]\d)?\s*(?:am|pm|a\.m\.|p\.m\.)
-                    | (?:[01]?\d|2[0-3])[:h][0-5]\d
-                    | (?:1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+o'?clock
-                )
-            ",
-        )
-        .expect("restate time regex")
-    })
 }
 
 /// One day as said, and where.

@@ -60,15 +60,15 @@ fn short_weekday_re() -> &'static Regex {
 
 /// A day said as a bare number where a date is expected, as learners say it: "is the 27",
 /// "it's the 9". Only a take-back is read this way; a memory names its date in full.
-fn bare_day_re() -> &'static Regex {
+pub(crate) fn bare_day_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:is|it'?s|it\s+is|on)\s+the\s+(?:[12]?\d|3[01])\s*(?:$|[,.!;:)]|not\b|and\b|but\b)")
+        Regex::new(r"(?i)\b(?:is|it'?s|it\s+is|on)\s+the\s+(?P<d>[12]?\d|3[01])\s*(?:$|[,.!;:)]|not\b|and\b|but\b)")
             .expect("bare day regex")
     })
 }
 
-fn time_re() -> &'static Regex {
+pub(crate) fn time_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
