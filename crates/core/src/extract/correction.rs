@@ -477,7 +477,8 @@ pub(super) fn changed_to(lower: &str) -> Option<String> {
     let re = RE.get_or_init(|| {
         // A number as typed or as said ("20", "two and a half").
         let number = r"(?:\d|(?:a\s+)?(?:half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred)\b)";
-        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put|pushed|postponed|preponed|rescheduled|shifted|brought)";
+        // As learners say it too, in the present: they move the test to March 27.
+        let changed = r"(?:bumped|upped|raised|increased|lowered|reduced|decreased|cut|dropped|changed|moved|put|pushed|postponed|preponed|rescheduled|shifted|brought|move|moves|shift|shifts|postpone|postpones|reschedule|reschedules)";
         // Or a day the thing was moved to ("pushed the appointment back to Friday").
         let day = r"(?:the\s+)?(?:\d|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|next\s+(?:week|month))";
         let month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*";
@@ -850,6 +851,7 @@ mod tests {
         );
         assert_eq!(got("big problem, my osce got preponed to may 13th, centre sent mail").as_deref(), Some("osce"));
         assert_eq!(got("my son is now 12"), None);
+        assert_eq!(got("they move the test to march 27 because of the snow storm").as_deref(), Some("test"));
         // A number that is no day: "my commute is 25 mins now" is news, no moved day.
         assert_eq!(got("my commute to work is 25 mins now instead of an hour"), None);
         assert_eq!(got("we raised money for the hospice"), None);
