@@ -737,23 +737,16 @@ impl Memory {
         // so the model reads one day, not two; a due date moves with it.
         let restated = mnemo_core::restate::restate(&old.content, &op.draft.content);
         let due_at = match (&restated, old.due_at, old.valid_from) {
-            (Some(r), Some(_), Some(said)) => when::find(&r.text, said).map(|p| p.at).or(old.due_at),
+            (Some(text), Some(_), Some(said)) => when::find(text, said).map(|p| p.at).or(old.due_at),
             _ => old.due_at,
         };
-        // The correction goes after the statement unless the rewrite said all it told.
-        let (statement, beside) = match restated {
-            Some(r) => (r.text, r.keeps_correction),
-            None => (old.content.clone(), true),
-        };
-        let content = if beside {
+        let content = restated.unwrap_or_else(|| {
             // A quote that ends its own sentence inside its marks ('… 4 years."') needs no full
             // stop after them.
-            let before = statement.trim_end().trim_end_matches('.');
+            let before = old.content.trim_end().trim_end_matches('.');
             let stop = if [".\"", "!\"", "?\""].iter().any(|end| before.ends_with(end)) { " " } else { ". " };
             format!("{before}{stop}{}", op.draft.content.trim())
-        } else {
-            statement
-        };
+        });
         let mut sources = old.provenance.sources.clone();
         sources.extend(op.sources.iter().filter(|s| !old.provenance.sources.contains(s)).cloned());
         let draft = Draft {
