@@ -125,10 +125,11 @@ pub(super) fn rules() -> Vec<Rule> {
         // e.g. 'tamsulosin 400 for my waterworks', answering what the user takes: a fragment
         // opening on the medicine, its dose said.
         rule("medication.named-dose", r"^(?:my\s+)?<MEDICINE>\s+<DOSE><SCHEDULE><WHY>"),
-        // e.g. so now enalapril 20 mg: a new dose said as a fragment.
+        // e.g. so now enalapril 20 mg: a new dose said as a fragment; 'now is metformin 1000' as
+        // a learner says it, 'now na losartan 50' in pidgin.
         rule(
             "medication.now-dose",
-            r"(?:^|[,;:]\s*|\bso\s+)(?:now|so\s+now|now\s+on|and\s+now)\s+<MEDICINE>\s+<DOSE><SCHEDULE>",
+            r"(?:^|[,;:]\s*|\bso\s+)(?:now|so\s+now|now\s+on|and\s+now)\s+(?:(?:na|is|it's|its)\s+)?<MEDICINE>\s+<DOSE><SCHEDULE>",
         ),
         // e.g. the doctor upped my sertraline to 100mg; she put me on ramipril; 'doctor give me
         // amlodipine' as a learner says it.
@@ -464,6 +465,11 @@ mod tests {
         assert_eq!(medication("I take photos 3 days a week"), None);
         let (content, _, _) = medication("My doctor give me ramipril one tablet every morning.").unwrap();
         assert_eq!(content, "User takes ramipril");
+        // A new dose as a learner or in pidgin says it.
+        let (content, key, _) = medication("my gp change my BP med. now na losartan 50 every morning").unwrap();
+        assert_eq!((content.as_str(), key.as_str()), ("User takes losartan 50 every morning", "medication:losartan"));
+        let (content, _, _) = medication("The doctor was not happy. Now is metformin 1000 two times in day.").unwrap();
+        assert!(content.starts_with("User takes metformin 1000"), "{content}");
     }
 
     #[test]
