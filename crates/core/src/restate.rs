@@ -250,7 +250,7 @@ fn says_more(old: &str, said: &str) -> bool {
 /// `correction` is the take-back as the extractor wrote it: the user's words, bare or as a dated
 /// quote ("On 2026-05-18 User corrected: \"its the 10th\"").
 pub fn restate(old: &str, correction: &str) -> Option<String> {
-    let said = quoted(correction).unwrap_or(correction);
+    let said = crate::extract::quoted_words(correction).unwrap_or(correction);
     // The user's own words are kept as said; a rewrite would misquote them.
     if old.contains("said: \"") || old.contains("corrected: \"") || says_more(old, said) {
         return None;
@@ -259,13 +259,6 @@ pub fn restate(old: &str, correction: &str) -> Option<String> {
     let base = after_day.clone().unwrap_or_else(|| old.to_string());
     let after_time = restate_time(&base, said)?;
     after_time.or(after_day).filter(|new| new != old)
-}
-
-/// The words inside a dated quote ("On 2026-05-18 User corrected: \"its the 10th\"").
-fn quoted(text: &str) -> Option<&str> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r#"^On \S+ [^"]*?(?:said|corrected): "(.*)"$"#).expect("dated quote regex"));
-    re.captures(text.trim()).map(|c| c.get(1).expect("words").as_str())
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ mod tool;
 pub mod when;
 
 pub use heuristic::HeuristicExtractor;
+pub(crate) use readable::quoted_words;
 
 /// The rule name episodic capture records: the catch-all that keeps any other first-person
 /// statement in the third person. Such a memory restates its turn rather than typing a fact, so

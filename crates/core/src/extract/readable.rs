@@ -260,6 +260,16 @@ pub(super) fn corrected(said: &str, at: DateTime<Utc>) -> String {
     format!("On {} User corrected: \"{}\"", at.format("%Y-%m-%d"), said.trim().trim_matches('"'))
 }
 
+/// The user's words inside a dated quote as [`quote`] and [`corrected`] write it ("On 2026-05-18
+/// User corrected: \"its the 10th\"" → "its the 10th"), or a speaker's under attribution ("On
+/// … Mo corrected: …"); `None` for any other text. Read back here, beside the writers, so the
+/// engine's amendment can rewrite a memory with what the take-back said.
+pub(crate) fn quoted_words(text: &str) -> Option<&str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r#"^On \S+ [^"]*?(?:said|corrected): "(.*)"$"#).expect("dated quote regex"));
+    re.captures(text.trim()).map(|c| c.get(1).expect("words").as_str())
+}
+
 /// `said` without what it opened with for the listener: a short first sentence of thanks or
 /// surprise that says nothing of the user ("Thanks, Dave!", "Of course!", "Wow, Sam, that's
 /// great to hear!"), then a reply word before a comma ("Yeah, it's …"). What is left is still
@@ -668,6 +678,19 @@ fn addressed() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dated_quote_gives_back_the_words_it_was_written_from() {
+        let at: DateTime<Utc> = "2026-05-18T10:00:00Z".parse().unwrap();
+        for said in ["its the 10th , I was looking at the wrong page", "Sorry, 9th of June."] {
+            assert_eq!(quoted_words(&corrected(said, at)), Some(said), "{said}");
+        }
+        // A quote drops a greeting it opened with; the words after it come back.
+        let said = "They move the test to March 27 because of the snow storm.";
+        assert_eq!(quoted_words(&quote(said, at)), Some(said));
+        assert_eq!(quoted_words("On 2026-04-09 Mo corrected: \"it's Sunday 24 May\""), Some("it's Sunday 24 May"));
+        assert_eq!(quoted_words("Keith is having his knee replaced on the 2nd of June"), None);
+    }
 
     #[test]
     fn this_before_a_noun_becomes_the_and_before_a_verb_or_a_time_stays() {
