@@ -34,7 +34,7 @@ fn phrase_re(short: bool) -> &'static Regex {
                 \b(?:
                     (?:(?P<wa>{wd})\s*,?\s+(?:the\s+)?)?
                     (?:
-                        (?P<d1>[12]?\d|3[01])(?P<s1>st|nd|rd|th)?\s+(?:of\s+)?(?P<m1>{MONTHS})
+                        (?P<d1>[12]?\d|3[01])(?P<s1>st|nd|rd|th)?\s+(?:of\s+|o'?\s+)?(?P<m1>{MONTHS})
                         | (?P<m2>{MONTHS})\s+(?:the\s+)?(?P<d2>[12]?\d|3[01])(?P<s2>st|nd|rd|th)?
                         | (?P<d3>[12]?\d|3[01])(?P<s3>st|nd|rd|th)
                     )
@@ -52,8 +52,8 @@ fn phrase_re(short: bool) -> &'static Regex {
     }
 }
 
-/// The days `text` names, in order: an ordinal alone counts only as "the 10th" or "on 10th"
-/// ("my 1st ever concert" names no day).
+/// The days `text` names, in order: an ordinal alone counts only as "the 10th" (Shetland "da
+/// 10th") or "on 10th" ("my 1st ever concert" names no day).
 fn days_in(text: &str, short: bool) -> Vec<Day> {
     phrase_re(short)
         .captures_iter(text)
@@ -61,7 +61,7 @@ fn days_in(text: &str, short: bool) -> Vec<Day> {
         .filter(|d| {
             d.month.is_some() || d.weekday.is_some() || {
                 let before = text[..d.span.start].to_ascii_lowercase();
-                before.ends_with("the ") || before.ends_with("on ")
+                before.ends_with("the ") || before.ends_with("on ") || before.ends_with(" da ")
             }
         })
         .collect()
@@ -113,11 +113,16 @@ impl Day {
     }
 }
 
-/// Whether the words just before `at` deny what follows ("not 21", "not the 5th"): the old value
-/// a take-back names, not the new one.
+/// Whether the words just before `at` deny what follows ("not 21", "not the 5th", Scots and
+/// Shetland "no da 9th"): the old value a take-back names, not the new one.
 fn denied(text: &str, at: usize) -> bool {
     let before = text[..at].trim_end().to_ascii_lowercase();
-    before.ends_with("not") || before.ends_with("not the") || before.ends_with("n't")
+    let mut words = before.rsplit(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty());
+    let last = match words.next() {
+        Some("the" | "da") => words.next(),
+        w => w,
+    };
+    matches!(last, Some("not" | "no")) || last.is_some_and(|w| w.ends_with("n't"))
 }
 
 /// `old` with the one day it names replaced by the one day the take-back `said` gives, its
@@ -272,6 +277,12 @@ mod tests {
                 "Keith is having his knee replaced on the 2nd of June at the Royal Shrewsbury",
                 "Sorry, 9th of June. They rang this morning and moved it.",
                 "Keith is having his knee replaced on the 9th of June at the Royal Shrewsbury",
+            ),
+            (
+                // Scots and Shetland "o" for "of"
+                "User's dad's getting a heart bypass in Aberdeen, at ARI, 9th o April",
+                "ach wait, mam's just phoned, dey've moved dad ta da 16th no da 9th, da surgeon's aff",
+                "User's dad's getting a heart bypass in Aberdeen, at ARI, 16th o April",
             ),
             (
                 "Daniel and Chloe have set the date, 3rd October at the church in Clun",

@@ -662,6 +662,8 @@ impl Memory {
         let Target::Matching(detail) = target else { return self.resolve_target(scope, owner, target, op) };
         let wanted: Vec<String> = mnemo_core::text::words(detail).collect();
         let said = query_terms(&op.draft.content);
+        // A day set against another, nothing more, must also name the thing it moves.
+        let beyond_the_day = op.draft.rule.as_deref() == Some(mnemo_core::extract::DAY_FOR_DAY_RULE);
         Ok(self
             .candidates(scope, detail, 20)?
             .list
@@ -679,7 +681,12 @@ impl Memory {
                     && wanted
                         .iter()
                         .all(|w| have.contains(w) || have.iter().any(|h| mnemo_core::text::same_word(h, w)));
-                holds.then(|| (said.iter().filter(|w| have.contains(*w)).count(), c.memory))
+                let shared = said.iter().filter(|w| have.contains(*w)).count();
+                let named = !beyond_the_day
+                    || said.iter().any(|w| {
+                        have.contains(w) && !wanted.iter().any(|d| mnemo_core::text::same_word(d, w))
+                    });
+                (holds && named).then(|| (shared, c.memory))
             })
             .max_by_key(|(shared, m)| (*shared, m.updated_at))
             .map(|(_, m)| m))

@@ -222,6 +222,10 @@ pub(super) enum TakeBack {
         /// Whether it is news rather than a slip: the value changed since ("so it's 125 now
         /// not 100", "I change to 10K, not half"), and what was said before was true then.
         news: bool,
+        /// Whether only a day set against another says so, no word owning a slip or a change
+        /// ("Pieter says the party is the 13th, not the 6th"): the memory meant must then share
+        /// a word with the sentence besides the days ([`super::DAY_FOR_DAY_RULE`]).
+        unowned: bool,
     },
     /// It corrects without naming what was wrong ("i read the email wrong its thurs 6th"): the
     /// new value's words cannot find the old memory. Naming a day or a time, it goes beside the
@@ -250,7 +254,18 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
     if !wrong && !sorry && !news && !answered {
         // "Doc bumped my blood pressure pill up to 20 milligram": a value changed to a number,
         // the thing it belongs to named; the memory that holds the thing gets the news.
-        return changed_to(lower).map(|detail| TakeBack::Detail { detail, said: text.trim().to_string(), news: true });
+        if let Some(detail) = changed_to(lower) {
+            return Some(TakeBack::Detail { detail, said: text.trim().to_string(), news: true, unowned: false });
+        }
+        // "My brother says the party is the 13th, not the 6th": the old day is taken back.
+        // Kept as what the user said, not as a slip of theirs: whose slip it was, the words
+        // do not say.
+        return day_for_day(lower).map(|detail| TakeBack::Detail {
+            detail,
+            said: text.trim().to_string(),
+            news: true,
+            unowned: true,
+        });
     }
     static NOT: OnceLock<Regex> = OnceLock::new();
     let not = NOT.get_or_init(|| {
@@ -303,7 +318,9 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
             }
             words
         })
-        .filter(|w| !w.is_empty());
+        .filter(|w| !w.is_empty())
+        // "wait, dey've moved dad ta da 16th no da 9th": the old day, said with "no".
+        .or_else(|| day_for_day(lower).map(|d| vec![d]));
     // Without a "not" naming the detail, only a correction said in words says the sentence
     // corrects ("Actually, I went to the market" is news), or a value named after a slip owned
     // in the sentence before ("Sorry, I wrote it bad."), an apology ("No sorry its the 10th")
@@ -314,11 +331,13 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         || (says_it_was_wrong(lower) && (says_it_is(&said) || leads_with_value(&said)))
         || answered;
     match detail {
-        Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news }),
+        Some(words) => Some(TakeBack::Detail { detail: words.join(" "), said, news, unowned: false }),
         // "Actually the tutor's just emailed, the assessment's 19 May now": the thing whose day
         // changed is named, so the memory holding it gets the news.
         None => match changed_to(lower) {
-            Some(detail) => Some(TakeBack::Detail { detail, said, news: !explicit && !says_it_was_wrong(lower) }),
+            Some(detail) => {
+                Some(TakeBack::Detail { detail, said, news: !explicit && !says_it_was_wrong(lower), unowned: false })
+            }
             None => (explicit || names_value).then_some(TakeBack::Unnamed { said: whole }),
         },
     }
@@ -466,6 +485,35 @@ fn changed_now(lower: &str) -> bool {
         .expect("changed-now regex")
     })
     .is_match(lower)
+}
+
+/// The old day of a day set against another ("the party is the 13th, not the 6th", "Saturday
+/// 18 July not the 11th", "the funeral now be 21st march not 14th", "moved dad ta da 16th no da
+/// 9th"): one day said in place of another is a take-back whoever it came from, with or without
+/// a word owning the slip. `None` unless both sides are days.
+pub(super) fn day_for_day(lower: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        let months = crate::shape::MONTHS;
+        let day = r"(?:[12]?\d|3[01])";
+        let ordinal = format!(r"{day}(?:st|nd|rd|th)");
+        Regex::new(&format!(
+            r"(?x)
+                \b(?:{ordinal}|{day}\s+(?:of\s+)?(?:{months})\b|(?:{months})\s+{day}\b|the\s+{day}\b)
+                (?:\s+(?:of\s+)?(?:{months})\b)?(?:\s+now)?
+                \s*,?\s*
+                (?:
+                    not\s+(?:the\s+|on\s+|da\s+)?(?P<old>{ordinal}|{day}(?:\s+(?:of\s+)?(?:{months}))?|(?:{months})\s+{day})
+                    # a Scots or Shetland 'no' for 'not', before an ordinal only: 'da 16th no da 9th'
+                    | no\s+(?:the\s+|da\s+)?(?P<scots>{ordinal})
+                )\b
+            "
+        ))
+        .expect("day-for-day regex")
+    });
+    let c = re.captures(lower)?;
+    let old = c.name("old").or(c.name("scots"))?.as_str();
+    Some(old.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
 /// The key words of a thing whose number changed, said without the old number ("my blood

@@ -172,6 +172,8 @@ const REPLY_AFTER_NO: &[&str] = &[
 
 /// Words that open a sentence without being its subject ("oh", "yeah", "btw", "honestly").
 pub(super) const LEADS: &[&str] = &[
+    "abeg",
+    "ach",
     "actually",
     "ah",
     "also",
@@ -181,6 +183,7 @@ pub(super) const LEADS: &[&str] = &[
     "aw",
     "aww",
     "awww",
+    "aye",
     "bro",
     "btw",
     "but",
@@ -213,12 +216,14 @@ pub(super) const LEADS: &[&str] = &[
     "no",
     "nope",
     "now",
+    "och",
     "oh",
     "ok",
     "okay",
     "omg",
     "ooh",
     "oops",
+    "ope",
     "please",
     "pls",
     "plus",
@@ -2646,10 +2651,10 @@ mod tests {
         );
         // Two quotes of one message are one quote.
         let (_, content, _) =
-            episode("I ran my first 10k w my brother. My sister Ana got the job w the council").unwrap();
+            episode("I ran my first 10k wi my brother. My sister Ana got the job wi the council").unwrap();
         assert_eq!(
             content,
-            "On 2026-03-02 User said: \"I ran my first 10k w my brother. My sister Ana got the job w the council.\""
+            "On 2026-03-02 User said: \"I ran my first 10k wi my brother. My sister Ana got the job wi the council.\""
         );
         // Laughter or "tbh" at the end is no shorthand inside the sentence: both are rewritten.
         let (_, content, _) = episode("I ran my first 10k lol. My sister Ana got the job tbh").unwrap();

@@ -148,7 +148,7 @@ fn introduced(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?P<name>(?-i:[A-Z][a-z]+))|(?:^|[.!]\s+)(?P<here>[a-z][a-z'-]+\s+here))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
+            r"(?i)(?:\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?:(?P<name>(?-i:[A-Z][a-z]+))|(?P<lower>(?-i:[a-z][a-z'-]+)))|(?:^|[.!]\s+)(?P<here>[a-z][a-z'-]+\s+here))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
         )
         .expect("introduction regex")
     });
@@ -157,6 +157,16 @@ fn introduced(text: &str) -> Option<String> {
     // texter's "clodagh here, 34, hairdresser …" introduces in any case.
     let c = re.captures(text)?;
     let parts = c.name("parts")?;
+    // Without its capital a word after "im" is a name only with the age straight after it, as
+    // people introduce themselves ("hey im colt, 27, work on a rig"): never "im tired, 20 hours
+    // awake", nor a feeling or a doing ("im knackered, 40 and …", "im working, 12 …").
+    if let Some(word) = c.name("lower").map(|w| w.as_str()) {
+        let first = parts.as_str().split(',').map(str::trim).find(|p| !p.is_empty()).unwrap_or_default();
+        let aged = first.len() == 2 && first.chars().all(|c| c.is_ascii_digit()) && !first.starts_with('0');
+        if !aged || crate::text::is_stopword(word) || word.ends_with("ing") || word.ends_with("ed") || lex::is_mood_word(word) {
+            return None;
+        }
+    }
     // A message typed all in lower case stays so: the rules read its names by that.
     let lower_case = !text.chars().any(char::is_uppercase);
     let im = |s: &str| if lower_case { s.replace("I'm", "i'm").replace(". I ", ". i ") } else { s.to_string() };
@@ -320,7 +330,11 @@ fn introduced(text: &str) -> Option<String> {
         }
         said.push_str(part);
     }
-    (taken > 0).then(|| format!("{}{}{}", &text[..parts.start()], said, &text[parts.end()..]))
+    // Without a capital, the name keeps its age beside it: that is what shows it is a name.
+    let aged_name = c.name("lower").map_or(String::new(), |_| {
+        format!(", {}", parts.as_str().split(',').map(str::trim).find(|p| !p.is_empty()).unwrap_or_default())
+    });
+    (taken > 0).then(|| format!("{}{aged_name}{said}{}", &text[..parts.start()], &text[parts.end()..]))
 }
 
 /// `s` with every match of `re` replaced by what `f` makes of it; untouched (and not copied)
@@ -1187,7 +1201,12 @@ fn first_person(lower: &str) -> bool {
 /// Whether a finding only names someone ("User's sister is named Lucia", a pet's name): the
 /// rest of the sentence may still tell what happened to them.
 fn names_someone(f: &Found) -> bool {
-    f.action == Action::Add && f.draft.key.as_deref().is_some_and(|k| k.starts_with("family:") || k.starts_with("pet:"))
+    f.action == Action::Add && keys_a_name(f.draft.key.as_deref())
+}
+
+/// Whether a slot key is one of the user's people or pets by name.
+fn keys_a_name(key: Option<&str>) -> bool {
+    key.is_some_and(|k| k.starts_with("family:") || k.starts_with("pet:"))
 }
 
 /// Whether a captured statement says nothing beyond naming `names`: once the names and the
@@ -1486,6 +1505,7 @@ impl Extractor for HeuristicExtractor {
             // Whether the sentence before was a hypothetical, a joke or someone else's word.
             let mut hypothetical = false;
             for sent in sentences(&text) {
+                let sent = super::lex::without_closing_particles(sent);
                 let (ops_before, episodes_before) = (ops.len(), episodes.len());
                 let sentence_language = match language::detect_within(sent, message_language) {
                     Language::Unknown => message_language,
@@ -1651,17 +1671,32 @@ impl Extractor for HeuristicExtractor {
                     }
                     // "my workshop is now Saturday 20 June instead": a day moved, said as a
                     // statement no slot holds, is the amendment, not a second plan.
-                    Some(TakeBack::Detail { detail, said, news })
+                    // Someone named on the way ("My brother Pieter says the party is the 13th,
+                    // not the 6th") stays named; why the day moved ("the hall was booked") is
+                    // no plan done.
+                    Some(TakeBack::Detail { detail, said, news, unowned })
                         if settled.is_empty()
                             || (ValueShape::of(&said) == Some(ValueShape::Date)
-                                && settled.iter().all(|f| f.draft.key.is_none() && f.action == Action::Add)) =>
+                                && settled.iter().all(|f| {
+                                    (f.draft.key.is_none() && f.action == Action::Add)
+                                        || keys_a_name(f.draft.key.as_deref())
+                                        || matches!(f.action, Action::CloseLoop(_))
+                                })) =>
                     {
                         amending = true;
-                        settled.clear();
+                        // The name is news of its own, no correction of another name.
+                        settled.retain(|f| keys_a_name(f.draft.key.as_deref()));
+                        for f in &mut settled {
+                            f.action = Action::Add;
+                        }
                         if correction::names_only_the_detail(&said, &detail) {
                             awaiting_value = Some((ops.len(), said.clone(), news));
                         }
-                        ops.push(correcting(Action::Amend(Target::Matching(detail)), &said, m, news));
+                        let mut op = correcting(Action::Amend(Target::Matching(detail)), &said, m, news);
+                        if unowned {
+                            op.draft.rule = Some(super::DAY_FOR_DAY_RULE.into());
+                        }
+                        ops.push(op);
                         true
                     }
                     // "No sorry its the 10th": the old value is in what was said a moment
@@ -1768,10 +1803,10 @@ impl Extractor for HeuristicExtractor {
             // A take-back the message also restates as a typed statement ("I meant Cambridge,
             // not Boston. I live in Cambridge.") is that statement's correction (its slot or the
             // value it names), not an amendment besides.
-            if ops[first..]
-                .iter()
-                .any(|o| matches!(o.action, Action::Update(_)) || (o.action == Action::Add && o.draft.key.is_some()))
-            {
+            if ops[first..].iter().any(|o| {
+                matches!(o.action, Action::Update(_))
+                    || (o.action == Action::Add && o.draft.key.is_some() && !keys_a_name(o.draft.key.as_deref()))
+            }) {
                 let said: Vec<ProposedOp> = ops.drain(first..).collect();
                 ops.extend(said.into_iter().filter(|o| !matches!(o.action, Action::Amend(_))));
             }
@@ -1848,6 +1883,31 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn a_day_set_against_another_takes_the_old_one_back_whoever_said_it() {
+        for (said, old) in [
+            ("My brother Pieter says the party is the 13th, not the 6th, the hall was booked for a wedding.", "6th"),
+            ("My daughter she tell me the wedding is Saturday 18 July not the 11th.", "11th"),
+            ("ei wait, family meeting change am. the funeral now be 21st march not 14th", "14th"),
+            ("ach wait, mam's just phoned, dey've moved dad ta da 16th no da 9th, da surgeon's aff", "9th"),
+        ] {
+            let ops = run(said);
+            assert!(
+                ops.iter().any(|o| o.action == Action::Amend(Target::Matching(old.into()))),
+                "{said}: {ops:?}"
+            );
+            assert!(!ops.iter().any(|o| matches!(o.action, Action::CloseLoop(_))), "{said}: {ops:?}");
+        }
+        // Owned by no word, it must name the thing it moves (the engine checks): its rule says so.
+        let ops = run("I work the 13th, not the 6th.");
+        assert!(ops.iter().any(|o| o.draft.rule.as_deref() == Some(super::super::DAY_FOR_DAY_RULE)), "{ops:?}");
+        // A name kept on the way stays; a number that is no day takes nothing back this way.
+        assert!(run("My brother Pieter says the party is the 13th, not the 6th.")
+            .iter()
+            .any(|o| o.draft.content == "User's brother is named Pieter"));
+        assert!(super::super::correction::day_for_day("i need 13, not 6 chairs").is_none());
     }
 
     #[test]

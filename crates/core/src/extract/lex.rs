@@ -812,6 +812,12 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             "was" if i > 0 && out.last().is_some_and(|p| p == "User") => "was",
             "am" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "are",
             "was" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "were",
+            // Texting's "walnuts n pecans", "real bad w bee stings", "w/ the kids": a memory says
+            // the words in full.
+            "n" if i > 0 && next.as_deref().is_some_and(|n| !n.is_empty()) => "and",
+            "w" | "w/" if i > 0 && next.as_deref().is_some_and(|n| n.starts_with(|c: char| c.is_ascii_lowercase())) => {
+                "with"
+            }
             _ => {
                 out.push((*w).to_string());
                 continue;
@@ -960,12 +966,7 @@ pub(super) fn phrase(s: &str) -> Option<String> {
     // lol") is no part of the thing; after "my" or "the" the word is someone ("my mate").
     let mut h = head(s);
     while let Some((rest, last)) = h.rsplit_once(char::is_whitespace) {
-        let last = last.to_lowercase();
-        let owned = rest.rsplit(char::is_whitespace).next().is_some_and(|w| {
-            matches!(w.to_lowercase().as_str(), "my" | "the" | "a" | "our" | "your" | "his" | "her" | "their")
-        });
-        let addressed = ADDRESS_TERMS.contains(&last.as_str()) && !owned;
-        if !(addressed || TRAILING_PARTICLES.contains(&last.as_str())) {
+        if !closes_without_adding(rest, &last.to_lowercase()) {
             break;
         }
         h = rest.trim_end();
@@ -974,10 +975,19 @@ pub(super) fn phrase(s: &str) -> Option<String> {
     (t.chars().count() >= 2 && !is_vague(&t)).then_some(t)
 }
 
+/// Whether `last` (lower case), the word after `rest`, is a particle or a word said to the
+/// listener: after "my" or "the" the word is someone ("my mate") and stays.
+fn closes_without_adding(rest: &str, last: &str) -> bool {
+    let owned = rest.rsplit(char::is_whitespace).next().is_some_and(|w| {
+        matches!(w.to_lowercase().as_str(), "my" | "the" | "a" | "our" | "your" | "his" | "her" | "their")
+    });
+    TRAILING_PARTICLES.contains(&last) || (ADDRESS_TERMS.contains(&last) && !owned)
+}
+
 /// Texting particles that close a sentence without adding to it ("… btw", "… lol", "… x").
 pub(super) const TRAILING_PARTICLES: &[&str] = &[
-    "btw", "tbh", "ngl", "fyi", "imo", "imho", "tho", "though", "x", "xx", "xxx", "smh", "lol", "haha", "lmao", "eish",
-    "innit", "sha",
+    "abeg", "btw", "eish", "fyi", "haha", "imho", "imo", "innit", "jare", "lah", "lmao", "lol", "lor", "ngl", "o", "sef",
+    "sha", "smh", "tbh", "tho", "though", "x", "xx", "xxx",
 ];
 
 /// Words said to the listener at the end of a sentence ("allergic to penicillin bru"); after a
@@ -1041,7 +1051,43 @@ pub(super) fn strip_times(obj: &str) -> String {
         )
         .expect("past time regex")
     });
-    tidy(&re.replace_all(obj, " "))
+    let out = tidy(&re.replace_all(obj, " "));
+    // "starting at tesco monday": a weekday closing the phrase says when, unless it ends a span
+    // ("Monday to Friday").
+    match out.rsplit_once(' ') {
+        Some((rest, last)) if WEEKDAYS.contains(&last.to_lowercase().as_str()) => {
+            let before = rest.rsplit(' ').next().unwrap_or_default().to_lowercase();
+            if matches!(before.as_str(), "to" | "till" | "til" | "until" | "thru" | "through" | "and" | "&" | "-" | "or") {
+                out
+            } else {
+                rest.trim_end_matches([',', ' ']).to_string()
+            }
+        }
+        _ => out,
+    }
+}
+
+/// The weekdays in full: the short forms are words too ("the sun", "sat down").
+const WEEKDAYS: &[&str] = &["friday", "monday", "saturday", "sunday", "thursday", "tuesday", "wednesday"];
+
+/// A sentence without the texting particles that close it ("moving to leeds next month innit",
+/// "starting at tesco monday abeg", "knee op's on the 3rd lol!"): they add nothing a rule should
+/// read. A tag question keeps them ("… innit?"), and a sentence that is only a particle stays.
+pub(super) fn without_closing_particles(sent: &str) -> &str {
+    let mut end = sent.trim_end().trim_end_matches(['.', '!']).trim_end();
+    if end.len() == sent.trim_end().len() && end.ends_with(['?']) {
+        return sent;
+    }
+    let mut stripped = false;
+    while let Some((rest, last)) = end.rsplit_once(char::is_whitespace) {
+        let word = last.trim_end_matches([',', '.', '!']).to_lowercase();
+        if !(closes_without_adding(rest, &word) || super::readable::laughter(&word)) {
+            break;
+        }
+        end = rest.trim_end().trim_end_matches(',').trim_end();
+        stripped = true;
+    }
+    if stripped && end.chars().any(char::is_alphanumeric) { end } else { sent }
 }
 
 /// Whether a phrase names nothing on its own ("it", "that", "you").
@@ -1734,6 +1780,28 @@ pub(super) fn is_not_a_name(w: &str) -> bool {
 mod tests {
 
     #[test]
+    fn closing_particles_are_no_part_of_the_sentence() {
+        use super::without_closing_particles as w;
+        assert_eq!(w("i'm moving to leeds next month innit"), "i'm moving to leeds next month");
+        assert_eq!(w("im starting at tesco monday abeg!"), "im starting at tesco monday");
+        assert_eq!(w("my knee op is on the 3rd lol, ngl"), "my knee op is on the 3rd");
+        assert_eq!(w("allergic to penicillin bro hahaha"), "allergic to penicillin");
+        // A tag question, a person after a possessive, and a sentence of particles stay.
+        assert_eq!(w("you're coming innit?"), "you're coming innit?");
+        assert_eq!(w("going out with my bro"), "going out with my bro");
+        assert_eq!(w("lol"), "lol");
+        assert_eq!(w("My dog is called Mo."), "My dog is called Mo.");
+    }
+
+    #[test]
+    fn a_weekday_closing_a_phrase_is_when_unless_it_ends_a_span() {
+        assert_eq!(super::strip_times("tesco monday"), "tesco");
+        assert_eq!(super::strip_times("the co-op monday to friday"), "the co-op monday to friday");
+        assert_eq!(super::strip_times("the shop, Saturday"), "the shop");
+        assert_eq!(super::strip_times("Greggs"), "Greggs");
+    }
+
+    #[test]
     fn a_modal_run_on_with_not_keeps_its_form_after_any_subject() {
         for w in ["cannot", "can't", "must", "would've"] {
             assert!(super::same_after_any_subject(w), "{w}");
@@ -1780,6 +1848,8 @@ mod tests {
             ("lex::GENERIC", super::GENERIC),
             ("lex::NAME_LIKE", super::NAME_LIKE),
             ("lex::NOT_NAMES", super::NOT_NAMES),
+            ("lex::TRAILING_PARTICLES", super::TRAILING_PARTICLES),
+            ("lex::WEEKDAYS", super::WEEKDAYS),
             ("lore::NOT", super::super::lore::NOT),
             ("lore::NAMED", super::super::lore::NAMED),
             ("mood::STARTS", super::super::mood::STARTS),

@@ -166,12 +166,14 @@ pub(super) fn rules() -> Vec<Rule> {
                 <DOSE>\s+(?:of|on)\s+(?:the\s+|my\s+)?<MEDICINE><SCHEDULE>
             ",
         ),
-        // e.g. the Dr has put my warfarin up to 6mg.
+        // e.g. the Dr has put my warfarin up to 6mg; the cardiologist took the furosemide down
+        // to 20.
         rule(
             "medication.put-up",
             r"(?x)
-                \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|nurse|she|he|they)\s+(?:has\s+|have\s+|'s\s+)?
-                put\s+(?:my\s+)?<MEDICINE>\s+(?:dose\s+)?(?:up|down)\s+to\s+<DOSE><SCHEDULE>
+                \b(?:(?:doctor|dr\.?|doc)(?:\s+[\p{L}'-]+)?|gp|consultant|specialist|nurse|cardiologist|psychiatrist|neurologist
+                    |endo|endocrinologist|rheumatologist|she|he|they)\s+(?:has\s+|have\s+|'s\s+)?
+                (?:put|took|taken|brought|knocked|cut)\s+(?:my\s+|the\s+)?<MEDICINE>\s+(?:dose\s+)?(?:up|down)\s+to\s+<DOSE><SCHEDULE>
             ",
         ),
         // e.g. my ramipril went up to 10mg.
@@ -204,14 +206,17 @@ pub(super) fn rules() -> Vec<Rule> {
         Rule::new(
             "medication.stopped",
             Mode::Statement,
-            &["stopped", "took me off", "taken me off", "discontinued", "working", "workin"],
+            &["stopped", "took me off", "taken me off", "discontinued", "working", "workin", "me off"],
             r"(?xi)
                 (?:\b(?:(?:doctor|dr\.?|doc|gp|cardiologist|consultant|specialist|psychiatrist|nurse|midwife)|she|he|they|i)(?:'s|'ve)?\s+(?:has\s+|have\s+)?
                     # 'took me off the celebrex, …', 'stopped the ibuprofen': the subject left out
                     |^(?:so\s+|then\s+|and\s+)?)
-                (?:stopped(?:\s+taking)?|discontinued|took\s+me\s+off|taken\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
-                # not 'took me off the allopurinol and put me on febuxostat': a switch, read as one
-                (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b)?
+                (?:stopped(?:\s+taking)?|discontinued|took\s+me\s+off|taken\s+me\s+off
+                    # 'doc switched me off the zoloft, gained like 20 lbs'
+                    |(?:switched|changed|moved|swapped)\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
+                # not 'took me off the allopurinol and put me on febuxostat', nor 'switched me
+                # off the warfarin to apixaban': a switch, read as one
+                (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b|\s+(?:to|onto|for)\s)?
                 # e.g. humira stopped workin so my GI switched me to entyvio
                 | (?:^|[,;]\s*)(?:(?:so|and|but|then|well)\s+)*(?:the\s+|my\s+)?(?P<failed>[a-z][a-z-]{3,})\s+(?:stopped|quit|isn't|wasn't|isnt|wasnt)\s+(?:working|workin)\b
             ",

@@ -42,6 +42,12 @@ pub(crate) use readable::quoted_words;
 /// readers treat it as context (assembly lets the turn itself stand in for it).
 pub const CAPTURE_RULE: &str = episodic::RULE;
 
+/// The rule name of a take-back that only sets one day against another ("my brother says the
+/// party is the 13th, not the 6th"), no word owning a slip or a change: the memory it amends
+/// must hold the old day and share another word with the sentence (the thing, or the month),
+/// so "I work the 13th, not the 6th" moves no party that happens to be on the 6th.
+pub const DAY_FOR_DAY_RULE: &str = "correction.day-for-day";
+
 /// The speaker a pasted transcript's line names ("Pat: it's now Saturday 8 August" → "Pat"),
 /// `None` for the user's own words. What the engine needs to let a speaker's take-back find
 /// what that speaker said, never what someone else did.
