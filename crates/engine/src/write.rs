@@ -682,11 +682,14 @@ impl Memory {
                         .iter()
                         .all(|w| have.contains(w) || have.iter().any(|h| mnemo_core::text::same_word(h, w)));
                 let shared = said.iter().filter(|w| have.contains(*w)).count();
-                let named = !beyond_the_day
-                    || said.iter().any(|w| {
-                        have.contains(w) && !wanted.iter().any(|d| mnemo_core::text::same_word(d, w))
-                    });
-                (holds && named).then(|| (shared, c.memory))
+                // The thing's own words, not the days or the quote's frame ("User said").
+                let named = said
+                    .iter()
+                    .filter(|w| have.contains(*w) && names_a_thing(w))
+                    .filter(|w| !wanted.iter().any(|d| mnemo_core::text::same_word(d, w)))
+                    .count();
+                let rank = if beyond_the_day { named } else { shared };
+                (holds && (!beyond_the_day || named > 0)).then_some((rank, c.memory))
             })
             .max_by_key(|(shared, m)| (*shared, m.updated_at))
             .map(|(_, m)| m))
@@ -860,6 +863,16 @@ impl Memory {
             .find(|(m, r, close)| *r >= TARGET_MATCH && (*close || shares_words(&m.content)))
             .map(|(m, _, _)| m))
     }
+}
+
+/// Whether a query word can name a thing a day is set for: a word, not a number, a weekday
+/// (it moves with the day) or the frame a quote is kept in ("User said"). A month counts: the
+/// old day in the month the sentence names ("Saturday 18 July not the 11th" for "married in
+/// Apia on 11 July") is the same day.
+fn names_a_thing(word: &str) -> bool {
+    const NOT_THINGS: &[&str] =
+        &["corrected", "friday", "monday", "said", "saturday", "sunday", "thursday", "tuesday", "user", "wednesday"];
+    word.chars().all(char::is_alphabetic) && !NOT_THINGS.contains(&word)
 }
 
 /// A draft of `content` that keeps `old`'s kind, slot, surface, dates, sensitivity and client

@@ -407,6 +407,48 @@ fn a_take_back_naming_only_the_new_day_moves_what_named_a_day_just_before() {
 }
 
 #[test]
+fn a_day_set_against_another_moves_only_the_thing_the_sentence_names() {
+    let f = hashed();
+    let s = chat("annelie", "c1");
+    let msgs = vec![
+        NewMessage::user("My Ma turns 80 in Bloemfontein, the party is Saturday 6 June in the church hall.", t0())
+            .with_id("m1"),
+        // No word owns a slip and nothing the party holds is named: the party stays.
+        NewMessage::user("I work the 13th, not the 6th.", t0() + Duration::days(1)).with_id("m2"),
+    ];
+    f.memory.ingest(&s, msgs).unwrap();
+    let active = f.active_contents(&s);
+    assert!(active.iter().any(|c| c.contains("party is Saturday 6 June")), "{active:#?}");
+    // Relayed from someone else, naming the party: it moves, and the brother stays named.
+    let r = f
+        .memory
+        .ingest(
+            &s,
+            vec![NewMessage::user(
+                "Jislaaik, wait. My brother Pieter says the party is the 13th, not the 6th, the hall was booked for a wedding.",
+                t0() + Duration::days(2),
+            )
+            .with_id("m3")],
+        )
+        .unwrap();
+    let active = f.active_contents(&s);
+    assert!(active.iter().any(|c| c.contains("party is") && c.contains("13th")), "{active:#?}\n{:#?}", r.ops);
+    assert!(!active.iter().any(|c| c.contains("party is Saturday 6 June") && !c.contains("13th")), "{active:#?}");
+    assert!(active.iter().any(|c| c.contains("brother is named Pieter")), "{active:#?}");
+    // The month the sentence names is the old day's month: the same day.
+    let w = chat("sina", "c1");
+    let said = [
+        "My son Ioane he getting married in Apia on 11 July.",
+        "Aue sorry! My daughter she tell me the wedding is Saturday 18 July not the 11th. The church was not free.",
+    ];
+    for (i, text) in said.iter().enumerate() {
+        f.memory.ingest(&w, vec![NewMessage::user(*text, t0() + Duration::days(i as i64))]).unwrap();
+    }
+    let active = f.active_contents(&w);
+    assert!(active.iter().any(|c| c.contains("married in Apia on Saturday 18 July")), "{active:#?}");
+}
+
+#[test]
 fn a_speakers_take_back_in_a_pasted_transcript_amends_what_that_speaker_said() {
     let f = hashed();
     let s = chat("kerry", "c1");
