@@ -2431,7 +2431,7 @@ fn without_verdicts(content: &str) -> String {
     if kept.len() == words.len() {
         return content.to_string();
     }
-    kept.join(" ").trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '"' && c != '\'').to_string()
+    without_stray_end(&kept.join(" "))
 }
 
 /// Cuts a long statement at a clause break before [`MAX_WORDS`] words, dropping a trailing
@@ -2446,12 +2446,26 @@ fn cut(content: &str) -> String {
             end = i;
         }
     }
-    let s = words[..end].join(" ");
-    s.trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '"' && c != '\'').to_string()
+    without_stray_end(&words[..end].join(" "))
+}
+
+/// `s` without the punctuation left dangling at its end; a bracket or quote closes something
+/// and stays, and so does the "+" of a number ("passed his 11+", "over 50+").
+fn without_stray_end(s: &str) -> String {
+    let kept = s.trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '"' && c != '\'');
+    let plus = s[kept.len()..].starts_with('+') && kept.ends_with(|c: char| c.is_ascii_digit());
+    if plus { format!("{kept}+") } else { kept.to_string() }
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_number_keeps_its_plus_at_the_end() {
+        assert_eq!(super::without_stray_end("Tobi passed his 11+"), "Tobi passed his 11+");
+        assert_eq!(super::without_stray_end("Tobi passed his exam +"), "Tobi passed his exam");
+        assert_eq!(super::without_stray_end("the party (in May),"), "the party (in May)");
+    }
     use crate::extract::heuristic::tests::run;
     use crate::kind::Kind;
 

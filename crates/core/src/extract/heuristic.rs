@@ -148,7 +148,7 @@ fn introduced(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
-            r"(?i)(?:\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?:(?P<name>(?-i:[A-Z][a-z]+))|(?P<lower>(?-i:[a-z][a-z'-]+)))|(?:^|[.!]\s+)(?P<here>[a-z][a-z'-]+\s+here))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
+            r"(?i)(?:\b(?:i'm|i\s+am|my\s+name\s+is|name's)\s+(?:(?P<name>(?-i:[A-Z][a-z]+))|(?P<lower>(?-i:[a-z][a-z'-]+)))|(?:^|[.!]\s+)(?P<here>[a-z][a-z'-]+\s+here)|(?:^|[.!]\s+)(?P<me>me)\s+(?-i:[A-Z][a-z]+))(?P<parts>(?:\s*,\s*[^,.;!?]+)+)",
         )
         .expect("introduction regex")
     });
@@ -157,12 +157,19 @@ fn introduced(text: &str) -> Option<String> {
     // texter's "clodagh here, 34, hairdresser …" introduces in any case.
     let c = re.captures(text)?;
     let parts = c.name("parts")?;
+    let first_part = parts.as_str().split(',').map(str::trim).find(|p| !p.is_empty()).unwrap_or_default();
+    let aged = first_part.len() == 2 && first_part.chars().all(|c| c.is_ascii_digit()) && !first_part.starts_with('0');
+    // "chale good evening. me Kwabena, 29, i dey run MoMo kiosk": a pidgin or a learner's "me"
+    // before a name and an age is "I'm".
+    let opening = match c.name("me") {
+        Some(me) if aged => format!("{}I'm{}", &text[..me.start()], &text[me.end()..parts.start()]),
+        Some(_) => return None,
+        None => text[..parts.start()].to_string(),
+    };
     // Without its capital a word after "im" is a name only with the age straight after it, as
     // people introduce themselves ("hey im colt, 27, work on a rig"): never "im tired, 20 hours
     // awake", nor a feeling or a doing ("im knackered, 40 and …", "im working, 12 …").
     if let Some(word) = c.name("lower").map(|w| w.as_str()) {
-        let first = parts.as_str().split(',').map(str::trim).find(|p| !p.is_empty()).unwrap_or_default();
-        let aged = first.len() == 2 && first.chars().all(|c| c.is_ascii_digit()) && !first.starts_with('0');
         if !aged || crate::text::is_stopword(word) || word.ends_with("ing") || word.ends_with("ed") || lex::is_mood_word(word) {
             return None;
         }
@@ -331,10 +338,8 @@ fn introduced(text: &str) -> Option<String> {
         said.push_str(part);
     }
     // Without a capital, the name keeps its age beside it: that is what shows it is a name.
-    let aged_name = c.name("lower").map_or(String::new(), |_| {
-        format!(", {}", parts.as_str().split(',').map(str::trim).find(|p| !p.is_empty()).unwrap_or_default())
-    });
-    (taken > 0).then(|| format!("{}{aged_name}{said}{}", &text[..parts.start()], &text[parts.end()..]))
+    let aged_name = c.name("lower").map_or(String::new(), |_| format!(", {first_part}"));
+    (taken > 0).then(|| format!("{opening}{aged_name}{said}{}", &text[parts.end()..]))
 }
 
 /// `s` with every match of `re` replaced by what `f` makes of it; untouched (and not copied)

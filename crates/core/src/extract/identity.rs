@@ -522,7 +522,12 @@ pub(super) fn rules() -> Vec<Rule> {
                         && !xl.ends_with("ing")
                         && !xl.ends_with("ed");
                     let mood = super::lex::MOODS.split('|').any(|m| m.trim() == xl);
-                    if !s.lowercase || mood || !(greeting || aged || greeted(s, c.get(0).map_or(0, |m| m.start()))) {
+                    // Its age straight after shows a name even where the message has a capital
+                    // elsewhere ("im nadia, 20, … work at shoppers in STC").
+                    if (!s.lowercase && !aged)
+                        || mood
+                        || !(greeting || aged || greeted(s, c.get(0).map_or(0, |m| m.start())))
+                    {
                         return Vec::new();
                     }
                 }
@@ -2001,7 +2006,8 @@ pub(super) fn rules() -> Vec<Rule> {
                 {
                     x = cut;
                 }
-                let x = x.to_string();
+                // "walnuts n pecans": the allergens named in full words.
+                let x = x.split(' ').map(|w| if w == "n" || w == "&" { "and" } else { w }).collect::<Vec<_>>().join(" ");
                 let key = format!("allergy:{}", x.to_lowercase());
                 let mut found = vec![Found::add(profile(format!("User is allergic to {x}"), 0.9, 0.9).keyed(key, x.clone()))];
                 // "allergic to penicillin and also to sesame": what the phrase left after its

@@ -812,12 +812,6 @@ fn rewrite_first_person(s: &str, naming: Option<bool>) -> String {
             "was" if i > 0 && out.last().is_some_and(|p| p == "User") => "was",
             "am" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "are",
             "was" if i > 0 && matches!(words[i - 1].to_lowercase().as_str(), "i") => "were",
-            // Texting's "walnuts n pecans", "real bad w bee stings", "w/ the kids": a memory says
-            // the words in full.
-            "n" if i > 0 && next.as_deref().is_some_and(|n| !n.is_empty()) => "and",
-            "w" | "w/" if i > 0 && next.as_deref().is_some_and(|n| n.starts_with(|c: char| c.is_ascii_lowercase())) => {
-                "with"
-            }
             _ => {
                 out.push((*w).to_string());
                 continue;
@@ -1032,6 +1026,11 @@ pub(super) fn strip_times(obj: &str) -> String {
                     | in\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{4})?
                     | in\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter)
                     | in\s+(?:19|20)\d{2}
+                    # on a day of a month: project officer on 1 june (never 'on May Street')
+                    | on\s+(?:the\s+)?(?:
+                        \d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)
+                        | (?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}(?:st|nd|rd|th)?
+                      )
                     # from or since a date: team lead from 1st April, since March 2024
                     | (?:from|since|starting|as\s+of)\s+(?:the\s+)?(?:
                         \d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)(?:\s+\d{4})?
@@ -1799,6 +1798,8 @@ mod tests {
         assert_eq!(super::strip_times("the co-op monday to friday"), "the co-op monday to friday");
         assert_eq!(super::strip_times("the shop, Saturday"), "the shop");
         assert_eq!(super::strip_times("Greggs"), "Greggs");
+        assert_eq!(super::strip_times("a project officer on 1 june"), "a project officer");
+        assert_eq!(super::strip_times("the deli on May Street"), "the deli on May Street");
     }
 
     #[test]

@@ -141,7 +141,7 @@ pub(super) fn rules() -> Vec<Rule> {
                         |derm|dermatologist|rheumatologist|rheumy|gastro|hepatologist|endo|endocrinologist|oncologist|she|he|they|i)
                     (?:'s|'ve)?(?:\s+(?:here|there|now))?\s+(?:has\s+|have\s+)?
                     (?:upped|increased|raised|lowered|reduced|changed|added|halved|doubled|put\s+me\s+(?:on|onto)|(?:started|starts?)\s+me\s+on
-                        |(?:switched|swapped|moved|changed)\s+me\s+(?:to|onto|over\s+to)
+                        |(?:switched|swapped|moved|changed|switch|change)\s+me\s+(?:to|onto|over\s+to)
                         # as learners say a new dose: doctor made pregabaline 150 at night
                         |made
                         |(?:got|has|have)\s+me\s+(?:on|onto)
@@ -202,6 +202,19 @@ pub(super) fn rules() -> Vec<Rule> {
             ",
             cannot_take,
         ),
+        // e.g. no chloroquine for me o, e dey scratch me; no sulfa drugs for me, they give me a
+        // rash: said as a refusal, a medicine the user must not be given all the same.
+        Rule::new(
+            "medication.not-for-me",
+            Mode::Statement,
+            &["for me"],
+            r"(?xi)
+                (?:^|[,;:]\s*|\band\s+)no\s+(?:the\s+|any\s+)?(?P<drug>[a-z][a-z-]{3,})(?:\s+(?:drugs?|tablets?|pills?|medicines?|injections?))?
+                \s+for\s+me\b(?:\s+(?:o|oh|please|pls|ever|thanks))*
+                (?P<tail>(?P<why>[^.;!?]*))
+            ",
+            cannot_take,
+        ),
         // e.g. He stopped Cardiomagnyl; the doctor took me off the sertraline.
         Rule::new(
             "medication.stopped",
@@ -215,8 +228,9 @@ pub(super) fn rules() -> Vec<Rule> {
                     # 'doc switched me off the zoloft, gained like 20 lbs'
                     |(?:switched|changed|moved|swapped)\s+me\s+off)\s+(?:my\s+|the\s+)?(?P<drug>[a-z][a-z-]{3,})\b
                 # not 'took me off the allopurinol and put me on febuxostat', nor 'switched me
-                # off the warfarin to apixaban': a switch, read as one
-                (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b|\s+(?:to|onto|for)\s)?
+                # off the warfarin to apixaban': a switch, read as one ('stopped the nifedipine
+                # for the summer' is no switch)
+                (?P<switch>\s+(?:and|an|n|&)\s+(?:put|started|switched|changed)\b|\s+(?:to|onto)\s)?
                 # e.g. humira stopped workin so my GI switched me to entyvio
                 | (?:^|[,;]\s*)(?:(?:so|and|but|then|well)\s+)*(?:the\s+|my\s+)?(?P<failed>[a-z][a-z-]{3,})\s+(?:stopped|quit|isn't|wasn't|isnt|wasnt)\s+(?:working|workin)\b
             ",
