@@ -1066,6 +1066,9 @@ pub(super) fn strip_times(obj: &str) -> String {
     }
 }
 
+/// The auxiliaries of a tag question, without their "n't" ("didn't I", "wasn't I", "aren't I").
+const TAG_AUXILIARIES: &[&str] = &["are", "could", "did", "do", "does", "had", "has", "have", "is", "was", "were", "would"];
+
 /// The weekdays in full: the short forms are words too ("the sun", "sat down").
 const WEEKDAYS: &[&str] = &["friday", "monday", "saturday", "sunday", "thursday", "tuesday", "wednesday"];
 
@@ -1078,6 +1081,16 @@ pub(super) fn without_closing_particles(sent: &str) -> &str {
         return sent;
     }
     let mut stripped = false;
+    // "i got us to blackpool in one piece didnt i": a tag asking to be agreed with.
+    if let Some(rest) = end.rsplit_once(char::is_whitespace).and_then(|(rest, i)| {
+        let tag = rest.rsplit_once(char::is_whitespace)?;
+        let aux = tag.1.to_lowercase().replace('\'', "");
+        (i.eq_ignore_ascii_case("i") && aux.ends_with("nt") && TAG_AUXILIARIES.contains(&&aux[..aux.len() - 2]))
+            .then_some(tag.0)
+    }) {
+        end = rest.trim_end().trim_end_matches(',').trim_end();
+        stripped = true;
+    }
     while let Some((rest, last)) = end.rsplit_once(char::is_whitespace) {
         let word = last.trim_end_matches([',', '.', '!']).to_lowercase();
         if !(closes_without_adding(rest, &word) || super::readable::laughter(&word)) {
@@ -1300,6 +1313,8 @@ pub(super) fn third_singular(verb: &str) -> String {
         "wanna" => "wants to".into(),
         "gotta" => "has to".into(),
         "gonna" => "is going to".into(),
+        // The same after any subject: "User ain't paying that".
+        "aint" | "ain't" => "ain't".into(),
         _ if v.ends_with(['s', 'x', 'z']) || v.ends_with("ch") || v.ends_with("sh") => format!("{v}es"),
         _ if v.ends_with('y')
             && !v.ends_with("ay")
@@ -1785,11 +1800,20 @@ mod tests {
         assert_eq!(w("im starting at tesco monday abeg!"), "im starting at tesco monday");
         assert_eq!(w("my knee op is on the 3rd lol, ngl"), "my knee op is on the 3rd");
         assert_eq!(w("allergic to penicillin bro hahaha"), "allergic to penicillin");
+        assert_eq!(w("i got us to blackpool in one piece didnt i"), "i got us to blackpool in one piece");
+        assert_eq!(w("I did well, didn't I!"), "I did well");
         // A tag question, a person after a possessive, and a sentence of particles stay.
         assert_eq!(w("you're coming innit?"), "you're coming innit?");
         assert_eq!(w("going out with my bro"), "going out with my bro");
         assert_eq!(w("lol"), "lol");
         assert_eq!(w("My dog is called Mo."), "My dog is called Mo.");
+    }
+
+    #[test]
+    fn aint_is_the_same_after_any_subject() {
+        assert_eq!(super::third_singular("aint"), "ain't");
+        assert_eq!(super::third_singular("ain't"), "ain't");
+        assert_eq!(super::third_singular("fix"), "fixes");
     }
 
     #[test]
@@ -1851,6 +1875,7 @@ mod tests {
             ("lex::NOT_NAMES", super::NOT_NAMES),
             ("lex::TRAILING_PARTICLES", super::TRAILING_PARTICLES),
             ("lex::WEEKDAYS", super::WEEKDAYS),
+            ("lex::TAG_AUXILIARIES", super::TAG_AUXILIARIES),
             ("lore::NOT", super::super::lore::NOT),
             ("lore::NAMED", super::super::lore::NAMED),
             ("mood::STARTS", super::super::mood::STARTS),
