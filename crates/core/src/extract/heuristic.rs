@@ -170,7 +170,12 @@ fn introduced(text: &str) -> Option<String> {
     // people introduce themselves ("hey im colt, 27, work on a rig"): never "im tired, 20 hours
     // awake", nor a feeling or a doing ("im knackered, 40 and …", "im working, 12 …").
     if let Some(word) = c.name("lower").map(|w| w.as_str()) {
-        if !aged || crate::text::is_stopword(word) || word.ends_with("ing") || word.ends_with("ed") || lex::is_mood_word(word) {
+        if !aged
+            || crate::text::is_stopword(word)
+            || word.ends_with("ing")
+            || word.ends_with("ed")
+            || lex::is_mood_word(word)
+        {
             return None;
         }
     }
@@ -1899,19 +1904,18 @@ pub(crate) mod tests {
             ("ach wait, mam's just phoned, dey've moved dad ta da 16th no da 9th, da surgeon's aff", "9th"),
         ] {
             let ops = run(said);
-            assert!(
-                ops.iter().any(|o| o.action == Action::Amend(Target::Matching(old.into()))),
-                "{said}: {ops:?}"
-            );
+            assert!(ops.iter().any(|o| o.action == Action::Amend(Target::Matching(old.into()))), "{said}: {ops:?}");
             assert!(!ops.iter().any(|o| matches!(o.action, Action::CloseLoop(_))), "{said}: {ops:?}");
         }
         // Owned by no word, it must name the thing it moves (the engine checks): its rule says so.
         let ops = run("I work the 13th, not the 6th.");
         assert!(ops.iter().any(|o| o.draft.rule.as_deref() == Some(super::super::DAY_FOR_DAY_RULE)), "{ops:?}");
         // A name kept on the way stays; a number that is no day takes nothing back this way.
-        assert!(run("My brother Pieter says the party is the 13th, not the 6th.")
-            .iter()
-            .any(|o| o.draft.content == "User's brother is named Pieter"));
+        assert!(
+            run("My brother Pieter says the party is the 13th, not the 6th.")
+                .iter()
+                .any(|o| o.draft.content == "User's brother is named Pieter")
+        );
         assert!(super::super::correction::day_for_day("i need 13, not 6 chairs").is_none());
     }
 

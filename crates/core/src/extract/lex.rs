@@ -980,8 +980,8 @@ fn closes_without_adding(rest: &str, last: &str) -> bool {
 
 /// Texting particles that close a sentence without adding to it ("… btw", "… lol", "… x").
 pub(super) const TRAILING_PARTICLES: &[&str] = &[
-    "abeg", "btw", "eish", "fyi", "haha", "imho", "imo", "innit", "jare", "lah", "lmao", "lol", "lor", "ngl", "o", "sef",
-    "sha", "smh", "tbh", "tho", "though", "x", "xx", "xxx",
+    "abeg", "btw", "eish", "fyi", "haha", "imho", "imo", "innit", "jare", "lah", "lmao", "lol", "lor", "ngl", "o",
+    "sef", "sha", "smh", "tbh", "tho", "though", "x", "xx", "xxx",
 ];
 
 /// Words said to the listener at the end of a sentence ("allergic to penicillin bru"); after a
@@ -1056,7 +1056,10 @@ pub(super) fn strip_times(obj: &str) -> String {
     match out.rsplit_once(' ') {
         Some((rest, last)) if WEEKDAYS.contains(&last.to_lowercase().as_str()) => {
             let before = rest.rsplit(' ').next().unwrap_or_default().to_lowercase();
-            if matches!(before.as_str(), "to" | "till" | "til" | "until" | "thru" | "through" | "and" | "&" | "-" | "or") {
+            if matches!(
+                before.as_str(),
+                "to" | "till" | "til" | "until" | "thru" | "through" | "and" | "&" | "-" | "or"
+            ) {
                 out
             } else {
                 rest.trim_end_matches([',', ' ']).to_string()
@@ -1067,7 +1070,8 @@ pub(super) fn strip_times(obj: &str) -> String {
 }
 
 /// The auxiliaries of a tag question, without their "n't" ("didn't I", "wasn't I", "aren't I").
-const TAG_AUXILIARIES: &[&str] = &["are", "could", "did", "do", "does", "had", "has", "have", "is", "was", "were", "would"];
+const TAG_AUXILIARIES: &[&str] =
+    &["are", "could", "did", "do", "does", "had", "has", "have", "is", "was", "were", "would"];
 
 /// The weekdays in full: the short forms are words too ("the sun", "sat down").
 const WEEKDAYS: &[&str] = &["friday", "monday", "saturday", "sunday", "thursday", "tuesday", "wednesday"];
