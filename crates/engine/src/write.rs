@@ -808,7 +808,15 @@ impl Memory {
                 // A pasted transcript's line ("Pat: Correction, it's now Saturday 8 August")
                 // takes back what its own speaker said, never the user's or another speaker's.
                 let speaker = self.speakers(owner, &op.sources)?.into_values().next();
-                let latest = |ms: Vec<Row>| ms.into_iter().max_by_key(|m| (m.valid_from, m.updated_at));
+                // Of memories said in the same message, the one naming what the take-back names
+                // ("The birthday is the 14th but the party is on Saturday 21st" after "70th
+                // birthday on 14 March … I must book the flights until Friday").
+                let said = query_terms(&op.draft.content);
+                let naming = |m: &Row| {
+                    let have: HashSet<String> = mnemo_core::text::words(&m.content).collect();
+                    said.iter().filter(|w| names_a_thing(w) && have.contains(*w)).count()
+                };
+                let latest = |ms: Vec<Row>| ms.into_iter().max_by_key(|m| (m.valid_from, naming(m), m.updated_at));
                 let Some(speaker) = speaker else { return Ok(latest(recent)) };
                 // One read for every candidate's sources.
                 let sources: Vec<MessageId> =

@@ -365,6 +365,32 @@ fn a_number_named_as_it_was_said_finds_what_it_corrects() {
 }
 
 #[test]
+fn of_two_days_said_in_one_message_a_take_back_moves_the_one_it_names() {
+    let f = hashed();
+    let s = chat("sabine", "c1");
+    let msgs = vec![
+        NewMessage::user(
+            "My mother has her 70th birthday on 14 March in Freiburg, the whole family comes. I must book the flights until Friday.",
+            t0(),
+        )
+        .with_id("s1"),
+        NewMessage::user(
+            "Ah no, I mix it up. The birthday is the 14th but the party is on Saturday 21st. So I fly on the 20th.",
+            t0() + Duration::minutes(1),
+        )
+        .with_id("s2"),
+    ];
+    let r = f.memory.ingest(&s, msgs).unwrap();
+    let active = f.active_contents(&s);
+    assert!(
+        active.iter().any(|c| c.contains("70th birthday") && c.contains("Saturday 21st")),
+        "{active:#?}\n{:#?}",
+        r.ops
+    );
+    assert!(!active.iter().any(|c| c.contains("flights") && c.contains("21st")), "{active:#?}");
+}
+
+#[test]
 fn a_take_back_naming_only_the_new_day_moves_what_named_a_day_just_before() {
     let f = hashed();
     let s = chat("ines", "c1");
