@@ -1020,6 +1020,15 @@ fn conditional_re() -> &'static Regex {
     })
 }
 
+/// A clause that is the user's allergy, said in the present ("im allergic to azithromycin").
+fn own_allergy_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\W*(?:(?:but|and|so|cos|coz|because)\s+)?(?:i'm|im|i\s+am)\s+(?:\w+\s+){0,2}?allergic\s+to\b")
+            .expect("own allergy regex")
+    })
+}
+
 fn blocked_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
@@ -1593,10 +1602,34 @@ impl Extractor for HeuristicExtractor {
                 } else {
                     None
                 };
-                for (a, b) in clauses(sent) {
+                // "dont recommend me no z pack if i ever ask bout a cold, im allergic to
+                // azithromycin": an allergy said in a clause of its own holds whatever the
+                // condition beside it (never one someone else reports).
+                let conditional = s.blocked
+                    && blocked_re().find(sent).is_some_and(|m| {
+                        let said = ["say", "said", "reckon", "think", "thought", "told", "tell"];
+                        m.as_str().to_lowercase().starts_with("if")
+                            && !crate::text::words(&sent[..m.start()].to_lowercase())
+                                .any(|w| said.iter().any(|v| w.starts_with(v)))
+                    });
+                let allergy_at = conditional
+                    .then(|| {
+                        sent.match_indices(',')
+                            .map(|(i, _)| i + 1)
+                            .find(|&i| own_allergy_re().is_match(&sent[i..].to_lowercase()))
+                    })
+                    .flatten();
+                let mut spans = clauses(sent);
+                if let Some(at) = allergy_at {
+                    spans = spans
+                        .into_iter()
+                        .flat_map(|(a, b)| if a < at && at < b { vec![(a, at), (at, b)] } else { vec![(a, b)] })
+                        .collect();
+                }
+                for (a, b) in spans {
                     let text = &sent[a..b];
                     // A clause that starts before the condition states what it says up to it.
-                    let before_condition = told_before.is_some_and(|at| at > a);
+                    let before_condition = told_before.is_some_and(|at| at > a) || allergy_at == Some(a);
                     let mut statement_end = s.statement_end.saturating_sub(a).min(text.len());
                     if let Some(at) = told_before.filter(|_| before_condition) {
                         statement_end = statement_end.min(at - a);
@@ -2305,6 +2338,17 @@ pub(crate) mod tests {
         // A statement that goes on past "and" is still one.
         let got = contents("I repainted the hallway and it looks great");
         assert!(got.iter().any(|c| c.contains("looks great")), "{got:?}");
+    }
+
+    #[test]
+    fn an_allergy_in_a_clause_of_its_own_holds_beside_a_condition() {
+        let got = contents(
+            "also dont recommend me no z pack if i ever ask bout a cold, im allergic to azithromycin, hives all over",
+        );
+        assert!(got.iter().any(|c| c.contains("allergic to azithromycin")), "{got:?}");
+        // Reported, it is still someone else's word.
+        nothing_written("my sister keeps saying if I eat prawns I'm allergic to them");
+        nothing_written("my sister says if I eat prawns, I'm allergic to them");
     }
 
     #[test]

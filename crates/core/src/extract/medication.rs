@@ -209,7 +209,10 @@ pub(super) fn rules() -> Vec<Rule> {
             Mode::Statement,
             &["for me"],
             r"(?xi)
-                (?:^|[,;:]\s*|\band\s+)no\s+(?:the\s+|any\s+)?(?P<drug>[a-z][a-z-]{3,})(?:\s+(?:drugs?|tablets?|pills?|medicines?|injections?))?
+                (?:^|[,;:]\s*|\band\s+|\bsay\s+|\bsaid\s+)no\s+(?:the\s+|any\s+)?(?P<drug>[a-z][a-z-]{3,})
+                # 'no voltaren, no nurofen for me'
+                (?:\s*(?:,|\bor\b|\band\b|\bn\b)\s*(?:no\s+)?(?P<drug2>[a-z][a-z-]{3,}))?
+                (?:\s+(?:drugs?|tablets?|pills?|medicines?|injections?))?
                 \s+for\s+me\b(?:\s+(?:o|oh|please|pls|ever|thanks))*
                 (?P<tail>(?P<why>[^.;!?]*))
             ",
