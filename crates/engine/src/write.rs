@@ -691,7 +691,7 @@ impl Memory {
                 let rank = if beyond_the_day { named } else { shared };
                 (holds && (!beyond_the_day || named > 0)).then_some((rank, c.memory))
             })
-            .max_by_key(|(shared, m)| (*shared, m.updated_at))
+            .max_by_key(|(rank, m)| (*rank, m.updated_at))
             .map(|(_, m)| m))
     }
 
