@@ -27,6 +27,10 @@ text_enum!(
 /// names no old value answers what was said a moment before, not last month.
 pub const TAKE_BACK_WINDOW_HOURS: i64 = 48;
 
+/// The weekdays in full, lower case and sorted: the short forms are words too ("the sun", "sat
+/// down"), so only these say a day wherever they stand.
+pub const WEEKDAY_NAMES: &[&str] = &["friday", "monday", "saturday", "sunday", "thursday", "tuesday", "wednesday"];
+
 /// Months by name; "may" and "march" only with a day beside them, where they cannot be verbs.
 pub(crate) const MONTHS: &str = r"jan(?:uary)?|feb(?:ruary)?|march|mar|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
 

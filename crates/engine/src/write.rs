@@ -878,9 +878,10 @@ impl Memory {
 /// old day in the month the sentence names ("Saturday 18 July not the 11th" for "married in
 /// Apia on 11 July") is the same day.
 fn names_a_thing(word: &str) -> bool {
-    const NOT_THINGS: &[&str] =
-        &["corrected", "friday", "monday", "said", "saturday", "sunday", "thursday", "tuesday", "user", "wednesday"];
-    word.chars().all(char::is_alphabetic) && !NOT_THINGS.contains(&word)
+    const QUOTE_FRAME: &[&str] = &["corrected", "said", "user"];
+    word.chars().all(char::is_alphabetic)
+        && !QUOTE_FRAME.contains(&word)
+        && !mnemo_core::shape::WEEKDAY_NAMES.contains(&word)
 }
 
 /// A draft of `content` that keeps `old`'s kind, slot, surface, dates, sensitivity and client

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::shape::WEEKDAY_NAMES as WEEKDAYS;
 use crate::text::{is_stopword, tidy};
 
 /// Pattern placeholders, expanded by [`expand`] before a rule is compiled. The long ones are
@@ -1073,9 +1074,6 @@ pub(super) fn strip_times(obj: &str) -> String {
 const TAG_AUXILIARIES: &[&str] =
     &["are", "could", "did", "do", "does", "had", "has", "have", "is", "was", "were", "would"];
 
-/// The weekdays in full: the short forms are words too ("the sun", "sat down").
-const WEEKDAYS: &[&str] = &["friday", "monday", "saturday", "sunday", "thursday", "tuesday", "wednesday"];
-
 /// A sentence without the texting particles that close it ("moving to leeds next month innit",
 /// "starting at tesco monday abeg", "knee op's on the 3rd lol!"): they add nothing a rule should
 /// read. A tag question keeps them ("… innit?"), and a sentence that is only a particle stays.
@@ -1878,7 +1876,7 @@ mod tests {
             ("lex::NAME_LIKE", super::NAME_LIKE),
             ("lex::NOT_NAMES", super::NOT_NAMES),
             ("lex::TRAILING_PARTICLES", super::TRAILING_PARTICLES),
-            ("lex::WEEKDAYS", super::WEEKDAYS),
+            ("shape::WEEKDAY_NAMES", crate::shape::WEEKDAY_NAMES),
             ("lex::TAG_AUXILIARIES", super::TAG_AUXILIARIES),
             ("lore::NOT", super::super::lore::NOT),
             ("lore::NAMED", super::super::lore::NAMED),
