@@ -31,8 +31,21 @@ pub fn same_word(a: &str, b: &str) -> bool {
     let digits = |w: &str| -> Option<String> {
         w.starts_with(|c: char| c.is_ascii_digit()).then(|| w.chars().take_while(char::is_ascii_digit).collect())
     };
-    a == b || matches!((digits(a), digits(b)), (Some(x), Some(y)) if x == y)
+    a == b
+        || matches!((digits(a), digits(b)), (Some(x), Some(y)) if x == y)
+        || EVENT_WORDS.iter().any(|family| family.contains(&a) && family.contains(&b))
 }
+
+/// An occasion said as a noun or as what people do at it: "the wedding is shifted to 18
+/// July" moves "my brother is marrying on 11 July".
+const EVENT_WORDS: &[&[&str]] = &[
+    &["wedding", "weddings", "marry", "marries", "marrying", "married", "marriage"],
+    &["graduation", "graduate", "graduates", "graduating", "grad"],
+    &["birthday", "birthdays", "bday"],
+    &["christening", "christened", "baptism", "baptised", "baptized"],
+    &["surgery", "operation", "op"],
+    &["appointment", "appt"],
+];
 
 /// The content words of a query, deduplicated in order: what lexical search looks for.
 pub fn query_terms(text: &str) -> Vec<String> {
@@ -219,6 +232,14 @@ pub fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_occasion_is_the_same_as_what_is_done_at_it() {
+        assert!(same_word("wedding", "marrying"));
+        assert!(same_word("22nd", "22"));
+        assert!(!same_word("wedding", "birthday"));
+        assert!(!same_word("op", "opening"));
+    }
 
     #[test]
     fn a_turn_asks_when_its_last_sentence_is_a_question() {

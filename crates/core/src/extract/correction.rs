@@ -293,7 +293,14 @@ pub(super) fn take_back(text: &str, lower: &str, after_slip: bool) -> Option<Tak
         // "Sorry I am wrong, I look on the letter now.": the sentence after it corrects.
         return Some(TakeBack::Bare);
     }
-    if key_words(&said).is_empty() || said.split_whitespace().count() < 2 {
+    // "Wait. Kadri says I mixed it.": whose word the slip is does not name what slipped.
+    static REPORTER: OnceLock<Regex> = OnceLock::new();
+    let reporter = REPORTER.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:[\w'-]+\s+){1,2}(?:says|say|said|reckons|thinks|tells\s+me|told\s+me)[\s.!?]*$")
+            .expect("slip reporter regex")
+    });
+    let reported_only = slipped && key_words(&reporter.replace(&said, "")).is_empty();
+    if key_words(&said).is_empty() || said.split_whitespace().count() < 2 || reported_only {
         // "Sorry, I say wrong before.": what follows corrects; a bare "nope" or "ok update"
         // corrects nothing by itself.
         return slipped.then_some(TakeBack::Bare);

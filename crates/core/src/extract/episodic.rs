@@ -212,6 +212,8 @@ pub(super) const LEADS: &[&str] = &[
     "maam",
     "man",
     "meanwhile",
+    // texting's "and" ("n i need a suit")
+    "n",
     "nah",
     "no",
     "nope",
@@ -573,7 +575,8 @@ pub(super) fn capture(s: &Sentence<'_>) -> Option<Episode> {
             return Some(Episode { content, said: e.said.clone(), leaning: None, quoted: false, ..told });
         }
     }
-    whole.or_else(|| later_clause(s))
+    // "my mother just called me": a moment of the chat; what the call said comes after.
+    whole.or_else(|| later_clause(s)).filter(|e| !readable::only_a_call(&e.content))
 }
 
 /// The first clause after a comma, opened by the user as its subject, that is worth keeping
@@ -960,9 +963,16 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     }
     let (user, verb_at) = user_form(&words, k)?;
     let mut v = verb_at;
-    // Adverbs and degrees ("I 100% agree").
-    while words.get(v).is_some_and(|w| adverb(&bare(w)) || (w.ends_with('%') && w.len() > 1)) {
-        v += 1;
+    // Adverbs and degrees ("I 100% agree", "I no longer smoke").
+    loop {
+        if words.get(v).is_some_and(|w| adverb(&bare(w)) || (w.ends_with('%') && w.len() > 1)) {
+            v += 1;
+        } else if words.get(v).is_some_and(|w| bare(w) == "no") && words.get(v + 1).is_some_and(|w| bare(w) == "longer")
+        {
+            v += 2;
+        } else {
+            break;
+        }
     }
     let verb = words.get(v).map(|w| bare(w)).unwrap_or_default();
     // Agreeing is about what the other person said ("I 100% agree, Mel."); an auxiliary that
@@ -1161,12 +1171,18 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
         if i == v && user == "User" && bare(&words[k]) == "i" && agrees && !paired {
             // "I quit my job last week": a verb whose past is its present is past before a
             // past time, and stays as said.
+            // So is one beside another past verb ("i quit the bar, got on at harrahs"), and
+            // "quit" said of a job or a habit is news, not a habit of quitting.
             let past = SAME_IN_PAST.contains(&bare(w).as_str())
-                && words[i + 1..].iter().any(|x| {
-                    let x = bare(x);
-                    matches!(x.as_str(), "last" | "yesterday" | "ago" | "earlier")
-                        || (x.len() == 4 && (x.starts_with("19") || x.starts_with("20")) && x.parse::<u16>().is_ok())
-                });
+                && (bare(w) == "quit"
+                    || words[i + 1..].iter().any(|x| {
+                        let x = bare(x);
+                        matches!(x.as_str(), "last" | "yesterday" | "ago" | "earlier")
+                            || (x.len() == 4
+                                && (x.starts_with("19") || x.starts_with("20"))
+                                && x.parse::<u16>().is_ok())
+                            || (x.len() > 2 && is_past(&x) && !SAME_IN_PAST.contains(&x.as_str()))
+                    }));
             // "I done sold the boat": a Southern perfective, "has sold"; "I done my return",
             // "did".
             let done = (bare(w) == "done").then(|| {
@@ -1175,8 +1191,12 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
             });
             // The verb keeps what closed it ("I moved, I could not …" keeps its comma).
             let trail = &w[w.trim_end_matches([',', ';', ':', '.', '!', '?']).len()..];
+            // "I no eat donut", as learners say it: "does not eat".
+            let no_before_verb =
+                bare(w) == "no" && words.get(i + 1).is_some_and(|n| super::lex::is_base_verb(&bare(n)));
             let verb = match done {
                 Some(d) => d,
+                None if no_before_verb => "does not".to_string(),
                 None if past => bare(w),
                 None => agree(&bare(w)),
             };
@@ -2037,8 +2057,12 @@ fn someone_first(content: &str) -> Option<String> {
 fn agree(b: &str) -> String {
     // Already agreeing ("I does take it", as a Trinidadian says it), or no verb at all ("I and
     // wife live …").
+    // "I rides" as some say it: a verb in -s whose base is a verb agrees already.
+    let inflected = b.strip_suffix('s').is_some_and(super::lex::is_base_verb)
+        || b.strip_suffix("es").is_some_and(|v| v.len() > 2 && super::lex::is_base_verb(v));
     if same_after_any_subject(b)
-        || matches!(b, "does" | "is" | "has" | "was" | "and" | "n" | "&" | "or")
+        || inflected
+        || matches!(b, "does" | "is" | "has" | "was" | "and" | "n" | "&" | "or" | "no" | "not" | "never")
         || super::lex::PIDGIN_MARKERS.contains(&b)
     {
         b.to_string()
@@ -2477,6 +2501,19 @@ mod tests {
                 matches!(o.draft.kind, Kind::Event | Kind::Fact) && !matches!(o.action, crate::op::Action::Amend(_))
             })
             .map(|o| (o.draft.kind, o.draft.content, o.draft.valid_from.map(|d| d.date_naive().to_string())))
+    }
+
+    #[test]
+    fn a_verb_as_learners_and_texters_say_it_agrees_once() {
+        let said = |text: &str| episode(text).map(|(_, c, _)| c).unwrap_or_default();
+        assert_eq!(said("I no eat donut, only smell all day"), "User does not eat donut, only smell all day");
+        assert_eq!(said("I no longer smoke"), "User no longer smokes");
+        assert!(said("i rides to work on a honda").starts_with("User rides to work"), "{}", said("i rides to work"));
+        // "quit" is news, and so is a verb beside a past one
+        assert!(said("i quit the bar, got on at harrahs downtown").starts_with("User quit the bar"));
+        assert!(said("I quit my job").starts_with("User quit their job"));
+        // texting's "n" for "and" leads nothing
+        assert!(said("n i need a suit for the wedding").starts_with("User needs a suit"));
     }
 
     #[test]

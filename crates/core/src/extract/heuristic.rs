@@ -486,6 +486,12 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(replaced.into_owned());
     }
+    // "i is shanice, 31": Caribbean English's "I is" is "I'm" (no English "I" takes "is").
+    static I_IS: OnceLock<Regex> = OnceLock::new();
+    let i_is = I_IS.get_or_init(|| Regex::new(r"\b([Ii]) is\b").expect("i-is regex"));
+    if english && i_is.is_match(&s) {
+        rewrite_all(&mut s, i_is, |c| format!("{}'m", &c[1]));
+    }
     // "alergic 2 penuts", "i hav 2 bring my pens": texting's "2" for "to", where "to" is
     // the only reading ("have 2 kids" counts them).
     static TWO: OnceLock<Regex> = OnceLock::new();
@@ -1657,6 +1663,7 @@ impl Extractor for HeuristicExtractor {
                 // beside it. Typed statements of the sentence are corrections of their own.
                 // A hypothetical takes nothing back ("if I win I will not sail anymore").
                 let take_back = if s.blocked { None } else { correction::take_back(sent, &s.lower, slipped) };
+                let after_slip = slipped;
                 slipped = take_back == Some(TakeBack::Bare);
                 // "I counted wrong" closes nothing: the slip is what was done. A slip owned
                 // alone ("Sorry, I check website again.") says nothing of its own either.
@@ -1721,7 +1728,12 @@ impl Extractor for HeuristicExtractor {
                         if settled.is_empty()
                             || (ValueShape::of(&said) == Some(ValueShape::Date)
                                 && settled.iter().all(|f| {
-                                    (f.draft.key.is_none() && f.action == Action::Add)
+                                    // after a slip owned alone the sentence's statement is
+                                    // a correction of its own ("I mixed it. Birthday party
+                                    // is 20 June, not 13."): the day is still what moves
+                                    (f.draft.key.is_none()
+                                        && (f.action == Action::Add
+                                            || (after_slip && matches!(f.action, Action::Update(_)))))
                                         || keys_a_name(f.draft.key.as_deref())
                                         || matches!(f.action, Action::CloseLoop(_))
                                 })) =>
@@ -1926,6 +1938,24 @@ pub(crate) mod tests {
         let mut q = message("m0", asked);
         q.role = Role::Assistant;
         HeuristicExtractor.extract(&[q, message("m1", text)]).into_iter().map(|o| o.draft.content).collect()
+    }
+
+    #[test]
+    fn a_slip_someone_else_saw_leaves_the_next_sentence_to_correct() {
+        let ops = HeuristicExtractor.extract(&[
+            message("m0", "My mother has 70 years birthday on 13 June."),
+            message("m1", "Wait. Kadri says I mixed it. Birthday party is 20 June, not 13."),
+        ]);
+        let amend = ops.iter().find(|o| matches!(o.action, Action::Amend(_))).expect("an amendment");
+        assert!(amend.draft.content.contains("20 June, not 13"), "{}", amend.draft.content);
+        assert!(ops.iter().all(|o| !o.draft.content.contains("Kadri says")), "{}", amend.draft.content);
+    }
+
+    #[test]
+    fn caribbean_i_is_introduces() {
+        let found = contents("i is shanice, 31, from oistins");
+        assert!(found.contains(&"User's name is Shanice".to_string()), "{found:?}");
+        assert!(found.contains(&"User is 31 years old".to_string()), "{found:?}");
     }
 
     #[test]

@@ -28,7 +28,7 @@ const DOSE: &str = r"(?P<dose>\d+(?:[.,]\d+)?(?:\s*(?:mg|mcg|µg|micrograms?|mil
 /// release form after it ("adderall xr 10mg") is passed over: the slot is the medicine's.
 /// What it is said to be, between commas after it ("lisinopril, the blood pressure pill, 10
 /// milligrams"), is kept with it: a later "my blood pressure pill" names it that way.
-const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+acid)?)(?:\s+(?:xr|xl|sr|er|cr|mr|odt|retard)\b)?(?P<what>,\s*(?:the|my)\s+[a-z][a-z\x20-]{2,30}?,)?";
+const MEDICINE: &str = r"(?P<drug>vitamin\s+[a-z]\d*|[a-z][a-z-]{3,}(?:\s+(?:acid|sulphate|sulfate|fumarate|gluconate))?)(?:\s+(?:xr|xl|sr|er|cr|mr|odt|retard)\b)?(?P<what>,\s*(?:the|my)\s+[a-z][a-z\x20-]{2,30}?,)?";
 
 /// When it is taken, said after it ("every evening", "twice a day", "in the morning").
 const SCHEDULE: &str = r"(?P<form>\s+(?:(?:nasal|nose|eye|ear)\s+)?(?:inhaler|tablets?|pills?|capsules?|injections?|patch|spray|drops|puffer))?(?P<when>\s+(?:(?:once|twice|(?:one|two|three|four|[1-4])\s+times?)\s+(?:a\s+day|daily|per\s+day)|(?:every|each)\s+(?:morning|evening|night|day)|in\s+the\s+(?:morning|evening)|at\s+(?:night|bedtime)|morning\s+and\s+(?:night|evening)|daily|before\s+bed))?(?P<also>\s+and\s+(?P<drug2>[a-z][a-z-]{3,})\b)?";
@@ -75,7 +75,11 @@ const FAMILY_ENDINGS: &[&str] = &[
 pub(super) fn medicine(word: &str, dosed: bool) -> bool {
     let w = word.to_lowercase();
     // "alendronic acid", "folic acid": the first word names it.
-    let w = w.strip_suffix(" acid").map_or(w.clone(), str::to_string);
+    // "ferrous sulphate": so does a salt's.
+    let w = [" acid", " sulphate", " sulfate", " fumarate", " gluconate"]
+        .iter()
+        .find_map(|salt| w.strip_suffix(salt))
+        .map_or(w.clone(), str::to_string);
     if w.starts_with("vitamin") {
         return true;
     }
@@ -105,7 +109,7 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.takes",
             r"(?x)
                 (?:
-                    \bi\s+<ADV>(?:(?:must|need\s+to|have\s+to|should)\s+)?(?:take|drink|use)
+                    \bi\s+<ADV>(?:(?:must|need\s+to|have\s+to|should)\s+)?(?:take|drink|use|eat)
                     # 'an I on levothyroxine 75', the 'am' left out
                     | \bi\s+(?:now\s+|still\s+)?on
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
@@ -492,6 +496,11 @@ mod tests {
         assert_eq!((content.as_str(), key.as_str()), ("User takes losartan 50 every morning", "medication:losartan"));
         let (content, _, _) = medication("The doctor was not happy. Now is metformin 1000 two times in day.").unwrap();
         assert!(content.starts_with("User takes metformin 1000"), "{content}");
+        // "eat" as learners say "take"; a salt named after the medicine stays with it
+        let (content, _, _) = medication("I eat metformin 500 two times a day").unwrap();
+        assert!(content.starts_with("User takes metformin 500"), "{content}");
+        let (content, key, _) = medication("de doc got me on ferrous sulphate cause muh iron low").unwrap();
+        assert_eq!((content.as_str(), key.as_str()), ("User takes ferrous sulphate", "medication:ferrous sulphate"));
     }
 
     #[test]

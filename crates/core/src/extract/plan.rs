@@ -789,6 +789,8 @@ pub(super) fn rules() -> Vec<Rule> {
                     | happens
                     | got\s+pushed\s+(?:back\s+)?to
                     | was\s+pushed\s+(?:back\s+)?to
+                    # as many say it: the wedding is shifted to 18 July, got postponed to May
+                    | (?:is|was|got|has\s+been)\s+(?:shifted|postponed|changed|brought\s+forward|put\s+back)\s+to
                     | is\s+coming\s+up
                 )
                 \s+(?P<rest><CLAUSE>)
@@ -798,6 +800,11 @@ pub(super) fn rules() -> Vec<Rule> {
                 let Some(t) = when::find(rest, s.at) else { return Vec::new() };
                 let det = cap(c, "det").map(str::to_lowercase);
                 let np = tidy(cap(c, "np").unwrap_or_default());
+                // "Now wedding is 21 June": the "now" is when, no part of the name.
+                let (np, now) = match np.split_once(' ') {
+                    Some((first, after)) if first.eq_ignore_ascii_case("now") => (after.to_string(), true),
+                    _ => (np, false),
+                };
                 // Without a determiner only the user's own thing: "Jo's party is on Friday" is
                 // someone else's.
                 if det.is_none() && np.contains('\'') {
@@ -844,11 +851,13 @@ pub(super) fn rules() -> Vec<Rule> {
                 let rest = third_person(&tidy(vp_head(rest)));
                 let who = if det == "the" { format!("The {np}") } else { format!("User's {np}") };
                 let v = if v == "'s" { "is".to_string() } else { v };
+                let v = if now && v == "is" { "is now".to_string() } else { v };
                 // A learner's "the class start": one class starts.
                 let plural = np.ends_with('s') && !np.ends_with("ss") && !np.ends_with("us") && !np.ends_with("is");
                 let v = if matches!(v.as_str(), "start" | "begin") && !plural { format!("{v}s") } else { v };
                 let mut f = open_loop(&format!("{who} {v} {rest}"), Some(t.at), 0.85);
-                if v.contains("moved") || v.contains("scheduled") && v.contains("re") || v.contains("pushed") {
+                let moved = ["moved", "pushed", "shifted", "postponed", "changed", "brought", "put back"];
+                if moved.iter().any(|m| v.contains(m)) || v.contains("scheduled") && v.contains("re") {
                     let words = key_words(&np);
                     if !words.is_empty() {
                         f.action = Action::Update(Target::Matching(words.join(" ")));
@@ -1250,6 +1259,17 @@ mod tests {
         let ops = run("My interview got moved to Thursday");
         assert_eq!(ops[0].action, crate::op::Action::Update(crate::op::Target::Matching("interview".into())));
         assert_eq!(ops[0].draft.content, "User's interview got moved to Thursday");
+        // as many say it
+        let ops = run("The priest cannot on 11, so the wedding is shifted to 18 July.");
+        let moved = ops.iter().find(|o| o.draft.content.contains("shifted")).expect("the move");
+        let wedding = crate::op::Target::Matching("wedding".into());
+        assert!(
+            matches!(&moved.action, crate::op::Action::Update(t) | crate::op::Action::Amend(t) if *t == wedding),
+            "{:?}",
+            moved.action
+        );
+        let ops = run("Now wedding is 21 June, Sunday.");
+        assert!(ops[0].draft.content.starts_with("The wedding is now 21 June"), "{}", ops[0].draft.content);
     }
 
     #[test]

@@ -524,11 +524,44 @@ pub(super) fn rules() -> Vec<Rule> {
                 let Some(x) = phrase(x) else { return Vec::new() };
                 let first = x.split_whitespace().next().unwrap_or_default().to_lowercase();
                 let bad = [
-                    "a", "too", "way", "so", "there", "here", "out", "with", "at", "in", "on", "it", "that", "this",
-                    "what", "whatever", "lots", "less", "more", "them", "about", "up", "through", "over", "into",
+                    "a",
+                    "too",
+                    "way",
+                    "so",
+                    "there",
+                    "here",
+                    "out",
+                    "with",
+                    "at",
+                    "in",
+                    "on",
+                    "it",
+                    "that",
+                    "this",
+                    "what",
+                    "whatever",
+                    "lots",
+                    "less",
+                    "more",
+                    "them",
+                    "about",
+                    "up",
+                    "through",
+                    "over",
+                    "into",
                     "books",
+                    // a manner, not a thing: "I drive like a hearse", "I eat like a horse"
+                    "like",
+                    "as",
+                    "fast",
+                    "slow",
+                    "slowly",
+                    "badly",
+                    "well",
+                    "carefully",
                 ];
-                if about_chat(&x) || bad.contains(&first.as_str()) {
+                // "I eat metformin 500", as learners say it: a medicine, the medication rules'.
+                if about_chat(&x) || bad.contains(&first.as_str()) || super::medication::medicine(&first, false) {
                     return Vec::new();
                 }
                 let mut parts = v.splitn(2, ' ');
@@ -824,5 +857,16 @@ mod tests {
         none("I love how it shows the togetherness and power you were talking about.");
         none("I love how this turned out!");
         assert_eq!(contents("I would love to live in Japan"), vec!["User wants to live in Japan"]);
+    }
+
+    #[test]
+    fn a_manner_is_no_taste() {
+        // a simile says how, not what: nothing the user consumes, and what someone else says
+        // of the user stays theirs
+        for text in ["Liam says I drive like a hearse", "mum reckons i eat like a horse"] {
+            let found = contents(text);
+            assert!(found.iter().all(|m| m.contains(" says ") || m.contains(" reckons ")), "{text}: {found:?}");
+        }
+        assert_eq!(contents("I drink oat milk"), vec!["User drinks oat milk"]);
     }
 }

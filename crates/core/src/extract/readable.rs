@@ -440,6 +440,20 @@ fn pointing_object() -> &'static Regex {
     })
 }
 
+/// Whether `text` only says someone called ("User's mother just called User", "The achar call
+/// User's husband"): a moment of the chat, nothing to remember once it has passed. What the call
+/// said is the sentence after it.
+pub(super) fn only_a_call(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"^[\w'() -]{1,40}?\s(?:just\s+|has\s+|have\s+|had\s+)?(?:called|calls?|rang|rings?|rung|phoned|phones?|texted|texts?|messaged|messages?)\s+(?:User|User's\s+\w+)\s*[.!]?$",
+        )
+        .expect("only-a-call regex")
+    })
+    .is_match(text)
+}
+
 /// Whether `text`, a rule's capture in the third person, points at what it is about with a
 /// word that stood for something said before ("User enjoys the taste of these"): such a
 /// capture is not kept, since the rule has no quote to fall back on.
@@ -678,6 +692,16 @@ fn addressed() -> &'static Regex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_alone_says_nothing_to_keep() {
+        for said in ["User's mother just called User", "The achar call User's husband", "Mum rang User."] {
+            assert!(only_a_call(said), "{said}");
+        }
+        for said in ["User called the surgery about the scan", "Mum rang User to say she's moving to Leeds"] {
+            assert!(!only_a_call(said), "{said}");
+        }
+    }
 
     #[test]
     fn a_dated_quote_gives_back_the_words_it_was_written_from() {
