@@ -486,6 +486,31 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(replaced.into_owned());
     }
+    // "i lef de hotel": a past with its last "t" left off, as Caribbean English says it.
+    static CLIPPED: OnceLock<Regex> = OnceLock::new();
+    let clipped =
+        CLIPPED.get_or_init(|| Regex::new(r"\b((?i:i|we|he|she|they)\s+)(lef|kep|slep)\b").expect("clipped regex"));
+    if english && clipped.is_match(&s) {
+        rewrite_all(&mut s, clipped, |c| format!("{}{}t", &c[1], &c[2]));
+    }
+    // "hey im jodie 23 from walton": an introduction typed without its commas reads as one
+    // with them ("jodie, 23, from walton"), the name, the age and the place each read.
+    static INTRO: OnceLock<Regex> = OnceLock::new();
+    let intro = INTRO.get_or_init(|| {
+        Regex::new(r"(?m)^((?:(?i:hey|hi|hiya|hello|yo|heya)[\s,!.]+)?(?i:im|i'm|i\s+am)\s+([a-z][a-z'-]+))\s+([1-9]\d)\s+((?i:from|n|and)\s)")
+            .expect("intro regex")
+    });
+    if english && intro.is_match(&s) {
+        rewrite_all(&mut s, intro, |c| {
+            // "i'm on 20 from monday", "i'm off 10 n back at 3": no name there
+            let word = &c[2];
+            if crate::text::is_stopword(word) || matches!(word, "off" | "due" | "like" | "back" | "down" | "up") {
+                c[0].to_string()
+            } else {
+                format!("{}, {}, {}", &c[1], &c[3], &c[4])
+            }
+        });
+    }
     // "i is shanice, 31": Caribbean English's "I is" is "I'm" (no English "I" takes "is").
     static I_IS: OnceLock<Regex> = OnceLock::new();
     let i_is = I_IS.get_or_init(|| Regex::new(r"\b([Ii]) is\b").expect("i-is regex"));
@@ -1949,6 +1974,24 @@ pub(crate) mod tests {
         let amend = ops.iter().find(|o| matches!(o.action, Action::Amend(_))).expect("an amendment");
         assert!(amend.draft.content.contains("20 June, not 13"), "{}", amend.draft.content);
         assert!(ops.iter().all(|o| !o.draft.content.contains("Kadri says")), "{}", amend.draft.content);
+    }
+
+    #[test]
+    fn a_past_said_without_its_t_is_past() {
+        let found = contents("i lef de hotel, i is a check in agent at de airport now");
+        assert!(found.iter().all(|m| !m.contains("lefs")), "{found:?}");
+        assert!(found.iter().any(|m| m.contains("check in agent")), "{found:?}");
+        let found = contents("I lef my phone on the bus yesterday");
+        assert!(found.iter().any(|m| m.starts_with("User left their phone")), "{found:?}");
+    }
+
+    #[test]
+    fn an_introduction_without_its_commas_is_read_whole() {
+        let found = contents("hey im jodie 23 from walton, work in a nursery");
+        for said in ["User's name is Jodie", "User is 23 years old", "User is from Walton"] {
+            assert!(found.contains(&said.to_string()), "{found:?}");
+        }
+        assert!(contents("im on 20 from monday").iter().all(|m| !m.contains("years old")));
     }
 
     #[test]
