@@ -1218,7 +1218,12 @@ pub(super) fn base_verb(past: &str) -> String {
 /// Whether a word is a past-tense verb this module knows how to read.
 pub(super) fn is_past(word: &str) -> bool {
     let w = word.to_lowercase();
-    IRREGULAR.iter().any(|(p, _)| *p == w) || (w.len() > 4 && w.ends_with("ed"))
+    let irregular = |w: &str| IRREGULAR.iter().any(|(p, _)| *p == w);
+    // "retook", "overslept", "mistook": an irregular past keeps its form under a prefix.
+    let prefixed = ["re", "over", "under", "mis", "out", "with", "fore"]
+        .iter()
+        .any(|p| w.strip_prefix(p).is_some_and(|rest| rest.len() > 2 && irregular(rest)));
+    irregular(&w) || prefixed || (w.len() > 4 && w.ends_with("ed"))
 }
 
 /// Whether `word` (lower case, bare) is read as a plain present verb after "I" ("get", "need",
@@ -1794,6 +1799,16 @@ pub(super) fn is_not_a_name(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_irregular_past_under_a_prefix_is_past() {
+        for w in ["retook", "overslept", "mistook", "took"] {
+            assert!(is_past(w), "{w}");
+        }
+        for w in ["react", "retake", "outdo", "rebut"] {
+            assert!(!is_past(w), "{w}");
+        }
+    }
 
     #[test]
     fn closing_particles_are_no_part_of_the_sentence() {
