@@ -320,7 +320,7 @@ pub(super) fn rules() -> Vec<Rule> {
             r"(?x)
                 # e.g. My hobbies are pottery and birdwatching.
                 \bmy\s+(?:main\s+|favou?rite\s+|biggest\s+|current\s+)?(?P<h>hobby|hobbies)\s+(?:is|are|include|includes)\s+(?P<x>[^.;!?]+)
-                | \b(?:in\s+my\s+(?:free|spare|down)\s*time|for\s+fun),?\s+i\s+(?:(?:like|love|enjoy)\s+(?:to\s+)?|usually\s+|mostly\s+|often\s+)?(?P<y><CLAUSE>)
+                | \b(?:in\s+my\s+(?:free|spare|down)\s*time|for\s+fun),?\s+i\s+(?:(?:still|really|also|just|usually|mostly|often|always|sometimes)\s+)*(?:(?:like|love|enjoy)\s+(?:to\s+)?)?(?P<y><CLAUSE>)
             ",
             |c, _| {
                 if let Some(x) = cap(c, "x") {
@@ -333,7 +333,7 @@ pub(super) fn rules() -> Vec<Rule> {
                 let Some(y) = cap(c, "y").and_then(phrase) else { return Vec::new() };
                 let gerund = y.split_whitespace().next().is_some_and(|w| w.ends_with("ing"));
                 let lead = if gerund { "enjoys" } else { "likes to" };
-                vec![Found::add(pref(format!("In their free time, the user {lead} {y}"), 0.8, 0.6))]
+                vec![Found::add(pref(format!("In their free time, User {lead} {y}"), 0.8, 0.6))]
             },
         ),
         Rule::new(
@@ -857,6 +857,14 @@ mod tests {
         none("I love how it shows the togetherness and power you were talking about.");
         none("I love how this turned out!");
         assert_eq!(contents("I would love to live in Japan"), vec!["User wants to live in Japan"]);
+    }
+
+    #[test]
+    fn what_is_done_in_free_time_is_said_once() {
+        assert_eq!(
+            contents("In my free time, I still love to get lost in good books."),
+            vec!["In their free time, User likes to get lost in good books"]
+        );
     }
 
     #[test]
