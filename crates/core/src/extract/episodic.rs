@@ -1559,6 +1559,15 @@ fn addressed_to_listener(words: &[String]) -> bool {
 /// "it", not of the user, in "Been a while since …".
 fn spans_time(words: &[String]) -> bool {
     let lower: Vec<String> = words.iter().take(3).map(|w| bare(w)).collect();
+    // "Been quite a ride", "Been a crazy week", "Been such a whirlwind": what the time was.
+    const STRETCHES: &[&str] = &[
+        "blur", "day", "journey", "month", "morning", "night", "ride", "rollercoaster", "summer", "week",
+        "weekend", "whirlwind", "year",
+    ];
+    let opens_on_a = matches!(lower.first().map(String::as_str), Some("a" | "an" | "quite" | "such" | "one"));
+    if opens_on_a && words.iter().take(5).any(|w| STRETCHES.contains(&bare(w).as_str())) {
+        return true;
+    }
     matches!(
         lower.iter().map(String::as_str).collect::<Vec<_>>()[..],
         ["ages" | "forever" | "awhile", ..]
@@ -2754,6 +2763,9 @@ mod tests {
             let got = episode(said).map(|e| e.1);
             assert!(got.as_deref().is_none_or(|c| !c.starts_with("User is")), "{said}: {got:?}");
         }
+        // the unsaid subject of "been quite a ride" is the time, not the user
+        let got = episode("Been quite a ride - in a good way - had an audition yesterday for a writing gig.");
+        assert!(got.as_ref().is_none_or(|(_, c, _)| !c.starts_with("User has been quite")), "{got:?}");
         let (_, content, _) = episode("Hiking really clears my head").unwrap();
         assert_eq!(content, "Hiking really clears User's head");
         let (_, content, _) = episode("Yeah, I felt so alive at the summit of Mont Blanc").unwrap();
