@@ -1494,7 +1494,9 @@ pub(super) fn me_is_my(next: Option<&str>, first: bool) -> bool {
         "chest", "belly", "hip", "hips", "neck", "shoulder", "teeth", "hair", "gran", "nan", "nana", "ma", "mam", "da",
         "lad", "lads", "girl", "girls", "kids", "bairns", "weans", "fam", "skin", "face", "ears", "nose", "stomach",
         "tummy", "throat", "wrist", "ankle", "elbow", "fingers", "toes", "bones", "joints", "lungs", "mouth", "notes",
-        "records", "kidneys", "liver", "phone", "car", "van", "telly", "garden", "birthday",
+        "records", "kidneys", "liver", "phone", "car", "van", "telly", "garden", "birthday", "cholesterol", "blood",
+        "pressure", "sugar", "sugars", "heart", "asthma", "inhaler", "pills", "insulin", "snap", "suit", "shoes",
+        "bike", "house", "room", "wedding", "weddin", "passport", "licence", "license",
     ];
     if next.is_empty()
         || [
@@ -1799,6 +1801,12 @@ pub(super) fn is_not_a_name(w: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn me_before_what_is_ones_own_is_my() {
+        assert_eq!(third_person("on simvastatin 20 for me cholesterol"), "on simvastatin 20 for their cholesterol");
+        assert_eq!(third_person("she gave me the keys"), "she gave them the keys");
+    }
 
     #[test]
     fn an_irregular_past_under_a_prefix_is_past() {
