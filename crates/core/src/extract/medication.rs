@@ -74,12 +74,13 @@ const FAMILY_ENDINGS: &[&str] = &[
 /// Whether `word` names a medicine, a dose said after it counting as proof.
 pub(super) fn medicine(word: &str, dosed: bool) -> bool {
     let w = word.to_lowercase();
+    // "ferrous sulphate": a salt named says a medicine (never listed alone: "ferrous" is
+    // too near "furious" for the spelling fixes that read the list).
+    if [" sulphate", " sulfate", " fumarate", " gluconate"].iter().any(|salt| w.ends_with(salt)) {
+        return true;
+    }
     // "alendronic acid", "folic acid": the first word names it.
-    // "ferrous sulphate": so does a salt's.
-    let w = [" acid", " sulphate", " sulfate", " fumarate", " gluconate"]
-        .iter()
-        .find_map(|salt| w.strip_suffix(salt))
-        .map_or(w.clone(), str::to_string);
+    let w = w.strip_suffix(" acid").map_or(w.clone(), str::to_string);
     if w.starts_with("vitamin") {
         return true;
     }
