@@ -1561,8 +1561,19 @@ fn spans_time(words: &[String]) -> bool {
     let lower: Vec<String> = words.iter().take(3).map(|w| bare(w)).collect();
     // "Been quite a ride", "Been a crazy week", "Been such a whirlwind": what the time was.
     const STRETCHES: &[&str] = &[
-        "blur", "day", "journey", "month", "morning", "night", "ride", "rollercoaster", "summer", "week",
-        "weekend", "whirlwind", "year",
+        "blur",
+        "day",
+        "journey",
+        "month",
+        "morning",
+        "night",
+        "ride",
+        "rollercoaster",
+        "summer",
+        "week",
+        "weekend",
+        "whirlwind",
+        "year",
     ];
     let opens_on_a = matches!(lower.first().map(String::as_str), Some("a" | "an" | "quite" | "such" | "one"));
     if opens_on_a && words.iter().take(5).any(|w| STRETCHES.contains(&bare(w).as_str())) {
@@ -1744,6 +1755,8 @@ fn elided_subject(words: &[String]) -> Option<&'static str> {
         })
         .is_some_and(|w| FEELINGS.contains(&w.as_str()) || super::lex::is_mood_word(&w));
     match w0.as_str() {
+        // "Turned out to be an A2 pulley strain": what turned out is what was said before.
+        "turned" | "turns" if w1 == "out" => None,
         // "Can't wait to see the kids", "Still working on my biz", "Just been tinkering with
         // the recipe", "Hoping my screenplay gets noticed": chat leaves the user unsaid.
         // Looking forward counts only with something of the user's or a name in it: "Can't
@@ -2763,6 +2776,8 @@ mod tests {
             let got = episode(said).map(|e| e.1);
             assert!(got.as_deref().is_none_or(|c| !c.starts_with("User is")), "{said}: {got:?}");
         }
+        let got = episode("Turned out to be an A2 pulley strain, grade 1. Physio says 6 weeks off my finger");
+        assert!(got.as_ref().is_none_or(|(_, c, _)| !c.starts_with("User turned out")), "{got:?}");
         // the unsaid subject of "been quite a ride" is the time, not the user
         let got = episode("Been quite a ride - in a good way - had an audition yesterday for a writing gig.");
         assert!(got.as_ref().is_none_or(|(_, c, _)| !c.starts_with("User has been quite")), "{got:?}");

@@ -486,6 +486,28 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(replaced.into_owned());
     }
+    // "the doctor he said me my tension is high": a learner's "said me" is "told me"; "i
+    // spose" is "I suppose".
+    static SAID_ME: OnceLock<Regex> = OnceLock::new();
+    let said_me = SAID_ME.get_or_init(|| {
+        Regex::new(r"\b(?i:(said|says|say|saying)\s+me|(s'?pose))\b(\s+(?i:and|n|&)\b)?").expect("said-me regex")
+    });
+    if english && said_me.is_match(&s) {
+        rewrite_all(&mut s, said_me, |c| {
+            // "she said me and Tom should come": "me" is a subject there
+            if c.get(3).is_some() {
+                return c[0].to_string();
+            }
+            let told = match c.get(1).map(|m| m.as_str().to_lowercase()).as_deref() {
+                Some("said") => "told me",
+                Some("says") => "tells me",
+                Some("say") => "tell me",
+                Some(_) => "telling me",
+                None => "suppose",
+            };
+            told.to_string()
+        });
+    }
     // "i lef de hotel": a past with its last "t" left off, as Caribbean English says it.
     static CLIPPED: OnceLock<Regex> = OnceLock::new();
     let clipped =
@@ -1992,6 +2014,13 @@ pub(crate) mod tests {
             assert!(found.contains(&said.to_string()), "{found:?}");
         }
         assert!(contents("im on 20 from monday").iter().all(|m| !m.contains("years old")));
+    }
+
+    #[test]
+    fn a_learners_said_me_is_told_me() {
+        let found = contents("The doctor he said me my tension is high, I take amlodipine 5 every morning.");
+        assert!(found.iter().all(|m| !m.contains("said User")), "{found:?}");
+        assert!(contents("no nurofen neither i spose").iter().all(|m| !m.contains("sposes")));
     }
 
     #[test]
