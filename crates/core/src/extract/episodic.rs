@@ -1173,6 +1173,9 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
     // The sentence in the third person: the first mention is "User", the verb agreeing.
     let mut out: Vec<String> = words[..k].to_vec();
     out.push(user.clone());
+    // Whether the user's verb was put in the present third person ("ride" → "rides"): a
+    // second verb joined to it by "and" agrees the same way ("rides and keeps jelly babies").
+    let mut agreed_present = false;
     for (i, w) in words.iter().enumerate().skip(verb_at) {
         // "Jean and I are thinking": the verb is the pair's, and stays.
         // Only a pair opening the sentence: "another 3 and I drop" is two clauses.
@@ -1211,6 +1214,7 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
                 None if past => bare(w),
                 None => agree(&bare(w)),
             };
+            agreed_present = verb != bare(w) && verb.ends_with('s') && !verb.contains(' ');
             out.push(format!("{verb}{trail}"));
         } else if i > v
             && user == "User"
@@ -1222,9 +1226,15 @@ fn capture_whole(s: &Sentence<'_>) -> Option<Episode> {
             // same subject's, and agrees with it too.
             let b = bare(w);
             let next_past = words.get(i + 1).is_some_and(|n| is_past(&bare(n)) || bare(n) == "been");
+            // "before I ride and keep jelly babies in my jacket": a plain verb going on with
+            // something after it agrees like the first ("I like coffee and work" is rare).
+            let goes_on = words.get(i + 1).is_some_and(|n| !n.is_empty()) && !w.ends_with([',', '.', ';', '!', '?']);
             let agreed = match b.as_str() {
                 "haven't" | "don't" => agree(&b),
                 "have" if next_past => agree(&b),
+                _ if agreed_present && goes_on && super::lex::is_base_verb(&b) && !matches!(b.as_str(), "water") => {
+                    agree(&b)
+                }
                 _ => b.clone(),
             };
             out.push(w.replacen(&b, &agreed, 1));
@@ -2541,6 +2551,12 @@ mod tests {
         let said = |text: &str| episode(text).map(|(_, c, _)| c).unwrap_or_default();
         assert_eq!(said("I no eat donut, only smell all day"), "User does not eat donut, only smell all day");
         assert_eq!(said("I no longer smoke"), "User no longer smokes");
+        assert_eq!(
+            said("I ride and keep jelly babies in my jacket"),
+            "User rides and keeps jelly babies in their jacket"
+        );
+        assert_eq!(said("I cook and she cleans most nights"), "User cooks and she cleans most nights");
+        assert!(said("I went home and watch telly").starts_with("User went home and watch"));
         assert!(said("i rides to work on a honda").starts_with("User rides to work"), "{}", said("i rides to work"));
         // "quit" is news, and so is a verb beside a past one
         assert!(said("i quit the bar, got on at harrahs downtown").starts_with("User quit the bar"));

@@ -559,6 +559,11 @@ pub(super) fn rules() -> Vec<Rule> {
                     "badly",
                     "well",
                     "carefully",
+                    // "I ride and keep jelly babies in my jacket": another verb, no thing
+                    "and",
+                    "n",
+                    "&",
+                    "or",
                 ];
                 // "I eat metformin 500", as learners say it: a medicine, the medication rules'.
                 if about_chat(&x) || bad.contains(&first.as_str()) || super::medication::medicine(&first, false) {
