@@ -1177,6 +1177,17 @@ fn would_re() -> &'static Regex {
     RE.get_or_init(|| Regex::new(r"\b(?:would|wid|wud|'d)\b").expect("would regex"))
 }
 
+/// A reply to someone else's joke about the user, going along with it ("I've told her I'm getting
+/// a leather onesie", "Sure I'm booking the boat"): after a reported or hypothetical sentence
+/// it is part of the joke.
+fn plays_along_re() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"^\W*(?:(?:and|so|lol|haha)\W+)?(?:i(?:'ve|\s+have)?\s+(?:told|said\s+to)\s+(?:her|him|them)\b|sure,?\s+i(?:'m|\s+am|'ll|\s+will)\b)")
+            .expect("plays-along regex")
+    })
+}
+
 /// Doubt ("maybe", "I think", "probably"): the sentence asserts nothing for sure.
 fn doubt_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
@@ -1615,7 +1626,8 @@ impl Extractor for HeuristicExtractor {
                 }
                 // "If I make them cry I'll give every guest a lamb. Rhodri would have my head":
                 // what would follow goes on with the hypothetical before it.
-                let hypothetical_before = hypothetical && would_re().is_match(&lower);
+                let hypothetical_before =
+                    hypothetical && (would_re().is_match(&lower) || plays_along_re().is_match(&lower));
                 let blocked = blocked_re().is_match(&lower) || figurative_re().is_match(sent) || hypothetical_before;
                 hypothetical = blocked;
                 let s = Sentence {
@@ -2098,6 +2110,7 @@ pub(crate) mod tests {
             "if a ever win the lottery am buyin a yacht",
             "No, is joke, I stay.",
             "lol my wife said if this one is a girl she is calling her Beyonce. over my dead body",
+            "my flatmate Priya reckons I'll be doing the Isle of Man TT next year. I've told her I'm getting a leather onesie",
         ] {
             let ops = run(text);
             assert!(ops.is_empty(), "{text:?} kept {ops:?}");
