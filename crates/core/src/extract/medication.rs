@@ -110,7 +110,7 @@ pub(super) fn rules() -> Vec<Rule> {
             "medication.takes",
             r"(?x)
                 (?:
-                    \bi\s+<ADV>(?:(?:must|need\s+to|have\s+to|should)\s+)?(?:take|drink|use|eat)
+                    \bi\s+<ADV>(?:(?:must|need\s+to|have\s+to|should|dey)\s+)?(?:take|drink|use|eat)
                     # 'an I on levothyroxine 75', the 'am' left out
                     | \bi\s+(?:now\s+|still\s+)?on
                     | \b<IM>\s+<ADV>(?:taking|on|now\s+on|still\s+on)
@@ -498,6 +498,8 @@ mod tests {
         let (content, _, _) = medication("The doctor was not happy. Now is metformin 1000 two times in day.").unwrap();
         assert!(content.starts_with("User takes metformin 1000"), "{content}");
         // "eat" as learners say "take"; a salt named after the medicine stays with it
+        let (content, _, _) = medication("i dey take omeprazole 20 every morning").unwrap();
+        assert!(content.starts_with("User takes omeprazole 20"), "{content}");
         let (content, _, _) = medication("I eat metformin 500 two times a day").unwrap();
         assert!(content.starts_with("User takes metformin 500"), "{content}");
         let (content, key, _) = medication("de doc got me on ferrous sulphate cause muh iron low").unwrap();
