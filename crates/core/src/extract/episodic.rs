@@ -483,18 +483,22 @@ const NOT_GERUNDS: &[&str] = &[
 /// Nouns in "-ing" that open a sentence as its subject: "wedding prob next summer" is the
 /// wedding's news.
 const ING_NOUNS: &[&str] = &[
-    "wedding",
+    "bedding",
     "building",
     "ceiling",
+    "clothing",
+    "darling",
+    "dumpling",
+    "earring",
+    "funding",
+    "housing",
+    "icing",
+    "offspring",
     "pudding",
     "sibling",
-    "darling",
-    "earring",
-    "clothing",
-    "dumpling",
-    "offspring",
     "spring",
     "string",
+    "wedding",
 ];
 
 /// Verbs that two gerunds joined by "and" take together ("Cooking and baking take up my
@@ -2797,6 +2801,8 @@ mod tests {
             let got = episode(said).map(|e| e.1);
             assert!(got.as_deref().is_none_or(|c| !c.starts_with("User is")), "{said}: {got:?}");
         }
+        let got = episode("housing association offered us a 3 bed in norris green, viewin is tues");
+        assert!(got.as_ref().is_none_or(|(_, c, _)| !c.starts_with("User is housing")), "{got:?}");
         let got = episode("Turned out to be an A2 pulley strain, grade 1. Physio says 6 weeks off my finger");
         assert!(got.as_ref().is_none_or(|(_, c, _)| !c.starts_with("User turned out")), "{got:?}");
         // the unsaid subject of "been quite a ride" is the time, not the user

@@ -486,22 +486,25 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         });
         s = Cow::Owned(replaced.into_owned());
     }
-    // "the doctor he said me my tension is high": a learner's "said me" is "told me"; "i
+    // "the doctor he said me my tension is high": a learner's "said me" is "told me" (so is
+    // "say me", whose tense a memory can spare); "i
     // spose" is "I suppose".
     static SAID_ME: OnceLock<Regex> = OnceLock::new();
     let said_me = SAID_ME.get_or_init(|| {
-        Regex::new(r"\b(?i:(said|says|say|saying)\s+me|(s'?pose))\b(\s+(?i:and|n|&)\b)?").expect("said-me regex")
+        Regex::new(r"\b(?i:(said|says|say|saying)\s+me|(s'?pose))\b(\s+(?i:and|n|&|i)\b)?").expect("said-me regex")
     });
     if english && said_me.is_match(&s) {
         rewrite_all(&mut s, said_me, |c| {
-            // "she said me and Tom should come": "me" is a subject there
+            // "she said me and Tom should come": "me" is a subject there; "she say me I must
+            // practise" is kept as said, its first clause the user's own
             if c.get(3).is_some() {
                 return c[0].to_string();
             }
             let told = match c.get(1).map(|m| m.as_str().to_lowercase()).as_deref() {
-                Some("said") => "told me",
+                // "she say me I must practise", "clinic say me all is clear": "tell me" would
+                // read as a request to the assistant.
+                Some("said" | "say") => "told me",
                 Some("says") => "tells me",
-                Some("say") => "tell me",
                 Some(_) => "telling me",
                 None => "suppose",
             };
@@ -2033,6 +2036,8 @@ pub(crate) mod tests {
         let found = contents("The doctor he said me my tension is high, I take amlodipine 5 every morning.");
         assert!(found.iter().all(|m| !m.contains("said User")), "{found:?}");
         assert!(contents("no nurofen neither i spose").iter().all(|m| !m.contains("sposes")));
+        let found = contents("My daughter Nadège she is nurse, she say me I must to practice the skills every night.");
+        assert!(found.iter().any(|m| m.contains("Nadège")), "{found:?}");
     }
 
     #[test]
