@@ -487,8 +487,7 @@ fn normalise(text: &str, english: bool) -> Cow<'_, str> {
         s = Cow::Owned(replaced.into_owned());
     }
     // "the doctor he said me my tension is high": a learner's "said me" is "told me" (so is
-    // "say me", whose tense a memory can spare); "i
-    // spose" is "I suppose".
+    // "say me", whose tense a memory can spare); "i spose" is "I suppose".
     static SAID_ME: OnceLock<Regex> = OnceLock::new();
     let said_me = SAID_ME.get_or_init(|| {
         Regex::new(r"\b(?i:(said|says|say|saying)\s+me|(s'?pose))\b(\s+(?i:and|n|&|i)\b)?").expect("said-me regex")
