@@ -2119,6 +2119,9 @@ pub(crate) mod tests {
             let ops = run(text);
             assert!(ops.is_empty(), "{text:?} kept {ops:?}");
         }
+        // Going along with it ("Sure I'm …") is part of the joke too.
+        let ops = run("my flatmate Priya reckons I'll be on Strictly next year. Sure I'm buying the sequins already");
+        assert!(ops.iter().all(|o| !o.draft.content.contains("sequins")), "{ops:?}");
         // A comparison with someone famous is a figure of speech; a plain word after the same
         // adverb is meant.
         for text in [

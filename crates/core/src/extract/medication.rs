@@ -71,12 +71,15 @@ const FAMILY_ENDINGS: &[&str] = &[
     "zumab",
 ];
 
+/// Salts named after a medicine ("ferrous sulphate"): the same words `MEDICINE` keeps with it.
+const SALTS: &[&str] = &["sulphate", "sulfate", "fumarate", "gluconate"];
+
 /// Whether `word` names a medicine, a dose said after it counting as proof.
 pub(super) fn medicine(word: &str, dosed: bool) -> bool {
     let w = word.to_lowercase();
     // "ferrous sulphate": a salt named says a medicine (never listed alone: "ferrous" is
     // too near "furious" for the spelling fixes that read the list).
-    if [" sulphate", " sulfate", " fumarate", " gluconate"].iter().any(|salt| w.ends_with(salt)) {
+    if SALTS.iter().any(|salt| w.strip_suffix(salt).is_some_and(|n| n.ends_with(' '))) {
         return true;
     }
     // "alendronic acid", "folic acid": the first word names it.

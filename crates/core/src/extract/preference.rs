@@ -880,6 +880,7 @@ mod tests {
             let found = contents(text);
             assert!(found.iter().all(|m| m.contains(" says ") || m.contains(" reckons ")), "{text}: {found:?}");
         }
+        assert_eq!(contents("Liam says I drive like a hearse"), vec!["Liam says User drives like a hearse"]);
         assert_eq!(contents("I drink oat milk"), vec!["User drinks oat milk"]);
     }
 }
